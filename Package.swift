@@ -1,0 +1,43 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "HotelKit",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "SOAP", targets: ["SOAP"]),
+        .library(name: "Hotels", targets: ["Hotels"]),
+        .executable(name: "hotels", targets: ["hotels"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // C shims, one per system library: a module map plus a header of small
+        // static inline wrappers for what Swift cannot call (macros, variadics).
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+
+        .target(name: "SOAP", dependencies: ["CLibXML2"]),
+        .target(name: "Hotels", dependencies: ["SOAP"]),
+        .executableTarget(
+            name: "hotels",
+            dependencies: [
+                "Hotels",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        .testTarget(name: "SOAPTests", dependencies: ["SOAP"]),
+        .testTarget(name: "HotelsTests", dependencies: ["Hotels", "hotels"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,141 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import SOAP
+
+/// Parses hotel SOAP responses into ``Hotel`` records with a ``ServiceProfile``,
+/// as a stream: records come out while the bytes go in, in constant memory.
+///
+/// ```swift
+/// let parser = HotelResponseParser(profile: try .named("ota-search"))
+/// let page = try parser.parse(bytes: responseBody)
+/// ```
+///
+/// A parse throws ``SOAPFault`` for a fault, ``ServiceReportedError`` when the
+/// profile's `error` path matched, ``NotSOAPEnvelopeError`` for an HTML page,
+/// JSON or an empty body, and ``XMLReaderError`` for malformed or hostile XML.
+public struct HotelResponseParser: Sendable {
+    public var profile: ServiceProfile
+    public var limits: XMLReaderLimits
+
+    public init(profile: ServiceProfile, limits: XMLReaderLimits = XMLReaderLimits()) {
+        self.profile = profile
+        self.limits = limits
+    }
+
+    /// Starts a streaming parse; feed it the response's bytes as they come.
+    public func session(
+        onRecord: @escaping (Hotel) throws -> Void,
+        onWarning: @escaping (RecordWarning) -> Void = { _ in }
+    ) throws -> HotelParseSession {
+        try HotelParseSession(profile: profile, limits: limits, onRecord: onRecord, onWarning: onWarning)
+    }
+
+    /// Parses a whole response held in memory.
+    public func parse(bytes: [UInt8]) throws -> HotelPage {
+        var hotels: [Hotel] = []
+        var warnings: [RecordWarning] = []
+        let session = try session(onRecord: { hotels.append($0) }, onWarning: { warnings.append($0) })
+        try session.feed(bytes)
+        let summary = try session.finish()
+        return HotelPage(hotels: hotels, warnings: warnings, nextCursor: summary.nextCursor)
+    }
+}
+
+/// One response's records, for callers that want them all at once.
+public struct HotelPage: Sendable, Equatable {
+    public var hotels: [Hotel]
+    public var warnings: [RecordWarning]
+    /// The cursor for the next page, under cursor paging, if the response gave one.
+    public var nextCursor: String?
+}
+
+/// What a finished parse found.
+public struct ParseSummary: Sendable, Equatable {
+    public var soapVersion: SOAPVersion?
+    /// Records delivered.
+    public var records: Int
+    /// Records skipped for want of a code.
+    public var skipped: Int
+    public var warnings: Int
+    public var nextCursor: String?
+    public var bytes: Int
+}
+
+/// A read from a file or pipe failed.
+public struct InputReadError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var errorNumber: Int32
+
+    public var description: String { "read failed: " + String(cString: strerror(errorNumber)) }
+}
+
+/// One streaming parse: ``feed(_:)`` the bytes in any chunks, then ``finish()``.
+public final class HotelParseSession {
+    private var reader: SOAPResponseReader<RecordExtractor>!
+    private var delivered = 0
+    private var skipped = 0
+    private var warnings = 0
+
+    init(
+        profile: ServiceProfile,
+        limits: XMLReaderLimits,
+        onRecord: @escaping (Hotel) throws -> Void,
+        onWarning: @escaping (RecordWarning) -> Void
+    ) throws {
+        let converter = HotelRecordConverter(coordinateScale: profile.coordinateScale)
+        // The extractor calls back into this session to count; the session
+        // owns the reader, so the reference back is unowned.
+        reader = try SOAPResponseReader(limits: limits) { [unowned self] names in
+            RecordExtractor(profile: profile, names: names, limits: limits) { values, record in
+                let hotel = converter.hotel(from: values, record: record) { warning in
+                    self.warnings += 1
+                    onWarning(warning)
+                }
+                guard let hotel else {
+                    self.skipped += 1
+                    return
+                }
+                self.delivered += 1
+                try onRecord(hotel)
+            }
+        }
+    }
+
+    public func feed(_ bytes: UnsafeRawBufferPointer) throws {
+        try reader.feed(bytes)
+    }
+
+    public func feed(_ bytes: [UInt8]) throws {
+        try reader.feed(bytes)
+    }
+
+    /// Reads a file or pipe to its end, feeding it chunk by chunk.
+    public func feed(fileDescriptor: Int32, chunkSize: Int = 256 << 10) throws {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = read(fileDescriptor, buffer.baseAddress, chunkSize)
+            if count == 0 { return }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw InputReadError(errorNumber: errno)
+            }
+            try reader.feed(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+        }
+    }
+
+    /// Ends the response and says what it held.
+    public func finish() throws -> ParseSummary {
+        try reader.finish()
+        return ParseSummary(
+            soapVersion: reader.version,
+            records: delivered,
+            skipped: skipped,
+            warnings: warnings,
+            nextCursor: reader.body.nextCursor,
+            bytes: reader.inputBytes
+        )
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import SOAP
+
+/// A profile that cannot be used, with the key at fault and why.
+public struct ProfileError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// Neither a built-in name nor a file path.
+        case unknownName
+        /// The file could not be read.
+        case unreadable
+        /// The profile has a mistake.
+        case invalid
+    }
+
+    public var kind: Kind
+    /// Where the profile came from: a file path or a built-in name.
+    public var source: String
+    /// The key at fault, dotted (`paging.next`), or nil for the whole document.
+    public var key: String?
+    public var reason: String
+
+    public init(kind: Kind = .invalid, source: String, key: String?, reason: String) {
+        self.kind = kind
+        self.source = source
+        self.key = key
+        self.reason = reason
+    }
+
+    public var description: String {
+        "profile \(source): " + (key.map { "“\($0)”: " } ?? "") + reason
+    }
+}
+
+extension ServiceProfile {
+    /// The names of the profiles built in: `sample` and `ota-search`.
+    public static var builtInNames: [String] { BuiltInProfiles.all.keys.sorted() }
+
+    /// A built-in profile by name, or a profile file by path.
+    public static func named(_ nameOrPath: String) throws(ProfileError) -> ServiceProfile {
+        if let json = BuiltInProfiles.all[nameOrPath] {
+            return try ServiceProfile(json: Data(json.utf8), source: nameOrPath)
+        }
+        guard nameOrPath.contains("/") || nameOrPath.hasSuffix(".json") else {
+            throw ProfileError(kind: .unknownName, source: nameOrPath, key: nil, reason: "no such built-in profile; built in: "
+                + builtInNames.joined(separator: ", ") + " (or give the path of a profile file)")
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: nameOrPath))
+        } catch {
+            throw ProfileError(kind: .unreadable, source: nameOrPath, key: nil, reason: "cannot read the file (\(error.localizedDescription))")
+        }
+        return try ServiceProfile(json: data, source: nameOrPath)
+    }
+
+    /// Reads and checks a profile; every mistake is refused with its key.
+    public init(json: Data, source: String) throws(ProfileError) {
+        let document: ProfileDocument
+        do {
+            document = try JSONDecoder().decode(ProfileDocument.self, from: json)
+        } catch let error as ProfileKeyError {
+            throw ProfileError(source: source, key: error.key, reason: error.reason)
+        } catch let DecodingError.typeMismatch(type, context) {
+            throw ProfileError(source: source, key: context.codingPath.dotted, reason: "expected \(ProfileDocument.describe(type))")
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw ProfileError(source: source, key: (context.codingPath + [key]).dotted, reason: "is required")
+        } catch let DecodingError.valueNotFound(type, context) {
+            throw ProfileError(source: source, key: context.codingPath.dotted, reason: "expected \(ProfileDocument.describe(type)), found null")
+        } catch let DecodingError.dataCorrupted(context) {
+            throw ProfileError(source: source, key: context.codingPath.isEmpty ? nil : context.codingPath.dotted,
+                               reason: context.underlyingError.map { "not valid JSON (\($0.localizedDescription))" } ?? context.debugDescription)
+        } catch {
+            throw ProfileError(source: source, key: nil, reason: "not valid JSON (\(error))")
+        }
+        do {
+            self = try document.profile()
+        } catch {
+            throw ProfileError(source: source, key: error.key, reason: error.reason)
+        }
+    }
+}
+
+/// A mistake found while checking a profile.
+struct ProfileKeyError: Error {
+    var key: String
+    var reason: String
+}
+
+/// The JSON form of a profile, refusing unknown keys at every level.
+private struct ProfileDocument: Decodable {
+    var name: String
+    var soapVersion: String
+    var soapAction: String
+    var body: String
+    var record: String
+    var fields: [String: String]
+    var error: String?
+    var coordinateScale: Double?
+    var paging: PagingDocument
+
+    struct PagingDocument: Decodable {
+        var style: String
+        var first: Int?
+        var next: String?
+
+        init(from decoder: any Decoder) throws {
+            try decoder.refuseUnknownKeys(["style", "first", "next"], under: "paging")
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            style = try container.decode(String.self, forKey: .style)
+            first = try container.decodeIfPresent(Int.self, forKey: .first)
+            next = try container.decodeIfPresent(String.self, forKey: .next)
+        }
+
+        private enum CodingKeys: String, CodingKey { case style, first, next }
+    }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case name, soapVersion, soapAction, body, record, fields, error, coordinateScale, paging
+    }
+
+    init(from decoder: any Decoder) throws {
+        try decoder.refuseUnknownKeys(CodingKeys.allCases.map(\.rawValue), under: nil)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        soapVersion = try container.decode(String.self, forKey: .soapVersion)
+        soapAction = try container.decode(String.self, forKey: .soapAction)
+        body = try container.decode(String.self, forKey: .body)
+        record = try container.decode(String.self, forKey: .record)
+        fields = try container.decode([String: String].self, forKey: .fields)
+        error = try container.decodeIfPresent(String.self, forKey: .error)
+        coordinateScale = try container.decodeIfPresent(Double.self, forKey: .coordinateScale)
+        paging = try container.decode(PagingDocument.self, forKey: .paging)
+    }
+
+    static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Double.Type, is Int.Type: "a number"
+        case is [String: String].Type: "an object of strings"
+        default: "an object"
+        }
+    }
+
+    func profile() throws(ProfileKeyError) -> ServiceProfile {
+        guard !name.isEmpty else { throw ProfileKeyError(key: "name", reason: "must not be empty") }
+        guard let version = SOAPVersion(rawValue: soapVersion) else {
+            throw ProfileKeyError(key: "soapVersion", reason: "must be \"1.1\" or \"1.2\", not \"\(soapVersion)\"")
+        }
+        let template = try checked("body") { () throws(PathSyntaxError) in try RequestTemplate(body) }
+        try checked("record") { () throws(PathSyntaxError) in try FieldPath.checkName(record, in: record) }
+        var mapped: [HotelField: FieldPath] = [:]
+        for (key, path) in fields {
+            guard let field = HotelField(rawValue: key) else {
+                throw ProfileKeyError(key: "fields.\(key)", reason: "unknown field; fields are "
+                    + HotelField.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            mapped[field] = try checked("fields.\(key)") { () throws(PathSyntaxError) in try FieldPath(parsing: path) }
+        }
+        guard mapped[.code] != nil else {
+            throw ProfileKeyError(key: "fields.code", reason: "is required: every record needs a code")
+        }
+        let errorPath = try error.map { text throws(ProfileKeyError) in
+            try checked("error") { () throws(PathSyntaxError) in try DocumentPath(parsing: text) }
+        }
+        let scale = coordinateScale ?? 1
+        guard scale.isFinite, scale > 0 else {
+            throw ProfileKeyError(key: "coordinateScale", reason: "must be a positive number")
+        }
+        return ServiceProfile(
+            name: name, soapVersion: version, soapAction: soapAction, body: template, record: record,
+            fields: mapped, error: errorPath, coordinateScale: scale, paging: try pagingStyle(fields: mapped)
+        )
+    }
+
+    private func pagingStyle(fields: [HotelField: FieldPath]) throws(ProfileKeyError) -> ServiceProfile.Paging {
+        switch paging.style {
+        case "page":
+            guard paging.next == nil else {
+                throw ProfileKeyError(key: "paging.next", reason: "belongs to cursor paging, not page paging")
+            }
+            let first = paging.first ?? 1
+            guard first == 0 || first == 1 else { throw ProfileKeyError(key: "paging.first", reason: "must be 0 or 1") }
+            return .page(first: first)
+        case "cursor":
+            guard paging.first == nil else {
+                throw ProfileKeyError(key: "paging.first", reason: "belongs to page paging, not cursor paging")
+            }
+            guard let next = paging.next else {
+                throw ProfileKeyError(key: "paging.next", reason: "is required for cursor paging: “//path” or “field:NAME”")
+            }
+            if next.hasPrefix("field:") {
+                let name = String(next.dropFirst("field:".count))
+                guard let field = HotelField(rawValue: name), fields[field] != nil else {
+                    throw ProfileKeyError(key: "paging.next", reason: "“\(name)” is not one of this profile's fields")
+                }
+                return .cursor(.field(field))
+            }
+            return .cursor(.document(try checked("paging.next") { () throws(PathSyntaxError) in try DocumentPath(parsing: next) }))
+        default:
+            throw ProfileKeyError(key: "paging.style", reason: "must be \"page\" or \"cursor\", not \"\(paging.style)\"")
+        }
+    }
+
+    private func checked<T>(_ key: String, _ body: () throws(PathSyntaxError) -> T) throws(ProfileKeyError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw ProfileKeyError(key: key, reason: error.reason)
+        }
+    }
+}
+
+private struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+extension Decoder {
+    /// JSONDecoder ignores keys it was not asked for; a profile must not, or a
+    /// typo ("recrod") would silently fall back to a default.
+    fileprivate func refuseUnknownKeys(_ known: [String], under parent: String?) throws {
+        let container = try container(keyedBy: AnyKey.self)
+        for key in container.allKeys where !known.contains(key.stringValue) {
+            throw ProfileKeyError(key: parent.map { "\($0).\(key.stringValue)" } ?? key.stringValue,
+                                  reason: "unknown key; known keys: " + known.joined(separator: ", "))
+        }
+    }
+}
+
+extension [any CodingKey] {
+    fileprivate var dotted: String { map(\.stringValue).joined(separator: ".") }
+}

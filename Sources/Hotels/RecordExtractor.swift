@@ -1,0 +1,259 @@
+import SOAP
+
+/// The service said, inside a normal response, that the request failed (for
+/// example OTA `<Errors>` with HTTP 200): the profile's `error` path matched.
+public struct ServiceReportedError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    /// The profile path that matched, e.g. `//Errors/Error/@ShortText`.
+    public var path: String
+
+    public init(message: String, path: String) {
+        self.message = message
+        self.path = path
+    }
+
+    public var description: String { "the service reported an error: \(message) (\(path))" }
+}
+
+/// Turns Body events into the raw field texts of each record, following a
+/// profile's paths, as the events arrive.
+///
+/// The profile's field paths are compiled into a trie rooted at the record
+/// element; while inside a record, a stack holds the trie node of each open
+/// element (or -1 for one no path goes through), so every event costs a few
+/// pointer comparisons. Document paths (`//…`) keep, per open element, how
+/// many of their steps the chain of ancestors matches.
+final class RecordExtractor: SOAPBodyHandler {
+    /// Field texts in ``HotelField/allCases`` order, trimmed, nil when absent or empty.
+    typealias Values = [String?]
+
+    private struct TrieNode {
+        var children: [(name: XMLName, node: Int)] = []
+        var attributes: [(name: XMLName, slot: Int)] = []
+        var textSlot: Int?
+    }
+
+    private struct DocumentMatcher {
+        enum Role { case error, cursor }
+        let role: Role
+        let path: DocumentPath
+        let steps: [XMLName]
+        let attribute: XMLName?
+        /// Matched steps along the chain of open elements, outermost first.
+        var progress: [Int] = [0]
+        var value: String?
+        var isDone = false
+
+        init(role: Role, path: DocumentPath, names: XMLNameTable) {
+            self.role = role
+            self.path = path
+            steps = path.steps.elements.map(names.name)
+            attribute = path.steps.attribute.map(names.name)
+        }
+    }
+
+    private enum CaptureTarget {
+        case field(Int)
+        case document(Int)
+    }
+
+    private struct Capture {
+        let depth: Int
+        let target: CaptureTarget
+        var bytes: [UInt8] = []
+    }
+
+    private let recordName: XMLName
+    private var trie: [TrieNode] = [TrieNode()]
+    /// The profile's error path and a document cursor path, where it has them.
+    private var matchers: [DocumentMatcher] = []
+    private let cursorSlot: Int?
+    private let maxCapture: Int
+    private let onRecord: (Values, Int) throws -> Void
+
+    private var depth = 0
+    /// The depth of the open record element, or nil outside records.
+    private var recordDepth: Int?
+    private var nodeStack: [Int] = []
+    private var values: Values = Array(repeating: nil, count: HotelField.allCases.count)
+    private var claimed = Array(repeating: false, count: HotelField.allCases.count)
+    private var captures: [Capture] = []
+    private(set) var recordCount = 0
+    private var lastRecordCursor: String?
+
+    /// - Parameter onRecord: receives each record's values and its 1-based ordinal.
+    init(profile: ServiceProfile, names: XMLNameTable, limits: XMLReaderLimits,
+         onRecord: @escaping (Values, Int) throws -> Void) {
+        recordName = names.name(profile.record)
+        maxCapture = limits.maxTextLength
+        self.onRecord = onRecord
+        if let error = profile.error {
+            matchers.append(DocumentMatcher(role: .error, path: error, names: names))
+        }
+        switch profile.paging {
+        case .cursor(.document(let path)):
+            matchers.append(DocumentMatcher(role: .cursor, path: path, names: names))
+            cursorSlot = nil
+        case .cursor(.field(let field)):
+            cursorSlot = RecordExtractor.slot(field)
+        case .page:
+            cursorSlot = nil
+        }
+        for (field, path) in profile.fields {
+            insert(path, slot: RecordExtractor.slot(field), names: names)
+        }
+    }
+
+    static func slot(_ field: HotelField) -> Int {
+        HotelField.allCases.firstIndex(of: field) ?? 0
+    }
+
+    /// The cursor for the next page, if this response gave one.
+    var nextCursor: String? {
+        cursorSlot != nil ? lastRecordCursor : matchers.first { $0.role == .cursor }?.value
+    }
+
+    private func insert(_ path: FieldPath, slot: Int, names: XMLNameTable) {
+        var node = 0
+        for step in path.elements {
+            let name = names.name(step)
+            if let existing = trie[node].children.first(where: { $0.name == name }) {
+                node = existing.node
+            } else {
+                trie.append(TrieNode())
+                trie[node].children.append((name, trie.count - 1))
+                node = trie.count - 1
+            }
+        }
+        if let attribute = path.attribute {
+            trie[node].attributes.append((names.name(attribute), slot))
+        } else {
+            trie[node].textSlot = slot
+        }
+    }
+
+    // MARK: SOAPBodyHandler
+
+    func startElement(_ element: XMLStartElement) throws {
+        depth += 1
+        for index in matchers.indices where !matchers[index].isDone {
+            try advance(matcher: index, into: element)
+        }
+        if recordDepth != nil {
+            let parent = nodeStack[nodeStack.count - 1]
+            let child = parent < 0 ? -1 : (trie[parent].children.first { $0.name == element.localName }?.node ?? -1)
+            nodeStack.append(child)
+            if child >= 0 { visit(node: child, element) }
+        } else if element.localName == recordName {
+            recordDepth = depth
+            nodeStack.append(0)
+            visit(node: 0, element)
+        }
+    }
+
+    func endElement(_ localName: XMLName) throws {
+        defer { depth -= 1 }
+        while let capture = captures.last, capture.depth == depth {
+            captures.removeLast()
+            try finish(capture)
+        }
+        for index in matchers.indices where !matchers[index].isDone {
+            matchers[index].progress.removeLast()
+        }
+        guard let recordDepth else { return }
+        nodeStack.removeLast()
+        if depth == recordDepth {
+            self.recordDepth = nil
+            try emitRecord()
+        }
+    }
+
+    func characters(_ text: UnsafeBufferPointer<UInt8>) throws {
+        guard !captures.isEmpty else { return }
+        for index in captures.indices {
+            captures[index].bytes.append(contentsOf: text)
+            if captures[index].bytes.count > maxCapture {
+                throw XMLReaderError.limitExceeded(.textLength(maxCapture), at: XMLPosition(line: 0, column: 0))
+            }
+        }
+    }
+
+    func bodyDidEnd() throws {}
+
+    // MARK: Records
+
+    /// Takes what a trie node wants from this element: attributes now, text
+    /// once the element ends. The first match of a field wins.
+    private func visit(node: Int, _ element: XMLStartElement) {
+        for (name, slot) in trie[node].attributes where !claimed[slot] {
+            if let value = element.attribute(name) {
+                claimed[slot] = true
+                values[slot] = RecordExtractor.cleaned(value)
+            }
+        }
+        if let slot = trie[node].textSlot, !claimed[slot] {
+            claimed[slot] = true
+            captures.append(Capture(depth: depth, target: .field(slot)))
+        }
+    }
+
+    private func emitRecord() throws {
+        recordCount += 1
+        if let cursorSlot { lastRecordCursor = values[cursorSlot] }
+        try onRecord(values, recordCount)
+        for slot in values.indices {
+            values[slot] = nil
+            claimed[slot] = false
+        }
+    }
+
+    private func finish(_ capture: Capture) throws {
+        let text = RecordExtractor.cleaned(String(decoding: capture.bytes, as: UTF8.self))
+        switch capture.target {
+        case .field(let slot):
+            values[slot] = text
+        case .document(let index):
+            try found(text ?? "", matcher: index)
+        }
+    }
+
+    private static func cleaned(_ text: String) -> String? {
+        let trimmed = text.trimmingWhitespace()
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    // MARK: Document paths
+
+    private func advance(matcher index: Int, into element: XMLStartElement) throws {
+        let steps = matchers[index].steps
+        let parent = matchers[index].progress[matchers[index].progress.count - 1]
+        var matched = 0
+        if parent < steps.count, element.localName == steps[parent] {
+            matched = parent + 1
+        } else if element.localName == steps[0] {
+            matched = 1
+        }
+        matchers[index].progress.append(matched)
+        guard matched == steps.count else { return }
+        if let attribute = matchers[index].attribute {
+            if let value = element.attribute(attribute) {
+                try found(value, matcher: index)
+                return
+            }
+            // An error without the expected attribute is still an error: its
+            // text stands in. A missing cursor attribute means no next page.
+            guard matchers[index].role == .error else { return }
+        }
+        matchers[index].isDone = true
+        captures.append(Capture(depth: depth, target: .document(index)))
+    }
+
+    private func found(_ value: String, matcher index: Int) throws {
+        matchers[index].isDone = true
+        matchers[index].value = value
+        if matchers[index].role == .error {
+            throw ServiceReportedError(message: value.isEmpty ? "(no message given)" : value,
+                                       path: matchers[index].path.description)
+        }
+    }
+}

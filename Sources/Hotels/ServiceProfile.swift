@@ -1,0 +1,199 @@
+import Foundation
+import SOAP
+
+/// Maps one hotel SOAP service onto ``Hotel`` records: how to ask, where the
+/// records are, and how to page. Profiles are JSON, so a new vendor needs no code:
+///
+/// ```json
+/// {
+///   "name": "acme",
+///   "soapVersion": "1.2",
+///   "soapAction": "urn:acme:SearchHotels",
+///   "body": "<a:SearchHotels xmlns:a=\"urn:acme:hotels\"><a:City>{city}</a:City></a:SearchHotels>",
+///   "record": "Item",
+///   "fields": {"code": "@id", "name": "Title", "latitude": "Location/@lat"},
+///   "error": "//Errors/Error/@ShortText",
+///   "coordinateScale": 1,
+///   "paging": {"style": "cursor", "next": "field:addtime"}
+/// }
+/// ```
+public struct ServiceProfile: Sendable, Equatable {
+    public var name: String
+    public var soapVersion: SOAPVersion
+    public var soapAction: String
+    /// The XML of the Body's child, with placeholders.
+    public var body: RequestTemplate
+    /// The local name of the repeating record element.
+    public var record: String
+    /// Where each field is, relative to the record; `code` is always present.
+    public var fields: [HotelField: FieldPath]
+    /// A path whose presence anywhere in the Body means the service failed.
+    public var error: DocumentPath?
+    /// Coordinates are divided by this (some services send degrees × 100000).
+    public var coordinateScale: Double
+    public var paging: Paging
+
+    /// How "load more" asks for the next page.
+    public enum Paging: Sendable, Equatable {
+        /// Numbered pages from `first` (0 or 1); a short or empty page is the last.
+        case page(first: Int)
+        /// The next request carries a token taken from this response; no token,
+        /// or a repeated one, is the end.
+        case cursor(CursorSource)
+    }
+
+    /// Where a cursor comes from.
+    public enum CursorSource: Sendable, Equatable {
+        /// A value anywhere in the Body (`//Properties/@MoreDataEchoToken`).
+        case document(DocumentPath)
+        /// A field of the last record (`field:addtime`), as the service wrote it.
+        case field(HotelField)
+    }
+}
+
+/// The fields of a ``Hotel``, as profiles name them.
+public enum HotelField: String, Sendable, Hashable, CaseIterable, Codable {
+    case code, name, address, latitude, longitude, logoURL, addtime
+}
+
+/// A path relative to a record: child elements by local name, namespace-agnostic,
+/// and an optional final attribute: `Position/@Latitude`, `@HotelCode`, `Title`.
+public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
+    public var elements: [String]
+    public var attribute: String?
+
+    public init(elements: [String], attribute: String? = nil) {
+        self.elements = elements
+        self.attribute = attribute
+    }
+
+    /// Parses a path; the error says what is wrong with it.
+    public init(parsing text: String) throws(PathSyntaxError) {
+        guard !text.hasPrefix("/") else {
+            throw PathSyntaxError("field paths are relative to the record: drop the leading “/”")
+        }
+        var steps = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        var attribute: String?
+        if let last = steps.last, last.hasPrefix("@") {
+            attribute = String(last.dropFirst())
+            steps.removeLast()
+            try FieldPath.checkName(attribute ?? "", in: text)
+        }
+        for step in steps {
+            if step.hasPrefix("@") { throw PathSyntaxError("an attribute step (“\(step)”) can only come last") }
+            try FieldPath.checkName(step, in: text)
+        }
+        self.init(elements: steps, attribute: attribute)
+    }
+
+    public var description: String {
+        (elements + (attribute.map { ["@" + $0] } ?? [])).joined(separator: "/")
+    }
+
+    static func checkName(_ name: String, in path: String) throws(PathSyntaxError) {
+        guard !name.isEmpty else { throw PathSyntaxError("an empty step in “\(path)”") }
+        if name.contains(":") {
+            throw PathSyntaxError("“\(name)”: paths match local names whatever the namespace, so write it without a prefix")
+        }
+        let isNameStart: (Unicode.Scalar) -> Bool = { $0 == "_" || $0.properties.isAlphabetic }
+        let isNameCharacter: (Unicode.Scalar) -> Bool = {
+            isNameStart($0) || $0 == "-" || $0 == "." || $0.properties.numericType != nil
+        }
+        guard let first = name.unicodeScalars.first, isNameStart(first),
+              name.unicodeScalars.allSatisfy(isNameCharacter) else {
+            throw PathSyntaxError("“\(name)” is not an XML name")
+        }
+    }
+}
+
+/// A path from anywhere in the Body: `//Errors/Error/@ShortText`.
+public struct DocumentPath: Sendable, Hashable, CustomStringConvertible {
+    public var steps: FieldPath
+
+    public init(parsing text: String) throws(PathSyntaxError) {
+        guard text.hasPrefix("//") else {
+            throw PathSyntaxError("a document path starts with “//” (it may match anywhere in the Body)")
+        }
+        steps = try FieldPath(parsing: String(text.dropFirst(2)))
+        guard !steps.elements.isEmpty else {
+            throw PathSyntaxError("a document path needs at least one element before the attribute")
+        }
+    }
+
+    public var description: String { "//" + steps.description }
+}
+
+/// Why a path in a profile cannot be used.
+public struct PathSyntaxError: Error, Sendable, Equatable {
+    public var reason: String
+    init(_ reason: String) { self.reason = reason }
+}
+
+/// A request body with `{city}`, `{keyword}`, `{page}`, `{pageSize}` and
+/// `{cursor}` placeholders, each replaced by an XML-escaped value.
+public struct RequestTemplate: Sendable, Equatable {
+    public static let placeholders: Set<String> = ["city", "keyword", "page", "pageSize", "cursor"]
+    public let text: String
+
+    /// Checks that every `{name}` in `text` is a known placeholder.
+    public init(_ text: String) throws(PathSyntaxError) {
+        for name in RequestTemplate.placeholderNames(in: text) where !RequestTemplate.placeholders.contains(name) {
+            throw PathSyntaxError("unknown placeholder {\(name)}; known: "
+                + RequestTemplate.placeholders.sorted().map { "{\($0)}" }.joined(separator: ", "))
+        }
+        self.text = text
+    }
+
+    /// The body with placeholders replaced; a missing value becomes empty.
+    public func render(_ values: RequestParameters) -> String {
+        var result = text
+        for (name, value) in values.byPlaceholder {
+            result = result.replacingOccurrences(of: "{\(name)}", with: XMLEscaping.escape(value ?? ""))
+        }
+        return result
+    }
+
+    private static func placeholderNames(in text: String) -> [String] {
+        var names: [String] = []
+        var rest = text[...]
+        while let open = rest.firstIndex(of: "{") {
+            let after = rest[rest.index(after: open)...]
+            guard let close = after.firstIndex(of: "}") else { break }
+            let name = after[..<close]
+            if !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) {
+                names.append(String(name))
+            }
+            rest = after
+        }
+        return names
+    }
+}
+
+/// The values a request body is filled with.
+public struct RequestParameters: Sendable, Equatable {
+    public var city: String?
+    public var keyword: String?
+    public var page: Int?
+    public var pageSize: Int?
+    public var cursor: String?
+
+    public init(city: String? = nil, keyword: String? = nil, page: Int? = nil, pageSize: Int? = nil, cursor: String? = nil) {
+        self.city = city
+        self.keyword = keyword
+        self.page = page
+        self.pageSize = pageSize
+        self.cursor = cursor
+    }
+
+    var byPlaceholder: [(String, String?)] {
+        [("city", city), ("keyword", keyword), ("page", page.map(String.init)),
+         ("pageSize", pageSize.map(String.init)), ("cursor", cursor)]
+    }
+}
+
+extension ServiceProfile {
+    /// The whole SOAP request for these parameters.
+    public func requestMessage(_ parameters: RequestParameters) -> String {
+        SOAPEnvelope.message(version: soapVersion, body: body.render(parameters))
+    }
+}

@@ -1,0 +1,172 @@
+/// Receives what is inside a SOAP `Body`: every element below it, except a
+/// `Fault`, which the response reader turns into a ``SOAPFault``.
+public protocol SOAPBodyHandler: XMLEventHandler {
+    /// Called at `</Body>`, once every body event has been delivered.
+    func bodyDidEnd() throws
+}
+
+/// The response was not a SOAP envelope at all.
+public struct NotSOAPEnvelopeError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What the response looked like instead, e.g. "an HTML page titled “502 Bad Gateway”".
+    public var looksLike: String
+
+    public init(looksLike: String) {
+        self.looksLike = looksLike
+    }
+
+    public var description: String { "not a SOAP envelope: the response is \(looksLike)" }
+}
+
+/// Reads a SOAP response as a stream: checks the envelope, turns a fault into
+/// a ``SOAPFault``, and hands the `Body`'s content to a ``SOAPBodyHandler``.
+///
+/// ```swift
+/// let reader = try SOAPResponseReader { names in MyBodyHandler(names: names) }
+/// for chunk in chunks { try reader.feed(chunk) }
+/// try reader.finish()   // throws SOAPFault, NotSOAPEnvelopeError or XMLReaderError
+/// ```
+public final class SOAPResponseReader<Body: SOAPBodyHandler> {
+    private let reader: XMLPushReader<SOAPMessageHandler<Body>>
+    private var sniffer = ContentSniffer()
+
+    public init(limits: XMLReaderLimits = XMLReaderLimits(), makeBody: (XMLNameTable) throws -> Body) throws {
+        reader = try XMLPushReader(limits: limits) { names in
+            try SOAPMessageHandler(names: names, body: makeBody(names))
+        }
+    }
+
+    /// The body handler.
+    public var body: Body { reader.handler.body }
+
+    /// The envelope's version, once its start tag has been read.
+    public var version: SOAPVersion? { reader.handler.version }
+
+    /// How many bytes have been fed so far.
+    public var inputBytes: Int { reader.inputBytes }
+
+    public func feed(_ bytes: UnsafeRawBufferPointer) throws {
+        sniffer.observe(bytes)
+        try explainingFailures { try reader.feed(bytes) }
+    }
+
+    public func feed(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try feed($0) }
+    }
+
+    /// Ends the response; throws if it was cut short or had no `Body`.
+    public func finish() throws {
+        try explainingFailures { try reader.finish() }
+        guard reader.handler.sawBodyEnd else {
+            throw NotSOAPEnvelopeError(looksLike: "a SOAP envelope without a Body")
+        }
+    }
+
+    /// An XML error on something that was never XML is reported as what it was.
+    private func explainingFailures(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as XMLReaderError {
+            guard reader.handler.version == nil, let looksLike = sniffer.looksLike else { throw error }
+            throw NotSOAPEnvelopeError(looksLike: looksLike)
+        }
+    }
+}
+
+/// Checks the envelope structure and routes events: the `Body`'s content to
+/// the body handler, a `Fault` to a ``FaultBuilder``.
+final class SOAPMessageHandler<Body: SOAPBodyHandler>: XMLEventHandler {
+    let body: Body
+    private(set) var version: SOAPVersion?
+    private(set) var sawBodyEnd = false
+    private let envelopeName: XMLName
+    private let bodyName: XMLName
+    private let faultName: XMLName
+    private var depth = 0
+    /// The depth of the `Body` element, once inside it.
+    private var bodyDepth: Int?
+    private var fault: FaultBuilder?
+    /// Namespace bindings of Envelope and Body, for resolving fault codes.
+    private var outerScope: [String: String] = [:]
+
+    init(names: XMLNameTable, body: Body) {
+        self.body = body
+        envelopeName = names.name("Envelope")
+        bodyName = names.name("Body")
+        faultName = names.name("Fault")
+    }
+
+    func startElement(_ element: XMLStartElement) throws {
+        depth += 1
+        if fault != nil {
+            try fault?.start(element)
+            return
+        }
+        if let bodyDepth {
+            if depth == bodyDepth + 1, element.localName == faultName, element.namespaceURI == version?.namespaceURI,
+               let version {
+                fault = FaultBuilder(version: version, fault: element, outerScope: outerScope)
+                return
+            }
+            try body.startElement(element)
+            return
+        }
+        switch depth {
+        case 1:
+            try checkEnvelope(element)
+            record(element.namespaceDeclarations)
+        case 2 where element.localName == bodyName && element.namespaceURI == version?.namespaceURI:
+            bodyDepth = depth
+            record(element.namespaceDeclarations)
+        default:
+            break // Header and its content: nothing here needs it.
+        }
+    }
+
+    func endElement(_ localName: XMLName) throws {
+        defer { depth -= 1 }
+        if fault != nil {
+            if let finished = try fault?.end() { throw finished }
+            return
+        }
+        guard let bodyDepth else { return }
+        if depth == bodyDepth {
+            self.bodyDepth = nil
+            sawBodyEnd = true
+            try body.bodyDidEnd()
+        } else {
+            try body.endElement(localName)
+        }
+    }
+
+    func characters(_ text: UnsafeBufferPointer<UInt8>) throws {
+        if fault != nil {
+            try fault?.characters(text)
+        } else if bodyDepth != nil {
+            try body.characters(text)
+        }
+    }
+
+    private func checkEnvelope(_ root: XMLStartElement) throws {
+        let namespace = root.namespaceURI
+        if root.localName == envelopeName, let namespace, let version = SOAPVersion(namespaceURI: namespace) {
+            self.version = version
+            return
+        }
+        let name = root.localName.string
+        if name.lowercased() == "html" {
+            throw NotSOAPEnvelopeError(looksLike: "an HTML page")
+        }
+        if name == "Envelope" {
+            throw NotSOAPEnvelopeError(looksLike: "an Envelope in namespace \(namespace.map { "“\($0)”" } ?? "none"), "
+                + "which is neither SOAP 1.1 (\(SOAPVersion.v1_1.namespaceURI)) nor SOAP 1.2 (\(SOAPVersion.v1_2.namespaceURI))")
+        }
+        throw NotSOAPEnvelopeError(looksLike: "an XML document whose root element is <\(name)>"
+            + (namespace.map { " in namespace “\($0)”" } ?? ""))
+    }
+
+    private func record(_ declarations: [(prefix: String?, uri: String)]) {
+        for declaration in declarations {
+            outerScope[declaration.prefix ?? ""] = declaration.uri
+        }
+    }
+}

@@ -1,0 +1,62 @@
+/// The two SOAP versions, told apart by the envelope's namespace.
+public enum SOAPVersion: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+    case v1_1 = "1.1"
+    case v1_2 = "1.2"
+
+    /// The namespace of `Envelope`, `Header`, `Body` and `Fault`.
+    public var namespaceURI: String {
+        switch self {
+        case .v1_1: "http://schemas.xmlsoap.org/soap/envelope/"
+        case .v1_2: "http://www.w3.org/2003/05/soap-envelope"
+        }
+    }
+
+    /// The version whose envelope namespace this is.
+    public init?(namespaceURI: String) {
+        guard let version = Self.allCases.first(where: { $0.namespaceURI == namespaceURI }) else { return nil }
+        self = version
+    }
+
+    public var description: String { "SOAP \(rawValue)" }
+}
+
+/// Builds SOAP envelopes around a body.
+public enum SOAPEnvelope {
+    /// A complete SOAP message: the XML declaration, then an `Envelope` holding
+    /// an optional `Header` and a `Body` with `body` as its content.
+    ///
+    /// `body` and `header` are inserted as they are: they must be XML already.
+    public static func message(version: SOAPVersion, body: String, header: String? = nil) -> String {
+        var message = #"<?xml version="1.0" encoding="utf-8"?>"#
+        message += #"<soap:Envelope xmlns:soap="\#(version.namespaceURI)">"#
+        if let header {
+            message += "<soap:Header>\(header)</soap:Header>"
+        }
+        message += "<soap:Body>\(body)</soap:Body></soap:Envelope>"
+        return message
+    }
+}
+
+/// XML escaping for text and attribute values.
+public enum XMLEscaping {
+    /// `text` with `& < > " '` replaced by entity references, safe both as
+    /// element content and inside a quoted attribute.
+    public static func escape(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else {
+            return text
+        }
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count + 16)
+        for character in text.unicodeScalars {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&apos;"
+            default: escaped.unicodeScalars.append(character)
+            }
+        }
+        return escaped
+    }
+}

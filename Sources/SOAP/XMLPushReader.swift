@@ -1,0 +1,344 @@
+import CLibXML2
+
+/// Receives the events of one document from an ``XMLPushReader``, as they are
+/// parsed.
+///
+/// Handlers work on borrowed views into libxml2's buffers: copy what you keep.
+/// Throwing from any method stops the parse, and the reader rethrows the error
+/// from ``XMLPushReader/feed(_:)`` or ``XMLPushReader/finish()``.
+public protocol XMLEventHandler: AnyObject {
+    func startElement(_ element: XMLStartElement) throws
+    func endElement(_ localName: XMLName) throws
+    /// Character data, CDATA included; one text node may arrive in many pieces.
+    func characters(_ text: UnsafeBufferPointer<UInt8>) throws
+}
+
+/// A streaming, namespace-aware XML reader on libxml2's SAX2 push parser.
+///
+/// Bytes are pushed in chunks of any size as they arrive (from a file, a pipe
+/// or a socket), and events reach the handler at once, so a document is never
+/// held whole in memory.
+///
+/// The reader is safe against hostile input by construction:
+/// - any DOCTYPE is refused (SOAP forbids a DTD in a message), so no entity
+///   can be declared, and only the five predefined entities exist;
+/// - the network is off (`XML_PARSE_NONET`), and a process-wide entity loader
+///   that loads nothing is installed before the first parse;
+/// - ``XMLReaderLimits`` caps depth, one text value and the total input.
+///
+/// One reader parses one document. It is not thread-safe: feed it from one
+/// thread at a time.
+public final class XMLPushReader<Handler: XMLEventHandler> {
+    /// The handler, made by the closure given to `init` with this reader's names.
+    public let handler: Handler
+    private let state: ReaderState
+    private let context: xmlParserCtxtPtr
+
+    /// Creates a reader; `makeHandler` receives the table its names must come from.
+    public init(
+        limits: XMLReaderLimits = XMLReaderLimits(),
+        makeHandler: (XMLNameTable) throws -> Handler
+    ) throws {
+        libxml2IsReady.assertReady()
+        let state = ReaderState(limits: limits)
+        var sax = xmlSAXHandler()
+        sax.initialized = UInt32(XML_SAX2_MAGIC)
+        sax.startElementNs = startElementTrampoline
+        sax.endElementNs = endElementTrampoline
+        sax.characters = charactersTrampoline
+        sax.cdataBlock = charactersTrampoline
+        sax.ignorableWhitespace = charactersTrampoline
+        sax.internalSubset = doctypeTrampoline
+        sax.serror = structuredErrorTrampoline
+        let userData = Unmanaged.passUnretained(state).toOpaque()
+        guard let context = xmlCreatePushParserCtxt(&sax, userData, nil, 0, nil) else {
+            throw XMLReaderError.outOfMemory
+        }
+        xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue))
+        state.context = context
+        self.context = context
+        self.state = state
+        do {
+            let handler = try makeHandler(XMLNameTable(context: context))
+            self.handler = handler
+            state.handler = handler
+        } catch {
+            xmlFreeParserCtxt(context)
+            throw error
+        }
+    }
+
+    deinit {
+        xmlFreeParserCtxt(context)
+    }
+
+    /// Parses the next chunk of the document.
+    public func feed(_ bytes: UnsafeRawBufferPointer) throws {
+        try state.throwIfFailed()
+        guard !bytes.isEmpty else { return }
+        state.inputBytes += bytes.count
+        if state.inputBytes > state.limits.maxInputBytes {
+            state.fail(XMLReaderError.limitExceeded(.inputBytes(state.limits.maxInputBytes), at: state.position))
+            try state.throwIfFailed()
+        }
+        let base = bytes.baseAddress!.assumingMemoryBound(to: CChar.self)
+        let status = xmlParseChunk(context, base, Int32(bytes.count), 0)
+        try state.throwIfFailed()
+        try state.throwIfParserFailed(status: status)
+    }
+
+    /// Parses the next chunk of the document.
+    public func feed(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try feed($0) }
+    }
+
+    /// Ends the document: a document cut short is an error here.
+    public func finish() throws {
+        try state.throwIfFailed()
+        let status = xmlParseChunk(context, nil, 0, 1)
+        try state.throwIfFailed()
+        try state.throwIfParserFailed(status: status)
+    }
+
+    /// How many bytes have been fed so far.
+    public var inputBytes: Int { state.inputBytes }
+}
+
+/// The names a handler compares against, interned in the reader's dictionary.
+///
+/// libxml2 interns every element and attribute name it parses, so a name from
+/// this table equals a parsed name exactly when their pointers are equal: name
+/// matching on the hot path costs one comparison.
+public struct XMLNameTable {
+    fileprivate let context: xmlParserCtxtPtr
+
+    /// The interned form of `name`.
+    public func name(_ name: String) -> XMLName {
+        let pointer = name.withCString { cString in
+            xmlDictLookup(context.pointee.dict, UnsafeRawPointer(cString).assumingMemoryBound(to: xmlChar.self), -1)
+        }
+        // xmlDictLookup only fails when out of memory; a name that matches
+        // nothing is the safe answer then.
+        return XMLName(pointer.map(UnsafeRawPointer.init))
+    }
+}
+
+/// A name interned by one reader: valid, and comparable, while that reader lives.
+public struct XMLName: Hashable {
+    fileprivate let pointer: UnsafeRawPointer?
+
+    fileprivate init(_ pointer: UnsafeRawPointer?) {
+        self.pointer = pointer
+    }
+
+    /// The name as a Swift string.
+    public var string: String {
+        guard let pointer else { return "" }
+        return String(cString: pointer.assumingMemoryBound(to: CChar.self))
+    }
+}
+
+/// A start tag, as a view into the parser's buffers for the duration of the
+/// callback.
+public struct XMLStartElement {
+    public let localName: XMLName
+    fileprivate let prefixPointer: UnsafePointer<xmlChar>?
+    fileprivate let namespacePointer: UnsafePointer<xmlChar>?
+    fileprivate let namespaceCount: Int
+    fileprivate let namespaceList: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+    fileprivate let attributeCount: Int
+    fileprivate let attributeList: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+
+    /// The element's namespace URI, if it has one.
+    public var namespaceURI: String? { namespacePointer.map(string(from:)) }
+
+    /// The prefix the element was written with, if any.
+    public var prefix: String? { prefixPointer.map(string(from:)) }
+
+    /// The value of the attribute with this local name, whatever its namespace.
+    public func attribute(_ name: XMLName) -> String? {
+        guard let list = attributeList else { return nil }
+        for index in 0..<attributeCount where UnsafeRawPointer(list[index * 5]) == name.pointer {
+            return attributeValue(at: index, in: list)
+        }
+        return nil
+    }
+
+    /// Every attribute, in document order.
+    public var attributes: [XMLAttribute] {
+        guard let list = attributeList else { return [] }
+        return (0..<attributeCount).map { index in
+            XMLAttribute(
+                localName: list[index * 5].map(string(from:)) ?? "",
+                prefix: list[index * 5 + 1].map(string(from:)),
+                namespaceURI: list[index * 5 + 2].map(string(from:)),
+                value: attributeValue(at: index, in: list)
+            )
+        }
+    }
+
+    /// The namespaces this tag declares, as (prefix, URI); a nil prefix is the default namespace.
+    public var namespaceDeclarations: [(prefix: String?, uri: String)] {
+        guard let list = namespaceList else { return [] }
+        return (0..<namespaceCount).map { index in
+            (list[index * 2].map(string(from:)), list[index * 2 + 1].map(string(from:)) ?? "")
+        }
+    }
+
+    private func attributeValue(at index: Int, in list: UnsafeMutablePointer<UnsafePointer<xmlChar>?>) -> String {
+        guard let start = list[index * 5 + 3], let end = list[index * 5 + 4] else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
+    }
+}
+
+/// One attribute of a start tag, copied out.
+public struct XMLAttribute: Sendable, Equatable {
+    public var localName: String
+    public var prefix: String?
+    public var namespaceURI: String?
+    public var value: String
+}
+
+private func string(from pointer: UnsafePointer<xmlChar>) -> String {
+    String(cString: UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self))
+}
+
+// MARK: - Process-wide set-up
+
+/// libxml2 is initialised once, and its entity loader replaced, before any
+/// reader exists: the loader is process-wide, so it guards every parse.
+private let libxml2IsReady = LibXML2Setup()
+
+private struct LibXML2Setup: Sendable {
+    init() {
+        xmlInitParser()
+        hk_xml_install_refusing_entity_loader()
+    }
+
+    /// Touching the global runs its initialiser exactly once.
+    func assertReady() {}
+}
+
+// MARK: - Parser state shared with the C callbacks
+
+/// What the C callbacks reach through libxml2's user-data pointer.
+private final class ReaderState {
+    let limits: XMLReaderLimits
+    var handler: (any XMLEventHandler)?
+    var context: xmlParserCtxtPtr?
+    var depth = 0
+    var textRunLength = 0
+    var inputBytes = 0
+    private var failure: (any Error)?
+
+    init(limits: XMLReaderLimits) {
+        self.limits = limits
+    }
+
+    var position: XMLPosition {
+        guard let context else { return XMLPosition(line: 0, column: 0) }
+        return XMLPosition(line: Int(xmlSAX2GetLineNumber(context)), column: Int(xmlSAX2GetColumnNumber(context)))
+    }
+
+    /// Records the first failure and stops the parser; later events are ignored.
+    func fail(_ error: any Error) {
+        guard failure == nil else { return }
+        failure = error
+        if let context { xmlStopParser(context) }
+    }
+
+    func throwIfFailed() throws {
+        if let failure { throw failure }
+    }
+
+    /// libxml2 reported an error that reached no callback (it always should).
+    func throwIfParserFailed(status: Int32) throws {
+        guard status != 0 else { return }
+        throw XMLReaderError.malformed(reason: "libxml2 error \(status)", at: position)
+    }
+
+    @inline(__always)
+    func run(_ body: (any XMLEventHandler) throws -> Void) {
+        guard failure == nil, let handler else { return }
+        do {
+            try body(handler)
+        } catch {
+            fail(error)
+        }
+    }
+}
+
+@inline(__always)
+private func readerState(_ userData: UnsafeMutableRawPointer?) -> ReaderState {
+    // libxml2 hands back the pointer given to xmlCreatePushParserCtxt: a
+    // ReaderState that the reader keeps alive until it frees the context.
+    Unmanaged<ReaderState>.fromOpaque(userData!).takeUnretainedValue()
+}
+
+private let startElementTrampoline: startElementNsSAX2Func = {
+    userData, localName, prefix, uri, namespaceCount, namespaces, attributeCount, _, attributes in
+    let state = readerState(userData)
+    state.depth += 1
+    state.textRunLength = 0
+    if state.depth > state.limits.maxDepth {
+        state.fail(XMLReaderError.limitExceeded(.depth(state.limits.maxDepth), at: state.position))
+        return
+    }
+    if let attributes {
+        for index in 0..<Int(attributeCount) {
+            guard let start = attributes[index * 5 + 3], let end = attributes[index * 5 + 4] else { continue }
+            if end - start > state.limits.maxTextLength {
+                state.fail(XMLReaderError.limitExceeded(.textLength(state.limits.maxTextLength), at: state.position))
+                return
+            }
+        }
+    }
+    let element = XMLStartElement(
+        localName: XMLName(localName.map(UnsafeRawPointer.init)),
+        prefixPointer: prefix,
+        namespacePointer: uri,
+        namespaceCount: Int(namespaceCount),
+        namespaceList: namespaces,
+        attributeCount: Int(attributeCount),
+        attributeList: attributes
+    )
+    state.run { try $0.startElement(element) }
+}
+
+private let endElementTrampoline: endElementNsSAX2Func = { userData, localName, _, _ in
+    let state = readerState(userData)
+    state.depth -= 1
+    state.textRunLength = 0
+    state.run { try $0.endElement(XMLName(localName.map(UnsafeRawPointer.init))) }
+}
+
+private let charactersTrampoline: charactersSAXFunc = { userData, bytes, length in
+    let state = readerState(userData)
+    state.textRunLength += Int(length)
+    if state.textRunLength > state.limits.maxTextLength {
+        state.fail(XMLReaderError.limitExceeded(.textLength(state.limits.maxTextLength), at: state.position))
+        return
+    }
+    guard let bytes else { return }
+    state.run { try $0.characters(UnsafeBufferPointer(start: bytes, count: Int(length))) }
+}
+
+/// Called at `<!DOCTYPE name …`, before any internal subset is read: refusing
+/// here means no entity is ever declared.
+private let doctypeTrampoline: internalSubsetSAXFunc = { userData, name, _, _ in
+    let state = readerState(userData)
+    state.fail(XMLReaderError.doctypeForbidden(name: name.map(string(from:)) ?? "", at: state.position))
+}
+
+private let structuredErrorTrampoline: xmlStructuredErrorFunc = { userData, error in
+    guard let error else { return }
+    let level = error.pointee.level
+    guard level == XML_ERR_ERROR || level == XML_ERR_FATAL else { return }
+    let state = readerState(userData)
+    let message = error.pointee.message.map { String(cString: $0) } ?? "unknown error"
+    let position = XMLPosition(line: Int(error.pointee.line), column: Int(error.pointee.int2))
+    state.fail(XMLReaderError.malformed(
+        reason: message.trimmingWhitespace(),
+        at: position
+    ))
+}

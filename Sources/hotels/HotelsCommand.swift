@@ -1,0 +1,19 @@
+import ArgumentParser
+
+@main
+struct HotelsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hotels",
+        abstract: "Talk to hotel SOAP services: parse, fetch and page hotel lists.",
+        discussion: """
+        Exit codes follow sysexits: 0 ok, 64 usage, 65 bad data, 66 no input, \
+        69 service unavailable, 76 SOAP fault or service error, 78 bad profile.
+        """,
+        version: HotelKitVersion.string,
+        subcommands: [ParseCommand.self]
+    )
+}
+
+enum HotelKitVersion {
+    static let string = "0.1.0"
+}

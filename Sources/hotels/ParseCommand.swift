@@ -1,0 +1,84 @@
+import ArgumentParser
+import Hotels
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+struct ParseCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "parse",
+        abstract: "Parse recorded SOAP responses into hotel records, as JSON Lines.",
+        discussion: """
+        Prints one JSON object per record as the records stream out, with the keys \
+        code, name, address, latitude, longitude, logoURL and addtime (null when absent). \
+        Warnings about single records go to standard error. Exit 65 for malformed, \
+        hostile or non-SOAP input, 76 for a SOAP fault or an error the service reported.
+        """
+    )
+
+    @Argument(help: "Response files; “-” reads standard input.")
+    var files: [String]
+
+    @Option(help: "A built-in profile (\(ServiceProfile.builtInNames.joined(separator: ", "))) or the path of a profile file.")
+    var profile = "sample"
+
+    @Flag(help: "Print only a summary: {\"records\": N, \"warnings\": M}.")
+    var count = false
+
+    @OptionGroup var limits: XMLLimitOptions
+
+    func run() throws {
+        let parser: HotelResponseParser
+        do {
+            parser = HotelResponseParser(profile: try ServiceProfile.named(profile), limits: limits.limits)
+        } catch {
+            throw Diagnostics.report(error, context: "--profile").code
+        }
+        let output = StandardOutput()
+        var records = 0
+        var warnings = 0
+        var failure: ExitStatus?
+        for file in files {
+            do {
+                let summary = try parse(file, with: parser, output: output)
+                records += summary.records
+                warnings += summary.warnings
+            } catch {
+                output.flush()
+                let status = Diagnostics.report(error, context: file == "-" ? "standard input" : file)
+                failure = failure ?? status
+            }
+        }
+        if count {
+            output.write(line: #"{"records": \#(records), "warnings": \#(warnings)}"#)
+        }
+        output.flush()
+        if let failure { throw failure.code }
+    }
+
+    private func parse(_ file: String, with parser: HotelResponseParser, output: StandardOutput) throws -> ParseSummary {
+        let descriptor = file == "-" ? STDIN_FILENO : open(file, O_RDONLY)
+        guard descriptor >= 0 else { throw OpenError(path: file, errorNumber: errno) }
+        defer { if descriptor != STDIN_FILENO { close(descriptor) } }
+        let name = file == "-" ? "standard input" : file
+        let printRecords = !count
+        let session = try parser.session(
+            onRecord: { hotel in
+                if printRecords { output.write { HotelJSONLines.append(hotel, to: &$0) } }
+            },
+            onWarning: { Diagnostics.warning("\(name): \($0)") }
+        )
+        try session.feed(fileDescriptor: descriptor)
+        return try session.finish()
+    }
+}
+
+/// A file named on the command line cannot be opened.
+struct OpenError: Error, CustomStringConvertible {
+    var path: String
+    var errorNumber: Int32
+
+    var description: String { "cannot open: " + String(cString: strerror(errorNumber)) }
+}

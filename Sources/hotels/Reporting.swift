@@ -1,0 +1,138 @@
+import ArgumentParser
+import Hotels
+import SOAP
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Exit codes from sysexits.h.
+enum ExitStatus: Int32 {
+    case usage = 64
+    case dataError = 65
+    case noInput = 66
+    case unavailable = 69
+    case ioError = 74
+    case protocolError = 76
+    case config = 78
+
+    var code: ExitCode { ExitCode(rawValue) }
+}
+
+/// Messages for people go to standard error, with the fix when one is known.
+enum Diagnostics {
+    static func error(_ message: String, hint: String? = nil) {
+        write("hotels: error: \(message)\n")
+        if let hint { write("hotels: hint: \(hint)\n") }
+    }
+
+    static func warning(_ message: String) {
+        write("hotels: warning: \(message)\n")
+    }
+
+    private static func write(_ text: String) {
+        writeAll(Array(text.utf8), to: STDERR_FILENO)
+    }
+
+    /// Prints `error` with its context and returns the exit status it maps to.
+    static func report(_ error: any Error, context: String) -> ExitStatus {
+        let (status, hint) = classify(error)
+        self.error("\(context): \(error)", hint: hint)
+        return status
+    }
+
+    private static func classify(_ error: any Error) -> (ExitStatus, String?) {
+        switch error {
+        case let fault as SOAPFault:
+            let hint = fault.kind == .sender ? "the service rejected the request; check the profile's body and parameters" : nil
+            return (.protocolError, hint)
+        case is ServiceReportedError:
+            return (.protocolError, nil)
+        case is NotSOAPEnvelopeError:
+            return (.dataError, "check the endpoint URL: the response was not a SOAP message")
+        case let error as XMLReaderError:
+            if case .limitExceeded = error {
+                return (.dataError, "if the document is trusted, raise the limit with --max-depth, --max-text or --max-input")
+            }
+            return (.dataError, nil)
+        case let error as ProfileError:
+            switch error.kind {
+            case .unknownName: return (.usage, nil)
+            case .unreadable: return (.noInput, nil)
+            case .invalid: return (.config, "see README.md, “Service profiles”, for the format")
+            }
+        case is InputReadError:
+            return (.ioError, nil)
+        case is OpenError:
+            return (.noInput, nil)
+        default:
+            return (.dataError, nil)
+        }
+    }
+}
+
+/// Writes every byte, across partial writes and interrupted calls. A closed
+/// pipe ends the process through SIGPIPE, as `hotels parse … | head` expects.
+func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
+    bytes.withUnsafeBytes { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            offset += written
+        }
+    }
+}
+
+/// Buffered standard output: records go out in large writes, not a call per line.
+final class StandardOutput {
+    private var buffer: [UInt8] = []
+    private let flushThreshold = 64 << 10
+
+    init() {
+        buffer.reserveCapacity(flushThreshold + 4096)
+    }
+
+    func write(_ body: (inout [UInt8]) -> Void) {
+        body(&buffer)
+        if buffer.count >= flushThreshold { flush() }
+    }
+
+    func write(line: String) {
+        write { $0.append(contentsOf: line.utf8); $0.append(0x0A) }
+    }
+
+    func flush() {
+        guard !buffer.isEmpty else { return }
+        writeAll(buffer, to: STDOUT_FILENO)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    deinit { flush() }
+}
+
+/// Limits every command that reads XML accepts.
+struct XMLLimitOptions: ParsableArguments {
+    @Option(help: "Deepest element nesting allowed.")
+    var maxDepth = XMLReaderLimits().maxDepth
+
+    @Option(help: "Longest text value or attribute, in bytes.")
+    var maxText = XMLReaderLimits().maxTextLength
+
+    @Option(help: "Largest document, in bytes.")
+    var maxInput = XMLReaderLimits().maxInputBytes
+
+    var limits: XMLReaderLimits {
+        XMLReaderLimits(maxDepth: maxDepth, maxTextLength: maxText, maxInputBytes: maxInput)
+    }
+
+    func validate() throws {
+        guard maxDepth > 0, maxText > 0, maxInput > 0 else {
+            throw ValidationError("limits must be positive")
+        }
+    }
+}
