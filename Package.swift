@@ -36,8 +36,9 @@ let package = Package(
             ]
         ),
 
-        .testTarget(name: "SOAPTests", dependencies: ["SOAP"]),
-        .testTarget(name: "HotelsTests", dependencies: ["Hotels", "hotels"]),
+        .target(name: "TestSupport", path: "Tests/Support"),
+        .testTarget(name: "SOAPTests", dependencies: ["SOAP", "TestSupport"]),
+        .testTarget(name: "HotelsTests", dependencies: ["Hotels", "TestSupport", "hotels"]),
     ],
     swiftLanguageModes: [.v6]
 )

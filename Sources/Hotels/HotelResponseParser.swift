@@ -50,6 +50,12 @@ public struct HotelPage: Sendable, Equatable {
     public var warnings: [RecordWarning]
     /// The cursor for the next page, under cursor paging, if the response gave one.
     public var nextCursor: String?
+
+    public init(hotels: [Hotel], warnings: [RecordWarning], nextCursor: String?) {
+        self.hotels = hotels
+        self.warnings = warnings
+        self.nextCursor = nextCursor
+    }
 }
 
 /// What a finished parse found.

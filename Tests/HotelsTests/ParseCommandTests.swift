@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Runs the built `hotels` binary, which sits beside the test bundle.
+struct HotelsProcess {
+    static let executable: URL = {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("hotels").path),
+              directory.path != "/" {
+            directory.deleteLastPathComponent()
+        }
+        return directory.appendingPathComponent("hotels")
+    }()
+
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    static func run(_ arguments: [String], stdin: Data? = nil) throws -> HotelsProcess {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = Samples.root.deletingLastPathComponent()
+        let output = Pipe(), errors = Pipe(), input = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return HotelsProcess(status: process.terminationStatus,
+                             stdout: String(decoding: out, as: UTF8.self),
+                             stderr: String(decoding: err, as: UTF8.self))
+    }
+}
+
+@Suite("hotels parse")
+struct ParseCommandTests {
+    @Test("prints the golden JSON Lines and exits 0")
+    func records() throws {
+        let result = try HotelsProcess.run(["parse", "Samples/Fixtures/sample-soap11.xml"])
+        #expect(result.status == 0)
+        #expect(result.stdout == (try String(contentsOf: Samples.url("Expected/sample-soap11.jsonl"), encoding: .utf8)))
+        #expect(result.stderr.isEmpty)
+    }
+
+    @Test("--count prints one summary over every file; warnings go to stderr")
+    func count() throws {
+        let result = try HotelsProcess.run(["parse", "--count", "Samples/Fixtures/sample-soap11.xml", "Samples/Fixtures/sample-bad-records.xml"])
+        #expect(result.status == 0)
+        #expect(result.stdout == "{\"records\": 8, \"warnings\": 10}\n")
+        #expect(result.stderr.contains("hotels: warning: Samples/Fixtures/sample-bad-records.xml: record 1: no code; record skipped"))
+    }
+
+    @Test("“-” reads standard input")
+    func standardInput() throws {
+        let data = try Data(contentsOf: Samples.url("Fixtures/ota-search.xml"))
+        let result = try HotelsProcess.run(["parse", "--profile", "ota-search", "--count", "-"], stdin: data)
+        #expect(result.stdout == "{\"records\": 3, \"warnings\": 0}\n")
+    }
+
+    @Test("exit codes follow sysexits", arguments: [
+        (["parse", "Samples/Fixtures/hostile-xxe-file.xml"], 65, "refused a DOCTYPE"),
+        (["parse", "Samples/Fixtures/html-502.html"], 65, "HTML page titled “502 Bad Gateway”"),
+        (["parse", "Samples/Fixtures/truncated.xml"], 65, "malformed XML"),
+        (["parse", "Samples/Fixtures/fault-soap12-sender.xml"], 76, "env:Sender"),
+        (["parse", "--profile", "ota-search", "Samples/Fixtures/ota-errors.xml"], 76, "Invalid hotel city code"),
+        (["parse", "--profile", "nope", "Samples/Fixtures/sample-soap11.xml"], 64, "no such built-in profile"),
+        (["parse", "--max-depth", "3", "Samples/Fixtures/sample-soap11.xml"], 65, "--max-depth"),
+        (["parse", "Samples/Fixtures/does-not-exist.xml"], 66, "cannot open"),
+        (["parse"], 64, "Missing expected argument"),
+    ])
+    func exitCodes(arguments: [String], status: Int32, message: String) throws {
+        let result = try HotelsProcess.run(arguments)
+        #expect(result.status == status)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+
+    @Test("a bad profile file exits 78 naming the key")
+    func badProfile() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("hotelkit-bad-profile-\(getpid()).json")
+        try #"{"name": "x"}"#.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try HotelsProcess.run(["parse", "--profile", file.path, "Samples/Fixtures/sample-soap11.xml"])
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("“soapVersion”: is required"))
+    }
+
+    @Test("a failing file does not stop the others; the exit code reports it")
+    func partialFailure() throws {
+        let result = try HotelsProcess.run(["parse", "Samples/Fixtures/sample-soap11.xml", "Samples/Fixtures/empty.xml", "Samples/Fixtures/sample-empty.xml"])
+        #expect(result.status == 65)
+        #expect(result.stdout.split(separator: "\n").count == 5)
+    }
+}

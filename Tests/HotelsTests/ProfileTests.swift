@@ -1,0 +1,120 @@
+import Foundation
+import Hotels
+import SOAP
+import Testing
+import TestSupport
+
+@Suite("Service profiles")
+struct ProfileTests {
+    static let acme = #"""
+    {
+      "name": "acme",
+      "soapVersion": "1.2",
+      "soapAction": "urn:acme:SearchHotels",
+      "body": "<a:SearchHotels xmlns:a=\"urn:acme:hotels\"><a:City>{city}</a:City><a:Max>{pageSize}</a:Max><a:After>{cursor}</a:After></a:SearchHotels>",
+      "record": "Item",
+      "fields": {"code": "@id", "name": "Title", "address": "Location/Street", "latitude": "Location/@lat", "longitude": "Location/@lon", "logoURL": "Media/Logo", "addtime": "Added"},
+      "error": "//Errors/Error/@ShortText",
+      "coordinateScale": 1,
+      "paging": {"style": "cursor", "next": "field:addtime"}
+    }
+    """#
+
+    func profile(_ json: String) throws(ProfileError) -> ServiceProfile {
+        try ServiceProfile(json: Data(json.utf8), source: "test")
+    }
+
+    /// The acme profile with one key set to a JSON value (or removed, with nil).
+    func acme(_ key: String, _ json: String?) -> String {
+        var object = (try? JSONSerialization.jsonObject(with: Data(ProfileTests.acme.utf8))) as? [String: Any] ?? [:]
+        object[key] = json.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8), options: .fragmentsAllowed) }
+        let data = (try? JSONSerialization.data(withJSONObject: object)) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test("the issue's example profile loads as written")
+    func acmeLoads() throws {
+        let profile = try profile(ProfileTests.acme)
+        #expect(profile.soapVersion == .v1_2)
+        #expect(profile.record == "Item")
+        #expect(profile.fields[.latitude] == FieldPath(elements: ["Location"], attribute: "lat"))
+        #expect(profile.fields[.code] == FieldPath(elements: [], attribute: "id"))
+        #expect(profile.error?.description == "//Errors/Error/@ShortText")
+        #expect(profile.paging == .cursor(.field(.addtime)))
+        let file = try ServiceProfile.named(Samples.profileArgument("Samples/Profiles/acme.json"))
+        #expect(file == profile)
+    }
+
+    @Test("built-in profiles load by name", arguments: ["sample", "ota-search"])
+    func builtIn(name: String) throws {
+        #expect(try ServiceProfile.named(name).name == name)
+    }
+
+    @Test("placeholders are replaced with escaped values, inside the right envelope")
+    func requestMessage() throws {
+        let profile = try profile(ProfileTests.acme)
+        let message = profile.requestMessage(RequestParameters(city: "Paris & <Co>", pageSize: 50, cursor: nil))
+        #expect(message.contains(#"<a:City>Paris &amp; &lt;Co&gt;</a:City><a:Max>50</a:Max><a:After></a:After>"#))
+        #expect(message.contains(SOAPVersion.v1_2.namespaceURI))
+        let reader = try SOAPResponseReader { _ in NoBody() }
+        try reader.feed(Array(message.utf8))
+        try reader.finish()
+        #expect(reader.version == .v1_2)
+    }
+
+    @Test("mistakes are refused with the key and the reason", arguments: [
+        ("recrod", "\"Item\"", "recrod", "unknown key"),
+        ("record", nil, "record", "is required"),
+        ("fields", #"{"name": "Title"}"#, "fields.code", "is required"),
+        ("fields", #"{"code": "@id", "title": "Title"}"#, "fields.title", "unknown field"),
+        ("fields", #"{"code": "a:Title"}"#, "fields.code", "without a prefix"),
+        ("fields", #"{"code": "Location//Street"}"#, "fields.code", "empty step"),
+        ("fields", #"{"code": "@id/Title"}"#, "fields.code", "can only come last"),
+        ("fields", #"{"code": "/Envelope/Title"}"#, "fields.code", "relative to the record"),
+        ("fields", #"{"code": "1abc"}"#, "fields.code", "not an XML name"),
+        ("soapVersion", #""1.3""#, "soapVersion", "\"1.1\" or \"1.2\""),
+        ("error", #""Errors/Error""#, "error", "starts with “//”"),
+        ("coordinateScale", "0", "coordinateScale", "positive"),
+        ("paging", #"{"style": "scroll"}"#, "paging.style", "\"page\" or \"cursor\""),
+        ("paging", #"{"style": "cursor"}"#, "paging.next", "is required"),
+        ("paging", #"{"style": "cursor", "next": "field:stars"}"#, "paging.next", "not one of this profile's fields"),
+        ("paging", #"{"style": "page", "first": 2}"#, "paging.first", "0 or 1"),
+        ("paging", #"{"style": "page", "size": 2}"#, "paging.size", "unknown key"),
+        ("body", #""<a>{town}</a>""#, "body", "unknown placeholder {town}"),
+        ("record", "5", "record", "expected a string"),
+    ] as [(String, String?, String, String)])
+    func refused(key: String, value: String?, expectedKey: String, reason: String) throws {
+        let json = key == "recrod" ? ProfileTests.acme.replacingOccurrences(of: "\"record\"", with: "\"recrod\"") : acme(key, value)
+        do {
+            _ = try profile(json)
+            Issue.record("accepted \(key) = \(String(describing: value))")
+        } catch {
+            #expect(error.key == expectedKey)
+            #expect(error.reason.contains(reason), "\(error.reason)")
+            #expect(error.kind == .invalid)
+        }
+    }
+
+    @Test("a file that is not JSON, an unknown name and a missing file are told apart")
+    func sources() throws {
+        #expect(throws: ProfileError.self) { try profile("{not json") }
+        do {
+            _ = try ServiceProfile.named("acme")
+        } catch {
+            #expect(error.kind == .unknownName)
+            #expect(error.reason.contains("ota-search"))
+        }
+        do {
+            _ = try ServiceProfile.named("/nonexistent/profile.json")
+        } catch {
+            #expect(error.kind == .unreadable)
+        }
+    }
+}
+
+final class NoBody: SOAPBodyHandler {
+    func startElement(_ element: XMLStartElement) throws {}
+    func endElement(_ localName: XMLName) throws {}
+    func characters(_ text: UnsafeBufferPointer<UInt8>) throws {}
+    func bodyDidEnd() throws {}
+}

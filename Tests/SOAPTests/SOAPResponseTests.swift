@@ -1,0 +1,100 @@
+import SOAP
+import Testing
+import TestSupport
+
+@Suite("SOAP envelopes and faults")
+struct SOAPResponseTests {
+    func fault(_ file: String) throws -> SOAPFault {
+        do {
+            _ = try readSOAP(try Samples.fixture(file))
+        } catch let fault as SOAPFault {
+            return fault
+        }
+        throw CancellationError()
+    }
+
+    @Test("the version comes from the envelope's namespace")
+    func versions() throws {
+        #expect(try readSOAP(Samples.fixture("sample-soap11.xml")).version == .v1_1)
+        #expect(try readSOAP(Samples.fixture("sample-soap12.xml")).version == .v1_2)
+    }
+
+    @Test("a SOAP 1.1 fault keeps code, string, actor and detail")
+    func soap11Fault() throws {
+        let fault = try fault("fault-soap11-client.xml")
+        #expect(fault.version == .v1_1)
+        #expect(fault.code == SOAPFault.Code(value: "soap:Client.Authentication", localName: "Client.Authentication",
+                                             namespaceURI: SOAPVersion.v1_1.namespaceURI))
+        #expect(fault.kind == .sender)
+        #expect(fault.reason == "Invalid API key")
+        #expect(fault.node == "http://hotels.example.com/gateway")
+        #expect(fault.detail == #"<v:ErrorInfo xmlns:v="urn:vendor:errors" v:severity="high"><v:Code>AUTH-401</v:Code><v:Hint>Renew the key &amp; retry</v:Hint></v:ErrorInfo>"#)
+    }
+
+    @Test("a SOAP 1.1 server fault is the receiver's; an empty detail is empty")
+    func soap11ServerFault() throws {
+        #expect(try fault("fault-soap11-server.xml").kind == .receiver)
+        let empty = try fault("fault-soap11-empty-detail.xml")
+        #expect(empty.detail == "")
+        #expect(empty.reason == "Partial failure")
+    }
+
+    @Test("a SOAP 1.2 fault keeps the subcode chain, every reason, node, role and detail")
+    func soap12Fault() throws {
+        let fault = try fault("fault-soap12-sender.xml")
+        #expect(fault.version == .v1_2)
+        #expect(fault.code.value == "env:Sender")
+        #expect(fault.code.namespaceURI == SOAPVersion.v1_2.namespaceURI)
+        #expect(fault.kind == .sender)
+        #expect(fault.subcodes.map(\.value) == ["h:InvalidCity", "h:UnknownCode"])
+        #expect(fault.subcodes.map(\.namespaceURI) == ["urn:hotelkit:sample", "urn:hotelkit:sample"])
+        #expect(fault.reasons == [SOAPFault.Reason(text: "Ville inconnue", language: "fr"),
+                                  SOAPFault.Reason(text: "Unknown city: Atlantis", language: "en")])
+        #expect(fault.reason == "Unknown city: Atlantis")
+        #expect(fault.node == "http://hotels.example.com/search")
+        #expect(fault.role == "http://www.w3.org/2003/05/soap-envelope/role/ultimateReceiver")
+        #expect(fault.detail == #"<h:Problem xmlns:h="urn:hotelkit:sample" city="Atlantis">No such city</h:Problem><Plain>x</Plain>"#)
+    }
+
+    @Test("a SOAP 1.2 fault in the default namespace")
+    func soap12DefaultNamespace() throws {
+        let fault = try fault("fault-soap12-receiver.xml")
+        #expect(fault.kind == .receiver)
+        #expect(fault.code.namespaceURI == SOAPVersion.v1_2.namespaceURI)
+        #expect(fault.reason == "Timeout talking to the property system")
+        #expect(fault.description == "SOAP fault Receiver: Timeout talking to the property system")
+    }
+
+    @Test("what is not a SOAP envelope says what it looked like", arguments: [
+        ("html-502.html", "an HTML page titled “502 Bad Gateway”"),
+        ("html-no-doctype.html", "an HTML page"),
+        ("json-error.json", #"JSON, starting “{"error": {"code": 503, "message": "Service temporarily unavailable"}}”"#),
+        ("empty.xml", "an empty body"),
+        ("whitespace-only.xml", "an empty body"),
+        ("plain-text.txt", "plain text, starting “Internal Server Error”"),
+        ("not-soap-root.xml", "an XML document whose root element is <Hotels> in namespace “urn:plain”"),
+        ("envelope-without-body.xml", "a SOAP envelope without a Body"),
+    ])
+    func notSOAP(file: String, looksLike: String) throws {
+        #expect(throws: NotSOAPEnvelopeError(looksLike: looksLike)) { try readSOAP(Samples.fixture(file)) }
+    }
+
+    @Test("an envelope in another namespace is refused, naming both SOAP namespaces")
+    func wrongNamespace() throws {
+        do {
+            _ = try readSOAP(Samples.fixture("envelope-wrong-namespace.xml"))
+        } catch let error as NotSOAPEnvelopeError {
+            #expect(error.looksLike.contains("http://example.com/not-soap"))
+            #expect(error.looksLike.contains(SOAPVersion.v1_2.namespaceURI))
+        }
+    }
+
+    @Test("a built envelope reads back, with header and escaped body", arguments: SOAPVersion.allCases)
+    func buildEnvelope(version: SOAPVersion) throws {
+        let body = "<q xmlns=\"urn:q\">\(XMLEscaping.escape("Tom & \"Jerry\" <x>'"))</q>"
+        let message = SOAPEnvelope.message(version: version, body: body, header: "<t xmlns=\"urn:t\">1</t>")
+        let reader = try readSOAP(Array(message.utf8))
+        #expect(reader.version == version)
+        #expect(reader.body.text == "Tom & \"Jerry\" <x>'")
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// The recorded material in `Samples/`, found from this file's place in the tree.
+public enum Samples {
+    public static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Samples")
+
+    public static func url(_ path: String) -> URL {
+        root.appendingPathComponent(path)
+    }
+
+    /// The bytes of `Samples/Fixtures/NAME`.
+    public static func fixture(_ name: String) throws -> [UInt8] {
+        try [UInt8](Data(contentsOf: url("Fixtures/\(name)")))
+    }
+
+    /// Every fixture with its profile and what parsing it must give.
+    public static func manifest() throws -> [FixtureCase] {
+        try JSONDecoder().decode([FixtureCase].self, from: Data(contentsOf: url("Fixtures/manifest.json")))
+    }
+
+    /// A profile argument as the manifest gives it: a built-in name, or a path under the repository.
+    public static func profileArgument(_ profile: String) -> String {
+        profile.hasPrefix("Samples/") ? root.deletingLastPathComponent().appendingPathComponent(profile).path : profile
+    }
+}
+
+/// One row of `Samples/Fixtures/manifest.json`.
+public struct FixtureCase: Decodable, Sendable, CustomStringConvertible {
+    public enum Outcome: String, Decodable, Sendable {
+        case records, fault, serviceError, notSOAP, doctype, limit, malformed
+    }
+
+    public var file: String
+    public var profile: String
+    public var outcome: Outcome
+    public var records: Int?
+
+    /// The golden output for a fixture that parses: `Samples/Expected/NAME.jsonl`.
+    public var expectedOutput: URL {
+        Samples.url("Expected/\((file as NSString).deletingPathExtension).jsonl")
+    }
+
+    public var description: String { file }
+}
