@@ -58,15 +58,95 @@ struct HotelRecordConverter: Sendable {
     }
 
     private func coordinate(_ text: String, limit: Double) -> Double? {
-        guard let raw = Double(text), raw.isFinite else { return nil }
+        guard let raw = HotelRecordConverter.decimal(text) ?? Double(text), raw.isFinite else { return nil }
         let degrees = raw / coordinateScale
         return abs(degrees) <= limit ? degrees : nil
     }
 
+    /// Whether `text` is an absolute http(s) URL with a host, made only of the
+    /// characters RFC 3986 allows. One pass over the bytes: `URL(string:)`
+    /// costs more than the rest of a record's parse.
     static func isWebURL(_ text: String) -> Bool {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else { return false }
+        var text = text
+        return text.withUTF8 { bytes in
+            let schemeLength: Int
+            if hasPrefixIgnoringCase(bytes, "https://") {
+                schemeLength = 8
+            } else if hasPrefixIgnoringCase(bytes, "http://") {
+                schemeLength = 7
+            } else {
+                return false
+            }
+            // The host follows any "user@" and must not be empty.
+            var hostStart = schemeLength
+            var index = schemeLength
+            while index < bytes.count, bytes[index] != UInt8(ascii: "/"), bytes[index] != UInt8(ascii: "?"),
+                  bytes[index] != UInt8(ascii: "#") {
+                if bytes[index] == UInt8(ascii: "@") { hostStart = index + 1 }
+                index += 1
+            }
+            guard hostStart < index, bytes[hostStart] != UInt8(ascii: ":") else { return false }
+            for byte in bytes where !isURICharacter(byte) { return false }
+            return true
+        }
+    }
+
+    private static func hasPrefixIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ prefix: StaticString) -> Bool {
+        guard bytes.count >= prefix.utf8CodeUnitCount else { return false }
+        for index in 0..<prefix.utf8CodeUnitCount where bytes[index] | 0x20 != prefix.utf8Start[index] {
+            return false
+        }
         return true
+    }
+
+    /// RFC 3986 unreserved and reserved characters, and `%`.
+    private static func isURICharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: ":"), UInt8(ascii: "/"),
+             UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "@"), UInt8(ascii: "!"),
+             UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"),
+             UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="), UInt8(ascii: "%"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    private static let exactPowersOfTen: [Double] = (0...15).map { power in
+        (0..<power).reduce(1.0) { value, _ in value * 10 }
+    }
+
+    /// A plain decimal (`-12.345678`) of at most 15 digits, parsed exactly:
+    /// both the digits and the power of ten are exact doubles, so one
+    /// division rounds correctly (Clinger's fast path). Anything else, such
+    /// as exponents or longer numbers, returns nil for `Double.init` to parse.
+    static func decimal(_ text: String) -> Double? {
+        var text = text
+        return text.withUTF8 { bytes -> Double? in
+            var index = 0
+            let negative = bytes.first == UInt8(ascii: "-")
+            if negative || bytes.first == UInt8(ascii: "+") { index = 1 }
+            var mantissa: Int64 = 0
+            var digits = 0
+            var fractionDigits: Int?
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "."), fractionDigits == nil {
+                    fractionDigits = 0
+                } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                    mantissa = mantissa * 10 + Int64(byte - UInt8(ascii: "0"))
+                    digits += 1
+                    fractionDigits? += 1
+                } else {
+                    return nil
+                }
+                index += 1
+            }
+            guard digits > 0, digits <= 15 else { return nil }
+            let value = Double(mantissa) / exactPowersOfTen[fractionDigits ?? 0]
+            return negative ? -value : value
+        }
     }
 
     static func unixSeconds(_ text: String) -> Int64? {

@@ -57,29 +57,38 @@ final class RecordExtractor: SOAPBodyHandler {
         case document(Int)
     }
 
+    /// Text being collected for an open element: its bytes start at `start`
+    /// in the shared buffer, and run to the buffer's end when it closes.
     private struct Capture {
         let depth: Int
         let target: CaptureTarget
-        var bytes: [UInt8] = []
+        let start: Int
     }
 
     private let recordName: XMLName
-    private var trie: [TrieNode] = [TrieNode()]
+    @exclusivity(unchecked) private var trie: [TrieNode] = [TrieNode()]
     /// The profile's error path and a document cursor path, where it has them.
-    private var matchers: [DocumentMatcher] = []
+    @exclusivity(unchecked) private var matchers: [DocumentMatcher] = []
     private let cursorSlot: Int?
     private let maxCapture: Int
     private let onRecord: (Values, Int) throws -> Void
 
-    private var depth = 0
+    // Parse state. One parse runs on one thread at a time and the state is
+    // private, so Swift's dynamic exclusivity checks, a fifth of the parse
+    // time when enabled, can never fire: they are turned off.
+    @exclusivity(unchecked) private var depth = 0
     /// The depth of the open record element, or nil outside records.
-    private var recordDepth: Int?
-    private var nodeStack: [Int] = []
-    private var values: Values = Array(repeating: nil, count: HotelField.allCases.count)
-    private var claimed = Array(repeating: false, count: HotelField.allCases.count)
-    private var captures: [Capture] = []
-    private(set) var recordCount = 0
-    private var lastRecordCursor: String?
+    @exclusivity(unchecked) private var recordDepth: Int?
+    @exclusivity(unchecked) private var nodeStack: [Int] = []
+    @exclusivity(unchecked) private var values: Values = Array(repeating: nil, count: HotelField.allCases.count)
+    @exclusivity(unchecked) private var claimed = Array(repeating: false, count: HotelField.allCases.count)
+    @exclusivity(unchecked) private var captures: [Capture] = []
+    /// The text of every open capture; nested captures share it, since an
+    /// element's text includes its descendants'. Emptied, keeping its
+    /// capacity, when the outermost capture closes.
+    @exclusivity(unchecked) private var captureBuffer: [UInt8] = []
+    @exclusivity(unchecked) private(set) var recordCount = 0
+    @exclusivity(unchecked) private var lastRecordCursor: String?
 
     /// - Parameter onRecord: receives each record's values and its 1-based ordinal.
     init(profile: ServiceProfile, names: XMLNameTable, limits: XMLReaderLimits,
@@ -104,8 +113,17 @@ final class RecordExtractor: SOAPBodyHandler {
         }
     }
 
+    /// The index of a field's value, in ``HotelField/allCases`` order.
     static func slot(_ field: HotelField) -> Int {
-        HotelField.allCases.firstIndex(of: field) ?? 0
+        switch field {
+        case .code: 0
+        case .name: 1
+        case .address: 2
+        case .latitude: 3
+        case .longitude: 4
+        case .logoURL: 5
+        case .addtime: 6
+        }
     }
 
     /// The cursor for the next page, if this response gave one.
@@ -141,7 +159,13 @@ final class RecordExtractor: SOAPBodyHandler {
         }
         if recordDepth != nil {
             let parent = nodeStack[nodeStack.count - 1]
-            let child = parent < 0 ? -1 : (trie[parent].children.first { $0.name == element.localName }?.node ?? -1)
+            var child = -1
+            if parent >= 0 {
+                for candidate in trie[parent].children where candidate.name == element.localName {
+                    child = candidate.node
+                    break
+                }
+            }
             nodeStack.append(child)
             if child >= 0 { visit(node: child, element) }
         } else if element.localName == recordName {
@@ -169,12 +193,10 @@ final class RecordExtractor: SOAPBodyHandler {
     }
 
     func characters(_ text: UnsafeBufferPointer<UInt8>) throws {
-        guard !captures.isEmpty else { return }
-        for index in captures.indices {
-            captures[index].bytes.append(contentsOf: text)
-            if captures[index].bytes.count > maxCapture {
-                throw XMLReaderError.limitExceeded(.textLength(maxCapture), at: XMLPosition(line: 0, column: 0))
-            }
+        guard let outermost = captures.first else { return }
+        captureBuffer.append(contentsOf: text)
+        if captureBuffer.count - outermost.start > maxCapture {
+            throw XMLReaderError.limitExceeded(.textLength(maxCapture), at: XMLPosition(line: 0, column: 0))
         }
     }
 
@@ -193,7 +215,7 @@ final class RecordExtractor: SOAPBodyHandler {
         }
         if let slot = trie[node].textSlot, !claimed[slot] {
             claimed[slot] = true
-            captures.append(Capture(depth: depth, target: .field(slot)))
+            captures.append(Capture(depth: depth, target: .field(slot), start: captureBuffer.count))
         }
     }
 
@@ -208,7 +230,8 @@ final class RecordExtractor: SOAPBodyHandler {
     }
 
     private func finish(_ capture: Capture) throws {
-        let text = RecordExtractor.cleaned(String(decoding: capture.bytes, as: UTF8.self))
+        let text = captureBuffer.withUnsafeBufferPointer { RecordExtractor.cleaned(UnsafeBufferPointer(rebasing: $0[capture.start...])) }
+        if captures.isEmpty { captureBuffer.removeAll(keepingCapacity: true) }
         switch capture.target {
         case .field(let slot):
             values[slot] = text
@@ -217,9 +240,17 @@ final class RecordExtractor: SOAPBodyHandler {
         }
     }
 
+    /// The text without surrounding XML white space; nil when nothing is left.
+    private static func cleaned(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }),
+              let last = bytes.lastIndex(where: { !isSpace($0) }) else { return nil }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[first...last]), as: UTF8.self)
+    }
+
     private static func cleaned(_ text: String) -> String? {
-        let trimmed = text.trimmingWhitespace()
-        return trimmed.isEmpty ? nil : trimmed
+        var text = text
+        return text.withUTF8(cleaned)
     }
 
     // MARK: Document paths
@@ -245,7 +276,7 @@ final class RecordExtractor: SOAPBodyHandler {
             guard matchers[index].role == .error else { return }
         }
         matchers[index].isDone = true
-        captures.append(Capture(depth: depth, target: .document(index)))
+        captures.append(Capture(depth: depth, target: .document(index), start: captureBuffer.count))
     }
 
     private func found(_ value: String, matcher index: Int) throws {

@@ -81,10 +81,11 @@ final class SOAPMessageHandler<Body: SOAPBodyHandler>: XMLEventHandler {
     private let envelopeName: XMLName
     private let bodyName: XMLName
     private let faultName: XMLName
-    private var depth = 0
+    // Fed by one reader on one thread: exclusivity checks off, as in the reader.
+    @exclusivity(unchecked) private var depth = 0
     /// The depth of the `Body` element, once inside it.
-    private var bodyDepth: Int?
-    private var fault: FaultBuilder?
+    @exclusivity(unchecked) private var bodyDepth: Int?
+    @exclusivity(unchecked) private var fault: FaultBuilder?
     /// Namespace bindings of Envelope and Body, for resolving fault codes.
     private var outerScope: [String: String] = [:]
 

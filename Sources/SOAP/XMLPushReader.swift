@@ -222,14 +222,21 @@ private struct LibXML2Setup: Sendable {
 // MARK: - Parser state shared with the C callbacks
 
 /// What the C callbacks reach through libxml2's user-data pointer.
+///
+/// A reader is fed from one thread at a time and libxml2 calls back on that
+/// thread, so these accesses never overlap: Swift's dynamic exclusivity checks
+/// (a large share of the time per event) are turned off for the hot fields.
 private final class ReaderState {
     let limits: XMLReaderLimits
-    var handler: (any XMLEventHandler)?
+    /// The reader holds the handler strongly for as long as this state is
+    /// reachable from libxml2, so a borrowed reference is enough here and
+    /// saves a retain and release on every event.
+    unowned(unsafe) var handler: (any XMLEventHandler)?
     var context: xmlParserCtxtPtr?
-    var depth = 0
-    var textRunLength = 0
-    var inputBytes = 0
-    private var failure: (any Error)?
+    @exclusivity(unchecked) var depth = 0
+    @exclusivity(unchecked) var textRunLength = 0
+    @exclusivity(unchecked) var inputBytes = 0
+    @exclusivity(unchecked) private var failure: (any Error)?
 
     init(limits: XMLReaderLimits) {
         self.limits = limits
@@ -268,77 +275,81 @@ private final class ReaderState {
     }
 }
 
+/// Runs `body` with the state behind libxml2's user-data pointer: the pointer
+/// given to xmlCreatePushParserCtxt, to a ReaderState the reader keeps alive
+/// until it frees the context, so it is borrowed without a retain.
 @inline(__always)
-private func readerState(_ userData: UnsafeMutableRawPointer?) -> ReaderState {
-    // libxml2 hands back the pointer given to xmlCreatePushParserCtxt: a
-    // ReaderState that the reader keeps alive until it frees the context.
-    Unmanaged<ReaderState>.fromOpaque(userData!).takeUnretainedValue()
+private func withReaderState(_ userData: UnsafeMutableRawPointer?, _ body: (ReaderState) -> Void) {
+    guard let userData else { return }
+    Unmanaged<ReaderState>.fromOpaque(userData)._withUnsafeGuaranteedRef(body)
 }
 
 private let startElementTrampoline: startElementNsSAX2Func = {
     userData, localName, prefix, uri, namespaceCount, namespaces, attributeCount, _, attributes in
-    let state = readerState(userData)
-    state.depth += 1
-    state.textRunLength = 0
-    if state.depth > state.limits.maxDepth {
-        state.fail(XMLReaderError.limitExceeded(.depth(state.limits.maxDepth), at: state.position))
-        return
-    }
-    if let attributes {
-        for index in 0..<Int(attributeCount) {
-            guard let start = attributes[index * 5 + 3], let end = attributes[index * 5 + 4] else { continue }
-            if end - start > state.limits.maxTextLength {
-                state.fail(XMLReaderError.limitExceeded(.textLength(state.limits.maxTextLength), at: state.position))
-                return
+    withReaderState(userData) { state in
+        state.depth += 1
+        state.textRunLength = 0
+        if state.depth > state.limits.maxDepth {
+            state.fail(XMLReaderError.limitExceeded(.depth(state.limits.maxDepth), at: state.position))
+            return
+        }
+        if let attributes {
+            for index in 0..<Int(attributeCount) {
+                guard let start = attributes[index * 5 + 3], let end = attributes[index * 5 + 4] else { continue }
+                if end - start > state.limits.maxTextLength {
+                    state.fail(XMLReaderError.limitExceeded(.textLength(state.limits.maxTextLength), at: state.position))
+                    return
+                }
             }
         }
+        let element = XMLStartElement(
+            localName: XMLName(localName.map(UnsafeRawPointer.init)),
+            prefixPointer: prefix,
+            namespacePointer: uri,
+            namespaceCount: Int(namespaceCount),
+            namespaceList: namespaces,
+            attributeCount: Int(attributeCount),
+            attributeList: attributes
+        )
+        state.run { try $0.startElement(element) }
     }
-    let element = XMLStartElement(
-        localName: XMLName(localName.map(UnsafeRawPointer.init)),
-        prefixPointer: prefix,
-        namespacePointer: uri,
-        namespaceCount: Int(namespaceCount),
-        namespaceList: namespaces,
-        attributeCount: Int(attributeCount),
-        attributeList: attributes
-    )
-    state.run { try $0.startElement(element) }
 }
 
 private let endElementTrampoline: endElementNsSAX2Func = { userData, localName, _, _ in
-    let state = readerState(userData)
-    state.depth -= 1
-    state.textRunLength = 0
-    state.run { try $0.endElement(XMLName(localName.map(UnsafeRawPointer.init))) }
+    withReaderState(userData) { state in
+        state.depth -= 1
+        state.textRunLength = 0
+        state.run { try $0.endElement(XMLName(localName.map(UnsafeRawPointer.init))) }
+    }
 }
 
 private let charactersTrampoline: charactersSAXFunc = { userData, bytes, length in
-    let state = readerState(userData)
-    state.textRunLength += Int(length)
-    if state.textRunLength > state.limits.maxTextLength {
-        state.fail(XMLReaderError.limitExceeded(.textLength(state.limits.maxTextLength), at: state.position))
-        return
+    withReaderState(userData) { state in
+        state.textRunLength += Int(length)
+        if state.textRunLength > state.limits.maxTextLength {
+            state.fail(XMLReaderError.limitExceeded(.textLength(state.limits.maxTextLength), at: state.position))
+            return
+        }
+        guard let bytes else { return }
+        state.run { try $0.characters(UnsafeBufferPointer(start: bytes, count: Int(length))) }
     }
-    guard let bytes else { return }
-    state.run { try $0.characters(UnsafeBufferPointer(start: bytes, count: Int(length))) }
 }
 
 /// Called at `<!DOCTYPE name …`, before any internal subset is read: refusing
 /// here means no entity is ever declared.
 private let doctypeTrampoline: internalSubsetSAXFunc = { userData, name, _, _ in
-    let state = readerState(userData)
-    state.fail(XMLReaderError.doctypeForbidden(name: name.map(string(from:)) ?? "", at: state.position))
+    withReaderState(userData) { state in
+        state.fail(XMLReaderError.doctypeForbidden(name: name.map(string(from:)) ?? "", at: state.position))
+    }
 }
 
 private let structuredErrorTrampoline: xmlStructuredErrorFunc = { userData, error in
     guard let error else { return }
     let level = error.pointee.level
     guard level == XML_ERR_ERROR || level == XML_ERR_FATAL else { return }
-    let state = readerState(userData)
     let message = error.pointee.message.map { String(cString: $0) } ?? "unknown error"
     let position = XMLPosition(line: Int(error.pointee.line), column: Int(error.pointee.int2))
-    state.fail(XMLReaderError.malformed(
-        reason: message.trimmingWhitespace(),
-        at: position
-    ))
+    withReaderState(userData) { state in
+        state.fail(XMLReaderError.malformed(reason: message.trimmingWhitespace(), at: position))
+    }
 }

@@ -1,0 +1,28 @@
+// swift-tools-version: 6.1
+// HotelKit's benchmarks: a package of their own, depending on HotelKit by
+// path, so neither `make test` nor HotelKit's users ever build them.
+import PackageDescription
+
+let package = Package(
+    name: "HotelKitBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "HotelKit", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        // In-process throughput: `swift package benchmark` (see BENCHMARKS.md).
+        .executableTarget(
+            name: "ParserBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Hotels", package: "HotelKit"),
+            ],
+            path: "Benchmarks/ParserBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // A peer for scripts/compare: FoundationXML's XMLParser building the same records.
+        .executableTarget(name: "foundation-xml-baseline", path: "Sources/FoundationXMLBaseline"),
+    ],
+    swiftLanguageModes: [.v6]
+)
