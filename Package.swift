@@ -7,10 +7,12 @@ let package = Package(
     products: [
         .library(name: "SOAP", targets: ["SOAP"]),
         .library(name: "Hotels", targets: ["Hotels"]),
+        .library(name: "Imaging", targets: ["Imaging"]),
         .executable(name: "hotels", targets: ["hotels"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // C shims, one per system library: a module map plus a header of small
@@ -26,18 +28,31 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
 
+        // libjpeg and libpng report errors with longjmp, which needs C frames:
+        // these two are small C targets, the only C beyond the module maps.
+        .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
+        .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16")]),
+
         .target(name: "SOAP", dependencies: ["CLibXML2"]),
+        .target(
+            name: "Imaging",
+            dependencies: [
+                "CJPEG", "CPNG",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .target(name: "Hotels", dependencies: ["SOAP"]),
         .executableTarget(
             name: "hotels",
             dependencies: [
-                "Hotels",
+                "Hotels", "Imaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "SOAPTests", dependencies: ["SOAP", "TestSupport"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport", "hotels"]),
         .testTarget(name: "HotelsTests", dependencies: ["Hotels", "TestSupport", "hotels"]),
     ],
     swiftLanguageModes: [.v6]

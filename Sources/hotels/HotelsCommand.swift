@@ -10,7 +10,7 @@ struct HotelsCommand: ParsableCommand {
         69 service unavailable, 76 SOAP fault or service error, 78 bad profile.
         """,
         version: HotelKitVersion.string,
-        subcommands: [ParseCommand.self]
+        subcommands: [ParseCommand.self, ImageCommand.self]
     )
 }
 

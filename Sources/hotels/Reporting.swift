@@ -1,5 +1,6 @@
 import ArgumentParser
 import Hotels
+import Imaging
 import SOAP
 #if canImport(Glibc)
 import Glibc
@@ -62,6 +63,8 @@ enum Diagnostics {
             case .unreadable: return (.noInput, nil)
             case .invalid: return (.config, "see README.md, “Service profiles”, for the format")
             }
+        case is ImageError:
+            return (.dataError, nil)
         case is InputReadError:
             return (.ioError, nil)
         case is OpenError:

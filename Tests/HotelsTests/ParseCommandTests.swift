@@ -2,42 +2,6 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Runs the built `hotels` binary, which sits beside the test bundle.
-struct HotelsProcess {
-    static let executable: URL = {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("hotels").path),
-              directory.path != "/" {
-            directory.deleteLastPathComponent()
-        }
-        return directory.appendingPathComponent("hotels")
-    }()
-
-    var status: Int32
-    var stdout: String
-    var stderr: String
-
-    static func run(_ arguments: [String], stdin: Data? = nil) throws -> HotelsProcess {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = Samples.root.deletingLastPathComponent()
-        let output = Pipe(), errors = Pipe(), input = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try input.fileHandleForWriting.close()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return HotelsProcess(status: process.terminationStatus,
-                             stdout: String(decoding: out, as: UTF8.self),
-                             stderr: String(decoding: err, as: UTF8.self))
-    }
-}
-
 @Suite("hotels parse")
 struct ParseCommandTests {
     @Test("prints the golden JSON Lines and exits 0")

@@ -44,3 +44,29 @@ public struct FixtureCase: Decodable, Sendable, CustomStringConvertible {
 
     public var description: String { file }
 }
+
+/// One row of `Samples/Images/manifest.json`.
+public struct ImageCase: Decodable, Sendable, CustomStringConvertible {
+    /// `decode` (with a reference), `partial`, `error`, `unsupported` or `bomb`.
+    public var file: String
+    public var kind: String
+    public var width: Int?
+    public var height: Int?
+    public var orientation: Int?
+    public var named: String?
+
+    public static func all() throws -> [ImageCase] {
+        try JSONDecoder().decode([ImageCase].self, from: Data(contentsOf: Samples.url("Images/manifest.json")))
+    }
+
+    public func bytes() throws -> [UInt8] {
+        try [UInt8](Data(contentsOf: Samples.url("Images/\(file)")))
+    }
+
+    /// Pillow's decode of the file, as RGBA.
+    public func reference() throws -> [UInt8] {
+        try [UInt8](Data(contentsOf: Samples.url("Images/reference/\(file).rgba")))
+    }
+
+    public var description: String { file }
+}

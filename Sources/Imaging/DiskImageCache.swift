@@ -1,0 +1,206 @@
+import Crypto
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What HTTP said about the original of a cached image, kept for revalidation.
+public struct CachedImageMetadata: Codable, Sendable, Equatable {
+    public var url: String
+    public var etag: String?
+    public var lastModified: String?
+    public var maxAge: Int?
+    public var storedAt: Date
+
+    public init(url: String, etag: String? = nil, lastModified: String? = nil, maxAge: Int? = nil, storedAt: Date = Date()) {
+        self.url = url
+        self.etag = etag
+        self.lastModified = lastModified
+        self.maxAge = maxAge
+        self.storedAt = storedAt
+    }
+}
+
+/// Encoded images on disk, keyed by SHA-256 of the URL and the filter spec.
+///
+/// - Writes are atomic: a temporary file is written, fsynced, then renamed
+///   over the entry, so a killed process never leaves half a file under a key.
+/// - Reads are validated: each entry starts with a magic, its length and the
+///   SHA-256 of its bytes; a corrupt entry is a miss and is removed.
+/// - Past the size limit, a sweep removes the least recently read entries
+///   (reads touch the file's mtime) until 70% of the limit is left.
+/// - Several processes may share the folder: every change is a rename or an
+///   unlink, and each tolerates the other process having been first.
+public final class DiskImageCache: Sendable {
+    private static let magic = Array("HKIMG001".utf8)
+    private static let headerSize = 8 + 8 + 32
+
+    public let directory: URL
+    public let sizeLimit: Int
+    private let approximateSize: Mutex<Int>
+
+    /// The default folder: `$XDG_CACHE_HOME/hotelkit/images`, else `~/.cache/hotelkit/images`.
+    public static var defaultDirectory: URL {
+        let environment = ProcessInfo.processInfo.environment
+        let base = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
+        return base.appendingPathComponent("hotelkit/images")
+    }
+
+    public init(directory: URL = DiskImageCache.defaultDirectory, sizeLimit: Int = 256 << 20) throws {
+        self.directory = directory
+        self.sizeLimit = sizeLimit
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        approximateSize = Mutex(0)
+        removeStaleTemporaryFiles()
+        approximateSize.withLock { $0 = entries().reduce(0) { $0 + $1.size } }
+    }
+
+    /// The cache key for an image URL seen through a filter chain.
+    public static func key(url: String, filter: FilterChain) -> String {
+        SHA256.hash(data: Data((url + "\n" + filter.description).utf8)).map { byte in
+            String(byte, radix: 16).leftPadded(to: 2)
+        }.joined()
+    }
+
+    /// The bytes stored under `key`, or nil; a damaged entry is removed.
+    public func data(for key: String) -> [UInt8]? {
+        let path = entryURL(key).path
+        guard let stored = FileManager.default.contents(atPath: path) else { return nil }
+        guard let payload = Self.validatedPayload(stored) else {
+            try? FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: metadataURL(key).path)
+            return nil
+        }
+        utimensat(AT_FDCWD, path, nil, 0) // now: the entry was just used
+        return payload
+    }
+
+    public func metadata(for key: String) -> CachedImageMetadata? {
+        guard let data = FileManager.default.contents(atPath: metadataURL(key).path) else { return nil }
+        return try? JSONDecoder().decode(CachedImageMetadata.self, from: data)
+    }
+
+    /// Stores `bytes` under `key`, atomically, with the original's metadata.
+    public func store(_ bytes: [UInt8], for key: String, metadata: CachedImageMetadata? = nil) throws {
+        var file = Self.magic
+        withUnsafeBytes(of: UInt64(bytes.count).littleEndian) { file.append(contentsOf: $0) }
+        file.append(contentsOf: SHA256.hash(data: bytes))
+        file.append(contentsOf: bytes)
+        let entry = entryURL(key)
+        try FileManager.default.createDirectory(at: entry.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if let metadata {
+            try writeAtomically(Array(try JSONEncoder().encode(metadata)), to: metadataURL(key))
+        }
+        try writeAtomically(file, to: entry)
+        let total = approximateSize.withLock { size in
+            size += file.count
+            return size
+        }
+        if total > sizeLimit { sweep() }
+    }
+
+    /// Updates only the metadata, as after a `304 Not Modified`.
+    public func storeMetadata(_ metadata: CachedImageMetadata, for key: String) throws {
+        try FileManager.default.createDirectory(at: metadataURL(key).deletingLastPathComponent(), withIntermediateDirectories: true)
+        try writeAtomically(Array(try JSONEncoder().encode(metadata)), to: metadataURL(key))
+    }
+
+    /// Removes the least recently used entries until 70% of the limit is left.
+    public func sweep() {
+        var all = entries().sorted { $0.modified < $1.modified }
+        var total = all.reduce(0) { $0 + $1.size }
+        let target = sizeLimit * 7 / 10
+        while total > target, !all.isEmpty {
+            let oldest = all.removeFirst()
+            try? FileManager.default.removeItem(at: oldest.url)
+            try? FileManager.default.removeItem(at: oldest.url.deletingPathExtension().appendingPathExtension("meta"))
+            total -= oldest.size
+        }
+        approximateSize.withLock { $0 = total }
+    }
+
+    /// Bytes on disk and entries, counted now.
+    public func usage() -> (bytes: Int, entries: Int) {
+        let all = entries()
+        return (all.reduce(0) { $0 + $1.size }, all.count)
+    }
+
+    public func removeAll() throws {
+        for entry in entries() { try? FileManager.default.removeItem(at: entry.url) }
+        approximateSize.withLock { $0 = 0 }
+    }
+
+    // MARK: Files
+
+    private func entryURL(_ key: String) -> URL {
+        directory.appendingPathComponent(String(key.prefix(2))).appendingPathComponent(key + ".img")
+    }
+
+    private func metadataURL(_ key: String) -> URL {
+        directory.appendingPathComponent(String(key.prefix(2))).appendingPathComponent(key + ".meta")
+    }
+
+    private static func validatedPayload(_ data: Data) -> [UInt8]? {
+        let bytes = [UInt8](data)
+        guard bytes.count >= headerSize, Array(bytes[0..<8]) == magic else { return nil }
+        let length = bytes[8..<16].enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+        guard length == UInt64(bytes.count - headerSize) else { return nil }
+        let payload = Array(bytes[headerSize...])
+        guard Array(SHA256.hash(data: payload)) == Array(bytes[16..<48]) else { return nil }
+        return payload
+    }
+
+    private func writeAtomically(_ bytes: [UInt8], to destination: URL) throws {
+        let temporary = directory.appendingPathComponent("tmp")
+            .appendingPathComponent("\(getpid())-\(UUID().uuidString)")
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        do {
+            try handle.write(contentsOf: bytes)
+            try handle.synchronize()
+            try handle.close()
+            guard rename(temporary.path, destination.path) == 0 else {
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+        } catch {
+            unlink(temporary.path)
+            throw error
+        }
+    }
+
+    private struct EntryFile {
+        var url: URL
+        var size: Int
+        var modified: Date
+    }
+
+    private func entries() -> [EntryFile] {
+        let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey]
+        guard let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: keys) else { return [] }
+        return enumerator.compactMap { item in
+            guard let url = item as? URL, url.pathExtension == "img",
+                  let values = try? url.resourceValues(forKeys: Set(keys)) else { return nil }
+            return EntryFile(url: url, size: values.fileSize ?? 0, modified: values.contentModificationDate ?? .distantPast)
+        }
+    }
+
+    /// A process killed mid-write leaves its temporary file: old ones go.
+    private func removeStaleTemporaryFiles() {
+        let folder = directory.appendingPathComponent("tmp")
+        let cutoff = Date().addingTimeInterval(-600)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] {
+            let path = folder.appendingPathComponent(name).path
+            let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate]) as? Date
+            if (modified ?? .distantPast) < cutoff { try? FileManager.default.removeItem(atPath: path) }
+        }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to length: Int) -> String {
+        String(repeating: "0", count: max(0, length - count)) + self
+    }
+}

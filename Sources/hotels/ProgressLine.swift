@@ -1,0 +1,51 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A progress bar on standard error when it is a terminal: counts, rate and
+/// a bar, redrawn at most ten times a second. Nothing at all otherwise.
+final class ProgressLine: Sendable {
+    private struct State {
+        var done = 0
+        var lastDraw = Date.distantPast
+    }
+
+    private let total: Int
+    private let label: String
+    private let started = Date()
+    private let enabled = isatty(STDERR_FILENO) == 1
+    private let state = Mutex(State())
+
+    init(total: Int, label: String) {
+        self.total = total
+        self.label = label
+    }
+
+    func advance(by count: Int = 1) {
+        guard enabled else { return }
+        let line: String? = state.withLock { state in
+            state.done += count
+            let now = Date()
+            guard now.timeIntervalSince(state.lastDraw) >= 0.1 || state.done == total else { return nil }
+            state.lastDraw = now
+            return render(done: state.done, now: now)
+        }
+        if let line { writeAll(Array(line.utf8), to: STDERR_FILENO) }
+    }
+
+    func finish() {
+        guard enabled else { return }
+        writeAll(Array("\r\u{1B}[K".utf8), to: STDERR_FILENO)
+    }
+
+    private func render(done: Int, now: Date) -> String {
+        let fraction = total > 0 ? Double(done) / Double(total) : 1
+        let width = 30
+        let filled = Int(fraction * Double(width))
+        let rate = Double(done) / max(0.001, now.timeIntervalSince(started))
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+        return "\r\(bar) \(done)/\(total) \(label) \(String(format: "%.0f", rate))/s"
+    }
+}

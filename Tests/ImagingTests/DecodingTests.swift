@@ -1,0 +1,119 @@
+import Foundation
+import Imaging
+import Testing
+import TestSupport
+
+/// Peak signal-to-noise ratio of two RGBA buffers, in dB (infinity when equal).
+func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
+    guard a.count == b.count, !a.isEmpty else { return 0 }
+    let squared = zip(a, b).reduce(0.0) { sum, pair in
+        let difference = Double(pair.0) - Double(pair.1)
+        return sum + difference * difference
+    }
+    guard squared > 0 else { return .infinity }
+    return 10 * log10(255 * 255 / (squared / Double(a.count)))
+}
+
+func maxDifference(_ a: [UInt8], _ b: [UInt8]) -> Int {
+    zip(a, b).map { abs(Int($0) - Int($1)) }.max() ?? 0
+}
+
+@Suite("Decoding")
+struct DecodingTests {
+    static let cases = (try? ImageCase.all()) ?? []
+
+    @Test("every image decodes like the reference decoder", arguments: cases.filter { $0.kind == "decode" })
+    func decode(_ fixture: ImageCase) throws {
+        let decoded = try ImageDecoder().decode(fixture.bytes())
+        #expect(decoded.image.width == fixture.width)
+        #expect(decoded.image.height == fixture.height)
+        let reference = try fixture.reference()
+        if fixture.file.hasSuffix(".png") {
+            // 8-bit PNG is exact; 16-bit may round one step apart.
+            let tolerance = fixture.file.contains("16") ? 1 : 0
+            #expect(maxDifference(decoded.image.pixels, reference) <= tolerance)
+        } else {
+            #expect(psnr(decoded.image.pixels, reference) >= 40, "\(psnr(decoded.image.pixels, reference)) dB")
+        }
+        #expect(decoded.warnings.isEmpty)
+    }
+
+    @Test("EXIF orientations 1–8 come out upright", arguments: 1...8)
+    func orientation(_ value: Int) throws {
+        let fixture = try #require(Self.cases.first { $0.orientation == value })
+        let decoded = try ImageDecoder().decode(fixture.bytes())
+        #expect(decoded.image.width == (value >= 5 ? 24 : 40))
+        #expect(psnr(decoded.image.pixels, try fixture.reference()) >= 40)
+    }
+
+    @Test("a JPEG cut mid-scan gives the partial image with a warning")
+    func truncatedScan() throws {
+        let fixture = try #require(Self.cases.first { $0.kind == "partial" })
+        let decoded = try ImageDecoder().decode(fixture.bytes())
+        #expect(decoded.image.width == 64 && decoded.image.height == 64)
+        #expect(!decoded.warnings.isEmpty)
+    }
+
+    @Test("broken files are errors that say why", arguments: cases.filter { $0.kind == "error" })
+    func broken(_ fixture: ImageCase) throws {
+        #expect {
+            try ImageDecoder().decode(fixture.bytes())
+        } throws: { error in
+            guard case ImageError.corrupt(_, let reason) = error else { return false }
+            return !reason.isEmpty
+        }
+    }
+
+    @Test("other formats are named", arguments: cases.filter { $0.kind == "unsupported" })
+    func unsupported(_ fixture: ImageCase) throws {
+        do {
+            _ = try ImageDecoder().decode(fixture.bytes())
+            Issue.record("decoded \(fixture.file)")
+        } catch ImageError.unsupportedFormat(let name) {
+            if let named = fixture.named { #expect(name == named) }
+            #expect(ImageError.unsupportedFormat(name).description.hasPrefix("unsupported image format: "))
+        }
+    }
+
+    @Test("decompression bombs are refused from the header", arguments: cases.filter { $0.kind == "bomb" })
+    func bombs(_ fixture: ImageCase) throws {
+        #expect {
+            try ImageDecoder().decode(fixture.bytes())
+        } throws: { error in
+            guard case ImageError.tooManyPixels(let width, _, 50_000_000) = error else { return false }
+            return width >= 20000
+        }
+    }
+
+    @Test("files over the byte limit are refused before decoding")
+    func byteLimit() throws {
+        let bytes = try #require(Self.cases.first { $0.file == "jpeg-large.jpg" }).bytes()
+        #expect(throws: ImageError.tooManyBytes(bytes.count, limit: 1000)) {
+            try ImageDecoder(limits: ImageLimits(maxInputBytes: 1000)).decode(bytes)
+        }
+    }
+
+    @Test("a JPEG decodes at the smallest DCT scale still twice the target")
+    func dctScaling() throws {
+        let bytes = try #require(Self.cases.first { $0.file == "jpeg-large.jpg" }).bytes()
+        let fit = try ImageDecoder().decode(bytes, hint: ScaleHint(width: 64, height: 64, mode: .fit))
+        #expect(fit.image.width == 160 && fit.image.height == 120) // 1/4: 160 ≥ 2 × 64, 1/8 would not be
+        let fill = try ImageDecoder().decode(bytes, hint: ScaleHint(width: 64, height: 64, mode: .fill))
+        #expect(fill.image.width == 320) // fill needs 128 rows: 1/4 gives 120, so 1/2
+        let tiny = try ImageDecoder().decode(bytes, hint: ScaleHint(width: 16, height: 16, mode: .fit))
+        #expect(tiny.image.width == 80)
+        #expect(fill.originalWidth == 640)
+    }
+
+    @Test("a streamed resize matches decoding whole, then resizing", arguments: cases.filter { $0.kind == "decode" })
+    func streamedResize(_ fixture: ImageCase) throws {
+        for box in [ScaleHint(width: 10, height: 7, mode: .fill), ScaleHint(width: 12, height: 12, mode: .fit)] {
+            let streamed = try ImageDecoder().decode(fixture.bytes(), resizedTo: box).image
+            let whole = try ImageDecoder().decode(fixture.bytes(), hint: box).image
+            let chain = FilterChain([.resize(width: box.width, height: box.height, mode: box.mode)])
+            let expected = chain.apply(to: whole)
+            #expect(streamed.width == expected.width && streamed.height == expected.height)
+            #expect(maxDifference(streamed.pixels, expected.pixels) <= 1)
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+
+/// Runs the built `hotels` binary, which sits beside the test bundle.
+public struct HotelsProcess {
+    public static let executable: URL = {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("hotels").path),
+              directory.path != "/" {
+            directory.deleteLastPathComponent()
+        }
+        return directory.appendingPathComponent("hotels")
+    }()
+
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+
+    public static func run(_ arguments: [String], stdin: Data? = nil) throws -> HotelsProcess {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = Samples.root.deletingLastPathComponent()
+        let output = Pipe(), errors = Pipe(), input = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return HotelsProcess(status: process.terminationStatus,
+                             stdout: String(decoding: out, as: UTF8.self),
+                             stderr: String(decoding: err, as: UTF8.self))
+    }
+}
+
