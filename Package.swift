@@ -13,6 +13,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // C shims, one per system library: a module map plus a header of small
@@ -33,7 +34,7 @@ let package = Package(
         .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
         .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16")]),
 
-        .target(name: "SOAP", dependencies: ["CLibXML2"]),
+        .target(name: "SOAP", dependencies: ["CLibXML2", "CCurl"]),
         .target(
             name: "Imaging",
             dependencies: [
@@ -42,10 +43,19 @@ let package = Package(
             ]
         ),
         .target(name: "Hotels", dependencies: ["SOAP"]),
+        // The sample server: linked by the executable alone, so library users
+        // never pull in a web server.
+        .target(
+            name: "SampleService",
+            dependencies: [
+                "SOAP", "Imaging",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
         .executableTarget(
             name: "hotels",
             dependencies: [
-                "Hotels", "Imaging",
+                "Hotels", "Imaging", "SampleService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -16,7 +16,7 @@ enum BuiltInProfiles {
         "code": "code", "name": "name", "address": "address", "latitude": "latitude",
         "longitude": "longitude", "logoURL": "logoURL", "addtime": "addtime"
       },
-      "paging": {"style": "cursor", "next": "field:addtime"}
+      "paging": {"style": "cursor", "next": "field:addtime", "last": "//lastAddTime"}
     }
     """#
 

@@ -40,7 +40,7 @@ public struct HotelResponseParser: Sendable {
         let session = try session(onRecord: { hotels.append($0) }, onWarning: { warnings.append($0) })
         try session.feed(bytes)
         let summary = try session.finish()
-        return HotelPage(hotels: hotels, warnings: warnings, nextCursor: summary.nextCursor)
+        return HotelPage(hotels: hotels, warnings: warnings, nextCursor: summary.nextCursor, lastCursor: summary.lastCursor)
     }
 }
 
@@ -50,11 +50,14 @@ public struct HotelPage: Sendable, Equatable {
     public var warnings: [RecordWarning]
     /// The cursor for the next page, under cursor paging, if the response gave one.
     public var nextCursor: String?
+    /// The list's final cursor, from the profile's end marker.
+    public var lastCursor: String?
 
-    public init(hotels: [Hotel], warnings: [RecordWarning], nextCursor: String?) {
+    public init(hotels: [Hotel], warnings: [RecordWarning], nextCursor: String?, lastCursor: String? = nil) {
         self.hotels = hotels
         self.warnings = warnings
         self.nextCursor = nextCursor
+        self.lastCursor = lastCursor
     }
 }
 
@@ -67,6 +70,7 @@ public struct ParseSummary: Sendable, Equatable {
     public var skipped: Int
     public var warnings: Int
     public var nextCursor: String?
+    public var lastCursor: String?
     public var bytes: Int
 }
 
@@ -141,6 +145,7 @@ public final class HotelParseSession {
             skipped: skipped,
             warnings: warnings,
             nextCursor: reader.body.nextCursor,
+            lastCursor: reader.body.lastCursor,
             bytes: reader.inputBytes
         )
     }

@@ -102,16 +102,18 @@ private struct ProfileDocument: Decodable {
         var style: String
         var first: Int?
         var next: String?
+        var last: String?
 
         init(from decoder: any Decoder) throws {
-            try decoder.refuseUnknownKeys(["style", "first", "next"], under: "paging")
+            try decoder.refuseUnknownKeys(["style", "first", "next", "last"], under: "paging")
             let container = try decoder.container(keyedBy: CodingKeys.self)
             style = try container.decode(String.self, forKey: .style)
             first = try container.decodeIfPresent(Int.self, forKey: .first)
             next = try container.decodeIfPresent(String.self, forKey: .next)
+            last = try container.decodeIfPresent(String.self, forKey: .last)
         }
 
-        private enum CodingKeys: String, CodingKey { case style, first, next }
+        private enum CodingKeys: String, CodingKey { case style, first, next, last }
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
@@ -166,17 +168,21 @@ private struct ProfileDocument: Decodable {
         guard scale.isFinite, scale > 0 else {
             throw ProfileKeyError(key: "coordinateScale", reason: "must be a positive number")
         }
+        let endMarker = try paging.last.map { text throws(ProfileKeyError) in
+            try checked("paging.last") { () throws(PathSyntaxError) in try DocumentPath(parsing: text) }
+        }
         return ServiceProfile(
             name: name, soapVersion: version, soapAction: soapAction, body: template, record: record,
-            fields: mapped, error: errorPath, coordinateScale: scale, paging: try pagingStyle(fields: mapped)
+            fields: mapped, error: errorPath, coordinateScale: scale, paging: try pagingStyle(fields: mapped),
+            endMarker: endMarker
         )
     }
 
     private func pagingStyle(fields: [HotelField: FieldPath]) throws(ProfileKeyError) -> ServiceProfile.Paging {
         switch paging.style {
         case "page":
-            guard paging.next == nil else {
-                throw ProfileKeyError(key: "paging.next", reason: "belongs to cursor paging, not page paging")
+            for (key, value) in [("next", paging.next), ("last", paging.last)] where value != nil {
+                throw ProfileKeyError(key: "paging.\(key)", reason: "belongs to cursor paging, not page paging")
             }
             let first = paging.first ?? 1
             guard first == 0 || first == 1 else { throw ProfileKeyError(key: "paging.first", reason: "must be 0 or 1") }

@@ -34,7 +34,7 @@ final class RecordExtractor: SOAPBodyHandler {
     }
 
     private struct DocumentMatcher {
-        enum Role { case error, cursor }
+        enum Role { case error, cursor, endMarker }
         let role: Role
         let path: DocumentPath
         let steps: [XMLName]
@@ -108,6 +108,9 @@ final class RecordExtractor: SOAPBodyHandler {
         case .page:
             cursorSlot = nil
         }
+        if let endMarker = profile.endMarker {
+            matchers.append(DocumentMatcher(role: .endMarker, path: endMarker, names: names))
+        }
         for (field, path) in profile.fields {
             insert(path, slot: RecordExtractor.slot(field), names: names)
         }
@@ -129,6 +132,11 @@ final class RecordExtractor: SOAPBodyHandler {
     /// The cursor for the next page, if this response gave one.
     var nextCursor: String? {
         cursorSlot != nil ? lastRecordCursor : matchers.first { $0.role == .cursor }?.value
+    }
+
+    /// The list's final cursor, where the profile's end marker gives it.
+    var lastCursor: String? {
+        matchers.first { $0.role == .endMarker }?.value?.trimmingWhitespace()
     }
 
     private func insert(_ path: FieldPath, slot: Int, names: XMLNameTable) {

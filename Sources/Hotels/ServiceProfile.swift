@@ -32,6 +32,9 @@ public struct ServiceProfile: Sendable, Equatable {
     /// Coordinates are divided by this (some services send degrees × 100000).
     public var coordinateScale: Double
     public var paging: Paging
+    /// Under cursor paging, where the response says what the list's final
+    /// cursor is (`//lastAddTime`): a page whose cursor equals it is the last.
+    public var endMarker: DocumentPath?
 
     /// How "load more" asks for the next page.
     public enum Paging: Sendable, Equatable {

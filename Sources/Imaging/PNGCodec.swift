@@ -40,6 +40,7 @@ enum PNGCodec {
             guard reader.interlaced == 0 else { return .success(nil) }
             let (width, height) = (Int(reader.width), Int(reader.height))
             var resampler = RowResampler(sourceWidth: width, sourceHeight: height, width: box.width, height: box.height, mode: box.mode)
+            guard !resampler.isIdentity else { return .success(nil) } // already the size asked for
             let band = 16
             var buffer = [UInt8](repeating: 0, count: width * 4 * band)
             var first = 0
@@ -56,9 +57,7 @@ enum PNGCodec {
                 }
                 first += count
             }
-            let image = resampler.isIdentity ? nil : resampler.finish()
-            guard let image else { return .success(nil) }
-            return .success(DecodedImage(image: image, format: .png, originalWidth: width, originalHeight: height,
+            return .success(DecodedImage(image: resampler.finish(), format: .png, originalWidth: width, originalHeight: height,
                                          warnings: reader.warning_count > 0 ? ["\(reader.warning_count) libpng warnings"] : []))
         }
         if let decoded = try result.get() { return decoded }

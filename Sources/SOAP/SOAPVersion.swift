@@ -1,3 +1,5 @@
+import Foundation
+
 /// The two SOAP versions, told apart by the envelope's namespace.
 public enum SOAPVersion: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     case v1_1 = "1.1"
@@ -18,6 +20,35 @@ public enum SOAPVersion: String, Sendable, Hashable, Codable, CaseIterable, Cust
     }
 
     public var description: String { "SOAP \(rawValue)" }
+
+    /// The media type of a message of this version.
+    public var mediaType: String {
+        switch self {
+        case .v1_1: "text/xml"
+        case .v1_2: "application/soap+xml"
+        }
+    }
+
+    /// The HTTP headers that carry a message: SOAP 1.1 names the action in
+    /// `SOAPAction`, SOAP 1.2 in the Content-Type's `action` parameter.
+    public func httpHeaders(action: String) -> [(name: String, value: String)] {
+        switch self {
+        case .v1_1:
+            [("Content-Type", "text/xml; charset=utf-8"), ("SOAPAction", "\"\(action)\"")]
+        case .v1_2:
+            [("Content-Type", "application/soap+xml; charset=utf-8; action=\"\(action)\"")]
+        }
+    }
+
+    /// The version a request's Content-Type names, if any.
+    public init?(contentType: String) {
+        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        switch mediaType {
+        case "text/xml": self = .v1_1
+        case "application/soap+xml": self = .v1_2
+        default: return nil
+        }
+    }
 }
 
 /// Builds SOAP envelopes around a body.

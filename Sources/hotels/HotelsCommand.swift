@@ -1,7 +1,8 @@
 import ArgumentParser
+import SOAP
 
 @main
-struct HotelsCommand: ParsableCommand {
+struct HotelsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hotels",
         abstract: "Talk to hotel SOAP services: parse, fetch and page hotel lists.",
@@ -10,10 +11,6 @@ struct HotelsCommand: ParsableCommand {
         69 service unavailable, 76 SOAP fault or service error, 78 bad profile.
         """,
         version: HotelKitVersion.string,
-        subcommands: [ParseCommand.self, ImageCommand.self]
+        subcommands: [ParseCommand.self, FetchCommand.self, ServeCommand.self, ImageCommand.self]
     )
-}
-
-enum HotelKitVersion {
-    static let string = "0.1.0"
 }

@@ -65,6 +65,19 @@ enum Diagnostics {
             }
         case is ImageError:
             return (.dataError, nil)
+        case let error as TransportError:
+            switch error {
+            case .unreachable, .timeout, .connectionLost:
+                return (.unavailable, "check that the service is running and the endpoint URL is right")
+            case .tls:
+                return (.unavailable, "the certificate could not be verified; --insecure skips the check (unsafe)")
+            case .httpStatus(let status, _):
+                return (status >= 500 ? .unavailable : .protocolError, nil)
+            case .tooLarge:
+                return (.dataError, nil)
+            default:
+                return (.protocolError, nil)
+            }
         case is InputReadError:
             return (.ioError, nil)
         case is OpenError:

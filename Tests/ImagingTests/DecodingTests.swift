@@ -116,4 +116,15 @@ struct DecodingTests {
             #expect(maxDifference(streamed.pixels, expected.pixels) <= 1)
         }
     }
+
+    @Test("a resize to the image's own size returns it unchanged, streamed or not", arguments: ["png-rgb8.png", "jpeg-baseline.jpg"])
+    func identityResize(_ file: String) throws {
+        let fixture = try #require(Self.cases.first { $0.file == file })
+        let size = (width: try #require(fixture.width), height: try #require(fixture.height))
+        for mode in [ResizeMode.fill, .fit] {
+            let box = ScaleHint(width: size.width, height: size.height, mode: mode)
+            let streamed = try ImageDecoder().decode(fixture.bytes(), resizedTo: box).image
+            #expect(streamed == (try ImageDecoder().decode(fixture.bytes()).image))
+        }
+    }
 }

@@ -1,0 +1,86 @@
+/// "Load more": which page to ask for next, and when the list has ended.
+///
+/// Nothing is asked for twice: page numbers only go up, and a cursor that was
+/// used already ends the list instead of being sent again.
+public struct Pager: Sendable, Equatable {
+    public enum End: String, Sendable, Equatable {
+        /// A page shorter than asked for, or empty.
+        case shortPage
+        /// The response gave no cursor.
+        case noCursor
+        /// The response gave a cursor that was already used.
+        case repeatedCursor
+        /// The response's end marker says this page holds the last row.
+        case endMarker
+        /// `--max-pages` was reached.
+        case pageLimit
+    }
+
+    public let paging: ServiceProfile.Paging
+    public let pageSize: Int
+    public private(set) var pagesRequested = 0
+    public private(set) var end: End?
+    private var nextPage: Int
+    private var nextCursor: String?
+    private var usedCursors: Set<String> = []
+
+    public init(paging: ServiceProfile.Paging, pageSize: Int, resumeCursor: String? = nil, resumePage: Int? = nil) {
+        self.paging = paging
+        self.pageSize = pageSize
+        if case .page(let first) = paging {
+            nextPage = resumePage ?? first
+        } else {
+            nextPage = 0
+        }
+        nextCursor = resumeCursor
+        if let resumeCursor { usedCursors.insert(resumeCursor) }
+    }
+
+    /// The parameters of the next page, or nil once the list has ended.
+    public func nextRequest(city: String?, keyword: String? = nil) -> RequestParameters? {
+        guard end == nil else { return nil }
+        switch paging {
+        case .page:
+            return RequestParameters(city: city, keyword: keyword, page: nextPage, pageSize: pageSize)
+        case .cursor:
+            return RequestParameters(city: city, keyword: keyword, pageSize: pageSize, cursor: nextCursor)
+        }
+    }
+
+    /// Takes what a page returned and decides what comes next.
+    public mutating func received(_ page: HotelPage, maxPages: Int? = nil) {
+        pagesRequested += 1
+        if page.hotels.isEmpty || (page.hotels.count < pageSize && isPaged) {
+            end = .shortPage
+        } else if case .cursor = paging {
+            if let last = page.lastCursor, last == page.nextCursor {
+                end = .endMarker
+            } else if let cursor = page.nextCursor {
+                if usedCursors.contains(cursor) {
+                    end = .repeatedCursor
+                } else {
+                    usedCursors.insert(cursor)
+                    nextCursor = cursor
+                }
+            } else {
+                end = .noCursor
+            }
+        } else {
+            nextPage += 1
+        }
+        if end == nil, let maxPages, pagesRequested >= maxPages { end = .pageLimit }
+    }
+
+    /// The state to persist to resume later: the cursor or page the next request would use.
+    public var resumePoint: (cursor: String?, page: Int?) {
+        switch paging {
+        case .page: (nil, nextPage)
+        case .cursor: (nextCursor, nil)
+        }
+    }
+
+    private var isPaged: Bool {
+        if case .page = paging { return true }
+        return false
+    }
+}

@@ -1,0 +1,413 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// Limits and behaviour of an ``HTTPTransport``.
+public struct TransportConfiguration: Sendable {
+    public var connectTimeout: Duration = .seconds(10)
+    /// The whole request, redirects included.
+    public var requestTimeout: Duration = .seconds(60)
+    /// A transfer slower than `lowSpeedBytesPerSecond` for `lowSpeedTime` is aborted.
+    public var lowSpeedBytesPerSecond = 100
+    public var lowSpeedTime: Duration = .seconds(20)
+    /// The most body bytes accepted, after decompression, with or without a length.
+    public var maxBodyBytes = 64 << 20
+    public var maxRedirects = 5
+    /// Off only with `--insecure`.
+    public var verifyTLS = true
+    public var userAgent = "hotelkit/\(HotelKitVersion.string)"
+
+    public init() {}
+}
+
+/// HotelKit's version, as User-Agent and `--version` give it.
+public enum HotelKitVersion {
+    public static let string = "0.1.0"
+}
+
+/// An HTTP request.
+public struct HTTPRequest: Sendable {
+    public enum Method: String, Sendable { case get = "GET", post = "POST" }
+
+    public var url: String
+    public var method: Method
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]?
+
+    public init(url: String, method: Method = .get, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// The status and headers of the final response (after redirects).
+public struct HTTPResponseHead: Sendable, Equatable {
+    public var status: Int
+    /// Header names lowercased; a repeated header keeps its last value.
+    public var headers: [String: String]
+
+    public init(status: Int, headers: [String: String]) {
+        self.status = status
+        self.headers = headers
+    }
+}
+
+/// Receives a response body as it arrives, on the transfer's thread.
+/// Throwing stops the transfer, and the transport rethrows the error.
+public protocol HTTPBodySink: AnyObject {
+    func receive(_ bytes: UnsafeRawBufferPointer) throws
+}
+
+/// Why a request failed, in the terms a caller acts on.
+public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No route to the service: DNS failure, connection refused, network
+    /// unreachable. The caller may serve cached data.
+    case unreachable(String)
+    case timeout(String)
+    case tls(String)
+    /// The body passed ``TransportConfiguration/maxBodyBytes``.
+    case tooLarge(limit: Int)
+    /// The caller cancelled: not a failure of the service.
+    case cancelled
+    /// A status that is not a SOAP response, with the start of the body.
+    case httpStatus(Int, snippet: String)
+    case tooManyRedirects(Int)
+    /// The connection broke mid-response.
+    case connectionLost(String)
+    case other(String)
+
+    /// Whether a retry of an idempotent request may succeed.
+    public var isRetryable: Bool {
+        switch self {
+        case .unreachable, .timeout, .connectionLost: true
+        case .httpStatus(let status, _): status >= 500
+        default: false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .unreachable(let reason): "service unreachable: \(reason)"
+        case .timeout(let reason): "timed out: \(reason)"
+        case .tls(let reason): "TLS failed: \(reason)"
+        case .tooLarge(let limit): "response larger than \(limit) bytes"
+        case .cancelled: "cancelled"
+        case .httpStatus(let status, let snippet): "HTTP \(status)" + (snippet.isEmpty ? "" : ": \(snippet)")
+        case .tooManyRedirects(let count): "more than \(count) redirects"
+        case .connectionLost(let reason): "connection lost: \(reason)"
+        case .other(let reason): reason
+        }
+    }
+}
+
+/// HTTP through libcurl: keep-alive connections reused from a pool,
+/// HTTP/1.1 and HTTP/2, gzip and deflate, bounded redirects over http(s)
+/// only, proxies from the environment, and a streamed body.
+///
+/// Cancelling the calling task aborts the transfer at once: the transfer
+/// waits in `curl_multi_poll`, which a cancel wakes, and removing the handle
+/// closes the connection, so the server sees it go.
+public final class HTTPTransport: Sendable {
+    public let configuration: TransportConfiguration
+    private let pool = Mutex<[CurlSession]>([])
+
+    public init(configuration: TransportConfiguration = TransportConfiguration()) {
+        curlIsReady.assertReady()
+        self.configuration = configuration
+    }
+
+    /// Sends `request`, streaming the body into `sink`; returns the final head.
+    public func send(_ request: HTTPRequest, into sink: some HTTPBodySink) async throws -> HTTPResponseHead {
+        let cancellation = CancellationSignal()
+        // The transfer blocks its thread in libcurl, so it runs on a thread of
+        // its own rather than on the cooperative pool.
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let box = UncheckedSink(sink)
+                Thread.detachNewThread { [self] in
+                    continuation.resume(with: Result { try perform(request, sink: box.sink, cancellation: cancellation) })
+                }
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+
+    /// Sends `request` and collects the body, up to the configured limit.
+    public func data(for request: HTTPRequest) async throws -> (HTTPResponseHead, [UInt8]) {
+        let collector = BodyCollector()
+        let head = try await send(request, into: collector)
+        return (head, collector.bytes)
+    }
+
+    private func perform(_ request: HTTPRequest, sink: any HTTPBodySink, cancellation: CancellationSignal) throws -> HTTPResponseHead {
+        let session = checkOut()
+        defer { checkIn(session) }
+        let transfer = Transfer(sink: sink, limit: configuration.maxBodyBytes)
+        let handle = session.easy
+        session.reset()
+        try configure(handle, request: request, transfer: transfer)
+        var headerList: UnsafeMutablePointer<curl_slist>?
+        for header in request.headers {
+            headerList = curl_slist_append(headerList, "\(header.name): \(header.value)")
+        }
+        headerList = curl_slist_append(headerList, "Expect:") // no 100-continue round trip
+        defer { curl_slist_free_all(headerList) }
+        hk_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headerList))
+        let body = request.body ?? []
+        let code: CURLcode = body.withUnsafeBytes { bytes in
+            if request.method == .post {
+                hk_curl_setopt_long(handle, CURLOPT_POST, 1)
+                hk_curl_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count))
+                hk_curl_setopt_pointer(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+            }
+            return withExtendedLifetime(transfer) { run(session, cancellation: cancellation) }
+        }
+        if let failure = transfer.sinkError { throw failure }
+        if cancellation.isCancelled { throw TransportError.cancelled }
+        if transfer.exceededLimit { throw TransportError.tooLarge(limit: configuration.maxBodyBytes) }
+        switch code {
+        case CURLE_OK: break
+        case CURLE_FILESIZE_EXCEEDED: throw TransportError.tooLarge(limit: configuration.maxBodyBytes)
+        case CURLE_TOO_MANY_REDIRECTS: throw TransportError.tooManyRedirects(configuration.maxRedirects)
+        default: throw TransportError(code: code, message: session.errorMessage)
+        }
+        var status = 0
+        hk_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        return HTTPResponseHead(status: status, headers: transfer.headers)
+    }
+
+    private func configure(_ handle: UnsafeMutableRawPointer, request: HTTPRequest, transfer: Transfer) throws {
+        let configuration = self.configuration
+        guard hk_curl_setopt_string(handle, CURLOPT_URL, request.url) == CURLE_OK else {
+            throw TransportError.other("bad URL: \(request.url)")
+        }
+        hk_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        hk_curl_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        hk_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
+        hk_curl_setopt_long(handle, CURLOPT_MAXREDIRS, configuration.maxRedirects)
+        // Keep POST on 301 and 302 as SOAP needs; 303 means GET.
+        hk_curl_setopt_long(handle, CURLOPT_POSTREDIR, Int(CURL_REDIR_POST_301 | CURL_REDIR_POST_302))
+        hk_curl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "") // every encoding libcurl decodes
+        hk_curl_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        hk_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.milliseconds)
+        hk_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, configuration.requestTimeout.milliseconds)
+        hk_curl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, configuration.lowSpeedBytesPerSecond)
+        hk_curl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, configuration.lowSpeedTime.milliseconds / 1000))
+        hk_curl_setopt_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maxBodyBytes))
+        hk_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, configuration.verifyTLS ? 1 : 0)
+        hk_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, configuration.verifyTLS ? 2 : 0)
+        hk_curl_setopt_string(handle, CURLOPT_USERAGENT, configuration.userAgent)
+        hk_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        hk_curl_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
+        let context = Unmanaged.passUnretained(transfer).toOpaque()
+        hk_curl_setopt_write_function(handle, writeCallback)
+        hk_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
+        hk_curl_setopt_header_function(handle, headerCallback)
+        hk_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
+    }
+
+    /// Drives one transfer on the session's multi handle until it ends or is cancelled.
+    private func run(_ session: CurlSession, cancellation: CancellationSignal) -> CURLcode {
+        guard cancellation.attach(session.multi) else { return CURLE_ABORTED_BY_CALLBACK }
+        defer { cancellation.detach() }
+        curl_multi_add_handle(session.multi, session.easy)
+        defer { curl_multi_remove_handle(session.multi, session.easy) }
+        var running: Int32 = 1
+        while running > 0 {
+            guard curl_multi_perform(session.multi, &running) == CURLM_OK else { return CURLE_FAILED_INIT }
+            if running == 0 { break }
+            curl_multi_poll(session.multi, nil, 0, 200, nil)
+            if cancellation.isCancelled { return CURLE_ABORTED_BY_CALLBACK }
+        }
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(session.multi, &remaining) {
+            if message.pointee.msg == CURLMSG_DONE { return message.pointee.data.result }
+        }
+        return CURLE_OK
+    }
+
+    private func checkOut() -> CurlSession {
+        pool.withLock { $0.popLast() } ?? CurlSession()
+    }
+
+    private func checkIn(_ session: CurlSession) {
+        pool.withLock { sessions in
+            if sessions.count < 16 { sessions.append(session) }
+        }
+    }
+}
+
+// MARK: - libcurl plumbing
+
+/// libcurl is initialised once per process, before any handle exists.
+private let curlIsReady = CurlSetup()
+
+private struct CurlSetup: Sendable {
+    init() {
+        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+    }
+
+    func assertReady() {}
+}
+
+/// An easy handle and the multi handle that drives it; the multi handle keeps
+/// the connection cache, so a session reused is a connection reused.
+///
+/// `@unchecked Sendable`: a session is used by one transfer at a time, handed
+/// over only through the transport's Mutex-guarded pool.
+private final class CurlSession: @unchecked Sendable {
+    let easy: UnsafeMutableRawPointer
+    let multi: UnsafeMutableRawPointer
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+
+    init() {
+        // curl_easy_init and curl_multi_init fail only when out of memory.
+        easy = curl_easy_init()!
+        multi = curl_multi_init()!
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+    }
+
+    /// Clears the options of the last transfer (connections stay cached).
+    func reset() {
+        curl_easy_reset(easy)
+        errorBuffer[0] = 0
+        hk_curl_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
+    }
+
+    /// libcurl's detailed message for the last transfer.
+    var errorMessage: String { String(cString: errorBuffer) }
+
+    deinit {
+        curl_easy_cleanup(easy)
+        curl_multi_cleanup(multi)
+        errorBuffer.deallocate()
+    }
+}
+
+/// Cancellation that can reach a transfer blocked in `curl_multi_poll`.
+private final class CancellationSignal: Sendable {
+    private struct State {
+        var cancelled = false
+        /// The multi handle while a transfer runs, as a bit pattern.
+        var multi: UInt?
+    }
+
+    private let state = Mutex(State())
+
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    func cancel() {
+        state.withLock { state in
+            state.cancelled = true
+            if let multi = state.multi, let handle = UnsafeMutableRawPointer(bitPattern: multi) {
+                curl_multi_wakeup(handle) // thread-safe by libcurl's contract
+            }
+        }
+    }
+
+    /// Returns false when already cancelled.
+    func attach(_ multi: UnsafeMutableRawPointer) -> Bool {
+        state.withLock { state in
+            state.multi = UInt(bitPattern: multi)
+            return !state.cancelled
+        }
+    }
+
+    func detach() {
+        state.withLock { $0.multi = nil }
+    }
+}
+
+/// One transfer's state, reached from libcurl's callbacks on the transfer thread.
+private final class Transfer {
+    let sink: any HTTPBodySink
+    let limit: Int
+    var received = 0
+    var exceededLimit = false
+    var sinkError: (any Error)?
+    var headers: [String: String] = [:]
+
+    init(sink: any HTTPBodySink, limit: Int) {
+        self.sink = sink
+        self.limit = limit
+    }
+}
+
+/// `@unchecked Sendable`: the sink moves to the transfer thread and is used
+/// only there until the transfer ends, when the caller resumes.
+private struct UncheckedSink<Sink: HTTPBodySink>: @unchecked Sendable {
+    let sink: Sink
+    init(_ sink: Sink) { self.sink = sink }
+}
+
+/// Collects a body in memory.
+final class BodyCollector: HTTPBodySink {
+    var bytes: [UInt8] = []
+    func receive(_ chunk: UnsafeRawBufferPointer) throws { bytes.append(contentsOf: chunk) }
+}
+
+private let writeCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+    data, size, count, context in
+    guard let context, let data else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    transfer.received += length
+    if transfer.received > transfer.limit {
+        transfer.exceededLimit = true
+        return 0 // any other count aborts the transfer
+    }
+    do {
+        try transfer.sink.receive(UnsafeRawBufferPointer(start: data, count: length))
+    } catch {
+        transfer.sinkError = error
+        return 0
+    }
+    return length
+}
+
+private let headerCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+    data, size, count, context in
+    guard let context, let data else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
+    if line.hasPrefix("HTTP/") {
+        transfer.headers = [:] // a new response (after a redirect or 100): start over
+    } else if let colon = line.firstIndex(of: ":") {
+        let name = line[..<colon].lowercased()
+        transfer.headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    return length
+}
+
+extension TransportError {
+    init(code: CURLcode, message: String) {
+        let reason = message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT:
+            self = .unreachable(reason)
+        case CURLE_OPERATION_TIMEDOUT:
+            self = .timeout(reason)
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,
+             CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR:
+            self = .tls(reason)
+        case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_HTTP2,
+             CURLE_HTTP2_STREAM, CURLE_BAD_CONTENT_ENCODING:
+            self = .connectionLost(reason)
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            self = .other("unsupported protocol (only http and https are followed): \(reason)")
+        default:
+            self = .other(reason)
+        }
+    }
+}
+
+extension Duration {
+    var milliseconds: Int {
+        let (seconds, attoseconds) = components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+}

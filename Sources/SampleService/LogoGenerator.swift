@@ -1,0 +1,49 @@
+import Foundation
+import Imaging
+import Synchronization
+
+/// Makes each hotel's logo: a size from 64 to 1024 px and colours drawn from
+/// its code and the seed, PNG or JPEG. Made once, then kept (up to a budget).
+final class LogoGenerator: Sendable {
+    private let seed: UInt64
+    private let cache = Mutex<[String: [UInt8]]>([:])
+    private static let cacheBudget = 64 << 20
+
+    init(seed: UInt64) {
+        self.seed = seed
+    }
+
+    /// The encoded logo and its ETag.
+    func logo(for hotel: SampleHotel) throws -> (bytes: [UInt8], etag: String) {
+        let etag = "\"\(hotel.code)-\(seed)\""
+        if let bytes = cache.withLock({ $0[hotel.code] }) { return (bytes, etag) }
+        var random = SeededGenerator(seed: seed ^ UInt64(truncatingIfNeeded: hotel.code.hashValueStable))
+        let size = Int.random(in: 64...1024, using: &random)
+        let background = (UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random))
+        var pixels = [UInt8](repeating: 255, count: size * size * 4)
+        let centre = Double(size) / 2, radius = Double(size) * 0.35
+        for y in 0..<size {
+            for x in 0..<size {
+                let index = (y * size + x) * 4
+                let dx = Double(x) - centre, dy = Double(y) - centre
+                let inside = dx * dx + dy * dy < radius * radius
+                pixels[index] = inside ? 255 &- background.0 : background.0 &+ UInt8(x * 64 / size)
+                pixels[index + 1] = inside ? 255 &- background.1 : background.1
+                pixels[index + 2] = inside ? 255 &- background.2 : background.2 &+ UInt8(y * 64 / size)
+            }
+        }
+        let image = RGBAImage(width: size, height: size, pixels: pixels)
+        let bytes = try (hotel.logoIsPNG ? ImageEncoding.png(compressionLevel: 3) : ImageEncoding.jpeg(quality: 85)).encode(image)
+        cache.withLock { cache in
+            if cache.values.reduce(0, { $0 + $1.count }) + bytes.count <= Self.cacheBudget { cache[hotel.code] = bytes }
+        }
+        return (bytes, etag)
+    }
+}
+
+extension String {
+    /// FNV-1a: stable across runs, unlike `hashValue`.
+    fileprivate var hashValueStable: UInt64 {
+        utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
+    }
+}

@@ -1,0 +1,102 @@
+/// A deterministic random source (SplitMix64): the same seed gives the same catalogue.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+}
+
+/// One hotel of the sample service.
+struct SampleHotel: Sendable {
+    var code: String
+    var name: String
+    var address: String
+    var latitude: Double
+    var longitude: Double
+    var logoIsPNG: Bool
+    /// Unix seconds; unique across the catalogue.
+    var addtime: Int64
+}
+
+/// The sample service's hotels, newest first per city, made from a seed.
+struct SampleCatalog: Sendable {
+    struct City: Sendable {
+        var name: String
+        var latitude: Double
+        var longitude: Double
+        var isChinese: Bool
+    }
+
+    static let cities = [
+        City(name: "Shanghai", latitude: 31.23, longitude: 121.47, isChinese: true),
+        City(name: "Beijing", latitude: 39.90, longitude: 116.40, isChinese: true),
+        City(name: "Paris", latitude: 48.86, longitude: 2.35, isChinese: false),
+        City(name: "New York", latitude: 40.71, longitude: -74.01, isChinese: false),
+        City(name: "Tokyo", latitude: 35.68, longitude: 139.69, isChinese: false),
+        City(name: "London", latitude: 51.51, longitude: -0.13, isChinese: false),
+    ]
+    private static let chineseParts = ["锦江", "和平", "国际", "花园", "东方", "丽晶", "外滩", "金陵", "华亭", "长城"]
+    private static let chineseKinds = ["大酒店", "饭店", "宾馆", "酒店"]
+    private static let latinParts = ["Grand", "Royal", "Garden", "Harbour", "Plaza", "Imperial", "Riverside", "Park", "Central", "Palace"]
+    private static let streets = ["Nanjing Road", "Rue de Rivoli", "Fifth Avenue", "Ginza", "Strand", "Chang'an Avenue", "Huaihai Road"]
+
+    /// Each city's hotels, newest first.
+    let byCity: [String: [SampleHotel]]
+    private let byCode: [String: SampleHotel]
+
+    init(seed: UInt64, count: Int) {
+        var random = SeededGenerator(seed: seed)
+        var lists: [String: [SampleHotel]] = [:]
+        var addtime: Int64 = 1_800_000_000
+        for index in 0..<count {
+            // Most hotels are in the first four cities.
+            let city = Self.cities[index % 10 < 8 ? index % 4 : 4 + index % 2]
+            addtime -= Int64.random(in: 1...90, using: &random)
+            let name = city.isChinese
+                ? Self.chineseParts.randomElement(using: &random)! + Self.chineseParts.randomElement(using: &random)! + Self.chineseKinds.randomElement(using: &random)!
+                : "\(Self.latinParts.randomElement(using: &random)!) \(Self.latinParts.randomElement(using: &random)!) Hotel \(city.name)"
+            let hotel = SampleHotel(
+                code: String(format: "H%06d", index),
+                name: name,
+                address: "\(Int.random(in: 1...999, using: &random)) \(Self.streets.randomElement(using: &random)!), \(city.name)",
+                latitude: ((city.latitude + Double.random(in: -0.2...0.2, using: &random)) * 1e6).rounded() / 1e6,
+                longitude: ((city.longitude + Double.random(in: -0.2...0.2, using: &random)) * 1e6).rounded() / 1e6,
+                logoIsPNG: index % 2 == 0,
+                addtime: addtime
+            )
+            lists[city.name, default: []].append(hotel)
+        }
+        byCity = lists
+        byCode = Dictionary(lists.values.joined().map { ($0.code, $0) }) { first, _ in first }
+    }
+
+    /// Up to `pageSize` hotels of `city` older than `before`, newest first,
+    /// and the oldest addtime of the whole list (nil for an unknown city).
+    func page(city: String, pageSize: Int, before: Int64?) -> (hotels: ArraySlice<SampleHotel>, lastAddTime: Int64?) {
+        guard let list = byCity[city] else { return ([], nil) }
+        var start = 0
+        if let before {
+            // The list is sorted newest first: binary search for the first older row.
+            var low = 0, high = list.count
+            while low < high {
+                let middle = (low + high) / 2
+                if list[middle].addtime >= before { low = middle + 1 } else { high = middle }
+            }
+            start = low
+        }
+        return (list[start..<min(list.count, start + pageSize)], list.last?.addtime)
+    }
+
+    func hotel(code: String) -> SampleHotel? {
+        byCode[code]
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import SOAP
+
+/// The sample service's one operation, as a request names it.
+struct QueryHotelsRequest: Equatable {
+    var city: String
+    var pageSize: Int
+    var before: Int64?
+}
+
+/// Why a request cannot be answered: becomes a SOAP fault.
+struct SampleFault: Error {
+    var sender: Bool
+    var reason: String
+}
+
+/// Reads `QueryHotels(city, pageSize, before?)` from a request body.
+final class QueryHotelsReader: SOAPBodyHandler {
+    private let wanted: Set<String> = ["city", "pageSize", "before"]
+    private var depth = 0
+    private(set) var operation: String?
+    private(set) var values: [String: String] = [:]
+    private var capturing: String?
+    private var text = ""
+
+    func startElement(_ element: XMLStartElement) throws {
+        depth += 1
+        let name = element.localName.string
+        if depth == 1 {
+            operation = name
+        } else if depth == 2, wanted.contains(name) {
+            capturing = name
+            text = ""
+        }
+    }
+
+    func endElement(_ localName: XMLName) throws {
+        if depth == 2, let capturing {
+            values[capturing] = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            self.capturing = nil
+        }
+        depth -= 1
+    }
+
+    func characters(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+        if capturing != nil { text += String(decoding: bytes, as: UTF8.self) }
+    }
+
+    func bodyDidEnd() throws {}
+
+    static func parse(_ body: [UInt8]) throws(SampleFault) -> QueryHotelsRequest {
+        let values: [String: String]
+        do {
+            let reader = try SOAPResponseReader(limits: XMLReaderLimits(maxDepth: 32, maxTextLength: 4096, maxInputBytes: 1 << 20)) { _ in
+                QueryHotelsReader()
+            }
+            try reader.feed(body)
+            try reader.finish()
+            guard reader.body.operation == "QueryHotels" else {
+                throw SampleFault(sender: true, reason: "unknown operation \(reader.body.operation ?? "(none)"); this service has QueryHotels")
+            }
+            values = reader.body.values
+        } catch let fault as SampleFault {
+            throw fault
+        } catch {
+            throw SampleFault(sender: true, reason: "bad request: \(error)")
+        }
+        guard let city = values["city"], !city.isEmpty else { throw SampleFault(sender: true, reason: "city is required") }
+        guard let size = Int(values["pageSize"] ?? ""), (1...1000).contains(size) else {
+            throw SampleFault(sender: true, reason: "pageSize must be a whole number from 1 to 1000")
+        }
+        var before: Int64?
+        if let text = values["before"], !text.isEmpty {
+            guard let value = Int64(text) else { throw SampleFault(sender: true, reason: "before must be an addtime (Unix seconds)") }
+            before = value
+        }
+        return QueryHotelsRequest(city: city, pageSize: size, before: before)
+    }
+}
+
+/// The sample service's messages and WSDL.
+enum SampleMessages {
+    static let namespace = "urn:hotelkit:sample"
+
+    static func response(_ hotels: ArraySlice<SampleHotel>, lastAddTime: Int64?, baseURL: String, version: SOAPVersion) -> String {
+        var body = "<h:QueryHotelsResponse xmlns:h=\"\(namespace)\">"
+        body.reserveCapacity(hotels.count * 420)
+        for hotel in hotels {
+            body += "<h:Hotel><h:code>\(hotel.code)</h:code><h:name>\(XMLEscaping.escape(hotel.name))</h:name>"
+            body += "<h:address>\(XMLEscaping.escape(hotel.address))</h:address>"
+            body += "<h:latitude>\(hotel.latitude)</h:latitude><h:longitude>\(hotel.longitude)</h:longitude>"
+            body += "<h:logoURL>\(baseURL)/logos/\(hotel.code).\(hotel.logoIsPNG ? "png" : "jpg")</h:logoURL>"
+            body += "<h:addtime>\(hotel.addtime)</h:addtime></h:Hotel>"
+        }
+        if let lastAddTime { body += "<h:lastAddTime>\(lastAddTime)</h:lastAddTime>" }
+        body += "</h:QueryHotelsResponse>"
+        return SOAPEnvelope.message(version: version, body: body)
+    }
+
+    static func fault(_ fault: SampleFault, version: SOAPVersion) -> String {
+        let reason = XMLEscaping.escape(fault.reason)
+        switch version {
+        case .v1_1:
+            return SOAPEnvelope.message(version: version, body:
+                "<soap:Fault><faultcode>soap:\(fault.sender ? "Client" : "Server")</faultcode><faultstring>\(reason)</faultstring></soap:Fault>")
+        case .v1_2:
+            return SOAPEnvelope.message(version: version, body:
+                "<soap:Fault><soap:Code><soap:Value>soap:\(fault.sender ? "Sender" : "Receiver")</soap:Value></soap:Code>"
+                + "<soap:Reason><soap:Text xml:lang=\"en\">\(reason)</soap:Text></soap:Reason></soap:Fault>")
+        }
+    }
+
+    /// A WSDL 1.1 description, document/literal, with SOAP 1.1 and 1.2 bindings.
+    static func wsdl(endpoint: String) -> String {
+        #"""
+        <?xml version="1.0" encoding="utf-8"?>
+        <wsdl:definitions xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/" xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/"
+            xmlns:soap12="http://schemas.xmlsoap.org/wsdl/soap12/" xmlns:xs="http://www.w3.org/2001/XMLSchema"
+            xmlns:tns="urn:hotelkit:sample" targetNamespace="urn:hotelkit:sample" name="SampleHotels">
+          <wsdl:types>
+            <xs:schema targetNamespace="urn:hotelkit:sample" elementFormDefault="qualified">
+              <xs:element name="QueryHotels">
+                <xs:complexType>
+                  <xs:sequence>
+                    <xs:element name="city" type="xs:string"/>
+                    <xs:element name="pageSize" type="xs:int"/>
+                    <xs:element name="before" type="xs:string" minOccurs="0">
+                      <xs:annotation><xs:documentation>An addtime (Unix seconds): rows older than it. Empty or absent for the first page.</xs:documentation></xs:annotation>
+                    </xs:element>
+                  </xs:sequence>
+                </xs:complexType>
+              </xs:element>
+              <xs:complexType name="Hotel">
+                <xs:sequence>
+                  <xs:element name="code" type="xs:string"/>
+                  <xs:element name="name" type="xs:string"/>
+                  <xs:element name="address" type="xs:string"/>
+                  <xs:element name="latitude" type="xs:double"/>
+                  <xs:element name="longitude" type="xs:double"/>
+                  <xs:element name="logoURL" type="xs:string"/>
+                  <xs:element name="addtime" type="xs:long"/>
+                </xs:sequence>
+              </xs:complexType>
+              <xs:element name="QueryHotelsResponse">
+                <xs:complexType>
+                  <xs:sequence>
+                    <xs:element name="Hotel" type="tns:Hotel" minOccurs="0" maxOccurs="unbounded"/>
+                    <xs:element name="lastAddTime" type="xs:long" minOccurs="0"/>
+                  </xs:sequence>
+                </xs:complexType>
+              </xs:element>
+            </xs:schema>
+          </wsdl:types>
+          <wsdl:message name="QueryHotelsInput"><wsdl:part name="parameters" element="tns:QueryHotels"/></wsdl:message>
+          <wsdl:message name="QueryHotelsOutput"><wsdl:part name="parameters" element="tns:QueryHotelsResponse"/></wsdl:message>
+          <wsdl:portType name="SampleHotelsPortType">
+            <wsdl:operation name="QueryHotels">
+              <wsdl:input message="tns:QueryHotelsInput"/>
+              <wsdl:output message="tns:QueryHotelsOutput"/>
+            </wsdl:operation>
+          </wsdl:portType>
+          <wsdl:binding name="SampleHotelsSoap11" type="tns:SampleHotelsPortType">
+            <soap:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
+            <wsdl:operation name="QueryHotels">
+              <soap:operation soapAction="urn:hotelkit:sample#QueryHotels"/>
+              <wsdl:input><soap:body use="literal"/></wsdl:input>
+              <wsdl:output><soap:body use="literal"/></wsdl:output>
+            </wsdl:operation>
+          </wsdl:binding>
+          <wsdl:binding name="SampleHotelsSoap12" type="tns:SampleHotelsPortType">
+            <soap12:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
+            <wsdl:operation name="QueryHotels">
+              <soap12:operation soapAction="urn:hotelkit:sample#QueryHotels"/>
+              <wsdl:input><soap12:body use="literal"/></wsdl:input>
+              <wsdl:output><soap12:body use="literal"/></wsdl:output>
+            </wsdl:operation>
+          </wsdl:binding>
+          <wsdl:service name="SampleHotels">
+            <wsdl:port name="SampleHotelsSoap11" binding="tns:SampleHotelsSoap11"><soap:address location="\#(endpoint)"/></wsdl:port>
+            <wsdl:port name="SampleHotelsSoap12" binding="tns:SampleHotelsSoap12"><soap12:address location="\#(endpoint)"/></wsdl:port>
+          </wsdl:service>
+        </wsdl:definitions>
+        """#
+    }
+}

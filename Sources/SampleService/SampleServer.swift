@@ -1,0 +1,202 @@
+import Foundation
+import Hummingbird
+import Logging
+import SOAP
+import Synchronization
+
+/// What `hotels serve` is started with.
+public struct SampleServiceOptions: Sendable {
+    public var host = "127.0.0.1"
+    /// 0 picks a free port.
+    public var port = 0
+    public var seed: UInt64 = 1
+    public var hotels = 5000
+    /// Added before every response, in milliseconds, plus up to `jitter` more.
+    public var latency = 0
+    public var jitter = 0
+    /// The share of SOAP requests answered with a Server fault or an HTTP 500.
+    public var failRate = 0.0
+    /// The share of responses whose connection is reset mid-body.
+    public var dropRate = 0.0
+    /// A file that gets one JSON line per request.
+    public var logFile: String?
+
+    public init() {}
+}
+
+/// HotelKit's sample SOAP service: `QueryHotels` at `POST /soap` in SOAP 1.1
+/// and 1.2, its WSDL at `GET /soap?wsdl`, and each hotel's logo at
+/// `GET /logos/CODE.png|jpg`, with fault injection for tests and demos.
+public enum SampleServer {
+    /// Runs until cancelled; `onListening` gets the bound port.
+    public static func run(_ options: SampleServiceOptions, onListening: @escaping @Sendable (Int) -> Void) async throws {
+        let service = try SampleServiceState(options: options)
+        let router = Router()
+        router.post("soap") { request, _ in try await service.soap(request) }
+        router.get("soap") { request, _ in try await service.wsdl(request) }
+        router.get("logos/:file") { request, context in try await service.logo(request, file: context.parameters.get("file") ?? "") }
+        var logger = Logger(label: "hotels-serve")
+        logger.logLevel = .warning
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(options.host, port: options.port), serverName: "hotelkit-sample"),
+            onServerRunning: { channel in onListening(channel.localAddress?.port ?? options.port) },
+            logger: logger
+        )
+        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+    }
+}
+
+/// The catalogue, logos, fault injection and request log, shared by handlers.
+private final class SampleServiceState: Sendable {
+    let options: SampleServiceOptions
+    let catalog: SampleCatalog
+    let logos: LogoGenerator
+    private let log: Mutex<FileHandle?>
+    private let random = Mutex(SystemRandomNumberGenerator())
+
+    init(options: SampleServiceOptions) throws {
+        self.options = options
+        catalog = SampleCatalog(seed: options.seed, count: options.hotels)
+        logos = LogoGenerator(seed: options.seed)
+        var handle: FileHandle?
+        if let path = options.logFile {
+            FileManager.default.createFile(atPath: path, contents: nil)
+            handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            try handle?.seekToEnd()
+        }
+        log = Mutex(handle)
+    }
+
+    func soap(_ request: Request) async throws -> Response {
+        var request = request
+        try await delay()
+        let contentType = request.headers[.contentType] ?? ""
+        guard let version = SOAPVersion(contentType: contentType) else {
+            return soapReply(request, SampleMessages.fault(
+                SampleFault(sender: true, reason: "Content-Type must be text/xml (SOAP 1.1) or application/soap+xml (SOAP 1.2), not “\(contentType)”"),
+                version: .v1_1), status: .unsupportedMediaType, version: .v1_1)
+        }
+        if chance(options.failRate) {
+            if chance(0.5) {
+                return streamed(request, status: .internalServerError, bytes: Array("Internal Server Error\n".utf8),
+                                headers: [.contentType: "text/plain"])
+            }
+            let fault = SampleFault(sender: false, reason: "injected failure: the property system is busy")
+            return soapReply(request, SampleMessages.fault(fault, version: version), status: .internalServerError, version: version)
+        }
+        let body = try await request.collectBody(upTo: 1 << 20)
+        do {
+            let query = try QueryHotelsReader.parse(Array(buffer: body))
+            let page = catalog.page(city: query.city, pageSize: query.pageSize, before: query.before)
+            let xml = SampleMessages.response(page.hotels, lastAddTime: page.lastAddTime, baseURL: baseURL(request), version: version)
+            return soapReply(request, xml, status: .ok, version: version)
+        } catch {
+            let status: HTTPResponse.Status = version == .v1_2 ? .badRequest : .internalServerError
+            return soapReply(request, SampleMessages.fault(error, version: version), status: status, version: version)
+        }
+    }
+
+    func wsdl(_ request: Request) async throws -> Response {
+        guard request.uri.query?.lowercased() == "wsdl" else {
+            return record(request, response: Response(status: .notFound))
+        }
+        let xml = SampleMessages.wsdl(endpoint: baseURL(request) + "/soap")
+        return streamed(request, status: .ok, bytes: Array(xml.utf8), headers: [.contentType: "text/xml; charset=utf-8"])
+    }
+
+    func logo(_ request: Request, file: String) async throws -> Response {
+        try await delay()
+        let code = (file as NSString).deletingPathExtension
+        let ext = (file as NSString).pathExtension
+        guard let hotel = catalog.hotel(code: code), ext == (hotel.logoIsPNG ? "png" : "jpg") else {
+            return record(request, response: Response(status: .notFound))
+        }
+        let (bytes, etag) = try logos.logo(for: hotel)
+        let lastModified = Date(timeIntervalSince1970: TimeInterval(hotel.addtime)).httpDate
+        if request.headers[.ifNoneMatch] == etag || (request.headers[.ifNoneMatch] == nil && request.headers[.ifModifiedSince] == lastModified) {
+            return record(request, response: Response(status: .notModified, headers: [.eTag: etag, .lastModified: lastModified]))
+        }
+        let headers: HTTPFields = [.contentType: hotel.logoIsPNG ? "image/png" : "image/jpeg", .eTag: etag,
+                                   .lastModified: lastModified, .cacheControl: "max-age=3600"]
+        return streamed(request, status: .ok, bytes: bytes, headers: headers)
+    }
+
+    // MARK: Helpers
+
+    private func soapReply(_ request: Request, _ xml: String, status: HTTPResponse.Status, version: SOAPVersion) -> Response {
+        streamed(request, status: status, bytes: Array(xml.utf8), headers: [.contentType: version.mediaType + "; charset=utf-8"])
+    }
+
+    /// Sends `bytes` in pieces, so a drop can cut the body (the connection is
+    /// reset mid-body) and a client that hangs up is noticed and logged.
+    private func streamed(_ request: Request, status: HTTPResponse.Status, bytes: [UInt8], headers: HTTPFields) -> Response {
+        let drop = status == .ok && chance(options.dropRate)
+        let path = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+        var headers = headers
+        headers[.contentLength] = String(bytes.count)
+        return Response(status: status, headers: headers, body: ResponseBody(contentLength: bytes.count) { writer in
+            let piece = 16 << 10
+            var sent = 0
+            do {
+                while sent < bytes.count {
+                    if drop, sent >= bytes.count / 2 { throw CancellationError() }
+                    let end = min(bytes.count, drop ? max(sent + 1, bytes.count / 2) : sent + piece)
+                    try await writer.write(ByteBuffer(bytes: bytes[sent..<end]))
+                    sent = end
+                }
+                try await writer.finish(nil)
+                self.write(path: path, status: Int(status.code), bytes: sent, hungUp: false)
+            } catch {
+                self.write(path: path, status: Int(status.code), bytes: sent, hungUp: !drop)
+                throw error
+            }
+        })
+    }
+
+    private func record(_ request: Request, response: Response) -> Response {
+        let path = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+        write(path: path, status: Int(response.status.code), bytes: 0, hungUp: false)
+        return response
+    }
+
+    private func write(path: String, status: Int, bytes: Int, hungUp: Bool) {
+        log.withLock { handle in
+            guard let handle else { return }
+            let time = Int((Date().timeIntervalSince1970 * 1000).rounded())
+            let line = #"{"time": \#(time), "path": "\#(path.replacingOccurrences(of: "\"", with: "\\\""))", "status": \#(status), "bytes": \#(bytes), "hungUp": \#(hungUp)}"# + "\n"
+            try? handle.write(contentsOf: Data(line.utf8))
+        }
+    }
+
+    private func delay() async throws {
+        guard options.latency > 0 || options.jitter > 0 else { return }
+        let extra = options.jitter > 0 ? random.withLock { Int.random(in: 0...options.jitter, using: &$0) } : 0
+        try await Task.sleep(for: .milliseconds(options.latency + extra))
+    }
+
+    private func chance(_ probability: Double) -> Bool {
+        probability > 0 && random.withLock { Double.random(in: 0..<1, using: &$0) } < probability
+    }
+
+    private func baseURL(_ request: Request) -> String {
+        "http://" + (request.head.authority ?? "\(options.host):\(options.port)")
+    }
+}
+
+extension Date {
+    /// RFC 9110 IMF-fixdate, as Last-Modified wants it.
+    var httpDate: String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: self)
+    }
+}
+
+extension SampleMessages {
+    static func fault(_ error: any Error, version: SOAPVersion) -> String {
+        fault(error as? SampleFault ?? SampleFault(sender: false, reason: "\(error)"), version: version)
+    }
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import SampleService
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the sample hotel SOAP service on loopback.",
+        discussion: """
+        QueryHotels(city, pageSize, before?) at POST /soap (SOAP 1.1 and 1.2), the WSDL at \
+        GET /soap?wsdl, and logos at GET /logos/CODE.png|jpg. Hotels are made from --seed: \
+        Shanghai, Beijing, Paris, New York, Tokyo and London.
+        """
+    )
+
+    @Option(help: "The port; 0 picks a free one.") var port = 8080
+    @Option(help: "Seed of the generated hotels and logos.") var seed: UInt64 = 1
+    @Option(help: "How many hotels.") var hotels = 5000
+    @Option(help: "Milliseconds added to every response.") var latency = 0
+    @Option(help: "Up to this many more milliseconds, at random.") var jitter = 0
+    @Option(help: "Share of SOAP requests that fail (a Server fault or HTTP 500), 0 to 1.") var failRate = 0.0
+    @Option(help: "Share of responses reset mid-body, 0 to 1.") var dropRate = 0.0
+    @Option(help: "Append one JSON line per request to this file.") var log: String?
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+        guard hotels > 0, latency >= 0, jitter >= 0 else { throw ValidationError("--hotels, --latency and --jitter must not be negative") }
+        guard (0...1).contains(failRate), (0...1).contains(dropRate) else { throw ValidationError("rates are from 0 to 1") }
+    }
+
+    func run() async throws {
+        var options = SampleServiceOptions()
+        options.port = port
+        options.seed = seed
+        options.hotels = hotels
+        options.latency = latency
+        options.jitter = jitter
+        options.failRate = failRate
+        options.dropRate = dropRate
+        options.logFile = log
+        do {
+            try await SampleServer.run(options) { port in
+                writeAll(Array("listening on http://127.0.0.1:\(port)/soap (WSDL: http://127.0.0.1:\(port)/soap?wsdl)\n".utf8),
+                         to: STDOUT_FILENO)
+            }
+        } catch {
+            Diagnostics.error("cannot serve on 127.0.0.1:\(port): \(error)", hint: "is the port in use? --port 0 picks a free one")
+            throw ExitStatus.unavailable.code
+        }
+    }
+}
