@@ -10,6 +10,7 @@ build: deps
 	$(SWIFT) build
 
 test: deps
+	@python3 -c "import zeep" 2>/dev/null || python3 -m pip install -q zeep
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 

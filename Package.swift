@@ -62,6 +62,7 @@ let package = Package(
 
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "SOAPTests", dependencies: ["SOAP", "TestSupport"]),
+        .testTarget(name: "NetworkTests", dependencies: ["SOAP", "Hotels", "TestSupport", "hotels"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport", "hotels"]),
         .testTarget(name: "HotelsTests", dependencies: ["Hotels", "TestSupport", "hotels"]),
     ],

@@ -84,9 +84,10 @@ public struct InputReadError: Error, Sendable, Equatable, CustomStringConvertibl
 /// One streaming parse: ``feed(_:)`` the bytes in any chunks, then ``finish()``.
 public final class HotelParseSession {
     private var reader: SOAPResponseReader<RecordExtractor>!
-    private var delivered = 0
-    private var skipped = 0
-    private var warnings = 0
+    // Counted per record on the parse's one thread: no exclusivity checks.
+    @exclusivity(unchecked) private var delivered = 0
+    @exclusivity(unchecked) private var skipped = 0
+    @exclusivity(unchecked) private var warnings = 0
 
     init(
         profile: ServiceProfile,

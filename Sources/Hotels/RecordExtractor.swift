@@ -27,10 +27,36 @@ final class RecordExtractor: SOAPBodyHandler {
     /// Field texts in ``HotelField/allCases`` order, trimmed, nil when absent or empty.
     typealias Values = [String?]
 
+    /// The trie as it is built: one node per path prefix.
     private struct TrieNode {
         var children: [(name: XMLName, node: Int)] = []
         var attributes: [(name: XMLName, slot: Int)] = []
         var textSlot: Int?
+    }
+
+    /// The trie, flattened into arrays of plain values for the hot path: a
+    /// node's children are `childNames[children[node]]`; no nested arrays
+    /// to retain and release on every element.
+    private struct FlatTrie {
+        var children: [Range<Int>] = []
+        var childNames: [XMLName] = []
+        var childNodes: [Int] = []
+        var attributes: [Range<Int>] = []
+        var attributeNames: [XMLName] = []
+        var attributeSlots: [Int] = []
+        var textSlots: [Int] = []
+
+        init(_ nodes: [TrieNode]) {
+            for node in nodes {
+                children.append(childNames.count..<(childNames.count + node.children.count))
+                childNames += node.children.map(\.name)
+                childNodes += node.children.map(\.node)
+                attributes.append(attributeNames.count..<(attributeNames.count + node.attributes.count))
+                attributeNames += node.attributes.map(\.name)
+                attributeSlots += node.attributes.map(\.slot)
+                textSlots.append(node.textSlot ?? -1)
+            }
+        }
     }
 
     private struct DocumentMatcher {
@@ -66,11 +92,13 @@ final class RecordExtractor: SOAPBodyHandler {
     }
 
     private let recordName: XMLName
-    @exclusivity(unchecked) private var trie: [TrieNode] = [TrieNode()]
+    private let trie: FlatTrie
     /// The profile's error path and a document cursor path, where it has them.
     @exclusivity(unchecked) private var matchers: [DocumentMatcher] = []
     private let cursorSlot: Int?
     private let maxCapture: Int
+    /// On only while a capture is open: other text is skipped by the reader.
+    private let textInterest: XMLTextInterest
     private let onRecord: (Values, Int) throws -> Void
 
     // Parse state. One parse runs on one thread at a time and the state is
@@ -95,6 +123,8 @@ final class RecordExtractor: SOAPBodyHandler {
          onRecord: @escaping (Values, Int) throws -> Void) {
         recordName = names.name(profile.record)
         maxCapture = limits.maxTextLength
+        textInterest = names.textInterest
+        textInterest.isActive = false
         self.onRecord = onRecord
         if let error = profile.error {
             matchers.append(DocumentMatcher(role: .error, path: error, names: names))
@@ -111,9 +141,11 @@ final class RecordExtractor: SOAPBodyHandler {
         if let endMarker = profile.endMarker {
             matchers.append(DocumentMatcher(role: .endMarker, path: endMarker, names: names))
         }
+        var nodes = [TrieNode()]
         for (field, path) in profile.fields {
-            insert(path, slot: RecordExtractor.slot(field), names: names)
+            RecordExtractor.insert(path, slot: RecordExtractor.slot(field), names: names, into: &nodes)
         }
+        trie = FlatTrie(nodes)
     }
 
     /// The index of a field's value, in ``HotelField/allCases`` order.
@@ -139,7 +171,7 @@ final class RecordExtractor: SOAPBodyHandler {
         matchers.first { $0.role == .endMarker }?.value?.trimmingWhitespace()
     }
 
-    private func insert(_ path: FieldPath, slot: Int, names: XMLNameTable) {
+    private static func insert(_ path: FieldPath, slot: Int, names: XMLNameTable, into trie: inout [TrieNode]) {
         var node = 0
         for step in path.elements {
             let name = names.name(step)
@@ -169,8 +201,8 @@ final class RecordExtractor: SOAPBodyHandler {
             let parent = nodeStack[nodeStack.count - 1]
             var child = -1
             if parent >= 0 {
-                for candidate in trie[parent].children where candidate.name == element.localName {
-                    child = candidate.node
+                for index in trie.children[parent] where trie.childNames[index] == element.localName {
+                    child = trie.childNodes[index]
                     break
                 }
             }
@@ -215,15 +247,17 @@ final class RecordExtractor: SOAPBodyHandler {
     /// Takes what a trie node wants from this element: attributes now, text
     /// once the element ends. The first match of a field wins.
     private func visit(node: Int, _ element: XMLStartElement) {
-        for (name, slot) in trie[node].attributes where !claimed[slot] {
-            if let value = element.attribute(name) {
-                claimed[slot] = true
-                values[slot] = RecordExtractor.cleaned(value)
+        for index in trie.attributes[node] where !claimed[trie.attributeSlots[index]] {
+            if let value = element.attribute(trie.attributeNames[index]) {
+                claimed[trie.attributeSlots[index]] = true
+                values[trie.attributeSlots[index]] = RecordExtractor.cleaned(value)
             }
         }
-        if let slot = trie[node].textSlot, !claimed[slot] {
+        let slot = trie.textSlots[node]
+        if slot >= 0, !claimed[slot] {
             claimed[slot] = true
             captures.append(Capture(depth: depth, target: .field(slot), start: captureBuffer.count))
+            textInterest.isActive = true
         }
     }
 
@@ -239,7 +273,10 @@ final class RecordExtractor: SOAPBodyHandler {
 
     private func finish(_ capture: Capture) throws {
         let text = captureBuffer.withUnsafeBufferPointer { RecordExtractor.cleaned(UnsafeBufferPointer(rebasing: $0[capture.start...])) }
-        if captures.isEmpty { captureBuffer.removeAll(keepingCapacity: true) }
+        if captures.isEmpty {
+            captureBuffer.removeAll(keepingCapacity: true)
+            textInterest.isActive = false
+        }
         switch capture.target {
         case .field(let slot):
             values[slot] = text
@@ -285,6 +322,7 @@ final class RecordExtractor: SOAPBodyHandler {
         }
         matchers[index].isDone = true
         captures.append(Capture(depth: depth, target: .document(index), start: captureBuffer.count))
+        textInterest.isActive = true
     }
 
     private func found(_ value: String, matcher index: Int) throws {

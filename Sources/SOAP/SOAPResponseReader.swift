@@ -81,6 +81,7 @@ final class SOAPMessageHandler<Body: SOAPBodyHandler>: XMLEventHandler {
     private let envelopeName: XMLName
     private let bodyName: XMLName
     private let faultName: XMLName
+    private let textInterest: XMLTextInterest
     // Fed by one reader on one thread: exclusivity checks off, as in the reader.
     @exclusivity(unchecked) private var depth = 0
     /// The depth of the `Body` element, once inside it.
@@ -94,6 +95,7 @@ final class SOAPMessageHandler<Body: SOAPBodyHandler>: XMLEventHandler {
         envelopeName = names.name("Envelope")
         bodyName = names.name("Body")
         faultName = names.name("Fault")
+        textInterest = names.textInterest
     }
 
     func startElement(_ element: XMLStartElement) throws {
@@ -106,6 +108,7 @@ final class SOAPMessageHandler<Body: SOAPBodyHandler>: XMLEventHandler {
             if depth == bodyDepth + 1, element.localName == faultName, element.namespaceURI == version?.namespaceURI,
                let version {
                 fault = FaultBuilder(version: version, fault: element, outerScope: outerScope)
+                textInterest.isActive = true // a fault's text is always read
                 return
             }
             try body.startElement(element)

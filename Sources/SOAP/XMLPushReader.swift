@@ -40,7 +40,7 @@ public final class XMLPushReader<Handler: XMLEventHandler> {
         makeHandler: (XMLNameTable) throws -> Handler
     ) throws {
         libxml2IsReady.assertReady()
-        let state = ReaderState(limits: limits)
+        let state = ReaderState(limits: limits, textInterest: XMLTextInterest())
         var sax = xmlSAXHandler()
         sax.initialized = UInt32(XML_SAX2_MAGIC)
         sax.startElementNs = startElementTrampoline
@@ -59,7 +59,7 @@ public final class XMLPushReader<Handler: XMLEventHandler> {
         self.context = context
         self.state = state
         do {
-            let handler = try makeHandler(XMLNameTable(context: context))
+            let handler = try makeHandler(XMLNameTable(context: context, textInterest: state.textInterest))
             self.handler = handler
             state.handler = handler
         } catch {
@@ -111,6 +111,9 @@ public final class XMLPushReader<Handler: XMLEventHandler> {
 /// matching on the hot path costs one comparison.
 public struct XMLNameTable {
     fileprivate let context: xmlParserCtxtPtr
+    /// Whether character data is wanted now; a handler may switch it off
+    /// while no text interests it, sparing a call per text node.
+    public let textInterest: XMLTextInterest
 
     /// The interned form of `name`.
     public func name(_ name: String) -> XMLName {
@@ -121,6 +124,15 @@ public struct XMLNameTable {
         // nothing is the safe answer then.
         return XMLName(pointer.map(UnsafeRawPointer.init))
     }
+}
+
+/// Whether a reader's handlers want character data right now. On by default;
+/// the reader still counts every text node against its limits.
+public final class XMLTextInterest {
+    // Set and read on the parse's one thread: no exclusivity checks.
+    @exclusivity(unchecked) public var isActive = true
+
+    init() {}
 }
 
 /// A name interned by one reader: valid, and comparable, while that reader lives.
@@ -228,6 +240,7 @@ private struct LibXML2Setup: Sendable {
 /// (a large share of the time per event) are turned off for the hot fields.
 private final class ReaderState {
     let limits: XMLReaderLimits
+    let textInterest: XMLTextInterest
     /// The reader holds the handler strongly for as long as this state is
     /// reachable from libxml2, so a borrowed reference is enough here and
     /// saves a retain and release on every event.
@@ -238,8 +251,9 @@ private final class ReaderState {
     @exclusivity(unchecked) var inputBytes = 0
     @exclusivity(unchecked) private var failure: (any Error)?
 
-    init(limits: XMLReaderLimits) {
+    init(limits: XMLReaderLimits, textInterest: XMLTextInterest) {
         self.limits = limits
+        self.textInterest = textInterest
     }
 
     var position: XMLPosition {
@@ -330,7 +344,7 @@ private let charactersTrampoline: charactersSAXFunc = { userData, bytes, length 
             state.fail(XMLReaderError.limitExceeded(.textLength(state.limits.maxTextLength), at: state.position))
             return
         }
-        guard let bytes else { return }
+        guard let bytes, state.textInterest.isActive else { return }
         state.run { try $0.characters(UnsafeBufferPointer(start: bytes, count: Int(length))) }
     }
 }

@@ -53,12 +53,14 @@ private final class SampleServiceState: Sendable {
     let catalog: SampleCatalog
     let logos: LogoGenerator
     private let log: Mutex<FileHandle?>
-    private let random = Mutex(SystemRandomNumberGenerator())
+    /// Seeded, so a run with injected failures is the same every time.
+    private let random: Mutex<SeededGenerator>
 
     init(options: SampleServiceOptions) throws {
         self.options = options
         catalog = SampleCatalog(seed: options.seed, count: options.hotels)
         logos = LogoGenerator(seed: options.seed)
+        random = Mutex(SeededGenerator(seed: options.seed &+ 0x5EED))
         var handle: FileHandle?
         if let path = options.logFile {
             FileManager.default.createFile(atPath: path, contents: nil)

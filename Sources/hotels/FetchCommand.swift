@@ -57,12 +57,21 @@ struct FetchCommand: AsyncParsableCommand {
         let folder = URL(fileURLWithPath: out)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let listFile = folder.appendingPathComponent("hotels.jsonl")
-        FileManager.default.createFile(atPath: listFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: listFile.path, contents: nil)
         let list = try FileHandle(forWritingTo: listFile)
         defer { try? list.close() }
 
+        var diskCache: DiskImageCache?
+        if logos {
+            do {
+                diskCache = try DiskImageCache(directory: cache.map { URL(fileURLWithPath: $0) } ?? DiskImageCache.defaultDirectory)
+            } catch {
+                Diagnostics.warning("logo cache unavailable, going on without it: \(error)")
+            }
+        }
         var pager = Pager(paging: profile.paging, pageSize: pageSize)
-        var hotels: [Hotel] = []
+        var hotelCount = 0
+        var logoSummary = LogoSummary()
         var pageFailure: (any Error)?
         let progress = ProgressLine(total: 0, label: "hotels")
         while let parameters = pager.nextRequest(city: city, keyword: keyword) {
@@ -74,22 +83,23 @@ struct FetchCommand: AsyncParsableCommand {
                 var lines: [UInt8] = []
                 page.hotels.forEach { HotelJSONLines.append($0, to: &lines) }
                 try list.write(contentsOf: Data(lines))
-                page.warnings.forEach { Diagnostics.warning("page \(pager.pagesRequested + 1): \($0)") }
-                hotels += page.hotels
+                page.warnings.forEach { Diagnostics.warning("page \(number): \($0)") }
+                hotelCount += page.hotels.count
                 pager.received(page, maxPages: maxPages)
                 progress.advance(by: page.hotels.count)
+                // Logos page by page: nothing accumulates, whatever the length of the list.
+                if logos {
+                    logoSummary.add(await downloadLogos(page.hotels, client: client, chain: chain, cache: diskCache,
+                                                        folder: folder.appendingPathComponent("logos")))
+                }
             } catch {
                 pageFailure = error
                 break
             }
         }
         progress.finish()
-        var logoSummary = LogoSummary()
-        if logos {
-            logoSummary = await downloadLogos(hotels, client: client, chain: chain, folder: folder.appendingPathComponent("logos"))
-        }
         let summary = FetchSummary(
-            pages: pager.pagesRequested, hotels: hotels.count, end: pager.end?.rawValue,
+            pages: pager.pagesRequested, hotels: hotelCount, end: pager.end?.rawValue,
             logos: logoSummary, seconds: Date().timeIntervalSince(started), out: folder.path,
             error: pageFailure.map { String(describing: $0) }
         )
@@ -99,13 +109,12 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 
-    private func downloadLogos(_ hotels: [Hotel], client: HotelServiceClient, chain: FilterChain, folder: URL) async -> LogoSummary {
+    private func downloadLogos(_ hotels: [Hotel], client: HotelServiceClient, chain: FilterChain, cache diskCache: DiskImageCache?,
+                               folder: URL) async -> LogoSummary {
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let diskCache = try? DiskImageCache(directory: cache.map { URL(fileURLWithPath: $0) } ?? DiskImageCache.defaultDirectory)
         let pipeline = ImagePipeline(filter: chain)
         let work = hotels.compactMap { hotel in hotel.logoURL.map { (hotel.code, $0) } }
         let summary = LogoTally()
-        let progress = ProgressLine(total: work.count, label: "logos")
         await withTaskGroup(of: Void.self) { group in
             var next = 0
             func startNext() {
@@ -135,13 +144,11 @@ struct FetchCommand: AsyncParsableCommand {
                         summary.state.withLock { $0.failed += 1 }
                         Diagnostics.warning("logo of \(code) (\(url)): \(error)")
                     }
-                    progress.advance()
                 }
             }
             for _ in 0..<concurrency { startNext() }
             while await group.next() != nil { startNext() }
         }
-        progress.finish()
         return summary.state.withLock { $0 }
     }
 }
@@ -156,6 +163,13 @@ struct LogoSummary: Sendable, Codable {
     var fromCache = 0
     var failed = 0
     var bytes = 0
+
+    mutating func add(_ other: LogoSummary) {
+        saved += other.saved
+        fromCache += other.fromCache
+        failed += other.failed
+        bytes += other.bytes
+    }
 }
 
 /// The one-line summary of a fetch, or its JSON.

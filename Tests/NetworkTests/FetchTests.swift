@@ -1,0 +1,164 @@
+import Foundation
+import Hotels
+import SOAP
+import Testing
+import TestSupport
+
+@Suite("Paging")
+struct PagerTests {
+    func page(_ codes: [String], next: String? = nil, last: String? = nil) -> HotelPage {
+        HotelPage(hotels: codes.map { Hotel(code: $0) }, warnings: [], nextCursor: next, lastCursor: last)
+    }
+
+    @Test("page paging counts up and ends on a short page")
+    func pages() {
+        var pager = Pager(paging: .page(first: 1), pageSize: 2)
+        #expect(pager.nextRequest(city: "X")?.page == 1)
+        pager.received(page(["a", "b"]))
+        #expect(pager.nextRequest(city: "X")?.page == 2)
+        pager.received(page(["c"]))
+        #expect(pager.end == .shortPage && pager.nextRequest(city: "X") == nil)
+    }
+
+    @Test("cursor paging sends each token once and ends on a repeat, no token, or the end marker")
+    func cursors() {
+        var pager = Pager(paging: .cursor(.field(.addtime)), pageSize: 2)
+        #expect(pager.nextRequest(city: "X")?.cursor == nil)
+        pager.received(page(["a", "b"], next: "100"))
+        #expect(pager.nextRequest(city: "X")?.cursor == "100")
+        pager.received(page(["c", "d"], next: "100"))
+        #expect(pager.end == .repeatedCursor)
+
+        var noToken = Pager(paging: .cursor(.field(.addtime)), pageSize: 2)
+        noToken.received(page(["a", "b"]))
+        #expect(noToken.end == .noCursor)
+
+        var marker = Pager(paging: .cursor(.field(.addtime)), pageSize: 2)
+        marker.received(page(["a", "b"], next: "7", last: "7"))
+        #expect(marker.end == .endMarker)
+
+        var empty = Pager(paging: .cursor(.field(.addtime)), pageSize: 2)
+        empty.received(page([], next: "1"))
+        #expect(empty.end == .shortPage)
+
+        var limited = Pager(paging: .page(first: 0), pageSize: 1)
+        limited.received(page(["a"]), maxPages: 1)
+        #expect(limited.end == .pageLimit)
+    }
+}
+
+@Suite("Sample service and hotels fetch")
+struct FetchTests {
+    @Test("the whole list comes page by page, each cursor sent once, ending on the end marker")
+    func wholeList() async throws {
+        let log = temporaryPath("serve-log")
+        let serve = try ServeProcess(["--hotels", "300", "--log", log])
+        let client = try sampleClient(serve.baseURL)
+        var pager = Pager(paging: client.profile.paging, pageSize: 30)
+        var codes: [String] = []
+        while let request = pager.nextRequest(city: "Paris") {
+            let page = try await client.fetchPage(request)
+            codes += page.hotels.map(\.code)
+            pager.received(page)
+        }
+        #expect(pager.end == .endMarker)
+        #expect(codes.count == Set(codes).count)
+        #expect(codes.count == 60) // Paris is one city in ten of the first four
+        let soapRequests = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").filter { $0.contains("/soap") }
+        #expect(soapRequests.count == pager.pagesRequested)
+    }
+
+    @Test("SOAP 1.2 requests get SOAP 1.2 answers")
+    func soap12() async throws {
+        let serve = try ServeProcess(["--hotels", "100"])
+        var profile = try ServiceProfile.named("sample")
+        profile.soapVersion = .v1_2
+        let client = HotelServiceClient(profile: profile, endpoint: serve.endpoint)
+        #expect(try await client.fetchPage(RequestParameters(city: "Shanghai", pageSize: 3)).hotels.count == 3)
+        let fault = try await client.transport.data(for: HTTPRequest(url: serve.endpoint, method: .post,
+            headers: SOAPVersion.v1_2.httpHeaders(action: "x"), body: Array(SOAPEnvelope.message(version: .v1_2, body: "<Nope/>").utf8)))
+        #expect(fault.0.status == 400)
+        #expect(String(decoding: fault.1, as: UTF8.self).contains("soap:Sender"))
+    }
+
+    @Test("logos come with ETag and Last-Modified, and a matching ETag gets 304")
+    func logos() async throws {
+        let serve = try ServeProcess(["--hotels", "20"])
+        let client = try sampleClient(serve.baseURL)
+        let page = try await client.fetchPage(RequestParameters(city: "Shanghai", pageSize: 2))
+        let url = try #require(page.hotels.first?.logoURL)
+        let (head, body) = try await client.download(url)
+        #expect(head.status == 200 && !body.isEmpty)
+        let etag = try #require(head.headers["etag"])
+        #expect(head.headers["last-modified"] != nil)
+        let (again, _) = try await client.download(url, headers: [("If-None-Match", etag)])
+        #expect(again.status == 304)
+    }
+
+    @Test("with injected failures and resets, retries still bring every page")
+    func flakyService() async throws {
+        let serve = try ServeProcess(["--hotels", "400", "--fail-rate", "0.3", "--drop-rate", "0.1", "--seed", "7"])
+        let client = try sampleClient(serve.baseURL)
+        var pager = Pager(paging: client.profile.paging, pageSize: 20)
+        var count = 0
+        while let request = pager.nextRequest(city: "Beijing") {
+            let page = try await client.fetchPage(request)
+            count += page.hotels.count
+            pager.received(page)
+        }
+        #expect(count == 80)
+    }
+
+    @Test("hotels fetch writes every page, logos through the filter, and a summary")
+    func fetchCommand() throws {
+        let serve = try ServeProcess(["--hotels", "200"])
+        let out = temporaryPath("fetch")
+        let result = try HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "New York", "--page-size", "15",
+                                            "--logos", "--filter", "resize:32x32:fill", "--out", out,
+                                            "--cache", out + "/cache", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains(#""hotels":40"#) && result.stdout.contains(#""end":"endMarker""#))
+        let lines = try String(contentsOfFile: out + "/hotels.jsonl", encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 40)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out + "/logos").count == 40)
+    }
+
+    @Test("a failing middle page keeps the pages before it, and the exit code says why")
+    func failingMiddlePage() throws {
+        let first = try String(contentsOf: Samples.url("Fixtures/sample-soap11.xml"), encoding: .utf8)
+        let fault = try String(contentsOf: Samples.url("Fixtures/fault-soap11-client.xml"), encoding: .utf8)
+        let server = try ScriptedHTTPServer { request, connection in
+            let isFirst = String(decoding: request.body, as: UTF8.self).contains("<h:before></h:before>")
+            connection.respond(status: isFirst ? 200 : 500, reason: "X", contentType: "text/xml", body: isFirst ? first : fault)
+        }
+        let out = temporaryPath("fetch-fail")
+        let result = try HotelsProcess.run(["fetch", "--endpoint", server.url + "/soap", "--city", "Shanghai",
+                                            "--page-size", "5", "--out", out])
+        #expect(result.status == 76)
+        #expect(result.stderr.contains("page 2"))
+        #expect(try String(contentsOfFile: out + "/hotels.jsonl", encoding: .utf8).split(separator: "\n").count == 5)
+    }
+
+    @Test("a standard client (Python zeep) reads the WSDL and calls QueryHotels")
+    func zeep() throws {
+        let serve = try ServeProcess(["--hotels", "100"])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", Samples.root.deletingLastPathComponent().appendingPathComponent("scripts/tests/zeep_query.py").path,
+                             serve.endpoint + "?wsdl", "Paris", "4"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let result = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        let hotels = result?["hotels"] as? [[String: Any]] ?? []
+        #expect(hotels.count == 4)
+        #expect(result?["lastAddTime"] is Int)
+    }
+}
+
+func temporaryPath(_ name: String) -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("hotelkit-\(name)-\(getpid())-\(UUID().uuidString)").path
+}

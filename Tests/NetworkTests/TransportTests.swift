@@ -1,0 +1,199 @@
+import Foundation
+import Hotels
+import SOAP
+import Synchronization
+import Testing
+import TestSupport
+
+/// A client of the `sample` profile with fast retries, for loopback servers.
+func sampleClient(_ url: String, configure: (inout TransportConfiguration) -> Void = { _ in }) throws -> HotelServiceClient {
+    var configuration = TransportConfiguration()
+    configure(&configuration)
+    return HotelServiceClient(profile: try .named("sample"), endpoint: url + "/soap",
+                              transport: HTTPTransport(configuration: configuration),
+                              retry: RetryPolicy(maxRetries: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5)))
+}
+
+let firstPage = RequestParameters(city: "Shanghai", pageSize: 5)
+
+@Suite("Transport against misbehaving servers")
+struct TransportTests {
+    static let soap = (try? String(contentsOf: Samples.url("Fixtures/sample-soap11.xml"), encoding: .utf8)) ?? ""
+    static let fault = (try? String(contentsOf: Samples.url("Fixtures/fault-soap11-client.xml"), encoding: .utf8)) ?? ""
+
+    @Test("a SOAP request carries the version's headers, and the body streams into records")
+    func ordinaryPage() async throws {
+        let server = try ScriptedHTTPServer { _, connection in
+            connection.respond(contentType: "text/xml; charset=utf-8", body: TransportTests.soap)
+        }
+        let page = try await sampleClient(server.url).fetchPage(firstPage)
+        #expect(page.hotels.count == 5)
+        let request = try #require(server.requests.first)
+        #expect(request.method == "POST" && request.path == "/soap")
+        #expect(request.headers["content-type"] == "text/xml; charset=utf-8")
+        #expect(request.headers["soapaction"] == "\"urn:hotelkit:sample#QueryHotels\"")
+        #expect(request.headers["user-agent"] == "hotelkit/\(HotelKitVersion.string)")
+        #expect(String(decoding: request.body, as: UTF8.self).contains("<h:city>Shanghai</h:city><h:pageSize>5</h:pageSize>"))
+    }
+
+    @Test("a fault is a fault with HTTP 200 and with 500, and a Sender fault is not retried", arguments: [200, 500])
+    func faults(status: Int) async throws {
+        let server = try ScriptedHTTPServer { _, connection in
+            connection.respond(status: status, reason: "X", contentType: "text/xml", body: TransportTests.fault)
+        }
+        await #expect(throws: SOAPFault.self) { try await sampleClient(server.url).fetchPage(firstPage) }
+        #expect(server.requests.count == 1)
+    }
+
+    @Test("an HTML 502 page is reported as HTTP 502 with its text, after retries")
+    func gatewayPage() async throws {
+        let page = try String(contentsOf: Samples.url("Fixtures/html-502.html"), encoding: .utf8)
+        let server = try ScriptedHTTPServer { _, connection in
+            connection.respond(status: 502, reason: "Bad Gateway", contentType: "text/html", body: page)
+        }
+        do {
+            _ = try await sampleClient(server.url).fetchPage(firstPage)
+            Issue.record("no error")
+        } catch TransportError.httpStatus(let status, let snippet) {
+            #expect(status == 502)
+            #expect(snippet.contains("502 Bad Gateway"))
+        }
+        #expect(server.requests.count == 4) // 1 + 3 retries: 5xx may pass
+    }
+
+    @Test("a SOAP body with the wrong Content-Type is still read")
+    func wrongContentType() async throws {
+        let server = try ScriptedHTTPServer { _, connection in
+            connection.respond(contentType: "text/html", body: TransportTests.soap)
+        }
+        #expect(try await sampleClient(server.url).fetchPage(firstPage).hotels.count == 5)
+    }
+
+    @Test("a reset mid-body is retried; a later success wins")
+    func resetThenSuccess() async throws {
+        let attempts = Counter()
+        let server = try ScriptedHTTPServer { _, connection in
+            if attempts.next() < 2 {
+                let bytes = Array(TransportTests.soap.utf8)
+                connection.write("HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-Length: \(bytes.count)\r\n\r\n")
+                connection.write(Array(bytes.prefix(bytes.count / 2)))
+                connection.reset()
+            } else {
+                connection.respond(contentType: "text/xml", body: TransportTests.soap)
+            }
+        }
+        #expect(try await sampleClient(server.url).fetchPage(firstPage).hotels.count == 5)
+        #expect(server.requests.count == 3)
+    }
+
+    @Test("a reset on every try ends as connection lost")
+    func resetAlways() async throws {
+        let server = try ScriptedHTTPServer { _, connection in
+            connection.write("HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-Length: 5000\r\n\r\n<soap:Env")
+            connection.reset()
+        }
+        await #expect {
+            try await sampleClient(server.url).fetchPage(firstPage)
+        } throws: { error in
+            if case TransportError.connectionLost = error { return true }
+            return false
+        }
+    }
+
+    @Test("a chunked body past the limit is stopped")
+    func chunkedTooLarge() async throws {
+        let server = try ScriptedHTTPServer { _, connection in
+            connection.write("HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nTransfer-Encoding: chunked\r\n\r\n")
+            let chunk = [UInt8](repeating: UInt8(ascii: " "), count: 32 << 10)
+            for _ in 0..<64 where !connection.isClosedForTesting {
+                connection.write(Array("8000\r\n".utf8) + chunk + Array("\r\n".utf8))
+            }
+            connection.write("0\r\n\r\n")
+        }
+        await #expect(throws: TransportError.tooLarge(limit: 256 << 10)) {
+            try await sampleClient(server.url) { $0.maxBodyBytes = 256 << 10 }.fetchPage(firstPage)
+        }
+    }
+
+    @Test("a gzip bomb is stopped when it inflates past the limit")
+    func gzipBomb() async throws {
+        let bomb = try [UInt8](Data(contentsOf: Samples.url("Network/gzip-bomb.gz")))
+        let server = try ScriptedHTTPServer { _, connection in
+            connection.respond(headers: ["Content-Type": "text/xml", "Content-Encoding": "gzip"], body: bomb)
+        }
+        await #expect(throws: TransportError.tooLarge(limit: 1 << 20)) {
+            try await sampleClient(server.url) { $0.maxBodyBytes = 1 << 20 }.fetchPage(firstPage)
+        }
+    }
+
+    @Test("a redirect loop stops after 5 redirects")
+    func redirectLoop() async throws {
+        let server = try ScriptedHTTPServer { request, connection in
+            connection.respond(status: 307, reason: "Temporary Redirect", headers: ["Location": request.path + "x"], body: [])
+        }
+        await #expect(throws: TransportError.tooManyRedirects(5)) { try await sampleClient(server.url).fetchPage(firstPage) }
+        #expect(server.requests.count == 6)
+    }
+
+    @Test("a body that stalls hits the request timeout, retried as a timeout")
+    func slowBody() async throws {
+        let server = try ScriptedHTTPServer { _, connection in
+            connection.write("HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-Length: 1000\r\n\r\n<soap:")
+            _ = connection.waitForClientClose(seconds: 5)
+        }
+        await #expect {
+            try await sampleClient(server.url) { $0.requestTimeout = .milliseconds(300) }.fetchPage(firstPage)
+        } throws: { error in
+            if case TransportError.timeout = error { return true }
+            return false
+        }
+        #expect(server.requests.count == 4)
+    }
+
+    @Test("nothing listening is unreachable")
+    func refused() async throws {
+        let server = try ScriptedHTTPServer { _, _ in }
+        let url = server.url
+        server.stop()
+        await #expect {
+            try await sampleClient(url).fetchPage(firstPage)
+        } throws: { error in
+            if case TransportError.unreachable = error { return true }
+            return false
+        }
+    }
+
+    @Test("connections are kept alive and reused")
+    func keepAlive() async throws {
+        let server = try ScriptedHTTPServer { _, connection in
+            connection.respond(contentType: "text/xml", body: TransportTests.soap)
+        }
+        let client = try sampleClient(server.url)
+        for _ in 0..<5 { _ = try await client.fetchPage(firstPage) }
+        #expect(server.requests.count == 5)
+        #expect(server.connectionCount == 1)
+    }
+
+    @Test("cancelling aborts the transfer, and the server sees the connection close")
+    func cancellation() async throws {
+        let closed = Counter()
+        let server = try ScriptedHTTPServer { _, connection in
+            connection.write("HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-Length: 100000\r\n\r\n<soap:")
+            if connection.waitForClientClose(seconds: 10) { _ = closed.next() }
+        }
+        let client = try sampleClient(server.url)
+        let task = Task { try await client.fetchPage(firstPage) }
+        while server.requests.isEmpty { await Task.yield() }
+        task.cancel()
+        await #expect(throws: TransportError.cancelled) { try await task.value }
+        while closed.value == 0 { await Task.yield() }
+        #expect(server.requests.count == 1) // a cancel is not retried
+    }
+}
+
+/// A thread-safe count.
+final class Counter: Sendable {
+    private let state = Mutex(0)
+    func next() -> Int { state.withLock { value in defer { value += 1 }; return value } }
+    var value: Int { state.withLock { $0 } }
+}
