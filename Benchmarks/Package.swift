@@ -30,6 +30,12 @@ let package = Package(
             path: "Benchmarks/ImagingBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // hotels parse --count without the sample server, for valgrind.
+        .executableTarget(
+            name: "parse-count",
+            dependencies: [.product(name: "Hotels", package: "HotelKit")],
+            path: "Sources/ParseCount"
+        ),
         // A peer for scripts/compare: FoundationXML's XMLParser building the same records.
         .executableTarget(name: "foundation-xml-baseline", path: "Sources/FoundationXMLBaseline"),
     ],
