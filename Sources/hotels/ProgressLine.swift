@@ -28,7 +28,7 @@ final class ProgressLine: Sendable {
         let line: String? = state.withLock { state in
             state.done += count
             let now = Date()
-            guard now.timeIntervalSince(state.lastDraw) >= 0.1 || state.done == total else { return nil }
+            guard now.timeIntervalSince(state.lastDraw) >= 0.1 || (total > 0 && state.done == total) else { return nil }
             state.lastDraw = now
             return render(done: state.done, now: now)
         }
@@ -40,12 +40,13 @@ final class ProgressLine: Sendable {
         writeAll(Array("\r\u{1B}[K".utf8), to: STDERR_FILENO)
     }
 
+    /// A bar when the total is known; a running count and rate when it is not (total 0).
     private func render(done: Int, now: Date) -> String {
-        let fraction = total > 0 ? Double(done) / Double(total) : 1
+        let rate = String(format: "%.0f", Double(done) / max(0.001, now.timeIntervalSince(started)))
+        guard total > 0 else { return "\r\(done) \(label) \(rate)/s\u{1B}[K" }
         let width = 30
-        let filled = Int(fraction * Double(width))
-        let rate = Double(done) / max(0.001, now.timeIntervalSince(started))
+        let filled = min(width, Int(Double(done) / Double(total) * Double(width)))
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-        return "\r\(bar) \(done)/\(total) \(label) \(String(format: "%.0f", rate))/s"
+        return "\r\(bar) \(done)/\(total) \(label) \(rate)/s"
     }
 }

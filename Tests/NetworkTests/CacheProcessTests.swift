@@ -1,0 +1,67 @@
+import Foundation
+import Imaging
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every entry in a disk cache folder reads back whole: none is damaged.
+func everyEntryValidates(_ folder: String) throws -> Int {
+    let cache = try DiskImageCache(directory: URL(fileURLWithPath: folder))
+    let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".img") } ?? []
+    for file in files {
+        let key = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+        #expect(cache.data(for: key) != nil, "damaged entry \(file)")
+    }
+    return files.count
+}
+
+@Suite("The logo cache across processes")
+struct CacheProcessTests {
+    func fetch(_ serve: ServeProcess, cache: String, out: String) -> Process {
+        let process = Process()
+        process.executableURL = HotelsProcess.executable
+        process.arguments = ["fetch", "--endpoint", serve.endpoint, "--city", "Shanghai", "--page-size", "25",
+                             "--logos", "--filter", "resize:16x16:fill", "--cache", cache, "--out", out]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        return process
+    }
+
+    @Test("two fetches sharing one cache folder both succeed, and every entry is whole")
+    func twoProcesses() throws {
+        let serve = try ServeProcess(["--hotels", "300"])
+        let cache = temporaryPath("shared-cache")
+        let processes = [fetch(serve, cache: cache, out: temporaryPath("a")), fetch(serve, cache: cache, out: temporaryPath("b"))]
+        try processes.forEach { try $0.run() }
+        processes.forEach { $0.waitUntilExit() }
+        #expect(processes.map(\.terminationStatus) == [0, 0])
+        #expect(try everyEntryValidates(cache) == 60)
+    }
+
+    @Test("kill -9 in the middle of writing logos leaves no damaged entry, and the next run goes on")
+    func killed() throws {
+        let serve = try ServeProcess(["--hotels", "1000", "--latency", "3"])
+        let cache = temporaryPath("killed-cache")
+        let victim = fetch(serve, cache: cache, out: temporaryPath("killed"))
+        try victim.run()
+        // Wait until it has written some entries, then kill it mid-flight.
+        let deadline = Date().addingTimeInterval(30)
+        while (try? everyEntryFileCount(cache)) ?? 0 < 20, Date() < deadline { usleep(5_000) }
+        kill(victim.processIdentifier, SIGKILL)
+        victim.waitUntilExit()
+        #expect(victim.terminationReason == .uncaughtSignal)
+        let survived = try everyEntryValidates(cache)
+        #expect(survived >= 20)
+        let next = fetch(serve, cache: cache, out: temporaryPath("after"))
+        try next.run()
+        next.waitUntilExit()
+        #expect(next.terminationStatus == 0)
+        #expect(try everyEntryValidates(cache) == 200)
+    }
+}
+
+private func everyEntryFileCount(_ folder: String) throws -> Int {
+    FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".img") }.count ?? 0
+}
