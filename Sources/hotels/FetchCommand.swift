@@ -73,7 +73,7 @@ struct FetchCommand: AsyncParsableCommand {
         var hotelCount = 0
         var logoSummary = LogoSummary()
         var pageFailure: (any Error)?
-        let progress = ProgressLine(total: 0, label: "hotels")
+        let progress = ProgressLine(total: 0, label: "hotels", quiet: json)
         while let parameters = pager.nextRequest(city: city, keyword: keyword) {
             do {
                 let number = pager.pagesRequested + 1

@@ -87,7 +87,7 @@ struct ImageCommand: ParsableCommand {
         let started = Date()
         let next = Atomic<Int>(0)
         let failures = Mutex<[(String, String)]>([])
-        let progress = ProgressLine(total: names.count, label: "images")
+        let progress = ProgressLine(total: names.count, label: "images", quiet: json)
         // Each worker takes the next file until none is left.
         DispatchQueue.concurrentPerform(iterations: min(jobs, max(1, names.count))) { _ in
             while true {

@@ -4,8 +4,9 @@ import Synchronization
 import Glibc
 #endif
 
-/// A progress bar on standard error when it is a terminal: counts, rate and
-/// a bar, redrawn at most ten times a second. Nothing at all otherwise.
+/// A progress bar for a person at a terminal: drawn on standard error, and only
+/// when standard output is a terminal too (not piped, not `--json`), so
+/// machine output stays clean. Counts, rate and a bar, at most ten times a second.
 final class ProgressLine: Sendable {
     private struct State {
         var done = 0
@@ -15,12 +16,13 @@ final class ProgressLine: Sendable {
     private let total: Int
     private let label: String
     private let started = Date()
-    private let enabled = isatty(STDERR_FILENO) == 1
+    private let enabled: Bool
     private let state = Mutex(State())
 
-    init(total: Int, label: String) {
+    init(total: Int, label: String, quiet: Bool = false) {
         self.total = total
         self.label = label
+        enabled = !quiet && isatty(STDOUT_FILENO) == 1 && isatty(STDERR_FILENO) == 1
     }
 
     func advance(by count: Int = 1) {
