@@ -63,19 +63,11 @@ final class RecordExtractor: SOAPBodyHandler {
         enum Role { case error, cursor, endMarker }
         let role: Role
         let path: DocumentPath
-        let steps: [XMLName]
+        /// This matcher's steps in ``RecordExtractor/matcherSteps``.
+        let steps: Range<Int>
         let attribute: XMLName?
-        /// Matched steps along the chain of open elements, outermost first.
-        var progress: [Int] = [0]
         var value: String?
         var isDone = false
-
-        init(role: Role, path: DocumentPath, names: XMLNameTable) {
-            self.role = role
-            self.path = path
-            steps = path.steps.elements.map(names.name)
-            attribute = path.steps.attribute.map(names.name)
-        }
     }
 
     private enum CaptureTarget {
@@ -93,8 +85,13 @@ final class RecordExtractor: SOAPBodyHandler {
 
     private let recordName: XMLName
     private let trie: FlatTrie
-    /// The profile's error path and a document cursor path, where it has them.
+    /// The profile's error path, document cursor and end marker, where it has them.
     @exclusivity(unchecked) private var matchers: [DocumentMatcher] = []
+    /// Every matcher's steps, end to end.
+    private let matcherSteps: [XMLName]
+    /// How many steps each matcher has matched along the chain of open
+    /// elements: a frame of `matchers.count` entries per open element.
+    @exclusivity(unchecked) private var matcherProgress: [Int]
     private let cursorSlot: Int?
     private let maxCapture: Int
     /// On only while a capture is open: other text is skipped by the reader.
@@ -112,9 +109,9 @@ final class RecordExtractor: SOAPBodyHandler {
     @exclusivity(unchecked) private var claimed = Array(repeating: false, count: HotelField.allCases.count)
     @exclusivity(unchecked) private var captures: [Capture] = []
     /// The text of every open capture; nested captures share it, since an
-    /// element's text includes its descendants'. Emptied, keeping its
-    /// capacity, when the outermost capture closes.
-    @exclusivity(unchecked) private var captureBuffer: [UInt8] = []
+    /// element's text includes its descendants'. Emptied (its length set to
+    /// zero) when the outermost capture closes.
+    private let captureBuffer = ByteBuffer()
     @exclusivity(unchecked) private(set) var recordCount = 0
     @exclusivity(unchecked) private var lastRecordCursor: String?
 
@@ -126,21 +123,26 @@ final class RecordExtractor: SOAPBodyHandler {
         textInterest = names.textInterest
         textInterest.isActive = false
         self.onRecord = onRecord
-        if let error = profile.error {
-            matchers.append(DocumentMatcher(role: .error, path: error, names: names))
-        }
+        var documentPaths: [(DocumentMatcher.Role, DocumentPath)] = []
+        if let error = profile.error { documentPaths.append((.error, error)) }
         switch profile.paging {
         case .cursor(.document(let path)):
-            matchers.append(DocumentMatcher(role: .cursor, path: path, names: names))
+            documentPaths.append((.cursor, path))
             cursorSlot = nil
         case .cursor(.field(let field)):
             cursorSlot = RecordExtractor.slot(field)
         case .page:
             cursorSlot = nil
         }
-        if let endMarker = profile.endMarker {
-            matchers.append(DocumentMatcher(role: .endMarker, path: endMarker, names: names))
+        if let endMarker = profile.endMarker { documentPaths.append((.endMarker, endMarker)) }
+        var steps: [XMLName] = []
+        for (role, path) in documentPaths {
+            let range = steps.count..<(steps.count + path.steps.elements.count)
+            steps += path.steps.elements.map(names.name)
+            matchers.append(DocumentMatcher(role: role, path: path, steps: range, attribute: path.steps.attribute.map(names.name)))
         }
+        matcherSteps = steps
+        matcherProgress = Array(repeating: 0, count: matchers.count)
         var nodes = [TrieNode()]
         for (field, path) in profile.fields {
             RecordExtractor.insert(path, slot: RecordExtractor.slot(field), names: names, into: &nodes)
@@ -194,8 +196,11 @@ final class RecordExtractor: SOAPBodyHandler {
 
     func startElement(_ element: XMLStartElement) throws {
         depth += 1
-        for index in matchers.indices where !matchers[index].isDone {
-            try advance(matcher: index, into: element)
+        if !matchers.isEmpty {
+            let frame = matcherProgress.count - matchers.count
+            for index in matchers.indices {
+                try advance(matcher: index, parent: matcherProgress[frame + index], into: element)
+            }
         }
         if recordDepth != nil {
             let parent = nodeStack[nodeStack.count - 1]
@@ -221,9 +226,7 @@ final class RecordExtractor: SOAPBodyHandler {
             captures.removeLast()
             try finish(capture)
         }
-        for index in matchers.indices where !matchers[index].isDone {
-            matchers[index].progress.removeLast()
-        }
+        for _ in matchers.indices { matcherProgress.removeLast() } // removeLast(n) costs more
         guard let recordDepth else { return }
         nodeStack.removeLast()
         if depth == recordDepth {
@@ -234,7 +237,7 @@ final class RecordExtractor: SOAPBodyHandler {
 
     func characters(_ text: UnsafeBufferPointer<UInt8>) throws {
         guard let outermost = captures.first else { return }
-        captureBuffer.append(contentsOf: text)
+        captureBuffer.append(text)
         if captureBuffer.count - outermost.start > maxCapture {
             throw XMLReaderError.limitExceeded(.textLength(maxCapture), at: XMLPosition(line: 0, column: 0))
         }
@@ -272,9 +275,9 @@ final class RecordExtractor: SOAPBodyHandler {
     }
 
     private func finish(_ capture: Capture) throws {
-        let text = captureBuffer.withUnsafeBufferPointer { RecordExtractor.cleaned(UnsafeBufferPointer(rebasing: $0[capture.start...])) }
+        let text = RecordExtractor.cleaned(captureBuffer.bytes(from: capture.start))
         if captures.isEmpty {
-            captureBuffer.removeAll(keepingCapacity: true)
+            captureBuffer.count = 0
             textInterest.isActive = false
         }
         switch capture.target {
@@ -300,16 +303,19 @@ final class RecordExtractor: SOAPBodyHandler {
 
     // MARK: Document paths
 
-    private func advance(matcher index: Int, into element: XMLStartElement) throws {
+    /// Pushes how many steps of matcher `index` this element completes, given
+    /// its parent's count, and takes the value when the whole path matches.
+    private func advance(matcher index: Int, parent: Int, into element: XMLStartElement) throws {
         let steps = matchers[index].steps
-        let parent = matchers[index].progress[matchers[index].progress.count - 1]
         var matched = 0
-        if parent < steps.count, element.localName == steps[parent] {
-            matched = parent + 1
-        } else if element.localName == steps[0] {
-            matched = 1
+        if !matchers[index].isDone {
+            if parent < steps.count, element.localName == matcherSteps[steps.lowerBound + parent] {
+                matched = parent + 1
+            } else if element.localName == matcherSteps[steps.lowerBound] {
+                matched = 1
+            }
         }
-        matchers[index].progress.append(matched)
+        matcherProgress.append(matched)
         guard matched == steps.count else { return }
         if let attribute = matchers[index].attribute {
             if let value = element.attribute(attribute) {
@@ -333,4 +339,38 @@ final class RecordExtractor: SOAPBodyHandler {
                                        path: matchers[index].path.description)
         }
     }
+}
+
+
+/// A growable byte buffer whose reset is setting `count` to zero: the capture
+/// buffer is appended to and emptied for every field of every record, where
+/// an array's bookkeeping shows.
+///
+/// Used by one parse on one thread, like the extractor that owns it.
+private final class ByteBuffer {
+    private var storage = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+    private var capacity = 256
+    @exclusivity(unchecked) var count = 0
+
+    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        if count + bytes.count > capacity {
+            var grown = capacity * 2
+            while grown < count + bytes.count { grown *= 2 }
+            let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+            larger.update(from: storage, count: count)
+            storage.deallocate()
+            storage = larger
+            capacity = grown
+        }
+        (storage + count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    /// The bytes from `start` to the end, valid until the next append.
+    func bytes(from start: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: storage + start, count: count - start)
+    }
+
+    deinit { storage.deallocate() }
 }

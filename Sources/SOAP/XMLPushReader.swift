@@ -129,8 +129,15 @@ public struct XMLNameTable {
 /// Whether a reader's handlers want character data right now. On by default;
 /// the reader still counts every text node against its limits.
 public final class XMLTextInterest {
-    // Set and read on the parse's one thread: no exclusivity checks.
-    @exclusivity(unchecked) public var isActive = true
+    // Set and read on the parse's one thread: no exclusivity checks. The
+    // attribute does not cross modules, so other modules go through the
+    // accessor and the access itself happens here.
+    @exclusivity(unchecked) var active = true
+
+    public var isActive: Bool {
+        get { active }
+        set { active = newValue }
+    }
 
     init() {}
 }
@@ -344,7 +351,7 @@ private let charactersTrampoline: charactersSAXFunc = { userData, bytes, length 
             state.fail(XMLReaderError.limitExceeded(.textLength(state.limits.maxTextLength), at: state.position))
             return
         }
-        guard let bytes, state.textInterest.isActive else { return }
+        guard let bytes, state.textInterest.active else { return }
         state.run { try $0.characters(UnsafeBufferPointer(start: bytes, count: Int(length))) }
     }
 }
