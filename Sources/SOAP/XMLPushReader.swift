@@ -30,8 +30,8 @@ public protocol XMLEventHandler: AnyObject {
 /// thread at a time.
 public final class XMLPushReader<Handler: XMLEventHandler> {
     /// The handler, made by the closure given to `init` with this reader's names.
-    public let handler: Handler
-    private let state: ReaderState
+    public var handler: Handler { state.handler }
+    private let state: HandlerState<Handler>
     private let context: xmlParserCtxtPtr
 
     /// Creates a reader; `makeHandler` receives the table its names must come from.
@@ -40,7 +40,6 @@ public final class XMLPushReader<Handler: XMLEventHandler> {
         makeHandler: (XMLNameTable) throws -> Handler
     ) throws {
         libxml2IsReady.assertReady()
-        let state = ReaderState(limits: limits, textInterest: XMLTextInterest())
         var sax = xmlSAXHandler()
         sax.initialized = UInt32(XML_SAX2_MAGIC)
         sax.startElementNs = startElementTrampoline
@@ -50,22 +49,23 @@ public final class XMLPushReader<Handler: XMLEventHandler> {
         sax.ignorableWhitespace = charactersTrampoline
         sax.internalSubset = doctypeTrampoline
         sax.serror = structuredErrorTrampoline
-        let userData = Unmanaged.passUnretained(state).toOpaque()
-        guard let context = xmlCreatePushParserCtxt(&sax, userData, nil, 0, nil) else {
+        // The context comes first, because the handler's names are interned in
+        // its dictionary; the state, which holds the handler, is then given
+        // to libxml2 as the callbacks' user data.
+        guard let context = xmlCreatePushParserCtxt(&sax, nil, nil, 0, nil) else {
             throw XMLReaderError.outOfMemory
         }
         xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue))
-        state.context = context
-        self.context = context
-        self.state = state
+        let textInterest = XMLTextInterest()
         do {
-            let handler = try makeHandler(XMLNameTable(context: context, textInterest: state.textInterest))
-            self.handler = handler
-            state.handler = handler
+            let handler = try makeHandler(XMLNameTable(context: context, textInterest: textInterest))
+            state = HandlerState(handler: handler, limits: limits, textInterest: textInterest, context: context)
         } catch {
             xmlFreeParserCtxt(context)
             throw error
         }
+        self.context = context
+        context.pointee.userData = Unmanaged.passUnretained(state as ReaderState).toOpaque()
     }
 
     deinit {
@@ -240,40 +240,42 @@ private struct LibXML2Setup: Sendable {
 
 // MARK: - Parser state shared with the C callbacks
 
-/// What the C callbacks reach through libxml2's user-data pointer.
+/// What the C callbacks reach through libxml2's user-data pointer: limits,
+/// counters, and (in the subclass) the handler events go to.
 ///
 /// A reader is fed from one thread at a time and libxml2 calls back on that
 /// thread, so these accesses never overlap: Swift's dynamic exclusivity checks
 /// (a large share of the time per event) are turned off for the hot fields.
-private final class ReaderState {
+private class ReaderState {
     let limits: XMLReaderLimits
     let textInterest: XMLTextInterest
-    /// The reader holds the handler strongly for as long as this state is
-    /// reachable from libxml2, so a borrowed reference is enough here and
-    /// saves a retain and release on every event.
-    unowned(unsafe) var handler: (any XMLEventHandler)?
-    var context: xmlParserCtxtPtr?
+    let context: xmlParserCtxtPtr
     @exclusivity(unchecked) var depth = 0
     @exclusivity(unchecked) var textRunLength = 0
     @exclusivity(unchecked) var inputBytes = 0
     @exclusivity(unchecked) private var failure: (any Error)?
 
-    init(limits: XMLReaderLimits, textInterest: XMLTextInterest) {
+    init(limits: XMLReaderLimits, textInterest: XMLTextInterest, context: xmlParserCtxtPtr) {
         self.limits = limits
         self.textInterest = textInterest
+        self.context = context
     }
 
     var position: XMLPosition {
-        guard let context else { return XMLPosition(line: 0, column: 0) }
-        return XMLPosition(line: Int(xmlSAX2GetLineNumber(context)), column: Int(xmlSAX2GetColumnNumber(context)))
+        XMLPosition(line: Int(xmlSAX2GetLineNumber(context)), column: Int(xmlSAX2GetColumnNumber(context)))
     }
 
     /// Records the first failure and stops the parser; later events are ignored.
     func fail(_ error: any Error) {
         guard failure == nil else { return }
         failure = error
-        if let context { xmlStopParser(context) }
+        xmlStopParser(context)
     }
+
+    // Overridden by HandlerState, which knows the handler's type.
+    func deliverStart(_ element: XMLStartElement) throws {}
+    func deliverEnd(_ localName: XMLName) throws {}
+    func deliverCharacters(_ text: UnsafeBufferPointer<UInt8>) throws {}
 
     func throwIfFailed() throws {
         if let failure { throw failure }
@@ -285,15 +287,31 @@ private final class ReaderState {
         throw XMLReaderError.malformed(reason: "libxml2 error \(status)", at: position)
     }
 
+    /// Runs a delivery unless the parse has failed; an error fails it.
     @inline(__always)
-    func run(_ body: (any XMLEventHandler) throws -> Void) {
-        guard failure == nil, let handler else { return }
+    func run(_ body: () throws -> Void) {
+        guard failure == nil else { return }
         do {
-            try body(handler)
+            try body()
         } catch {
             fail(error)
         }
     }
+}
+
+/// The state with its handler as a constant of its own type: each event is
+/// one virtual call, with no existential and no retain of the handler.
+private final class HandlerState<Handler: XMLEventHandler>: ReaderState {
+    let handler: Handler
+
+    init(handler: Handler, limits: XMLReaderLimits, textInterest: XMLTextInterest, context: xmlParserCtxtPtr) {
+        self.handler = handler
+        super.init(limits: limits, textInterest: textInterest, context: context)
+    }
+
+    override func deliverStart(_ element: XMLStartElement) throws { try handler.startElement(element) }
+    override func deliverEnd(_ localName: XMLName) throws { try handler.endElement(localName) }
+    override func deliverCharacters(_ text: UnsafeBufferPointer<UInt8>) throws { try handler.characters(text) }
 }
 
 /// Runs `body` with the state behind libxml2's user-data pointer: the pointer
@@ -332,7 +350,7 @@ private let startElementTrampoline: startElementNsSAX2Func = {
             attributeCount: Int(attributeCount),
             attributeList: attributes
         )
-        state.run { try $0.startElement(element) }
+        state.run { try state.deliverStart(element) }
     }
 }
 
@@ -340,7 +358,7 @@ private let endElementTrampoline: endElementNsSAX2Func = { userData, localName, 
     withReaderState(userData) { state in
         state.depth -= 1
         state.textRunLength = 0
-        state.run { try $0.endElement(XMLName(localName.map(UnsafeRawPointer.init))) }
+        state.run { try state.deliverEnd(XMLName(localName.map(UnsafeRawPointer.init))) }
     }
 }
 
@@ -352,7 +370,7 @@ private let charactersTrampoline: charactersSAXFunc = { userData, bytes, length 
             return
         }
         guard let bytes, state.textInterest.active else { return }
-        state.run { try $0.characters(UnsafeBufferPointer(start: bytes, count: Int(length))) }
+        state.run { try state.deliverCharacters(UnsafeBufferPointer(start: bytes, count: Int(length))) }
     }
 }
 
