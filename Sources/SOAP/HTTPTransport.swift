@@ -160,8 +160,13 @@ public final class HTTPTransport: Sendable {
         let code: CURLcode = body.withUnsafeBytes { bytes in
             if request.method == .post {
                 hk_curl_setopt_long(handle, CURLOPT_POST, 1)
-                hk_curl_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count))
-                hk_curl_setopt_pointer(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                if let base = bytes.baseAddress, !bytes.isEmpty {
+                    hk_curl_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count))
+                    hk_curl_setopt_pointer(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: base))
+                } else {
+                    // A null POSTFIELDS would make libcurl read the body from stdin.
+                    hk_curl_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, "")
+                }
             }
             return withExtendedLifetime(transfer) { run(session, cancellation: cancellation) }
         }

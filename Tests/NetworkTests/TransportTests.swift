@@ -150,6 +150,14 @@ struct TransportTests {
         #expect(server.requests.count == 4)
     }
 
+    @Test("a POST with an empty body sends an empty body, not standard input")
+    func emptyPost() async throws {
+        let server = try ScriptedHTTPServer { _, connection in connection.respond(contentType: "text/plain", body: "ok") }
+        let (head, body) = try await HTTPTransport().data(for: HTTPRequest(url: server.url + "/x", method: .post, body: []))
+        #expect(head.status == 200 && body == Array("ok".utf8))
+        #expect(server.requests.first?.method == "POST" && server.requests.first?.body.isEmpty == true)
+    }
+
     @Test("nothing listening is unreachable")
     func refused() async throws {
         let server = try ScriptedHTTPServer { _, _ in }
