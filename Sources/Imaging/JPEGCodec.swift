@@ -44,12 +44,11 @@ enum JPEGCodec {
     /// only the scaled-down output and one band are ever in memory. The EXIF
     /// turn is applied to the small result.
     static func decodeResized(_ data: [UInt8], limits: ImageLimits, box: ScaleHint) throws(ImageError) -> DecodedImage {
-        let streamed: DecodedImage? = try withDecoder(data) { bytes, decoder throws(ImageError) in
+        try withDecoder(data) { bytes, decoder throws(ImageError) in
             let started = try start(bytes, decoder: decoder, limits: limits, hint: box)
             let storedBox = started.orientation.swapsAxes ? ScaleHint(width: box.height, height: box.width, mode: box.mode) : box
             var resampler = RowResampler(sourceWidth: started.outputWidth, sourceHeight: started.outputHeight,
                                          width: storedBox.width, height: storedBox.height, mode: storedBox.mode)
-            guard !resampler.isIdentity else { return nil } // already the size asked for
             let band = 16
             let stride = started.outputWidth * 4
             var buffer = [UInt8](repeating: 0, count: stride * band)
@@ -61,17 +60,11 @@ enum JPEGCodec {
                 }
                 guard status == 0, rows > 0 else { throw failure(decoder) }
                 if started.isCMYK { convertCMYKToRGBA(&buffer, inverted: started.isAdobeInverted) }
-                buffer.withUnsafeBufferPointer { pixels in
-                    for row in 0..<Int(rows) {
-                        resampler.consume(row: UnsafeBufferPointer(rebasing: pixels[(row * stride)..<((row + 1) * stride)]), y: first + row)
-                    }
-                }
+                buffer.withUnsafeBufferPointer { resampler.consume(band: $0, rows: Int(rows), firstRow: first) }
                 first += Int(rows)
             }
             return started.decoded(started.orientation.apply(to: resampler.finish()), warnings: finish(decoder))
         }
-        if let streamed { return streamed }
-        return try decode(data, limits: limits, hint: nil)
     }
 
     /// What is known once decompression has started.

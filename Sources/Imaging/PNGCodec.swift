@@ -40,7 +40,6 @@ enum PNGCodec {
             guard reader.interlaced == 0 else { return .success(nil) }
             let (width, height) = (Int(reader.width), Int(reader.height))
             var resampler = RowResampler(sourceWidth: width, sourceHeight: height, width: box.width, height: box.height, mode: box.mode)
-            guard !resampler.isIdentity else { return .success(nil) } // already the size asked for
             let band = 16
             var buffer = [UInt8](repeating: 0, count: width * 4 * band)
             var first = 0
@@ -50,11 +49,7 @@ enum PNGCodec {
                     hk_png_reader_read_rows(&reader, $0.baseAddress, width * 4, UInt32(count))
                 }
                 guard status == 0 else { return .failure(.corrupt(format: .png, reason: message(of: reader))) }
-                buffer.withUnsafeBufferPointer { pixels in
-                    for row in 0..<count where resampler.needs(row: first + row) {
-                        resampler.consume(row: UnsafeBufferPointer(rebasing: pixels[(row * width * 4)..<((row + 1) * width * 4)]), y: first + row)
-                    }
-                }
+                buffer.withUnsafeBufferPointer { resampler.consume(band: $0, rows: count, firstRow: first) }
                 first += count
             }
             return .success(DecodedImage(image: resampler.finish(), format: .png, originalWidth: width, originalHeight: height,

@@ -21,11 +21,7 @@ enum Resampler {
     static func resize(_ image: RGBAImage, width: Int, height: Int, mode: ResizeMode) -> RGBAImage {
         var resampler = RowResampler(sourceWidth: image.width, sourceHeight: image.height, width: width, height: height, mode: mode)
         guard !resampler.isIdentity else { return image }
-        image.pixels.withUnsafeBufferPointer { pixels in
-            for y in 0..<image.height where resampler.needs(row: y) {
-                resampler.consume(row: UnsafeBufferPointer(rebasing: pixels[(y * image.width * 4)..<((y + 1) * image.width * 4)]), y: y)
-            }
-        }
+        image.pixels.withUnsafeBufferPointer { resampler.consume(band: $0, rows: image.height, firstRow: 0) }
         return resampler.finish()
     }
 
@@ -72,11 +68,15 @@ enum Resampler {
 /// Resizes an image whose rows arrive one at a time, top to bottom, as a
 /// decoder produces them: only the rows the output needs are read, and only
 /// one row of the source is ever looked at, so memory is the output's width
-/// times the source's height, not the source.
+/// times the source's height, not the source. When the box is the image's
+/// own size, rows are kept as they come and the image is returned unchanged.
 struct RowResampler {
     let outputWidth: Int
     let outputHeight: Int
     let isIdentity: Bool
+    private let sourceWidth: Int
+    /// The rows themselves, when the output is the source.
+    private var passThrough: [UInt8]
     private let columns: [[(Int, Float)]]
     private let rows: [[(Int, Float)]]
     private var neededRows: [Bool]
@@ -99,6 +99,7 @@ struct RowResampler {
             crop.x = (Double(sourceWidth) - crop.width) / 2
             crop.y = (Double(sourceHeight) - crop.height) / 2
         }
+        self.sourceWidth = sourceWidth
         outputWidth = output.width
         outputHeight = output.height
         isIdentity = output.width == sourceWidth && output.height == sourceHeight && crop.x == 0 && crop.y == 0
@@ -107,13 +108,26 @@ struct RowResampler {
         neededRows = [Bool](repeating: false, count: sourceHeight)
         for list in rows { for (index, _) in list { neededRows[index] = true } }
         horizontal = [SIMD4<Float>](repeating: .zero, count: isIdentity ? 0 : output.width * sourceHeight)
+        passThrough = [UInt8](repeating: 0, count: isIdentity ? sourceWidth * sourceHeight * 4 : 0)
     }
 
-    func needs(row y: Int) -> Bool { neededRows[y] }
+    /// Takes `rows` consecutive source rows, packed, starting at row `firstRow`.
+    mutating func consume(band: UnsafeBufferPointer<UInt8>, rows: Int, firstRow: Int) {
+        let stride = sourceWidth * 4
+        for row in 0..<rows where neededRows[firstRow + row] {
+            consume(row: UnsafeBufferPointer(rebasing: band[(row * stride)..<((row + 1) * stride)]), y: firstRow + row)
+        }
+    }
 
     /// Takes source row `y`: `sourceWidth` RGBA pixels.
     mutating func consume(row: UnsafeBufferPointer<UInt8>, y: Int) {
         guard neededRows[y] else { return }
+        if isIdentity {
+            passThrough.withUnsafeMutableBufferPointer { pixels in
+                _ = UnsafeMutableBufferPointer(rebasing: pixels[(y * row.count)..<((y + 1) * row.count)]).initialize(from: row)
+            }
+            return
+        }
         let base = y * outputWidth
         Resampler.toLinear.withUnsafeBufferPointer { linear in
             for x in 0..<outputWidth {
@@ -130,6 +144,7 @@ struct RowResampler {
     }
 
     func finish() -> RGBAImage {
+        if isIdentity { return RGBAImage(width: outputWidth, height: outputHeight, pixels: passThrough) }
         var result = [SIMD4<Float>](repeating: .zero, count: outputWidth * outputHeight)
         for y in 0..<outputHeight {
             for (index, weight) in rows[y] {
