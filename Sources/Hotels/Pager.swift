@@ -24,16 +24,14 @@ public struct Pager: Sendable, Equatable {
     private var nextCursor: String?
     private var usedCursors: Set<String> = []
 
-    public init(paging: ServiceProfile.Paging, pageSize: Int, resumeCursor: String? = nil, resumePage: Int? = nil) {
+    public init(paging: ServiceProfile.Paging, pageSize: Int) {
         self.paging = paging
         self.pageSize = pageSize
         if case .page(let first) = paging {
-            nextPage = resumePage ?? first
+            nextPage = first
         } else {
             nextPage = 0
         }
-        nextCursor = resumeCursor
-        if let resumeCursor { usedCursors.insert(resumeCursor) }
     }
 
     /// The parameters of the next page, or nil once the list has ended.
@@ -69,14 +67,6 @@ public struct Pager: Sendable, Equatable {
             nextPage += 1
         }
         if end == nil, let maxPages, pagesRequested >= maxPages { end = .pageLimit }
-    }
-
-    /// The state to persist to resume later: the cursor or page the next request would use.
-    public var resumePoint: (cursor: String?, page: Int?) {
-        switch paging {
-        case .page: (nil, nextPage)
-        case .cursor: (nextCursor, nil)
-        }
     }
 
     private var isPaged: Bool {

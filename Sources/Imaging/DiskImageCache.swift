@@ -10,14 +10,12 @@ public struct CachedImageMetadata: Codable, Sendable, Equatable {
     public var url: String
     public var etag: String?
     public var lastModified: String?
-    public var maxAge: Int?
     public var storedAt: Date
 
-    public init(url: String, etag: String? = nil, lastModified: String? = nil, maxAge: Int? = nil, storedAt: Date = Date()) {
+    public init(url: String, etag: String? = nil, lastModified: String? = nil, storedAt: Date = Date()) {
         self.url = url
         self.etag = etag
         self.lastModified = lastModified
-        self.maxAge = maxAge
         self.storedAt = storedAt
     }
 }
@@ -99,12 +97,6 @@ public final class DiskImageCache: Sendable {
             return size
         }
         if total > sizeLimit { sweep() }
-    }
-
-    /// Updates only the metadata, as after a `304 Not Modified`.
-    public func storeMetadata(_ metadata: CachedImageMetadata, for key: String) throws {
-        try FileManager.default.createDirectory(at: metadataURL(key).deletingLastPathComponent(), withIntermediateDirectories: true)
-        try writeAtomically(Array(try JSONEncoder().encode(metadata)), to: metadataURL(key))
     }
 
     /// Removes the least recently used entries until 70% of the limit is left.
