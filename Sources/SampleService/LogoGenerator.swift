@@ -6,7 +6,8 @@ import Synchronization
 /// its code and the seed, PNG or JPEG. Made once, then kept (up to a budget).
 final class LogoGenerator: Sendable {
     private let seed: UInt64
-    private let cache = Mutex<[String: [UInt8]]>([:])
+    /// Made logos, and their total size against the budget.
+    private let cache = Mutex<(logos: [String: [UInt8]], bytes: Int)>(([:], 0))
     private static let cacheBudget = 64 << 20
 
     init(seed: UInt64) {
@@ -16,7 +17,7 @@ final class LogoGenerator: Sendable {
     /// The encoded logo and its ETag.
     func logo(for hotel: SampleHotel) throws -> (bytes: [UInt8], etag: String) {
         let etag = "\"\(hotel.code)-\(seed)\""
-        if let bytes = cache.withLock({ $0[hotel.code] }) { return (bytes, etag) }
+        if let bytes = cache.withLock({ $0.logos[hotel.code] }) { return (bytes, etag) }
         var random = SeededGenerator(seed: seed ^ UInt64(truncatingIfNeeded: hotel.code.hashValueStable))
         let size = Int.random(in: 64...1024, using: &random)
         let background = (UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random))
@@ -35,7 +36,9 @@ final class LogoGenerator: Sendable {
         let image = RGBAImage(width: size, height: size, pixels: pixels)
         let bytes = try (hotel.logoIsPNG ? ImageEncoding.png(compressionLevel: 3) : ImageEncoding.jpeg(quality: 85)).encode(image)
         cache.withLock { cache in
-            if cache.values.reduce(0, { $0 + $1.count }) + bytes.count <= Self.cacheBudget { cache[hotel.code] = bytes }
+            guard cache.logos[hotel.code] == nil, cache.bytes + bytes.count <= Self.cacheBudget else { return }
+            cache.logos[hotel.code] = bytes
+            cache.bytes += bytes.count
         }
         return (bytes, etag)
     }

@@ -134,7 +134,7 @@ private final class SampleServiceState: Sendable {
     /// reset mid-body) and a client that hangs up is noticed and logged.
     private func streamed(_ request: Request, status: HTTPResponse.Status, bytes: [UInt8], headers: HTTPFields) -> Response {
         let drop = status == .ok && chance(options.dropRate)
-        let path = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+        let path = loggedPath(request)
         var headers = headers
         headers[.contentLength] = String(bytes.count)
         return Response(status: status, headers: headers, body: ResponseBody(contentLength: bytes.count) { writer in
@@ -156,8 +156,13 @@ private final class SampleServiceState: Sendable {
         })
     }
 
+    /// The path and query of a request, as the log writes it.
+    private func loggedPath(_ request: Request) -> String {
+        request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+    }
+
     private func record(_ request: Request, response: Response) -> Response {
-        let path = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+        let path = loggedPath(request)
         write(path: path, status: Int(response.status.code), bytes: 0, hungUp: false)
         return response
     }
