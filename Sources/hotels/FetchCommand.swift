@@ -35,6 +35,10 @@ struct FetchCommand: AsyncParsableCommand {
     func validate() throws {
         guard pageSize > 0, concurrency > 0 else { throw ValidationError("--page-size and --concurrency must be at least 1") }
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1") }
+        let scheme = URL(string: endpoint)?.scheme?.lowercased()
+        guard scheme == "http" || scheme == "https", URL(string: endpoint)?.host?.isEmpty == false else {
+            throw ValidationError("--endpoint must be an http or https URL, not “\(endpoint)”")
+        }
     }
 
     func run() async throws {

@@ -139,6 +139,19 @@ struct FetchTests {
         #expect(try String(contentsOfFile: out + "/hotels.jsonl", encoding: .utf8).split(separator: "\n").count == 5)
     }
 
+    @Test("an unreachable service exits 69 with a hint; an endpoint that is not http(s) is a usage error")
+    func unreachableAndBadEndpoint() throws {
+        let server = try ScriptedHTTPServer { _, _ in }
+        let url = server.url
+        server.stop()
+        let unreachable = try HotelsProcess.run(["fetch", "--endpoint", url + "/soap", "--city", "Paris", "--out", temporaryPath("down")])
+        #expect(unreachable.status == 69)
+        #expect(unreachable.stderr.contains("service unreachable") && unreachable.stderr.contains("hint:"))
+        let ftp = try HotelsProcess.run(["fetch", "--endpoint", "ftp://127.0.0.1/soap", "--city", "Paris"])
+        #expect(ftp.status == 64)
+        #expect(ftp.stderr.contains("--endpoint must be an http or https URL"))
+    }
+
     @Test("a standard client (Python zeep) reads the WSDL and calls QueryHotels")
     func zeep() throws {
         let serve = try ServeProcess(["--hotels", "100"])
