@@ -8,12 +8,14 @@ let package = Package(
         .library(name: "SOAP", targets: ["SOAP"]),
         .library(name: "Hotels", targets: ["Hotels"]),
         .library(name: "Imaging", targets: ["Imaging"]),
+        .library(name: "Scheduling", targets: ["Scheduling"]),
         .executable(name: "hotels", targets: ["hotels"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         // C shims, one per system library: a module map plus a header of small
@@ -43,6 +45,13 @@ let package = Package(
             ]
         ),
         .target(name: "Hotels", dependencies: ["SOAP"]),
+        .target(
+            name: "Scheduling",
+            dependencies: [
+                "SOAP", "Imaging",
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
         // The sample server: linked by the executable alone, so library users
         // never pull in a web server.
         .target(
@@ -55,7 +64,7 @@ let package = Package(
         .executableTarget(
             name: "hotels",
             dependencies: [
-                "Hotels", "Imaging", "SampleService",
+                "Hotels", "Imaging", "Scheduling", "SampleService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,0 +1,452 @@
+import Dispatch
+import Foundation
+import Imaging
+
+/// One row of the list, as far as logo loading cares.
+public struct ListRow: Sendable, Equatable {
+    public var code: String
+    public var logoURL: String?
+
+    public init(code: String, logoURL: String?) {
+        self.code = code
+        self.logoURL = logoURL
+    }
+}
+
+/// A page of rows from "load more".
+public enum PageResult: Sendable {
+    case rows([ListRow], isLast: Bool)
+    case failed(any Error)
+}
+
+/// Asks for the next page; calls back once, from any thread.
+public typealias PageRequester = @Sendable (_ completion: @escaping @Sendable (PageResult) -> Void) -> Void
+
+/// Which rows get logo work, and when.
+public struct WindowPolicy: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        /// Start on show; never cancel, never suspend.
+        case naive
+        /// The tutorial, event for event: suspend while dragging, cancel
+        /// rows that left and start visible ones when scrolling stops.
+        case tutorial
+        /// The tutorial plus prefetch ahead of the scroll, priorities by
+        /// distance from the viewport, cancelling rows as soon as they leave
+        /// the window plus margin, and, when a fling is released, loading
+        /// the rows where it will come to rest (UIKit's
+        /// `targetContentOffset`) rather than those it flies past.
+        case ours
+    }
+
+    public var kind: Kind
+    /// Rows ahead of the scroll direction to load at low priority.
+    public var prefetch: Int
+    /// The first retry of a failed logo waits this long; each later one twice as long.
+    public var retryBaseDelay: Double = 500
+    public var retryMaxDelay: Double = 8000
+    /// Load the next page once the last visible row passes this share of the loaded rows.
+    public var loadMoreThreshold = 0.9
+    /// A released fling's speed falls by 1/e every this many milliseconds,
+    /// so it travels `speed × constant` rows: where ours loads ahead.
+    public var decelerationTimeConstant = Self.uikitDecelerationTimeConstant
+
+    /// UIScrollView's normal deceleration rate keeps 0.998 of the speed per
+    /// millisecond: 1 / -ln(0.998) ms.
+    public static let uikitDecelerationTimeConstant = 1 / -log(0.998)
+
+    public init(kind: Kind, prefetch: Int = 0) {
+        self.kind = kind
+        self.prefetch = kind == .ours ? max(0, prefetch) : 0
+    }
+}
+
+/// What the loader did, in order, for traces, summaries and timelines.
+public enum WindowEvent: Sendable, Equatable {
+    case dragBegin
+    case scroll(top: Double)
+    case dragEnd(decelerate: Bool)
+    case decelerateEnd
+    case end
+    /// Scrolling stopped; these rows are visible.
+    case settle(visible: Range<Int>)
+    case queued(row: Int, priority: WorkPriority)
+    /// A logo request was issued for the row (not served from a cache).
+    /// `queueSuspended` reports the queue's state when the operation started.
+    case start(row: Int, queueSuspended: Bool)
+    case decoding(row: Int)
+    /// `started` tells whether the operation had begun its download.
+    case cancel(row: Int, started: Bool)
+    /// `wasted`: the row was neither visible nor in the prefetch margin when it completed.
+    case done(row: Int, downloadedBytes: Int?, wasted: Bool)
+    case fail(row: Int, reason: String)
+    case display(row: Int)
+    case pageRequest(page: Int)
+    case pageReceived(page: Int, rows: Int, isLast: Bool)
+    case pageFailed(page: Int, reason: String)
+}
+
+/// A simulated table view's logo loading, following the tutorial
+/// (`loadImagesForOnscreenCells`) event for event, plus prefetch,
+/// priorities, retry with backoff and "load more".
+///
+/// Every method runs on `mainQueue`, like UIKit's delegate callbacks.
+// @unchecked Sendable: all mutable state is touched only on `mainQueue`
+// (checked with dispatchPrecondition); callbacks from other threads hop there.
+public final class VisibleWindowLoader: @unchecked Sendable {
+    enum Phase { case idle, dragging, decelerating }
+
+    private struct Failure {
+        var attempts: Int
+        var retryAt: Double
+    }
+
+    public let mainQueue: DispatchQueue
+    public let downloadQueue: WorkQueue
+    public let policy: WindowPolicy
+    public let viewport: Int
+    private let logos: LogoLoader
+    private let clock: any SchedulerClock
+    private let requestPage: PageRequester?
+    private let observe: (VisibleWindowLoader, Double, WindowEvent) -> Void
+
+    public private(set) var rows: [ListRow] = []
+    public private(set) var top = 0.0
+    private var phase = Phase.idle
+    /// +1 scrolling down (towards later rows), -1 up.
+    private var direction = 1
+    /// Ours: where a released fling will come to rest.
+    private var landing: Range<Int>?
+    /// The tutorial's `downloadsInProgress`, keyed by row.
+    private var downloadsInProgress: [Int: (operation: WorkOperation, serial: Int)] = [:]
+    private var nextSerial = 0
+    private var startedDownloads: Set<Int> = []
+    private var displayed: Set<Int> = []
+    private var failures: [Int: Failure] = [:]
+    private var pageInFlight = false
+    private var pagesRequested = 0
+    private var pageRetryAt = 0.0
+    public private(set) var reachedEnd = false
+    private var whenVisibleComplete: [() -> Void] = []
+
+    public init(viewport: Int, policy: WindowPolicy, logos: LogoLoader, downloadQueue: WorkQueue, mainQueue: DispatchQueue,
+                clock: any SchedulerClock, requestPage: PageRequester?, observe: @escaping (VisibleWindowLoader, Double, WindowEvent) -> Void) {
+        self.viewport = max(1, viewport)
+        self.policy = policy
+        self.logos = logos
+        self.downloadQueue = downloadQueue
+        self.mainQueue = mainQueue
+        self.clock = clock
+        self.requestPage = requestPage
+        self.observe = observe
+    }
+
+    // MARK: Window
+
+    /// The visible rows: `floor(top) ..< floor(top) + viewport`, clamped to the loaded rows.
+    public var visibleRows: Range<Int> {
+        Self.window(top: top, viewport: viewport, count: rows.count)
+    }
+
+    static func window(top: Double, viewport: Int, count: Int) -> Range<Int> {
+        let first = min(max(0, Int(top.rounded(.down))), count)
+        return first..<min(first + viewport, count)
+    }
+
+    /// The rows to prefetch: up to `prefetch` rows beyond the window, in the scroll direction.
+    public var prefetchRows: Range<Int> {
+        let visible = visibleRows
+        guard policy.prefetch > 0, !visible.isEmpty else { return visible.lowerBound..<visible.lowerBound }
+        return direction > 0
+            ? visible.upperBound..<min(rows.count, visible.upperBound + policy.prefetch)
+            : max(0, visible.lowerBound - policy.prefetch)..<visible.lowerBound
+    }
+
+    /// The visible rows that have a logo to show but are not showing it.
+    public var visibleRowsWithoutLogo: [Int] {
+        visibleRows.filter { rows[$0].logoURL != nil && !displayed.contains($0) }
+    }
+
+    public var pendingRows: Set<Int> { Set(downloadsInProgress.keys) }
+
+    /// Calls `body` on the main queue once every visible row shows its logo.
+    public func whenVisibleRowsComplete(_ body: @escaping () -> Void) {
+        dispatchPrecondition(condition: .onQueue(mainQueue))
+        if visibleRowsWithoutLogo.isEmpty { body() } else { whenVisibleComplete.append(body) }
+    }
+
+    // MARK: Table-view events
+
+    /// Requests page 1 and shows it; `shown` is called on the main queue
+    /// with the result once the rows are on screen (or the request failed).
+    public func loadFirstPage(_ shown: @escaping @Sendable (PageResult) -> Void) {
+        dispatchPrecondition(condition: .onQueue(mainQueue))
+        guard let requestPage, pagesRequested == 0, !pageInFlight else { return }
+        pageInFlight = true
+        pagesRequested = 1
+        emit(.pageRequest(page: 1))
+        requestPage { [self] result in
+            let at = clock.milliseconds
+            mainQueue.async { [self] in
+                pageInFlight = false
+                switch result {
+                case .rows(let first, let isLast):
+                    observe(self, at, .pageReceived(page: 1, rows: first.count, isLast: isLast || first.isEmpty))
+                    showFirstPage(first, isLast: isLast || first.isEmpty)
+                case .failed(let error):
+                    pagesRequested = 0
+                    observe(self, at, .pageFailed(page: 1, reason: String(describing: error)))
+                }
+                shown(result)
+            }
+        }
+    }
+
+    /// Shows the first page: the rows become the list, and the visible rows
+    /// load as after a scroll that stopped.
+    public func showFirstPage(_ first: [ListRow], isLast: Bool) {
+        dispatchPrecondition(condition: .onQueue(mainQueue))
+        rows = first
+        reachedEnd = isLast
+        visibleRows.forEach(willDisplay)
+        settle()
+    }
+
+    public func willBeginDragging() {
+        dispatchPrecondition(condition: .onQueue(mainQueue))
+        emit(.dragBegin)
+        phase = .dragging
+        landing = nil
+        if policy.kind != .naive { downloadQueue.isSuspended = true }
+    }
+
+    /// Moves the viewport so that `top` is the first visible row.
+    public func scroll(to newTop: Double) {
+        dispatchPrecondition(condition: .onQueue(mainQueue))
+        let before = visibleRows
+        if newTop != top { direction = newTop > top ? 1 : -1 }
+        top = max(0, newTop)
+        emit(.scroll(top: top))
+        let after = visibleRows
+        for row in before where !after.contains(row) { displayed.remove(row) }
+        for row in after where !before.contains(row) { willDisplay(row) }
+        if policy.kind == .ours { cancelOutsideKeepRange() }
+        loadMoreIfNeeded()
+    }
+
+    /// The finger lifted. `velocity`, in rows per millisecond, is the
+    /// speed the content keeps when it decelerates (UIKit's
+    /// `scrollViewWillEndDragging(_:withVelocity:targetContentOffset:)`).
+    public func didEndDragging(willDecelerate decelerate: Bool, velocity: Double? = nil) {
+        dispatchPrecondition(condition: .onQueue(mainQueue))
+        emit(.dragEnd(decelerate: decelerate))
+        if decelerate {
+            phase = .decelerating
+            if policy.kind == .ours, let velocity { loadLandingRows(velocity: velocity) }
+        } else {
+            settle()
+        }
+    }
+
+    public func didEndDecelerating() {
+        dispatchPrecondition(condition: .onQueue(mainQueue))
+        emit(.decelerateEnd)
+        settle()
+    }
+
+    /// The end of the session, for the trace.
+    public func end() {
+        dispatchPrecondition(condition: .onQueue(mainQueue))
+        emit(.end)
+    }
+
+    /// The tutorial's `tableView:cellForRowAtIndexPath:` for a row's logo:
+    /// show it if it is loaded, else start it unless the table is moving.
+    private func willDisplay(_ row: Int) {
+        guard let url = rows[row].logoURL else { return }
+        if logos.cachedImage(for: url) != nil {
+            display(row)
+        } else if policy.kind == .naive || phase == .idle {
+            start(row, priority: priority(for: row))
+        }
+    }
+
+    /// Scrolling stopped: load what is visible, then let the queue run.
+    private func settle() {
+        phase = .idle
+        landing = nil
+        emit(.settle(visible: visibleRows))
+        if policy.kind != .naive {
+            loadImagesForOnscreenCells()
+            downloadQueue.isSuspended = false
+        }
+        loadMoreIfNeeded()
+        notifyIfVisibleComplete()
+    }
+
+    /// The tutorial's method: cancel what is pending but no longer visible,
+    /// start what is visible but not pending. Ours also keeps and starts
+    /// the prefetch rows, and reorders pending work by distance.
+    private func loadImagesForOnscreenCells() {
+        let visible = Set(visibleRows)
+        let keep = visible.union(prefetchRows)
+        let pending = Set(downloadsInProgress.keys)
+        for row in pending.subtracting(keep) { cancel(row) }
+        guard policy.kind == .ours else {
+            // The tutorial walks an NSSet: no particular order.
+            for row in visible.subtracting(pending) where !displayed.contains(row) { willDisplay(row) }
+            return
+        }
+        for row in visibleRows where !pending.contains(row) && !displayed.contains(row) { willDisplay(row) }
+        for row in prefetchRows {
+            if let url = rows[row].logoURL, logos.cachedImage(for: url) == nil {
+                start(row, priority: priority(for: row))
+            }
+        }
+        for (row, entry) in downloadsInProgress { entry.operation.priority = priority(for: row) }
+    }
+
+    /// Ours cancels as soon as a row leaves the window plus the prefetch
+    /// margin ahead: a reversal cancels the prefetch behind it. Rows where
+    /// a fling will land are kept.
+    private func cancelOutsideKeepRange() {
+        let visible = visibleRows
+        let keep = visible.lowerBound - (direction < 0 ? policy.prefetch : 0) ..< visible.upperBound + (direction > 0 ? policy.prefetch : 0)
+        for row in downloadsInProgress.keys where !keep.contains(row) && !(landing?.contains(row) ?? false) { cancel(row) }
+    }
+
+    /// A fling was released: the table will come to rest
+    /// `velocity × decelerationTimeConstant` rows on. Load those rows now,
+    /// at the highest priority, and let the queue run; rows flown past get nothing.
+    private func loadLandingRows(velocity: Double) {
+        let target = top + velocity * policy.decelerationTimeConstant
+        let rest = Self.window(top: target, viewport: viewport, count: rows.count)
+        landing = rest
+        cancelOutsideKeepRange()
+        for row in rest where !displayed.contains(row) {
+            if let url = rows[row].logoURL, logos.cachedImage(for: url) == nil { start(row, priority: .veryHigh) }
+        }
+        downloadQueue.isSuspended = false
+    }
+
+    private func priority(for row: Int) -> WorkPriority {
+        guard policy.kind == .ours else { return .normal }
+        let visible = visibleRows
+        if visible.contains(row) { return .veryHigh }
+        let distance = row < visible.lowerBound ? visible.lowerBound - row : row - visible.upperBound + 1
+        return distance <= max(1, policy.prefetch / 2) ? .low : .veryLow
+    }
+
+    // MARK: Operations
+
+    private func start(_ row: Int, priority: WorkPriority) {
+        guard downloadsInProgress[row] == nil, let url = rows[row].logoURL else { return }
+        if let failure = failures[row], clock.milliseconds < failure.retryAt { return }
+        nextSerial += 1
+        let serial = nextSerial
+        let operation = logos.operation(name: "row \(row)", url: url, priority: priority, onStage: { [self, downloadQueue, clock] stage in
+            let at = clock.milliseconds
+            let event: WindowEvent = stage == .downloading
+                ? .start(row: row, queueSuspended: downloadQueue.isSuspended) : .decoding(row: row)
+            mainQueue.async { [self] in
+                if stage == .downloading { startedDownloads.insert(row) }
+                observe(self, at, event)
+            }
+        }, completion: { [self] result in
+            // Delivered on the main queue.
+            finished(row, serial: serial, result: result)
+        })
+        downloadsInProgress[row] = (operation, serial)
+        emit(.queued(row: row, priority: priority))
+        downloadQueue.addOperation(operation)
+    }
+
+    private func cancel(_ row: Int) {
+        guard let entry = downloadsInProgress.removeValue(forKey: row) else { return }
+        entry.operation.cancel()
+        emit(.cancel(row: row, started: startedDownloads.remove(row) != nil))
+    }
+
+    private func finished(_ row: Int, serial: Int, result: LogoResult) {
+        dispatchPrecondition(condition: .onQueue(mainQueue))
+        // A cancelled operation was already removed and reported.
+        guard downloadsInProgress[row]?.serial == serial else { return }
+        downloadsInProgress[row] = nil
+        startedDownloads.remove(row)
+        switch result {
+        case .image(_, let bytes):
+            failures[row] = nil
+            let window = visibleRows
+            let margin = window.lowerBound - policy.prefetch ..< window.upperBound + policy.prefetch
+            let wasted = !margin.contains(row) && !(landing?.contains(row) ?? false)
+            emit(.done(row: row, downloadedBytes: bytes, wasted: wasted))
+            if window.contains(row) { display(row) }
+        case .failed(let reason):
+            let attempts = (failures[row]?.attempts ?? 0) + 1
+            let delay = min(policy.retryMaxDelay, policy.retryBaseDelay * pow(2, Double(attempts - 1)))
+            failures[row] = Failure(attempts: attempts, retryAt: clock.milliseconds + delay)
+            emit(.fail(row: row, reason: reason))
+        case .cancelled:
+            emit(.cancel(row: row, started: false))
+        }
+    }
+
+    private func display(_ row: Int) {
+        guard !displayed.contains(row) else { return }
+        displayed.insert(row)
+        emit(.display(row: row))
+        notifyIfVisibleComplete()
+    }
+
+    private func notifyIfVisibleComplete() {
+        guard !whenVisibleComplete.isEmpty, visibleRowsWithoutLogo.isEmpty else { return }
+        let waiting = whenVisibleComplete
+        whenVisibleComplete = []
+        waiting.forEach { $0() }
+    }
+
+    /// Retries failed visible rows whose backoff has passed; the `end` wait calls this.
+    public func retryFailedVisibleRows() {
+        dispatchPrecondition(condition: .onQueue(mainQueue))
+        guard phase == .idle || policy.kind == .naive else { return }
+        for row in visibleRows where failures[row] != nil { start(row, priority: priority(for: row)) }
+    }
+
+    // MARK: Load more
+
+    private func loadMoreIfNeeded() {
+        guard let requestPage, !pageInFlight, !reachedEnd, !rows.isEmpty, clock.milliseconds >= pageRetryAt else { return }
+        let lastVisible = visibleRows.upperBound
+        guard Double(lastVisible) >= policy.loadMoreThreshold * Double(rows.count) else { return }
+        pageInFlight = true
+        pagesRequested += 1
+        let page = pagesRequested
+        emit(.pageRequest(page: page))
+        requestPage { [self] result in
+            let at = clock.milliseconds
+            mainQueue.async { [self] in pageArrived(page, result, at: at) }
+        }
+    }
+
+    private func pageArrived(_ page: Int, _ result: PageResult, at: Double) {
+        pageInFlight = false
+        switch result {
+        case .rows(let more, let isLast):
+            let before = visibleRows
+            rows += more
+            reachedEnd = isLast || more.isEmpty
+            observe(self, at, .pageReceived(page: page, rows: more.count, isLast: reachedEnd))
+            // Rows that were clipped by the end of the list come into view.
+            for row in visibleRows where !before.contains(row) { willDisplay(row) }
+            loadMoreIfNeeded()
+        case .failed(let error):
+            // Asked again when a row is next shown, after a pause.
+            pagesRequested -= 1
+            pageRetryAt = clock.milliseconds + policy.retryBaseDelay
+            observe(self, at, .pageFailed(page: page, reason: String(describing: error)))
+        }
+    }
+
+    private func emit(_ event: WindowEvent) {
+        observe(self, clock.milliseconds, event)
+    }
+}

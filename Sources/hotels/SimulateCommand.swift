@@ -1,0 +1,253 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Hotels
+import Imaging
+import SOAP
+import Scheduling
+import Synchronization
+
+struct SimulateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Scroll a simulated table of hotels and load logos for the visible rows only.",
+        discussion: """
+        Loads the first page, then replays a scroll script (JSON Lines of {"at": MS, "event": \
+        "dragBegin"|"scroll"|"dragEnd"|"decelerateEnd"|"end", "top": ROW, "decelerate": BOOL}) \
+        in real time, or a generated --fling session. Logo work follows the table-view tutorial: \
+        nothing starts while dragging, rows that leave are cancelled, visible rows load when \
+        scrolling stops; --prefetch adds low-priority work ahead of the scroll. Prints a summary; \
+        --trace writes every event, --report an HTML timeline and a contact sheet.
+        """
+    )
+
+    @OptionGroup var list: ListOptions
+    @OptionGroup var window: WindowOptions
+    @Option(help: "A scroll script (JSON Lines).") var script: String?
+    @Flag(help: "Generate a realistic session of drags, flings, pauses and reversals.") var fling = false
+    @Option(help: "With --fling: rows to scroll through.") var flingRows = 300
+    @Option(help: "With --fling: the session's seed.") var seed: UInt64 = 1
+    @Option(help: "Replay speed: 2 is twice as fast.") var speed = 1.0
+    @Option(help: "Disk cache folder for logos (none by default).") var cache: String?
+    @Option(help: "Write one JSON line per event to this file.") var trace: String?
+    @Option(help: "Write report.html and contact-sheet.png into this folder.") var report: String?
+    @Flag(help: "Print the summary as JSON.") var json = false
+
+    func validate() throws {
+        try list.validate()
+        try window.validate()
+        guard (script == nil) != !fling else { throw ValidationError("give either --script FILE or --fling") }
+        guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be more than 0") }
+        guard flingRows > 0 else { throw ValidationError("--fling-rows must be at least 1") }
+    }
+
+    func run() async throws {
+        let scrollScript: ScrollScript
+        if let script {
+            guard let data = FileManager.default.contents(atPath: script) else {
+                Diagnostics.error("cannot read the script \(script)", hint: "check the path")
+                throw ExitStatus.noInput.code
+            }
+            do {
+                scrollScript = try ScrollScript(jsonLines: data)
+            } catch {
+                Diagnostics.error("\(script): \(error)", hint: nil)
+                throw ExitStatus.dataError.code
+            }
+        } else {
+            scrollScript = FlingGenerator(rows: flingRows, viewport: window.viewport, seed: seed).script()
+        }
+        let run = SimulationRun(list: list, window: window, script: scrollScript, speed: speed, cache: cache, trace: trace)
+        let outcome = try await run.run()
+        var reportPath: String?
+        if let report {
+            reportPath = try outcome.writeReport(to: URL(fileURLWithPath: report)).path
+        }
+        outcome.summary.print(json: json, report: reportPath)
+    }
+}
+
+/// Which service and list to scroll: shared by `simulate` and `demo`.
+struct ListOptions: ParsableArguments {
+    @Option(help: "A built-in profile or a profile file.") var profile = "sample"
+    @Option(help: "The service's SOAP endpoint URL.") var endpoint = ""
+    @Option(help: "The city to list.") var city = ""
+    @Option(help: "Hotels per page.") var pageSize = 50
+
+    func validate() throws {
+        guard pageSize > 0 else { throw ValidationError("--page-size must be at least 1") }
+        guard !city.isEmpty else { throw ValidationError("--city is required") }
+        let url = URL(string: endpoint)
+        guard ["http", "https"].contains(url?.scheme?.lowercased() ?? ""), url?.host?.isEmpty == false else {
+            throw ValidationError("--endpoint must be an http or https URL, not “\(endpoint)”")
+        }
+    }
+}
+
+/// How the simulated table loads logos: shared by `simulate` and `demo`.
+struct WindowOptions: ParsableArguments {
+    @Option(help: "Visible rows.") var viewport = 10
+    @Option(help: "Logo downloads at once.") var concurrency = 4
+    @Option(help: "Rows to load ahead of the scroll direction, at low priority (0: exactly the tutorial).") var prefetch = 0
+    @Option(help: "naive, tutorial or ours (default: ours with --prefetch, else tutorial).") var policy: String?
+    @Option(help: "Filter chain for logos, e.g. resize:64x64:fill,round:8.") var filter = ""
+
+    func validate() throws {
+        guard viewport > 0, concurrency > 0, prefetch >= 0 else {
+            throw ValidationError("--viewport and --concurrency must be at least 1, --prefetch 0 or more")
+        }
+        if let policy, WindowPolicy.Kind(rawValue: policy) == nil {
+            throw ValidationError("--policy must be naive, tutorial or ours, not “\(policy)”")
+        }
+    }
+
+    var windowPolicy: WindowPolicy {
+        let kind = policy.flatMap(WindowPolicy.Kind.init(rawValue:)) ?? (prefetch > 0 ? .ours : .tutorial)
+        return WindowPolicy(kind: kind, prefetch: prefetch)
+    }
+}
+
+/// One simulation: the service client, the queues, the loader and the recorder, wired together.
+struct SimulationRun {
+    var list: ListOptions
+    var window: WindowOptions
+    var script: ScrollScript
+    var speed: Double
+    var cache: String?
+    var trace: String?
+
+    struct Outcome {
+        var summary: SimulationSummary
+        var report: SimulationReport
+
+        func writeReport(to folder: URL) throws -> URL {
+            do {
+                return try report.write(to: folder)
+            } catch {
+                Diagnostics.error("cannot write the report into \(folder.path): \(error)", hint: nil)
+                throw ExitStatus.ioError.code
+            }
+        }
+    }
+
+    func run() async throws -> Outcome {
+        let profile: ServiceProfile
+        let chain: FilterChain
+        do {
+            profile = try ServiceProfile.named(list.profile)
+            chain = try FilterChain(parsing: window.filter)
+        } catch {
+            throw Diagnostics.report(error, context: error is FilterSpecError ? "--filter" : "--profile").code
+        }
+        let transport = HTTPTransport()
+        let client = HotelServiceClient(profile: profile, endpoint: list.endpoint, transport: transport)
+        let feed = PageFeed(client: client, city: list.city, pageSize: list.pageSize)
+        var diskCache: DiskImageCache?
+        if let cache {
+            do {
+                diskCache = try DiskImageCache(directory: URL(fileURLWithPath: cache))
+            } catch {
+                Diagnostics.warning("logo cache unavailable, going on without it: \(error)")
+            }
+        }
+        var traceFile: FileHandle?
+        if let trace {
+            guard FileManager.default.createFile(atPath: trace, contents: nil), let handle = FileHandle(forWritingAtPath: trace) else {
+                Diagnostics.error("cannot write the trace \(trace)", hint: "check that its folder exists")
+                throw ExitStatus.ioError.code
+            }
+            traceFile = handle
+        }
+        defer { try? traceFile?.close() }
+
+        let clock = WallClock()
+        let mainQueue = DispatchQueue(label: "hotels.simulate.main")
+        let downloads = WorkQueue(name: "logos", maxConcurrentOperationCount: window.concurrency, completionQueue: mainQueue)
+        let decodes = WorkQueue(name: "decode", maxConcurrentOperationCount: ProcessInfo.processInfo.activeProcessorCount,
+                                completionQueue: DispatchQueue(label: "hotels.simulate.decoded"))
+        let logos = LogoLoader(transport: HTTPLogoTransport(transport: transport), pipeline: ImagePipeline(filter: chain),
+                               memoryCache: MemoryImageCache(costLimit: 256 << 20), diskCache: diskCache, decodeQueue: decodes)
+        let policy = window.windowPolicy
+        let recorder = SimulationRecorder(policy: policy.kind.rawValue, viewport: window.viewport, unixOrigin: clock.unixOrigin, trace: traceFile)
+        let loader = VisibleWindowLoader(viewport: window.viewport, policy: policy, logos: logos, downloadQueue: downloads,
+                                         mainQueue: mainQueue, clock: clock, requestPage: feed.requester,
+                                         observe: { loader, at, event in recorder.record(loader, at, event) })
+        let progress = ProgressLine(total: script.events.count, label: "events", quiet: false)
+        do {
+            try await ScrollSimulation(script: script, speed: speed).run(loader, clock: clock) { progress.advance(by: 1) }
+        } catch let failure as ScrollSimulation.FirstPageFailed {
+            progress.finish()
+            throw Diagnostics.report(failure.underlying, context: "page 1 of \(list.endpoint)").code
+        }
+        progress.finish()
+        downloads.cancelAll()
+        return mainQueue.sync {
+            let finalWindow = loader.visibleRows.map { row in
+                (code: loader.rows[row].code, logo: loader.rows[row].logoURL.flatMap(logos.cachedImage(for:)))
+            }
+            let report = SimulationReport(recorder: recorder, finalWindow: finalWindow,
+                                          title: "hotels simulate: \(list.city), \(policy.kind.rawValue) policy")
+            return Outcome(summary: recorder.summary, report: report)
+        }
+    }
+}
+
+/// Pages of the list for the loader's "load more", through the profile's paging.
+final class PageFeed: Sendable {
+    private let client: HotelServiceClient
+    private let city: String
+    private let pager: Mutex<Pager>
+
+    init(client: HotelServiceClient, city: String, pageSize: Int) {
+        self.client = client
+        self.city = city
+        pager = Mutex(Pager(paging: client.profile.paging, pageSize: pageSize))
+    }
+
+    var requester: PageRequester {
+        { [self] completion in
+            Task {
+                guard let parameters = pager.withLock({ $0.nextRequest(city: city) }) else {
+                    return completion(.rows([], isLast: true))
+                }
+                do {
+                    let page = try await client.fetchPage(parameters) { _, _ in }
+                    let isLast = pager.withLock { pager in
+                        pager.received(page)
+                        return pager.end != nil
+                    }
+                    completion(.rows(page.hotels.map { ListRow(code: $0.code, logoURL: $0.logoURL) }, isLast: isLast))
+                } catch {
+                    completion(.failed(error))
+                }
+            }
+        }
+    }
+}
+
+extension SimulationSummary {
+    func print(json: Bool, report: String?) {
+        var text: String
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            var object = (try? JSONSerialization.jsonObject(with: encoder.encode(self))) as? [String: Any] ?? [:]
+            if let report { object["report"] = report }
+            text = String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8), as: UTF8.self)
+        } else {
+            let lines: [(String, String)] = [
+                ("policy", policy),
+                ("rows", "\(rows)"),
+                ("downloads", "\(downloadsStarted) started, \(downloadsCompleted) completed, \(downloadsCancelled) cancelled, \(downloadsFailed) failed"),
+                ("started while suspended", "\(startedWhileSuspended)"),
+                ("wasted", "\(wasted) downloads, \(bytesWasted) of \(bytes) bytes"),
+                ("display latency", "p50 \(displayLatencyMs.p50) ms, p90 \(displayLatencyMs.p90) ms, p99 \(displayLatencyMs.p99) ms (\(settles) settles)"),
+                ("visible without logo at end", "\(visibleWithoutLogoAtEnd)"),
+                ("pages", "\(pagesRequested) requested, \(duplicatePageRequests) duplicate"),
+            ] + (report.map { [("report", $0)] } ?? [])
+            text = lines.map { $0.0.padding(toLength: 28, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")
+        }
+        text += "\n"
+        writeAll(Array(text.utf8), to: STDOUT_FILENO)
+    }
+}
