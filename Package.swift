@@ -74,6 +74,7 @@ let package = Package(
         .testTarget(name: "NetworkTests", dependencies: ["SOAP", "Hotels", "TestSupport", "hotels"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport", "hotels"]),
         .testTarget(name: "HotelsTests", dependencies: ["Hotels", "TestSupport", "hotels"]),
+        .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "Imaging", "SOAP", "TestSupport", "hotels"]),
     ],
     swiftLanguageModes: [.v6]
 )

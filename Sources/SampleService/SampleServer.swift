@@ -63,7 +63,7 @@ private final class SampleServiceState: Sendable {
         random = Mutex(SeededGenerator(seed: options.seed &+ 0x5EED))
         var handle: FileHandle?
         if let path = options.logFile {
-            FileManager.default.createFile(atPath: path, contents: nil)
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
             handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
             try handle?.seekToEnd()
         }
@@ -108,7 +108,13 @@ private final class SampleServiceState: Sendable {
     }
 
     func logo(_ request: Request, file: String) async throws -> Response {
-        try await delay()
+        do {
+            try await delay()
+        } catch {
+            // The client went away while the latency ran.
+            write(path: loggedPath(request), status: 499, bytes: 0, hungUp: true)
+            throw error
+        }
         let code = (file as NSString).deletingPathExtension
         let ext = (file as NSString).pathExtension
         guard let hotel = catalog.hotel(code: code), ext == (hotel.logoIsPNG ? "png" : "jpg") else {

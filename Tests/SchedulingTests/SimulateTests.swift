@@ -1,0 +1,99 @@
+import Foundation
+import Scheduling
+import Testing
+import TestSupport
+
+@Suite("Scroll scripts and the fling generator")
+struct ScrollScriptTests {
+    @Test("The sample scripts parse; `end` is added when missing")
+    func parses() throws {
+        let script = try ScrollScript(jsonLines: Data(contentsOf: Samples.url("Scroll/read-and-fling.jsonl")))
+        #expect(script.events.count == 14)
+        #expect(script.events.first == ScrollEvent(at: 0, event: .scroll, top: 0))
+        let open = try ScrollScript(jsonLines: Data(#"{"at": 5, "event": "scroll", "top": 2.5}"#.utf8))
+        #expect(open.events.last?.event == .end)
+    }
+
+    @Test("Mistakes are refused with their line", arguments: [
+        ("bad-time.jsonl", "line 2: “at” goes back in time"),
+        ("bad-drag.jsonl", "line 1: “dragEnd” without “dragBegin”"),
+        ("bad-event.jsonl", "line 1: not a scroll event"),
+    ])
+    func refuses(file: String, message: String) throws {
+        let data = try Data(contentsOf: Samples.url("Scroll/\(file)"))
+        #expect { try ScrollScript(jsonLines: data) } throws: { String(describing: $0).hasPrefix(message) }
+    }
+
+    @Test("--fling: the same seed gives the same session; it reaches the end, drags pair up, flings decelerate")
+    func fling() throws {
+        let script = FlingGenerator(rows: 500, viewport: 10, seed: 7).script()
+        #expect(script == FlingGenerator(rows: 500, viewport: 10, seed: 7).script())
+        #expect(script != FlingGenerator(rows: 500, viewport: 10, seed: 8).script())
+        // It is a valid script.
+        #expect(try ScrollScript(jsonLines: Data(script.jsonLines().utf8)).events.count == script.events.count)
+        #expect(script.events.compactMap(\.top).max() == 490)
+        #expect(script.events.contains { $0.event == .decelerateEnd })
+        #expect(script.events.contains { $0.event == .dragEnd && $0.decelerate == false })
+        // Some drags go back up.
+        let tops = script.events.compactMap(\.top)
+        #expect(zip(tops, tops.dropFirst()).contains { $1 < $0 })
+    }
+}
+
+@Suite("hotels simulate against hotels serve")
+struct SimulateEndToEndTests {
+    @Test("Rows that leave are cancelled: the server sees the hang-ups, and every logo request is one the summary counts")
+    func cancelsReachTheServer() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("simulate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = folder.appendingPathComponent("requests.jsonl").path
+        let server = try ServeProcess(["--latency", "400", "--log", log])
+        let trace = folder.appendingPathComponent("trace.jsonl").path
+        let result = try HotelsProcess.run([
+            "simulate", "--endpoint", server.endpoint, "--city", "Shanghai", "--script", Samples.url("Scroll/jump-away.jsonl").path,
+            "--filter", "resize:32x32:fill", "--trace", trace, "--report", folder.appendingPathComponent("report").path, "--json",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(summary["startedWhileSuspended"] as? Int == 0)
+        #expect(summary["visibleWithoutLogoAtEnd"] as? Int == 0)
+        #expect(summary["duplicatePageRequests"] as? Int == 0)
+        let cancelled = try #require(summary["downloadsCancelled"] as? Int)
+        #expect(cancelled == 4, "rows 0-3 were downloading when the table jumped to row 40")
+
+        let requests = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+            .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { ($0["path"] as? String)?.hasPrefix("/logos/") == true }
+        #expect(requests.count == summary["downloadsStarted"] as? Int)
+        #expect(requests.filter { $0["hungUp"] as? Bool == true }.count == cancelled)
+
+        let events = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+            .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let names = events.compactMap { $0["event"] as? String }
+        for name in ["pageRequest", "pageReceived", "start", "cancel", "done", "display", "dragBegin", "scroll", "dragEnd", "end"] {
+            #expect(names.contains(name), "no \(name) in the trace")
+        }
+        #expect(events.allSatisfy { ($0["t"] as? Int ?? 0) > 1_700_000_000_000 })
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("report/contact-sheet.png").path))
+        let html = try String(contentsOf: folder.appendingPathComponent("report/report.html"), encoding: .utf8)
+        #expect(html.contains("<svg") && html.contains("contact-sheet.png"))
+        #expect(!html.contains("src=\"http") && !html.contains("href=\"http"), "the report must open with no network")
+    }
+
+    @Test("A bad script is bad data (65); neither --script nor --fling is a usage error (64)")
+    func badInput() throws {
+        let bad = try HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X",
+                                         "--script", Samples.url("Scroll/bad-time.jsonl").path])
+        #expect(bad.status == 65)
+        #expect(bad.stderr.contains("line 2"))
+        let usage = try HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X"])
+        #expect(usage.status == 64)
+    }
+
+    @Test("The service down: exit 69 with the reason")
+    func serviceDown() throws {
+        let result = try HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X", "--fling"])
+        #expect(result.status == 69, "\(result.stderr)")
+    }
+}
