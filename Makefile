@@ -14,9 +14,10 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 
+# Release: the demo shows real speed (logo decoding is ~4x slower in a debug build).
 demo: deps
-	$(SWIFT) build --product hotels
-	scripts/demo "$$($(SWIFT) build --show-bin-path)/hotels"
+	$(SWIFT) build -c release --product hotels
+	"$$($(SWIFT) build -c release --show-bin-path)/hotels" demo --out demo-out
 
 clean:
 	rm -rf .build

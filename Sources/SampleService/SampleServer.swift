@@ -109,7 +109,11 @@ private final class SampleServiceState: Sendable {
 
     func logo(_ request: Request, file: String) async throws -> Response {
         do {
-            try await delay()
+            // Noticing the client hang up during the latency needs the inbound side watched
+            // (which closes the connection after the response); without latency, keep-alive wins.
+            if options.latency > 0 || options.jitter > 0 {
+                try await request.body.consumeWithCancellationOnInboundClose { _ in try await delay() }
+            }
         } catch {
             // The client went away while the latency ran.
             write(path: loggedPath(request), status: 499, bytes: 0, hungUp: true)

@@ -32,6 +32,11 @@ enum Diagnostics {
         write("hotels: warning: \(message)\n")
     }
 
+    /// What is happening, for a person watching.
+    static func note(_ message: String) {
+        write("hotels: \(message)\n")
+    }
+
     private static func write(_ text: String) {
         writeAll(Array(text.utf8), to: STDERR_FILENO)
     }

@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import SampleService
+import Scheduling
+
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "The main job, end to end: the sample service with latency, and a fling through its hotels.",
+        discussion: """
+        Starts the sample SOAP service on a free loopback port with some latency, then scrolls \
+        a simulated table of Shanghai's hotels with a generated fling session, loading \
+        filtered logos for the visible rows only (prefetch and priorities on). Prints the \
+        summary and the path of the HTML report.
+        """
+    )
+
+    @Option(help: "Folder for the report and the request log.") var out = "demo-out"
+    @Option(help: "Milliseconds of latency the service adds to every response.") var latency = 150
+    @Option(help: "Rows the fling scrolls through.") var rows = 150
+    @Option(help: "Filter chain for logos.") var filter = "resize:64x64:fill,sepia:0.6,round:10"
+    @Option(help: "Rows to load ahead of the scroll.") var prefetch = 4
+
+    func validate() throws {
+        guard latency >= 0, rows > 0, prefetch >= 0 else { throw ValidationError("--latency, --rows and --prefetch must not be negative") }
+    }
+
+    func run() async throws {
+        let folder = URL(fileURLWithPath: out)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var options = SampleServiceOptions()
+        options.latency = latency
+        options.jitter = latency / 4
+        options.hotels = 5000
+        options.logFile = folder.appendingPathComponent("requests.jsonl").path
+        let listening = AsyncStream<Int>.makeStream()
+        let server = Task {
+            do {
+                try await SampleServer.run(options) { listening.continuation.yield($0) }
+            } catch {
+                Diagnostics.error("cannot start the sample service: \(error)", hint: nil)
+            }
+            listening.continuation.finish()
+        }
+        defer { server.cancel() }
+        guard let port = await listening.stream.first(where: { _ in true }) else { throw ExitStatus.unavailable.code }
+        let endpoint = "http://127.0.0.1:\(port)/soap"
+        Diagnostics.note("sample service on \(endpoint), \(latency) ms latency; scrolling \(rows) rows of Shanghai")
+
+        let list = try ListOptions.parse(["--endpoint", endpoint, "--city", "Shanghai"])
+        let window = try WindowOptions.parse(["--prefetch", String(prefetch), "--filter", filter])
+        let script = FlingGenerator(rows: rows, viewport: window.viewport, seed: 2026).script()
+        let run = SimulationRun(list: list, window: window, script: script, speed: 1, cache: nil,
+                                trace: folder.appendingPathComponent("trace.jsonl").path)
+        let outcome = try await run.run()
+        let report = try outcome.writeReport(to: folder.appendingPathComponent("report"))
+        outcome.summary.print(json: false, report: report.path)
+    }
+}
