@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "Hotels", targets: ["Hotels"]),
         .library(name: "Imaging", targets: ["Imaging"]),
         .library(name: "Scheduling", targets: ["Scheduling"]),
+        .library(name: "OfflineStore", targets: ["OfflineStore"]),
         .executable(name: "hotels", targets: ["hotels"]),
     ],
     dependencies: [
@@ -16,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // C shims, one per system library: a module map plus a header of small
@@ -52,6 +54,10 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
+        .target(
+            name: "OfflineStore",
+            dependencies: ["Hotels", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         // The sample server: linked by the executable alone, so library users
         // never pull in a web server.
         .target(
@@ -64,7 +70,7 @@ let package = Package(
         .executableTarget(
             name: "hotels",
             dependencies: [
-                "Hotels", "Imaging", "Scheduling", "SampleService",
+                "Hotels", "Imaging", "Scheduling", "OfflineStore", "SampleService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

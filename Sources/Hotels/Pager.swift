@@ -3,7 +3,7 @@
 /// Nothing is asked for twice: page numbers only go up, and a cursor that was
 /// used already ends the list instead of being sent again.
 public struct Pager: Sendable, Equatable {
-    public enum End: String, Sendable, Equatable {
+    public enum End: String, Sendable, Equatable, Codable {
         /// A page shorter than asked for, or empty.
         case shortPage
         /// The response gave no cursor.
@@ -32,6 +32,30 @@ public struct Pager: Sendable, Equatable {
         } else {
             nextPage = 0
         }
+    }
+
+    /// Where paging stands, to store and resume in a later run.
+    public struct Checkpoint: Sendable, Equatable, Codable {
+        public var pagesReceived: Int
+        public var nextPage: Int
+        public var nextCursor: String?
+        public var usedCursors: [String]
+        /// The list's real end; `pageLimit` is not kept, so a later run goes on.
+        public var end: End?
+    }
+
+    public var checkpoint: Checkpoint {
+        Checkpoint(pagesReceived: pagesRequested, nextPage: nextPage, nextCursor: nextCursor,
+                   usedCursors: usedCursors.sorted(), end: end == .pageLimit ? nil : end)
+    }
+
+    /// Resumes where `checkpoint` stopped: the next request is the page after it.
+    public init(paging: ServiceProfile.Paging, pageSize: Int, resuming checkpoint: Checkpoint) {
+        self.init(paging: paging, pageSize: pageSize)
+        nextPage = checkpoint.nextPage
+        nextCursor = checkpoint.nextCursor
+        usedCursors = Set(checkpoint.usedCursors)
+        end = checkpoint.end
     }
 
     /// The parameters of the next page, or nil once the list has ended.

@@ -10,13 +10,33 @@ public struct CachedImageMetadata: Codable, Sendable, Equatable {
     public var url: String
     public var etag: String?
     public var lastModified: String?
+    /// When it was stored or last revalidated.
     public var storedAt: Date
+    /// Cache-Control max-age, in seconds: fresh without asking until then.
+    public var maxAge: Double?
 
-    public init(url: String, etag: String? = nil, lastModified: String? = nil, storedAt: Date = Date()) {
+    public init(url: String, etag: String? = nil, lastModified: String? = nil, storedAt: Date = Date(), maxAge: Double? = nil) {
         self.url = url
         self.etag = etag
         self.lastModified = lastModified
         self.storedAt = storedAt
+        self.maxAge = maxAge
+    }
+
+    /// Whether max-age still covers it: usable without asking the server.
+    public func isFresh(at now: Date = Date()) -> Bool {
+        guard let maxAge else { return false }
+        return now.timeIntervalSince(storedAt) < maxAge
+    }
+
+    /// The max-age of a Cache-Control header value, if any (no-store and no-cache give none).
+    public static func maxAge(cacheControl: String?) -> Double? {
+        guard let cacheControl else { return nil }
+        let directives = cacheControl.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !directives.contains("no-store"), !directives.contains("no-cache") else { return nil }
+        return directives.lazy.compactMap { directive in
+            directive.hasPrefix("max-age=") ? Double(directive.dropFirst("max-age=".count)) : nil
+        }.first
     }
 }
 
@@ -97,6 +117,16 @@ public final class DiskImageCache: Sendable {
             return size
         }
         if total > sizeLimit { sweep() }
+    }
+
+    /// Replaces the metadata of an entry, as after a 304 revalidation.
+    public func storeMetadata(_ metadata: CachedImageMetadata, for key: String) throws {
+        try writeAtomically(Array(try JSONEncoder().encode(metadata)), to: metadataURL(key))
+    }
+
+    /// The file an entry lives in, for indexes.
+    public func file(for key: String) -> String {
+        entryURL(key).path
     }
 
     /// Removes the least recently used entries until 70% of the limit is left.

@@ -2,18 +2,20 @@ import ArgumentParser
 import Foundation
 import Hotels
 import Imaging
+import OfflineStore
 import SOAP
-import Synchronization
 
 struct FetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
-        abstract: "Page through a hotel list from a SOAP service, with logos.",
+        abstract: "Page through a hotel list from a SOAP service, with logos, through the offline store.",
         discussion: """
-        Writes DIR/hotels.jsonl page by page (the keys of hotels parse) and, with --logos, \
-        DIR/logos/. Stops at the end of the list, a repeated cursor, an empty page or \
-        --max-pages; never asks for a page twice. An error on a later page keeps the pages \
-        before it. Exit 69 when the service cannot be reached, 76 for a SOAP fault.
+        Cache first: a cached list is written to DIR/hotels.jsonl at once, then page 1 is \
+        fetched and merged (new rows inserted, changed rows updated, moved rows moved; a page \
+        that shares nothing with the cache replaces it), and "load more" resumes where the \
+        last run stopped. Stops at the end of the list or --max-pages; never asks for a page \
+        twice. Offline, the cached list is served with a banner (exit 0, or 69 with \
+        --require-fresh or nothing cached). Exit 76 for a SOAP fault.
         """
     )
 
@@ -22,12 +24,15 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: "The city to list.") var city: String
     @Option(help: "A keyword, for profiles whose body uses {keyword}.") var keyword: String?
     @Option(help: "Hotels per page.") var pageSize = 50
-    @Option(help: "Stop after this many pages.") var maxPages: Int?
+    @Option(help: "Fetch at most this many pages in this run.") var maxPages: Int?
     @Flag(help: "Download each hotel's logo.") var logos = false
     @Option(help: "Filter chain for logos, e.g. resize:64x64:fill,round:8 (saved as PNG).") var filter = ""
     @Option(help: "Logo downloads at once.") var concurrency = 6
     @Option(help: "Output folder.") var out = "hotels-out"
-    @Option(help: "Disk cache folder for logos (default $XDG_CACHE_HOME/hotelkit/images).") var cache: String?
+    @OptionGroup var cacheOptions: CacheOptions
+    @Flag(help: "Serve the cache only; do not touch the network.") var offline = false
+    @Flag(help: "Skip writing the cached list first; fetch, then write.") var refresh = false
+    @Flag(help: "Fail (exit 69) rather than serve cached data when offline.") var requireFresh = false
     @Flag(help: "Do not verify TLS certificates (unsafe).") var insecure = false
     @Flag(help: "Print the summary as JSON.") var json = false
     @OptionGroup var limits: XMLLimitOptions
@@ -35,6 +40,7 @@ struct FetchCommand: AsyncParsableCommand {
     func validate() throws {
         guard pageSize > 0, concurrency > 0 else { throw ValidationError("--page-size and --concurrency must be at least 1") }
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1") }
+        guard !(offline && refresh) else { throw ValidationError("--offline and --refresh contradict each other") }
         let scheme = URL(string: endpoint)?.scheme?.lowercased()
         guard scheme == "http" || scheme == "https", URL(string: endpoint)?.host?.isEmpty == false else {
             throw ValidationError("--endpoint must be an http or https URL, not “\(endpoint)”")
@@ -58,43 +64,52 @@ struct FetchCommand: AsyncParsableCommand {
         let client = HotelServiceClient(profile: profile, endpoint: endpoint, transport: HTTPTransport(configuration: configuration),
                                         limits: limits.limits)
         let started = Date()
+        let store = try cacheOptions.openStore()
+        let key = ListKey(profile: profile.name, endpoint: endpoint, city: city, keyword: keyword)
         let folder = URL(fileURLWithPath: out)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let listFile = folder.appendingPathComponent("hotels.jsonl")
-        _ = FileManager.default.createFile(atPath: listFile.path, contents: nil)
-        let list = try FileHandle(forWritingTo: listFile)
-        defer { try? list.close() }
+        var fetcher = LogoFetcher(client: client, chain: chain, diskCache: logos ? cacheOptions.openImages() : nil, store: store)
+        var summary = FetchSummary(out: folder.path)
 
-        var diskCache: DiskImageCache?
-        if logos {
-            do {
-                diskCache = try DiskImageCache(directory: cache.map { URL(fileURLWithPath: $0) } ?? DiskImageCache.defaultDirectory)
-            } catch {
-                Diagnostics.warning("logo cache unavailable, going on without it: \(error)")
-            }
+        let cached = try store.cachedList(key).flatMap { $0.count > 0 ? $0 : nil }
+        if let cached, !refresh || offline {
+            try writeFile(listFile) { try writeList(cached, from: store, to: $0) }
+            summary.cached = cached.count
         }
+        if offline {
+            try await serveCached(cached, store: store, fetcher: &fetcher, summary: &summary, file: listFile, reason: nil)
+            return
+        }
+
         var pager = Pager(paging: profile.paging, pageSize: pageSize)
-        var hotelCount = 0
-        var logoSummary = LogoSummary()
         var pageFailure: (any Error)?
         let progress = ProgressLine(total: 0, label: "hotels", quiet: json)
-        while let parameters = pager.nextRequest(city: city, keyword: keyword) {
+        var pagesThisRun = 0
+        while let parameters = pager.nextRequest(city: city, keyword: keyword), pagesThisRun < (maxPages ?? .max) {
+            let number = pager.pagesRequested + 1
             do {
-                let number = pager.pagesRequested + 1
                 let page = try await client.fetchPage(parameters) { attempt, error in
                     Diagnostics.warning("page \(number): \(error); retry \(attempt) of 3")
                 }
-                var lines: [UInt8] = []
-                page.hotels.forEach { HotelJSONLines.append($0, to: &lines) }
-                try list.write(contentsOf: Data(lines))
                 page.warnings.forEach { Diagnostics.warning("page \(number): \($0)") }
-                hotelCount += page.hotels.count
-                pager.received(page, maxPages: maxPages)
+                pager.received(page)
+                pagesThisRun += 1
+                if pagesThisRun == 1 {
+                    let merge = try store.mergeFirstPage(page.hotels, into: key, checkpoint: pager.checkpoint)
+                    summary.merge = merge
+                    // Load more goes on from where the cache stopped, unless the list started over.
+                    if !merge.replaced, let checkpoint = cached?.checkpoint {
+                        pager = Pager(paging: profile.paging, pageSize: pageSize, resuming: checkpoint)
+                    }
+                } else {
+                    try store.appendPage(page.hotels, to: key, checkpoint: pager.checkpoint)
+                }
+                summary.fetched += page.hotels.count
                 progress.advance(by: page.hotels.count)
                 // Logos page by page: nothing accumulates, whatever the length of the list.
                 if logos {
-                    logoSummary.add(await downloadLogos(page.hotels, client: client, chain: chain, cache: diskCache,
-                                                        folder: folder.appendingPathComponent("logos")))
+                    summary.logos.add(await fetcher.save(page.hotels, into: folder.appendingPathComponent("logos"), concurrency: concurrency))
                 }
             } catch {
                 pageFailure = error
@@ -102,89 +117,88 @@ struct FetchCommand: AsyncParsableCommand {
             }
         }
         progress.finish()
-        let summary = FetchSummary(
-            pages: pager.pagesRequested, hotels: hotelCount, end: pager.end?.rawValue,
-            logos: logoSummary, seconds: Date().timeIntervalSince(started), out: folder.path,
-            error: pageFailure.map { String(describing: $0) }
-        )
+        if let pageFailure, pagesThisRun == 0, OfflineFallback.isOffline(pageFailure) {
+            try await serveCached(cached, store: store, fetcher: &fetcher, summary: &summary, file: listFile, reason: pageFailure)
+            return
+        }
+        if let list = try store.cachedList(key) {
+            try writeFile(listFile) { try writeList(list, from: store, to: $0) }
+            summary.hotels = list.count
+        }
+        summary.pages = pagesThisRun
+        summary.end = (pager.end == .pageLimit ? nil : pager.end?.rawValue) ?? (pageFailure == nil && pagesThisRun > 0 ? "maxPages" : nil)
+        summary.seconds = Date().timeIntervalSince(started)
+        summary.error = pageFailure.map { String(describing: $0) }
         summary.print(json: json)
         if let pageFailure {
             throw Diagnostics.report(pageFailure, context: "page \(pager.pagesRequested + 1) of \(endpoint)").code
         }
     }
 
-    private func downloadLogos(_ hotels: [Hotel], client: HotelServiceClient, chain: FilterChain, cache diskCache: DiskImageCache?,
-                               folder: URL) async -> LogoSummary {
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let pipeline = ImagePipeline(filter: chain)
-        let work = hotels.compactMap { hotel in hotel.logoURL.map { (hotel.code, $0) } }
-        let summary = LogoTally()
-        await withTaskGroup(of: Void.self) { group in
-            var next = 0
-            func startNext() {
-                guard next < work.count else { return }
-                let (code, url) = work[next]
-                next += 1
-                group.addTask {
-                    do {
-                        let key = DiskImageCache.key(url: url, filter: chain)
-                        var bytes = diskCache?.data(for: key)
-                        let cached = bytes != nil
-                        if bytes == nil {
-                            let (head, body) = try await client.download(url)
-                            guard head.status == 200 else { throw TransportError.httpStatus(head.status, snippet: "") }
-                            bytes = chain.filters.isEmpty ? body : try pipeline.process(body).encoded
-                            try? diskCache?.store(bytes ?? [], for: key, metadata: CachedImageMetadata(
-                                url: url, etag: head.headers["etag"], lastModified: head.headers["last-modified"]))
-                        }
-                        let ext = chain.filters.isEmpty ? ((try? ImageFormat.detect(bytes ?? [])) == .jpeg ? "jpg" : "png") : "png"
-                        try Data(bytes ?? []).write(to: folder.appendingPathComponent("\(code).\(ext)"), options: .atomic)
-                        summary.state.withLock {
-                            $0.saved += 1
-                            $0.bytes += bytes?.count ?? 0
-                            if cached { $0.fromCache += 1 }
-                        }
-                    } catch {
-                        summary.state.withLock { $0.failed += 1 }
-                        Diagnostics.warning("logo of \(code) (\(url)): \(error)")
-                    }
-                }
-            }
-            for _ in 0..<concurrency { startNext() }
-            while await group.next() != nil { startNext() }
+    /// Offline: the cached list (already written) and cached logos, with the banner; or exit 69.
+    private func serveCached(_ cached: CachedList?, store: HotelStore, fetcher: inout LogoFetcher, summary: inout FetchSummary,
+                             file: URL, reason: (any Error)?) async throws {
+        let why = reason.map { " (\($0))" } ?? " (--offline)"
+        guard let cached else {
+            Diagnostics.error("offline\(why), and nothing is cached for \(city) from \(endpoint)",
+                              hint: "run hotels fetch once with the service reachable; hotels cache stats shows what is cached")
+            throw ExitStatus.unavailable.code
         }
-        return summary.state.withLock { $0 }
+        let banner = OfflineFallback.banner(hotels: cached.count, city: city, fetchedAt: cached.fetchedAt)
+        if requireFresh {
+            Diagnostics.error("offline\(why); --require-fresh refuses the cached list", hint: nil)
+            throw ExitStatus.unavailable.code
+        }
+        if !json { Diagnostics.note(banner) }
+        if logos {
+            fetcher.offline = true
+            let hotels = try store.hotels(in: cached)
+            summary.logos = await fetcher.save(hotels, into: file.deletingLastPathComponent().appendingPathComponent("logos"), concurrency: concurrency)
+        }
+        summary.hotels = cached.count
+        summary.offline = banner
+        summary.print(json: json)
     }
-}
 
-/// Counts shared by the download tasks.
-final class LogoTally: Sendable {
-    let state = Mutex(LogoSummary())
-}
-
-struct LogoSummary: Sendable, Codable {
-    var saved = 0
-    var fromCache = 0
-    var failed = 0
-    var bytes = 0
-
-    mutating func add(_ other: LogoSummary) {
-        saved += other.saved
-        fromCache += other.fromCache
-        failed += other.failed
-        bytes += other.bytes
+    /// Replaces `url` with what `body` writes, atomically: a reader never sees half a list.
+    private func writeFile(_ url: URL, _ body: (FileHandle) throws -> Void) throws {
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+            Diagnostics.error("cannot write \(url.path)", hint: "check the --out folder's permissions")
+            throw ExitStatus.ioError.code
+        }
+        let handle = try FileHandle(forWritingTo: temporary)
+        try body(handle)
+        try handle.close()
+        guard rename(temporary.path, url.path) == 0 else {
+            Diagnostics.error("cannot write \(url.path): \(String(cString: strerror(errno)))", hint: nil)
+            throw ExitStatus.ioError.code
+        }
     }
 }
 
 /// The one-line summary of a fetch, or its JSON.
-struct FetchSummary: Codable {
-    var pages: Int
-    var hotels: Int
+struct FetchSummary: Encodable {
+    /// Pages fetched in this run.
+    var pages = 0
+    /// Rows in the list now, cached and fetched.
+    var hotels = 0
+    /// Rows that came from the network in this run.
+    var fetched = 0
+    /// Rows written from the cache before the network was asked.
+    var cached = 0
+    var merge: MergeResult?
     var end: String?
-    var logos: LogoSummary
-    var seconds: Double
+    var logos = LogoSummary()
+    var seconds = 0.0
     var out: String
     var error: String?
+    /// The offline banner, when the cache was served instead of the network.
+    var offline: String?
+
+    init(out: String) {
+        self.out = out
+    }
 
     func print(json: Bool) {
         let text: String
@@ -192,10 +206,14 @@ struct FetchSummary: Codable {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             text = String(decoding: (try? encoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self)
+        } else if let offline {
+            text = offline + " into \(out)" + (logos.saved + logos.failed > 0 ? ", \(logos.saved) logos from the cache" : "")
         } else {
-            let rate = seconds > 0 ? Double(hotels) / seconds : 0
-            text = "fetched \(hotels) hotels in \(pages) pages (\(String(format: "%.0f", rate))/s, end: \(end ?? "error"))"
-                + (logos.saved + logos.failed > 0 ? ", \(logos.saved) logos (\(logos.fromCache) cached, \(logos.failed) failed)" : "")
+            let rate = seconds > 0 ? Double(fetched) / seconds : 0
+            let merged = merge.map { ", merged: \($0.inserted) new, \($0.updated) updated, \($0.moved) moved" + ($0.replaced ? ", list replaced" : "") } ?? ""
+            text = "fetched \(fetched) hotels in \(pages) pages (\(String(format: "%.0f", rate))/s, end: \(end ?? "error"))\(merged); \(hotels) in the list"
+                + (logos.saved + logos.failed > 0
+                    ? ", \(logos.saved) logos (\(logos.fromCache) cached, \(logos.revalidated) revalidated, \(logos.failed) failed)" : "")
                 + " into \(out)"
         }
         writeAll(Array((text + "\n").utf8), to: STDOUT_FILENO)

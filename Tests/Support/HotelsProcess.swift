@@ -1,6 +1,10 @@
 import Foundation
 
 /// Runs the built `hotels` binary, which sits beside the test bundle.
+/// A cache folder for the `hotels` runs of this test process.
+public let isolatedCacheHome = FileManager.default.temporaryDirectory
+    .appendingPathComponent("hotelkit-tests-\(ProcessInfo.processInfo.processIdentifier)").path
+
 public struct HotelsProcess {
     public static let executable: URL = {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -20,6 +24,10 @@ public struct HotelsProcess {
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = Samples.root.deletingLastPathComponent()
+        // Never the user's own cache: each test process gets a fresh one unless it names one.
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CACHE_HOME"] = isolatedCacheHome
+        process.environment = environment
         let output = Pipe(), errors = Pipe(), input = Pipe()
         process.standardOutput = output
         process.standardError = errors

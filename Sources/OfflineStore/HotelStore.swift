@@ -1,0 +1,170 @@
+import Foundation
+import GRDB
+import Hotels
+
+/// Which list a set of cached rows belongs to.
+public struct ListKey: Sendable, Hashable, CustomStringConvertible {
+    public var profile: String
+    public var endpoint: String
+    public var city: String
+    public var keyword: String
+
+    public init(profile: String, endpoint: String, city: String, keyword: String? = nil) {
+        self.profile = profile
+        self.endpoint = endpoint
+        self.city = city
+        self.keyword = keyword ?? ""
+    }
+
+    public var description: String { "\(city) (\(profile) at \(endpoint))" }
+}
+
+/// A cached list's bookkeeping.
+public struct CachedList: Sendable, Equatable {
+    public var key: ListKey
+    public var id: Int64
+    public var count: Int
+    /// When a page of it last came from the network.
+    public var fetchedAt: Date
+    /// Where "load more" stands; nil before any page.
+    public var checkpoint: Pager.Checkpoint?
+
+    /// Whether the service said the list has ended.
+    public var isExhausted: Bool { checkpoint?.end != nil }
+}
+
+/// What merging a fresh first page into a cached list did.
+public struct MergeResult: Sendable, Equatable, Codable {
+    public var inserted = 0
+    public var updated = 0
+    /// Rows whose addtime changed: they moved to their new place.
+    public var moved = 0
+    /// The fresh page shared no row with the cache, which was too old to
+    /// stitch: the list was replaced and its paging started over.
+    public var replaced = false
+}
+
+/// Why the store could not be used.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+
+    public var description: String { "hotel cache \(path): \(reason)" }
+}
+
+/// The offline store: hotel lists and the logo index in SQLite (GRDB, a
+/// `DatabasePool` in WAL mode), safe to share between processes.
+///
+/// Every page is written with its paging checkpoint in one transaction, so
+/// a process killed at any moment leaves the list and "load more" in step.
+public final class HotelStore: Sendable {
+    public let path: String
+    let pool: DatabasePool
+    /// What happened when opening: a damaged or newer file moved aside.
+    public let warnings: [String]
+
+    /// `$XDG_CACHE_HOME/hotelkit`, else `~/.cache/hotelkit`: the store's file and the logo cache live here.
+    public static var defaultFolder: URL {
+        let environment = ProcessInfo.processInfo.environment
+        let base = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
+        return base.appendingPathComponent("hotelkit")
+    }
+
+    /// Opens (or creates) `folder/hotels.sqlite`. A file that is not a
+    /// database, is damaged, or was written by a newer HotelKit is moved
+    /// aside, never deleted, and a new one is made.
+    public init(folder: URL = HotelStore.defaultFolder) throws(StoreError) {
+        let file = folder.appendingPathComponent("hotels.sqlite")
+        path = file.path
+        var warnings: [String] = []
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError(path: file.path, reason: "cannot create its folder: \(error.localizedDescription)")
+        }
+        do {
+            pool = try Self.open(file)
+        } catch let problem as UnusableFile {
+            let aside = file.path + ".\(problem.suffix)-\(Int(Date().timeIntervalSince1970))"
+            do {
+                for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: file.path + suffix) {
+                    try FileManager.default.moveItem(atPath: file.path + suffix, toPath: aside + suffix)
+                }
+                pool = try Self.open(file)
+            } catch {
+                throw StoreError(path: file.path, reason: "\(problem.reason), and it could not be replaced: \(error)")
+            }
+            warnings.append("the hotel cache \(file.path) \(problem.reason); it was moved to \(aside) and a new one started")
+        } catch {
+            throw StoreError(path: file.path, reason: String(describing: error))
+        }
+        self.warnings = warnings
+    }
+
+    private struct UnusableFile: Error {
+        var reason: String
+        var suffix: String
+    }
+
+    private static func open(_ file: URL) throws -> DatabasePool {
+        var configuration = Configuration()
+        // Another process may be writing: wait for it rather than fail.
+        configuration.busyMode = .timeout(30)
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: file.path, configuration: configuration)
+            if try pool.read({ db in try Self.migrator.hasBeenSuperseded(db) }) {
+                throw UnusableFile(reason: "was written by a newer HotelKit", suffix: "newer")
+            }
+            try migrator.migrate(pool)
+            try pool.read { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM lists") }
+        } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
+            throw UnusableFile(reason: "is damaged (\(error.message ?? "not a database"))", suffix: "corrupt")
+        }
+        return pool
+    }
+
+    static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: lists, hotels, image index") { db in
+            try db.create(table: "lists") { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("profile", .text).notNull()
+                table.column("endpoint", .text).notNull()
+                table.column("city", .text).notNull()
+                table.column("keyword", .text).notNull().defaults(to: "")
+                table.column("checkpoint", .jsonText)
+                table.column("exhausted", .boolean).notNull().defaults(to: false)
+                table.column("fetchedAt", .double).notNull()
+                table.uniqueKey(["profile", "endpoint", "city", "keyword"])
+            }
+            try db.create(table: "hotels") { table in
+                table.column("listId", .integer).notNull().references("lists", onDelete: .cascade)
+                table.column("code", .text).notNull()
+                table.column("name", .text)
+                table.column("address", .text)
+                table.column("latitude", .double)
+                table.column("longitude", .double)
+                table.column("logoURL", .text)
+                table.column("addtime", .integer)
+                // Service order: the first page's rows take positions below the
+                // smallest, so a merge touches only the rows it changes.
+                table.column("position", .integer).notNull()
+                table.primaryKey(["listId", "code"])
+            }
+            try db.create(index: "hotels_by_position", on: "hotels", columns: ["listId", "position"])
+            try db.create(table: "images") { table in
+                table.column("url", .text).notNull()
+                table.column("filter", .text).notNull()
+                table.column("file", .text).notNull()
+                table.column("bytes", .integer).notNull()
+                table.column("lastAccess", .double).notNull()
+                table.column("etag", .text)
+                table.column("lastModified", .text)
+                table.primaryKey(["url", "filter"])
+            }
+        }
+        return migrator
+    }()
+}

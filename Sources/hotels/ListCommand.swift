@@ -1,0 +1,97 @@
+import ArgumentParser
+import Foundation
+import Hotels
+import OfflineStore
+
+struct ListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "Print a cached hotel list (JSON Lines, the keys of hotels parse) without touching the network.",
+        discussion: "Without --endpoint, the most recently fetched list of the city. Exit 66 when nothing is cached."
+    )
+
+    @Option(help: "The city.") var city: String
+    @Option(help: "Only lists fetched with this profile.") var profile: String?
+    @Option(help: "Only the list fetched from this endpoint.") var endpoint: String?
+    @Option(help: "A keyword the list was fetched with.") var keyword: String?
+    @Option(help: "Print at most this many rows.") var limit: Int?
+    @OptionGroup var cacheOptions: CacheOptions
+
+    func run() async throws {
+        let store = try cacheOptions.openStore()
+        let list: CachedList?
+        if let endpoint {
+            list = try store.cachedList(ListKey(profile: profile ?? "sample", endpoint: endpoint, city: city, keyword: keyword))
+        } else {
+            list = try store.latestList(city: city, profile: profile, keyword: keyword)
+        }
+        guard let list, list.count > 0 else {
+            Diagnostics.error("nothing is cached for \(city)" + (endpoint.map { " from \($0)" } ?? ""),
+                              hint: "hotels fetch --city \(city) --endpoint URL fills the cache; hotels cache stats shows what is there")
+            throw ExitStatus.noInput.code
+        }
+        if let limit {
+            var lines: [UInt8] = []
+            try store.hotels(in: list, limit: max(0, limit)).forEach { HotelJSONLines.append($0, to: &lines) }
+            writeAll(lines, to: STDOUT_FILENO)
+        } else {
+            try writeList(list, from: store, to: FileHandle.standardOutput)
+        }
+    }
+}
+
+struct CacheCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cache",
+        abstract: "Inspect and tidy the offline store and logo cache.",
+        subcommands: [Stats.self, Clear.self, Vacuum.self]
+    )
+
+    struct Stats: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "What is cached: lists, hotels, logos, bytes.")
+        @OptionGroup var cacheOptions: CacheOptions
+        @Flag(help: "Print as JSON.") var json = false
+
+        func run() async throws {
+            let stats = try cacheOptions.openStore().stats()
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                encoder.dateEncodingStrategy = .iso8601
+                writeAll(Array(try encoder.encode(stats)) + [10], to: STDOUT_FILENO)
+                return
+            }
+            var text = "\(stats.path): \(stats.fileBytes) bytes, \(stats.lists.count) lists, \(stats.hotels) hotels, "
+                + "\(stats.images) logos (\(stats.imageBytes) bytes)\n"
+            for list in stats.lists {
+                text += "  \(list.city) (\(list.profile) at \(list.endpoint)): \(list.hotels) hotels, fetched "
+                    + "\(OfflineFallback.age(Date().timeIntervalSince(list.fetchedAt))) ago\(list.exhausted ? ", complete" : "")\n"
+            }
+            writeAll(Array(text.utf8), to: STDOUT_FILENO)
+        }
+    }
+
+    struct Clear: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Forget every cached list and logo.")
+        @OptionGroup var cacheOptions: CacheOptions
+
+        func run() async throws {
+            let store = try cacheOptions.openStore()
+            try store.clear()
+            try cacheOptions.openImages()?.removeAll()
+            writeAll(Array("cleared \(cacheOptions.folder.path)\n".utf8), to: STDOUT_FILENO)
+        }
+    }
+
+    struct Vacuum: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Compact the store and drop index entries whose logo file is gone.")
+        @OptionGroup var cacheOptions: CacheOptions
+
+        func run() async throws {
+            let store = try cacheOptions.openStore()
+            let before = store.fileBytes
+            try store.vacuum { FileManager.default.fileExists(atPath: $0) }
+            writeAll(Array("vacuumed \(store.path): \(before) → \(store.fileBytes) bytes\n".utf8), to: STDOUT_FILENO)
+        }
+    }
+}
