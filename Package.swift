@@ -80,6 +80,10 @@ let package = Package(
         .testTarget(name: "NetworkTests", dependencies: ["SOAP", "Hotels", "TestSupport", "hotels"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport", "hotels"]),
         .testTarget(name: "HotelsTests", dependencies: ["Hotels", "TestSupport", "hotels"]),
+        .testTarget(
+            name: "OfflineStoreTests",
+            dependencies: ["OfflineStore", "Hotels", "TestSupport", "hotels", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "Imaging", "SOAP", "TestSupport", "hotels"]),
     ],
     swiftLanguageModes: [.v6]

@@ -42,6 +42,14 @@ public struct Pager: Sendable, Equatable {
         public var usedCursors: [String]
         /// The list's real end; `pageLimit` is not kept, so a later run goes on.
         public var end: End?
+
+        public init(pagesReceived: Int, nextPage: Int, nextCursor: String?, usedCursors: [String], end: End?) {
+            self.pagesReceived = pagesReceived
+            self.nextPage = nextPage
+            self.nextCursor = nextCursor
+            self.usedCursors = usedCursors
+            self.end = end
+        }
     }
 
     public var checkpoint: Checkpoint {

@@ -210,13 +210,16 @@ public final class DiskImageCache: Sendable {
     }
 
     /// A process killed mid-write leaves its temporary file: old ones go.
+    /// Removes temporary files left by a process that died mid-write: its
+    /// pid (the name's prefix) is gone, or the file is ten minutes old.
     private func removeStaleTemporaryFiles() {
         let folder = directory.appendingPathComponent("tmp")
         let cutoff = Date().addingTimeInterval(-600)
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] {
             let path = folder.appendingPathComponent(name).path
             let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate]) as? Date
-            if (modified ?? .distantPast) < cutoff { try? FileManager.default.removeItem(atPath: path) }
+            let writerIsGone = name.split(separator: "-").first.flatMap { pid_t($0) }.map { kill($0, 0) != 0 && errno == ESRCH } ?? true
+            if writerIsGone || (modified ?? .distantPast) < cutoff { try? FileManager.default.removeItem(atPath: path) }
         }
     }
 }

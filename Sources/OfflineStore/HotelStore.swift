@@ -42,6 +42,13 @@ public struct MergeResult: Sendable, Equatable, Codable {
     /// The fresh page shared no row with the cache, which was too old to
     /// stitch: the list was replaced and its paging started over.
     public var replaced = false
+
+    public init(inserted: Int = 0, updated: Int = 0, moved: Int = 0, replaced: Bool = false) {
+        self.inserted = inserted
+        self.updated = updated
+        self.moved = moved
+        self.replaced = replaced
+    }
 }
 
 /// Why the store could not be used.

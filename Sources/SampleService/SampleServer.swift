@@ -20,6 +20,8 @@ public struct SampleServiceOptions: Sendable {
     public var dropRate = 0.0
     /// A file that gets one JSON line per request.
     public var logFile: String?
+    /// Cache-Control max-age of logos, in seconds; 0 makes clients revalidate every time.
+    public var logoMaxAge = 3600
 
     public init() {}
 }
@@ -130,7 +132,7 @@ private final class SampleServiceState: Sendable {
             return record(request, response: Response(status: .notModified, headers: [.eTag: etag, .lastModified: lastModified]))
         }
         let headers: HTTPFields = [.contentType: hotel.logoIsPNG ? "image/png" : "image/jpeg", .eTag: etag,
-                                   .lastModified: lastModified, .cacheControl: "max-age=3600"]
+                                   .lastModified: lastModified, .cacheControl: "max-age=\(options.logoMaxAge)"]
         return streamed(request, status: .ok, bytes: bytes, headers: headers)
     }
 

@@ -40,17 +40,23 @@ public struct ScrollSimulation: Sendable {
             if event.event == .end { await waitForVisibleLogos(loader, clock: clock) }
             let velocity = event.event == .dragEnd ? Self.releaseVelocity(previousScrolls) : nil
             loader.mainQueue.sync { Self.apply(event, to: loader, velocity: velocity) }
-            if event.event == .scroll { previousScrolls = Array((previousScrolls + [event]).suffix(2)) }
+            if event.event == .scroll { previousScrolls = Array((previousScrolls + [event]).suffix(4)) }
             if event.event == .dragBegin { previousScrolls = [] }
             applied()
         }
     }
 
     /// The speed of the last movement before the finger lifted, in rows
-    /// per script millisecond, as a scroll view measures it from its touches.
+    /// per script millisecond, as a scroll view measures it from its last
+    /// few touches: the least-squares slope of the last scroll events.
     static func releaseVelocity(_ scrolls: [ScrollEvent]) -> Double? {
-        guard scrolls.count == 2, let from = scrolls[0].top, let to = scrolls[1].top, scrolls[1].at > scrolls[0].at else { return nil }
-        return (to - from) / (scrolls[1].at - scrolls[0].at)
+        let points = scrolls.compactMap { event in event.top.map { (event.at, $0) } }
+        guard points.count >= 2 else { return nil }
+        let meanTime = points.reduce(0) { $0 + $1.0 } / Double(points.count)
+        let meanTop = points.reduce(0) { $0 + $1.1 } / Double(points.count)
+        let spread = points.reduce(0) { $0 + ($1.0 - meanTime) * ($1.0 - meanTime) }
+        guard spread > 0 else { return nil }
+        return points.reduce(0) { $0 + ($1.0 - meanTime) * ($1.1 - meanTop) } / spread
     }
 
     static func apply(_ event: ScrollEvent, to loader: VisibleWindowLoader, velocity: Double? = nil) {

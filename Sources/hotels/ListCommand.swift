@@ -44,7 +44,7 @@ struct CacheCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache",
         abstract: "Inspect and tidy the offline store and logo cache.",
-        subcommands: [Stats.self, Clear.self, Vacuum.self]
+        subcommands: [Stats.self, Check.self, Clear.self, Vacuum.self]
     )
 
     struct Stats: AsyncParsableCommand {
@@ -68,6 +68,17 @@ struct CacheCommand: AsyncParsableCommand {
                     + "\(OfflineFallback.age(Date().timeIntervalSince(list.fetchedAt))) ago\(list.exhausted ? ", complete" : "")\n"
             }
             writeAll(Array(text.utf8), to: STDOUT_FILENO)
+        }
+    }
+
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Run SQLite's integrity check on the store: prints ok, or exits 65.")
+        @OptionGroup var cacheOptions: CacheOptions
+
+        func run() async throws {
+            let result = try cacheOptions.openStore().integrityCheck()
+            writeAll(Array((result + "\n").utf8), to: STDOUT_FILENO)
+            if result != "ok" { throw ExitStatus.dataError.code }
         }
     }
 

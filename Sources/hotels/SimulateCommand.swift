@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Hotels
 import Imaging
+import OfflineStore
 import SOAP
 import Scheduling
 import Synchronization
@@ -28,7 +29,7 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "With --fling: rows to scroll through.") var flingRows = 300
     @Option(help: "With --fling: the session's seed.") var seed: UInt64 = 1
     @Option(help: "Replay speed: 2 is twice as fast.") var speed = 1.0
-    @Option(help: "Disk cache folder for logos (none by default).") var cache: String?
+    @Option(help: "Cache folder (hotels.sqlite and images/): cached rows and logos show without network. None by default, so runs compare.") var cache: String?
     @Option(help: "Write one JSON line per event to this file.") var trace: String?
     @Option(help: "Write report.html and contact-sheet.png into this folder.") var report: String?
     @Flag(help: "Print the summary as JSON.") var json = false
@@ -141,15 +142,15 @@ struct SimulationRun {
         }
         let transport = HTTPTransport()
         let client = HotelServiceClient(profile: profile, endpoint: list.endpoint, transport: transport)
-        let feed = PageFeed(client: client, city: list.city, pageSize: list.pageSize)
         var diskCache: DiskImageCache?
+        var store: HotelStore?
         if let cache {
-            do {
-                diskCache = try DiskImageCache(directory: URL(fileURLWithPath: cache))
-            } catch {
-                Diagnostics.warning("logo cache unavailable, going on without it: \(error)")
-            }
+            let options = try CacheOptions.parse(["--cache", cache])
+            store = try options.openStore()
+            diskCache = options.openImages()
         }
+        let feed = PageFeed(client: client, city: list.city, pageSize: list.pageSize,
+                            store: store.map { ($0, ListKey(profile: profile.name, endpoint: list.endpoint, city: list.city)) })
         var traceFile: FileHandle?
         if let trace {
             guard FileManager.default.createFile(atPath: trace, contents: nil), let handle = FileHandle(forWritingAtPath: trace) else {
@@ -192,36 +193,68 @@ struct SimulationRun {
     }
 }
 
-/// Pages of the list for the loader's "load more", through the profile's paging.
+/// Pages of the list for the loader's "load more", through the profile's
+/// paging and, with a store, cache first: page 1 is the cached list, and
+/// later pages go on from where it stopped and are written through.
 final class PageFeed: Sendable {
     private let client: HotelServiceClient
     private let city: String
-    private let pager: Mutex<Pager>
+    private let store: (store: HotelStore, key: ListKey)?
+    private let state: Mutex<(pager: Pager, pages: Int)>
 
-    init(client: HotelServiceClient, city: String, pageSize: Int) {
+    init(client: HotelServiceClient, city: String, pageSize: Int, store: (HotelStore, ListKey)?) {
         self.client = client
         self.city = city
-        pager = Mutex(Pager(paging: client.profile.paging, pageSize: pageSize))
+        self.store = store
+        state = Mutex((Pager(paging: client.profile.paging, pageSize: pageSize), 0))
     }
 
     var requester: PageRequester {
         { [self] completion in
-            Task {
-                guard let parameters = pager.withLock({ $0.nextRequest(city: city) }) else {
-                    return completion(.rows([], isLast: true))
-                }
-                do {
-                    let page = try await client.fetchPage(parameters) { _, _ in }
-                    let isLast = pager.withLock { pager in
-                        pager.received(page)
-                        return pager.end != nil
-                    }
-                    completion(.rows(page.hotels.map { ListRow(code: $0.code, logoURL: $0.logoURL) }, isLast: isLast))
-                } catch {
-                    completion(.failed(error))
+            Task { completion(await nextPage()) }
+        }
+    }
+
+    private func nextPage() async -> PageResult {
+        let isFirst = state.withLock { state in
+            state.pages += 1
+            return state.pages == 1
+        }
+        if isFirst, let store, let cached = try? store.store.cachedList(store.key), cached.count > 0,
+           let rows = try? store.store.hotels(in: cached) {
+            state.withLock { state in
+                if let checkpoint = cached.checkpoint {
+                    state.pager = Pager(paging: state.pager.paging, pageSize: state.pager.pageSize, resuming: checkpoint)
                 }
             }
+            return .rows(rows.map(Self.row), isLast: cached.isExhausted)
         }
+        guard let parameters = state.withLock({ $0.pager.nextRequest(city: city) }) else { return .rows([], isLast: true) }
+        do {
+            let page = try await client.fetchPage(parameters) { _, _ in }
+            let (isLast, checkpoint) = state.withLock { state in
+                state.pager.received(page)
+                return (state.pager.end != nil, state.pager.checkpoint)
+            }
+            if let store {
+                do {
+                    if isFirst {
+                        try store.store.mergeFirstPage(page.hotels, into: store.key, checkpoint: checkpoint)
+                    } else {
+                        try store.store.appendPage(page.hotels, to: store.key, checkpoint: checkpoint)
+                    }
+                } catch {
+                    Diagnostics.warning("could not cache page \(parameters.page ?? 0): \(error)")
+                }
+            }
+            return .rows(page.hotels.map(Self.row), isLast: isLast)
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    private static func row(_ hotel: Hotel) -> ListRow {
+        ListRow(code: hotel.code, logoURL: hotel.logoURL)
     }
 }
 

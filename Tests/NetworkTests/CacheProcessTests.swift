@@ -6,9 +6,9 @@ import TestSupport
 import Glibc
 #endif
 
-/// Every entry in a disk cache folder reads back whole: none is damaged.
+/// Every entry in a cache folder's logo cache reads back whole: none is damaged.
 func everyEntryValidates(_ folder: String) throws -> Int {
-    let cache = try DiskImageCache(directory: URL(fileURLWithPath: folder))
+    let cache = try DiskImageCache(directory: URL(fileURLWithPath: folder).appendingPathComponent("images"))
     let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".img") } ?? []
     for file in files {
         let key = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
@@ -38,6 +38,9 @@ struct CacheProcessTests {
         processes.forEach { $0.waitUntilExit() }
         #expect(processes.map(\.terminationStatus) == [0, 0])
         #expect(try everyEntryValidates(cache) == 60)
+        #expect(try integrityCheck(cache) == "ok")
+        let listed = try HotelsProcess.run(["list", "--city", "Shanghai", "--cache", cache])
+        #expect(listed.stdout.split(separator: "\n").count == 60)
     }
 
     @Test("kill -9 in the middle of writing logos leaves no damaged entry, and the next run goes on")
@@ -54,12 +57,28 @@ struct CacheProcessTests {
         #expect(victim.terminationReason == .uncaughtSignal)
         let survived = try everyEntryValidates(cache)
         #expect(survived >= 20)
+        #expect(try integrityCheck(cache) == "ok")
         let next = fetch(serve, cache: cache, out: temporaryPath("after"))
         try next.run()
         next.waitUntilExit()
         #expect(next.terminationStatus == 0)
         #expect(try everyEntryValidates(cache) == 200)
+        #expect(try integrityCheck(cache) == "ok")
+        #expect(try temporaryFiles(cache).isEmpty, "a partial file was left behind")
+        let listed = try HotelsProcess.run(["list", "--city", "Shanghai", "--cache", cache])
+        #expect(listed.stdout.split(separator: "\n").count == 200)
     }
+}
+
+/// `PRAGMA integrity_check` of the store in a cache folder, read by a separate process.
+private func integrityCheck(_ folder: String) throws -> String {
+    let result = try HotelsProcess.run(["cache", "check", "--cache", folder])
+    return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// Files under the cache's temporary folder.
+private func temporaryFiles(_ folder: String) throws -> [String] {
+    (try? FileManager.default.contentsOfDirectory(atPath: folder + "/images/tmp")) ?? []
 }
 
 private func everyEntryFileCount(_ folder: String) throws -> Int {
