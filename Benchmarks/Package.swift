@@ -30,6 +30,16 @@ let package = Package(
             path: "Benchmarks/ImagingBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "StoreBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Hotels", package: "HotelKit"),
+                .product(name: "OfflineStore", package: "HotelKit"),
+            ],
+            path: "Benchmarks/StoreBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         // hotels parse --count without the sample server, for valgrind.
         .executableTarget(
             name: "parse-count",
