@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import SOAP
 import Synchronization
 
 /// Makes each hotel's logo: a size from 64 to 1024 px and colours drawn from

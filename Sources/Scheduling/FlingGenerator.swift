@@ -1,4 +1,5 @@
 import Foundation
+import SOAP
 
 /// Makes a realistic scroll session from a seed: reading pauses, short
 /// drags that stop dead, flings that decelerate like a table view (speed
@@ -20,7 +21,7 @@ public struct FlingGenerator: Sendable {
     }
 
     public func script() -> ScrollScript {
-        var random = SplitMix(seed: seed)
+        var random = SeededGenerator(seed: seed)
         var events: [ScrollEvent] = []
         var time = 0.0
         var top = 0.0
@@ -68,22 +69,5 @@ public struct FlingGenerator: Sendable {
         }
         events.append(ScrollEvent(at: (time + 500).rounded(), event: .end))
         return ScrollScript(events: events)
-    }
-}
-
-/// SplitMix64: the same seed gives the same session on every machine.
-struct SplitMix: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }
