@@ -48,10 +48,10 @@ extension HotelStore {
     public func mergeFirstPage(_ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date = Date()) throws -> MergeResult {
         try pool.write { db in
             let id = try Self.upsertList(db, key, now: now)
-            let cachedCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM hotels WHERE listId = ?", arguments: [id]) ?? 0
+            let wasEmpty = try !(Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM hotels WHERE listId = ?)", arguments: [id]) ?? false)
             let existing = try Self.existing(db, id, codes: page.map(\.code))
             var result = MergeResult()
-            if cachedCount > 0, existing.isEmpty, !page.isEmpty {
+            if !wasEmpty, existing.isEmpty, !page.isEmpty {
                 try db.execute(sql: "DELETE FROM hotels WHERE listId = ?", arguments: [id])
                 result.replaced = true
             }
@@ -72,8 +72,8 @@ extension HotelStore {
                 }
             }
             // The cached continuation still holds unless the list started over.
-            let stored = try Self.list(db, key)?.checkpoint
-            if result.replaced || stored == nil || cachedCount == 0 {
+            let hasCheckpoint = try Bool.fetchOne(db, sql: "SELECT checkpoint IS NOT NULL FROM lists WHERE id = ?", arguments: [id]) ?? false
+            if result.replaced || !hasCheckpoint || wasEmpty {
                 try Self.saveCheckpoint(db, id, checkpoint)
             }
             return result
@@ -149,20 +149,21 @@ extension HotelStore {
         return found
     }
 
+    // Statements a page runs hundreds of times are compiled once per connection.
     private static func insert(_ db: Database, _ id: Int64, _ hotel: Hotel, position: Int64) throws {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO hotels (listId, code, name, address, latitude, longitude, logoURL, addtime, position)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [id, hotel.code, hotel.name, hotel.address, hotel.latitude, hotel.longitude, hotel.logoURL, hotel.addtime, position])
+            """).execute(arguments: [id, hotel.code, hotel.name, hotel.address, hotel.latitude, hotel.longitude, hotel.logoURL, hotel.addtime, position])
     }
 
     /// Updates a row's fields, and its place unless `position` is nil.
     private static func update(_ db: Database, _ id: Int64, _ hotel: Hotel, position: Int64?) throws {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             UPDATE hotels SET name = ?, address = ?, latitude = ?, longitude = ?, logoURL = ?, addtime = ?,
                 position = coalesce(?, position)
             WHERE listId = ? AND code = ?
-            """, arguments: [hotel.name, hotel.address, hotel.latitude, hotel.longitude, hotel.logoURL, hotel.addtime, position, id, hotel.code])
+            """).execute(arguments: [hotel.name, hotel.address, hotel.latitude, hotel.longitude, hotel.logoURL, hotel.addtime, position, id, hotel.code])
     }
 
     static func hotel(from row: Row) -> Hotel {

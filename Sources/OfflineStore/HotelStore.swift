@@ -118,6 +118,9 @@ public final class HotelStore: Sendable {
         var configuration = Configuration()
         // Another process may be writing: wait for it rather than fail.
         configuration.busyMode = .timeout(30)
+        // In WAL mode, NORMAL loses no committed transaction when a process dies
+        // (only, at worst, the last ones on power loss) and never corrupts the file.
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: file.path, configuration: configuration)

@@ -32,6 +32,7 @@ struct CacheProcessTests {
     @Test("two fetches sharing one cache folder both succeed, and every entry is whole")
     func twoProcesses() throws {
         let serve = try ServeProcess(["--hotels", "300"])
+        defer { withExtendedLifetime(serve) {} }
         let cache = temporaryPath("shared-cache")
         let processes = [fetch(serve, cache: cache, out: temporaryPath("a")), fetch(serve, cache: cache, out: temporaryPath("b"))]
         try processes.forEach { try $0.run() }
@@ -46,6 +47,7 @@ struct CacheProcessTests {
     @Test("kill -9 in the middle of writing logos leaves no damaged entry, and the next run goes on")
     func killed() throws {
         let serve = try ServeProcess(["--hotels", "1000", "--latency", "3"])
+        defer { withExtendedLifetime(serve) {} }
         let cache = temporaryPath("killed-cache")
         let victim = fetch(serve, cache: cache, out: temporaryPath("killed"))
         try victim.run()

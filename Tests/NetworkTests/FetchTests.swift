@@ -53,6 +53,7 @@ struct FetchTests {
     func wholeList() async throws {
         let log = temporaryPath("serve-log")
         let serve = try ServeProcess(["--hotels", "300", "--log", log])
+        defer { withExtendedLifetime(serve) {} }
         let client = try sampleClient(serve.baseURL)
         var pager = Pager(paging: client.profile.paging, pageSize: 30)
         var codes: [String] = []
@@ -71,6 +72,7 @@ struct FetchTests {
     @Test("SOAP 1.2 requests get SOAP 1.2 answers")
     func soap12() async throws {
         let serve = try ServeProcess(["--hotels", "100"])
+        defer { withExtendedLifetime(serve) {} }
         var profile = try ServiceProfile.named("sample")
         profile.soapVersion = .v1_2
         let client = HotelServiceClient(profile: profile, endpoint: serve.endpoint)
@@ -84,6 +86,7 @@ struct FetchTests {
     @Test("logos come with ETag and Last-Modified, and a matching ETag gets 304")
     func logos() async throws {
         let serve = try ServeProcess(["--hotels", "20"])
+        defer { withExtendedLifetime(serve) {} }
         let client = try sampleClient(serve.baseURL)
         let page = try await client.fetchPage(RequestParameters(city: "Shanghai", pageSize: 2))
         let url = try #require(page.hotels.first?.logoURL)
@@ -98,6 +101,7 @@ struct FetchTests {
     @Test("with injected failures and resets, retries still bring every page")
     func flakyService() async throws {
         let serve = try ServeProcess(["--hotels", "400", "--fail-rate", "0.3", "--drop-rate", "0.1", "--seed", "7"])
+        defer { withExtendedLifetime(serve) {} }
         let client = try sampleClient(serve.baseURL)
         var pager = Pager(paging: client.profile.paging, pageSize: 20)
         var count = 0
@@ -112,6 +116,7 @@ struct FetchTests {
     @Test("hotels fetch writes every page, logos through the filter, and a summary")
     func fetchCommand() throws {
         let serve = try ServeProcess(["--hotels", "200"])
+        defer { withExtendedLifetime(serve) {} }
         let out = temporaryPath("fetch")
         let result = try HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "New York", "--page-size", "15",
                                             "--logos", "--filter", "resize:32x32:fill", "--out", out,
@@ -131,6 +136,8 @@ struct FetchTests {
             let isFirst = String(decoding: request.body, as: UTF8.self).contains("<h:before></h:before>")
             connection.respond(status: isFirst ? 200 : 500, reason: "X", contentType: "text/xml", body: isFirst ? first : fault)
         }
+        // The server must outlive every request the test makes.
+        defer { withExtendedLifetime(server) {} }
         let out = temporaryPath("fetch-fail")
         let result = try HotelsProcess.run(["fetch", "--endpoint", server.url + "/soap", "--city", "Shanghai",
                                             "--page-size", "5", "--out", out])
@@ -142,6 +149,8 @@ struct FetchTests {
     @Test("an unreachable service exits 69 with a hint; an endpoint that is not http(s) is a usage error")
     func unreachableAndBadEndpoint() throws {
         let server = try ScriptedHTTPServer { _, _ in }
+        // The server must outlive every request the test makes.
+        defer { withExtendedLifetime(server) {} }
         let url = server.url
         server.stop()
         let unreachable = try HotelsProcess.run(["fetch", "--endpoint", url + "/soap", "--city", "Paris", "--out", temporaryPath("down")])
@@ -155,6 +164,7 @@ struct FetchTests {
     @Test("a standard client (Python zeep) reads the WSDL and calls QueryHotels")
     func zeep() throws {
         let serve = try ServeProcess(["--hotels", "100"])
+        defer { withExtendedLifetime(serve) {} }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", Samples.root.deletingLastPathComponent().appendingPathComponent("scripts/tests/zeep_query.py").path,

@@ -27,6 +27,7 @@ struct OfflineCommandTests {
     @Test("Cache first, then the network: a second run shows the cached rows, merges page 1 and resumes paging")
     func cacheFirstAndResume() throws {
         let server = try ServeProcess(["--hotels", "1000"])
+        defer { withExtendedLifetime(server) {} }
         let fetch = FetchRun(endpoint: server.endpoint, cache: temporaryFolder("cache").path)
         let first = try fetch(["--max-pages", "2", "--json"])
         #expect(first.status == 0, "\(first.stderr)")
@@ -54,6 +55,7 @@ struct OfflineCommandTests {
         var endpoint: String
         do {
             let server = try ServeProcess(["--hotels", "1000"])
+            defer { withExtendedLifetime(server) {} }
             endpoint = server.endpoint
             let warm = try FetchRun(endpoint: endpoint, cache: cache)(["--max-pages", "1", "--logos", "--filter", "resize:16x16"])
             #expect(warm.status == 0, "\(warm.stderr)")
@@ -92,6 +94,7 @@ struct OfflineCommandTests {
         let log = temporaryFolder("log").path
         let cache = temporaryFolder("revalidate").path
         let stale = try ServeProcess(["--hotels", "1000", "--logo-max-age", "0", "--log", log])
+        defer { withExtendedLifetime(stale) {} }
         let fetch = FetchRun(endpoint: stale.endpoint, cache: cache)
         let arguments = ["--max-pages", "1", "--logos", "--filter", "resize:16x16", "--json"]
         #expect(try fetch(arguments).status == 0)
@@ -104,6 +107,7 @@ struct OfflineCommandTests {
         #expect(statuses.filter { $0 == 200 }.count == 20 && statuses.filter { $0 == 304 }.count == 20)
 
         let fresh = try ServeProcess(["--hotels", "1000"])
+        defer { withExtendedLifetime(fresh) {} }
         let cached = FetchRun(endpoint: fresh.endpoint, cache: temporaryFolder("fresh").path)
         let freshArguments = ["--max-pages", "1", "--logos", "--filter", "resize:16x16", "--json"]
         #expect(try cached(freshArguments).status == 0)
@@ -114,6 +118,7 @@ struct OfflineCommandTests {
     @Test("cache stats, vacuum and clear")
     func cacheCommands() throws {
         let server = try ServeProcess(["--hotels", "1000"])
+        defer { withExtendedLifetime(server) {} }
         let fetch = FetchRun(endpoint: server.endpoint, cache: temporaryFolder("stats").path)
         #expect(try fetch(["--max-pages", "1", "--logos"]).status == 0)
         let stats = try HotelsProcess.run(["cache", "stats", "--cache", fetch.cache, "--json"])
@@ -132,6 +137,7 @@ struct OfflineCommandTests {
         var endpoint: String
         do {
             let server = try ServeProcess(["--hotels", "1000"])
+            defer { withExtendedLifetime(server) {} }
             endpoint = server.endpoint
             let warm = try HotelsProcess.run(["simulate", "--endpoint", endpoint, "--city", "Paris", "--script", script, "--cache", cache, "--json"])
             #expect(warm.status == 0, "\(warm.stderr)")

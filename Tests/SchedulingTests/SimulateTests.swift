@@ -49,6 +49,7 @@ struct SimulateEndToEndTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let log = folder.appendingPathComponent("requests.jsonl").path
         let server = try ServeProcess(["--latency", "400", "--log", log])
+        defer { withExtendedLifetime(server) {} }
         let trace = folder.appendingPathComponent("trace.jsonl").path
         let result = try HotelsProcess.run([
             "simulate", "--endpoint", server.endpoint, "--city", "Shanghai", "--script", Samples.url("Scroll/jump-away.jsonl").path,

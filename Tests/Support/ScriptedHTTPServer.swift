@@ -114,6 +114,8 @@ public final class ScriptedHTTPServer: Sendable {
     private func acceptLoop(_ script: @escaping @Sendable (Request, Connection) -> Void) {
         while true {
             let client = accept(listener, nil, nil)
+            // A client that resets before it is accepted must not stop the server.
+            if client < 0, errno == EINTR || errno == ECONNABORTED { continue }
             guard client >= 0 else { return }
             state.withLock { $0.connections += 1 }
             Thread.detachNewThread { [self] in
