@@ -28,7 +28,7 @@ struct HotelRecordConverter: Sendable {
     let coordinateScale: Double
 
     func hotel(from values: RecordExtractor.Values, record: Int, warn: (RecordWarning) -> Void) -> Hotel? {
-        func value(_ field: HotelField) -> String? { values[RecordExtractor.slot(field)] }
+        func value(_ field: HotelField) -> String? { values[field] }
         guard let code = value(.code) else {
             warn(RecordWarning(record: record, code: nil, field: nil, message: "no code; record skipped"))
             return nil
@@ -38,10 +38,12 @@ struct HotelRecordConverter: Sendable {
                                message: "\(field.rawValue) “\(text)” \(reason); left empty"))
         }
         var hotel = Hotel(code: code, name: value(.name), address: value(.address))
+        hotel.latitude = values.degrees[RecordExtractor.slot(.latitude)]
         if let text = value(.latitude) {
             hotel.latitude = coordinate(text, limit: 90)
             if hotel.latitude == nil { drop(.latitude, text, "is not a latitude (a number from −90 to 90)") }
         }
+        hotel.longitude = values.degrees[RecordExtractor.slot(.longitude)]
         if let text = value(.longitude) {
             hotel.longitude = coordinate(text, limit: 180)
             if hotel.longitude == nil { drop(.longitude, text, "is not a longitude (a number from −180 to 180)") }
@@ -58,8 +60,23 @@ struct HotelRecordConverter: Sendable {
     }
 
     private func coordinate(_ text: String, limit: Double) -> Double? {
-        guard let raw = HotelRecordConverter.decimal(text) ?? Double(text), raw.isFinite else { return nil }
-        let degrees = raw / coordinateScale
+        guard let raw = HotelRecordConverter.decimal(text) ?? Double(text) else { return nil }
+        return HotelRecordConverter.degrees(raw, scale: coordinateScale, limit: limit)
+    }
+
+    /// The largest magnitude of a coordinate field, in degrees; nil for other fields.
+    static func coordinateLimit(_ field: HotelField) -> Double? {
+        switch field {
+        case .latitude: 90
+        case .longitude: 180
+        default: nil
+        }
+    }
+
+    /// `raw` divided by the profile's scale, if that is a finite number within ±`limit`.
+    static func degrees(_ raw: Double, scale: Double, limit: Double) -> Double? {
+        guard raw.isFinite else { return nil }
+        let degrees = raw / scale
         return abs(degrees) <= limit ? degrees : nil
     }
 
@@ -123,30 +140,35 @@ struct HotelRecordConverter: Sendable {
     /// as exponents or longer numbers, returns nil for `Double.init` to parse.
     static func decimal(_ text: String) -> Double? {
         var text = text
-        return text.withUTF8 { bytes -> Double? in
-            var index = 0
-            let negative = bytes.first == UInt8(ascii: "-")
-            if negative || bytes.first == UInt8(ascii: "+") { index = 1 }
-            var mantissa: Int64 = 0
-            var digits = 0
-            var fractionDigits: Int?
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "."), fractionDigits == nil {
-                    fractionDigits = 0
-                } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
-                    mantissa = mantissa * 10 + Int64(byte - UInt8(ascii: "0"))
-                    digits += 1
-                    fractionDigits? += 1
-                } else {
-                    return nil
-                }
-                index += 1
+        return text.withUTF8(decimal)
+    }
+
+    static func decimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard var byte = bytes.baseAddress, !bytes.isEmpty else { return nil }
+        let end = byte + bytes.count
+        let negative = byte.pointee == UInt8(ascii: "-")
+        if negative || byte.pointee == UInt8(ascii: "+") { byte += 1 }
+        var mantissa: Int64 = 0
+        var digits = 0
+        var fractionDigits = 0
+        var seenPoint = false
+        while byte < end {
+            let digit = byte.pointee &- UInt8(ascii: "0")
+            if digit < 10 {
+                // Wrapping is harmless: more than 15 digits is refused below.
+                mantissa = mantissa &* 10 &+ Int64(digit)
+                digits += 1
+                if seenPoint { fractionDigits += 1 }
+            } else if byte.pointee == UInt8(ascii: "."), !seenPoint {
+                seenPoint = true
+            } else {
+                return nil
             }
-            guard digits > 0, digits <= 15 else { return nil }
-            let value = Double(mantissa) / exactPowersOfTen[fractionDigits ?? 0]
-            return negative ? -value : value
+            byte += 1
         }
+        guard digits > 0, digits <= 15 else { return nil }
+        let value = Double(mantissa) / exactPowersOfTen[fractionDigits]
+        return negative ? -value : value
     }
 
     static func unixSeconds(_ text: String) -> Int64? {

@@ -24,8 +24,16 @@ public struct ServiceReportedError: Error, Sendable, Equatable, CustomStringConv
 /// pointer comparisons. Document paths (`//…`) keep, per open element, how
 /// many of their steps the chain of ancestors matches.
 final class RecordExtractor: SOAPBodyHandler {
-    /// Field texts in ``HotelField/allCases`` order, trimmed, nil when absent or empty.
-    typealias Values = [String?]
+    /// One record's fields, by slot (``HotelField/allCases`` order).
+    struct Values {
+        /// Texts, trimmed; nil when absent or empty, or when read as a number below.
+        var texts: [String?]
+        /// Coordinates read straight from the captured bytes, already in
+        /// degrees and in range: their text is never made.
+        var degrees: [Double?]
+
+        subscript(_ field: HotelField) -> String? { texts[RecordExtractor.slot(field)] }
+    }
 
     /// The trie as it is built: one node per path prefix.
     private struct TrieNode {
@@ -92,6 +100,11 @@ final class RecordExtractor: SOAPBodyHandler {
     /// How many steps each matcher has matched along the chain of open
     /// elements: a frame of `matchers.count` entries per open element.
     @exclusivity(unchecked) private var matcherProgress: [Int]
+    /// Matchers of more than one step, which need their ancestors' progress.
+    private let chainedMatchers: [Int]
+    /// One-step matchers (`//lastAddTime`) match on the element's name alone:
+    /// no progress to keep per element.
+    private let singleStepMatchers: [(matcher: Int, name: XMLName)]
     private let cursorSlot: Int?
     private let maxCapture: Int
     /// On only while a capture is open: other text is skipped by the reader.
@@ -105,7 +118,12 @@ final class RecordExtractor: SOAPBodyHandler {
     /// The depth of the open record element, or nil outside records.
     @exclusivity(unchecked) private var recordDepth: Int?
     @exclusivity(unchecked) private var nodeStack: [Int] = []
-    @exclusivity(unchecked) private var values: Values = Array(repeating: nil, count: HotelField.allCases.count)
+    @exclusivity(unchecked) private var values = Values(texts: Array(repeating: nil, count: HotelField.allCases.count),
+                                                        degrees: Array(repeating: nil, count: HotelField.allCases.count))
+    /// Per slot, the coordinate limit of a field read as a number (0: read as text).
+    /// A cursor field stays text: the next request sends it as the service wrote it.
+    private let degreeLimits: [Double]
+    private let coordinateScale: Double
     @exclusivity(unchecked) private var claimed = Array(repeating: false, count: HotelField.allCases.count)
     @exclusivity(unchecked) private var captures: [Capture] = []
     /// The text of every open capture; nested captures share it, since an
@@ -123,6 +141,7 @@ final class RecordExtractor: SOAPBodyHandler {
         textInterest = names.textInterest
         textInterest.isActive = false
         self.onRecord = onRecord
+        coordinateScale = profile.coordinateScale
         var documentPaths: [(DocumentMatcher.Role, DocumentPath)] = []
         if let error = profile.error { documentPaths.append((.error, error)) }
         switch profile.paging {
@@ -134,6 +153,11 @@ final class RecordExtractor: SOAPBodyHandler {
         case .page:
             cursorSlot = nil
         }
+        var limits = Array(repeating: 0.0, count: HotelField.allCases.count)
+        for field in HotelField.allCases where RecordExtractor.slot(field) != cursorSlot {
+            limits[RecordExtractor.slot(field)] = HotelRecordConverter.coordinateLimit(field) ?? 0
+        }
+        degreeLimits = limits
         if let endMarker = profile.endMarker { documentPaths.append((.endMarker, endMarker)) }
         var steps: [XMLName] = []
         for (role, path) in documentPaths {
@@ -142,7 +166,10 @@ final class RecordExtractor: SOAPBodyHandler {
             matchers.append(DocumentMatcher(role: role, path: path, steps: range, attribute: path.steps.attribute.map(names.name)))
         }
         matcherSteps = steps
-        matcherProgress = Array(repeating: 0, count: matchers.count)
+        let ranges = matchers.map(\.steps)
+        chainedMatchers = ranges.indices.filter { ranges[$0].count > 1 }
+        singleStepMatchers = ranges.indices.filter { ranges[$0].count == 1 }.map { ($0, steps[ranges[$0].lowerBound]) }
+        matcherProgress = Array(repeating: 0, count: chainedMatchers.count)
         var nodes = [TrieNode()]
         for (field, path) in profile.fields {
             RecordExtractor.insert(path, slot: RecordExtractor.slot(field), names: names, into: &nodes)
@@ -196,10 +223,13 @@ final class RecordExtractor: SOAPBodyHandler {
 
     func startElement(_ element: XMLStartElement) throws {
         depth += 1
-        if !matchers.isEmpty {
-            let frame = matcherProgress.count - matchers.count
-            for index in matchers.indices {
-                try advance(matcher: index, parent: matcherProgress[frame + index], into: element)
+        for (index, name) in singleStepMatchers where element.localName == name && !matchers[index].isDone {
+            try matched(matcher: index, element)
+        }
+        if !chainedMatchers.isEmpty {
+            let frame = matcherProgress.count - chainedMatchers.count
+            for (position, index) in chainedMatchers.enumerated() {
+                try advance(matcher: index, parent: matcherProgress[frame + position], into: element)
             }
         }
         if recordDepth != nil {
@@ -226,7 +256,7 @@ final class RecordExtractor: SOAPBodyHandler {
             captures.removeLast()
             try finish(capture)
         }
-        for _ in matchers.indices { matcherProgress.removeLast() } // removeLast(n) costs more
+        for _ in chainedMatchers.indices { matcherProgress.removeLast() } // removeLast(n) costs more
         guard let recordDepth else { return }
         nodeStack.removeLast()
         if depth == recordDepth {
@@ -253,7 +283,7 @@ final class RecordExtractor: SOAPBodyHandler {
         for index in trie.attributes[node] where !claimed[trie.attributeSlots[index]] {
             if let value = element.attribute(trie.attributeNames[index]) {
                 claimed[trie.attributeSlots[index]] = true
-                values[trie.attributeSlots[index]] = RecordExtractor.cleaned(value)
+                values.texts[trie.attributeSlots[index]] = RecordExtractor.cleaned(value)
             }
         }
         let slot = trie.textSlots[node]
@@ -266,34 +296,50 @@ final class RecordExtractor: SOAPBodyHandler {
 
     private func emitRecord() throws {
         recordCount += 1
-        if let cursorSlot { lastRecordCursor = values[cursorSlot] }
+        if let cursorSlot { lastRecordCursor = values.texts[cursorSlot] }
         try onRecord(values, recordCount)
-        for slot in values.indices {
-            values[slot] = nil
+        for slot in values.texts.indices {
+            values.texts[slot] = nil
+            values.degrees[slot] = nil
             claimed[slot] = false
         }
     }
 
     private func finish(_ capture: Capture) throws {
-        let text = RecordExtractor.cleaned(captureBuffer.bytes(from: capture.start))
-        if captures.isEmpty {
-            captureBuffer.count = 0
-            textInterest.isActive = false
+        let bytes = RecordExtractor.trimmed(captureBuffer.bytes(from: capture.start))
+        defer {
+            if captures.isEmpty {
+                captureBuffer.count = 0
+                textInterest.isActive = false
+            }
         }
         switch capture.target {
         case .field(let slot):
-            values[slot] = text
+            // A plain in-range coordinate becomes a number with no string made;
+            // anything else stays text for the converter to judge and report.
+            if degreeLimits[slot] > 0, let raw = HotelRecordConverter.decimal(bytes),
+               let degrees = HotelRecordConverter.degrees(raw, scale: coordinateScale, limit: degreeLimits[slot]) {
+                values.degrees[slot] = degrees
+            } else {
+                values.texts[slot] = bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+            }
         case .document(let index):
-            try found(text ?? "", matcher: index)
+            try found(String(decoding: bytes, as: UTF8.self), matcher: index)
         }
+    }
+
+    /// The bytes without surrounding XML white space.
+    private static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }),
+              let last = bytes.lastIndex(where: { !isSpace($0) }) else { return UnsafeBufferPointer(start: bytes.baseAddress, count: 0) }
+        return UnsafeBufferPointer(rebasing: bytes[first...last])
     }
 
     /// The text without surrounding XML white space; nil when nothing is left.
     private static func cleaned(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D }
-        guard let first = bytes.firstIndex(where: { !isSpace($0) }),
-              let last = bytes.lastIndex(where: { !isSpace($0) }) else { return nil }
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[first...last]), as: UTF8.self)
+        let text = trimmed(bytes)
+        return text.isEmpty ? nil : String(decoding: text, as: UTF8.self)
     }
 
     private static func cleaned(_ text: String) -> String? {
@@ -316,7 +362,12 @@ final class RecordExtractor: SOAPBodyHandler {
             }
         }
         matcherProgress.append(matched)
-        guard matched == steps.count else { return }
+        if matched == steps.count { try self.matched(matcher: index, element) }
+    }
+
+    /// Matcher `index`'s whole path matches `element`: take its attribute
+    /// now, or its text once it ends.
+    private func matched(matcher index: Int, _ element: XMLStartElement) throws {
         if let attribute = matchers[index].attribute {
             if let value = element.attribute(attribute) {
                 try found(value, matcher: index)
