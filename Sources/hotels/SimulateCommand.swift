@@ -58,7 +58,7 @@ struct SimulateCommand: AsyncParsableCommand {
         } else {
             scrollScript = FlingGenerator(rows: flingRows, viewport: window.viewport, seed: seed).script()
         }
-        let run = SimulationRun(list: list, window: window, script: scrollScript, speed: speed, cache: cache, trace: trace)
+        let run = SimulationRun(list: list, window: window, script: scrollScript, speed: speed, cache: cache, trace: trace, quiet: json)
         let outcome = try await run.run()
         var reportPath: String?
         if let report {
@@ -116,6 +116,8 @@ struct SimulationRun {
     var speed: Double
     var cache: String?
     var trace: String?
+    /// No progress bar (for --json).
+    var quiet = false
 
     struct Outcome {
         var summary: SimulationSummary
@@ -173,7 +175,7 @@ struct SimulationRun {
         let loader = VisibleWindowLoader(viewport: window.viewport, policy: policy, logos: logos, downloadQueue: downloads,
                                          mainQueue: mainQueue, clock: clock, requestPage: feed.requester,
                                          observe: { loader, at, event in recorder.record(loader, at, event) })
-        let progress = ProgressLine(total: script.events.count, label: "events", quiet: false)
+        let progress = ProgressLine(total: script.events.count, label: "events", quiet: quiet)
         do {
             try await ScrollSimulation(script: script, speed: speed).run(loader, clock: clock) { progress.advance(by: 1) }
         } catch let failure as ScrollSimulation.FirstPageFailed {
