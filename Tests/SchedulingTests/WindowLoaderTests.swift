@@ -69,6 +69,24 @@ struct WindowLoaderTests {
         #expect(harness.transport.starts.count == Set(harness.transport.starts).count)
     }
 
+    @Test("A row cancelled after its download but before decoding never decodes")
+    func cancelledBeforeDecode() throws {
+        let harness = try LoaderHarness(policy: WindowPolicy(kind: .tutorial), viewport: 1)
+        // Hold the worker so the decode stays queued while the row is cancelled.
+        harness.worker.suspend()
+        harness.transport.complete(LoaderHarness.url(0))
+        harness.main.sync {
+            harness.loader.willBeginDragging()
+            harness.loader.scroll(to: 5)
+            harness.loader.didEndDragging(willDecelerate: false)
+        }
+        harness.worker.resume()
+        harness.settleQueues()
+        #expect(harness.count { if case .decoding(0) = $0 { true } else { false } } == 0)
+        #expect(harness.count { if case .done(0, _, _) = $0 { true } else { false } } == 0)
+        #expect(!harness.displayedRows.contains(0))
+    }
+
     @Test("A logo in the memory cache shows with no network work")
     func cachedLogoShowsAtOnce() throws {
         let harness = try LoaderHarness(policy: WindowPolicy(kind: .tutorial))
