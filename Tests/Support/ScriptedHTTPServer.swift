@@ -103,8 +103,14 @@ public final class ScriptedHTTPServer: Sendable {
     public var connectionCount: Int { state.withLock { $0.connections } }
     public var requests: [Request] { state.withLock { $0.requests } }
 
+    /// Stops listening. Only the first call closes the socket: a second
+    /// close could hit a descriptor number another test has since reused.
     public func stop() {
-        state.withLock { $0.stopped = true }
+        let first = state.withLock { state in
+            defer { state.stopped = true }
+            return !state.stopped
+        }
+        guard first else { return }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
     }
@@ -112,7 +118,8 @@ public final class ScriptedHTTPServer: Sendable {
     deinit { stop() }
 
     private func acceptLoop(_ script: @escaping @Sendable (Request, Connection) -> Void) {
-        while true {
+        // Stopped means the descriptor may already belong to someone else.
+        while !state.withLock({ $0.stopped }) {
             let client = accept(listener, nil, nil)
             // A client that resets before it is accepted must not stop the server.
             if client < 0, errno == EINTR || errno == ECONNABORTED { continue }
