@@ -136,8 +136,6 @@ struct FetchTests {
             let isFirst = String(decoding: request.body, as: UTF8.self).contains("<h:before></h:before>")
             connection.respond(status: isFirst ? 200 : 500, reason: "X", contentType: "text/xml", body: isFirst ? first : fault)
         }
-        // The server must outlive every request the test makes.
-        defer { withExtendedLifetime(server) {} }
         let out = temporaryPath("fetch-fail")
         let result = try HotelsProcess.run(["fetch", "--endpoint", server.url + "/soap", "--city", "Shanghai",
                                             "--page-size", "5", "--out", out])
@@ -149,8 +147,6 @@ struct FetchTests {
     @Test("an unreachable service exits 69 with a hint; an endpoint that is not http(s) is a usage error")
     func unreachableAndBadEndpoint() throws {
         let server = try ScriptedHTTPServer { _, _ in }
-        // The server must outlive every request the test makes.
-        defer { withExtendedLifetime(server) {} }
         let url = server.url
         server.stop()
         let unreachable = try HotelsProcess.run(["fetch", "--endpoint", url + "/soap", "--city", "Paris", "--out", temporaryPath("down")])

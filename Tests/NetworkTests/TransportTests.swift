@@ -26,8 +26,6 @@ struct TransportTests {
         let server = try ScriptedHTTPServer { _, connection in
             connection.respond(contentType: "text/xml; charset=utf-8", body: TransportTests.soap)
         }
-        // The server must outlive every request the test makes.
-        defer { withExtendedLifetime(server) {} }
         let page = try await sampleClient(server.url).fetchPage(firstPage)
         #expect(page.hotels.count == 5)
         let request = try #require(server.requests.first)
@@ -43,8 +41,6 @@ struct TransportTests {
         let server = try ScriptedHTTPServer { _, connection in
             connection.respond(status: status, reason: "X", contentType: "text/xml", body: TransportTests.fault)
         }
-        // The server must outlive every request the test makes.
-        defer { withExtendedLifetime(server) {} }
         await #expect(throws: SOAPFault.self) { try await sampleClient(server.url).fetchPage(firstPage) }
         #expect(server.requests.count == 1)
     }
@@ -55,8 +51,6 @@ struct TransportTests {
         let server = try ScriptedHTTPServer { _, connection in
             connection.respond(status: 502, reason: "Bad Gateway", contentType: "text/html", body: page)
         }
-        // The server must outlive every request the test makes.
-        defer { withExtendedLifetime(server) {} }
         do {
             _ = try await sampleClient(server.url).fetchPage(firstPage)
             Issue.record("no error")
@@ -72,8 +66,6 @@ struct TransportTests {
         let server = try ScriptedHTTPServer { _, connection in
             connection.respond(contentType: "text/html", body: TransportTests.soap)
         }
-        // The server must outlive every request the test makes.
-        defer { withExtendedLifetime(server) {} }
         #expect(try await sampleClient(server.url).fetchPage(firstPage).hotels.count == 5)
     }
 
@@ -90,8 +82,6 @@ struct TransportTests {
                 connection.respond(contentType: "text/xml", body: TransportTests.soap)
             }
         }
-        // The server must outlive every request the test makes.
-        defer { withExtendedLifetime(server) {} }
         #expect(try await sampleClient(server.url).fetchPage(firstPage).hotels.count == 5)
         #expect(server.requests.count == 3)
     }
@@ -102,8 +92,6 @@ struct TransportTests {
             connection.write("HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-Length: 5000\r\n\r\n<soap:Env")
             connection.reset()
         }
-        // The server must outlive every request the test makes.
-        defer { withExtendedLifetime(server) {} }
         await #expect {
             try await sampleClient(server.url).fetchPage(firstPage)
         } throws: { error in
@@ -122,8 +110,6 @@ struct TransportTests {
             }
             connection.write("0\r\n\r\n")
         }
-        // The server must outlive every request the test makes.
-        defer { withExtendedLifetime(server) {} }
         await #expect(throws: TransportError.tooLarge(limit: 256 << 10)) {
             try await sampleClient(server.url) { $0.maxBodyBytes = 256 << 10 }.fetchPage(firstPage)
         }
@@ -135,8 +121,6 @@ struct TransportTests {
         let server = try ScriptedHTTPServer { _, connection in
             connection.respond(headers: ["Content-Type": "text/xml", "Content-Encoding": "gzip"], body: bomb)
         }
-        // The server must outlive every request the test makes.
-        defer { withExtendedLifetime(server) {} }
         await #expect(throws: TransportError.tooLarge(limit: 1 << 20)) {
             try await sampleClient(server.url) { $0.maxBodyBytes = 1 << 20 }.fetchPage(firstPage)
         }
@@ -147,8 +131,6 @@ struct TransportTests {
         let server = try ScriptedHTTPServer { request, connection in
             connection.respond(status: 307, reason: "Temporary Redirect", headers: ["Location": request.path + "x"], body: [])
         }
-        // The server must outlive every request the test makes.
-        defer { withExtendedLifetime(server) {} }
         await #expect(throws: TransportError.tooManyRedirects(5)) { try await sampleClient(server.url).fetchPage(firstPage) }
         #expect(server.requests.count == 6)
     }
@@ -159,8 +141,6 @@ struct TransportTests {
             connection.write("HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-Length: 1000\r\n\r\n<soap:")
             _ = connection.waitForClientClose(seconds: 5)
         }
-        // The server must outlive every request the test makes.
-        defer { withExtendedLifetime(server) {} }
         await #expect {
             try await sampleClient(server.url) { $0.requestTimeout = .milliseconds(300) }.fetchPage(firstPage)
         } throws: { error in
@@ -173,8 +153,6 @@ struct TransportTests {
     @Test("a POST with an empty body sends an empty body, not standard input")
     func emptyPost() async throws {
         let server = try ScriptedHTTPServer { _, connection in connection.respond(contentType: "text/plain", body: "ok") }
-        // The server must outlive every request the test makes.
-        defer { withExtendedLifetime(server) {} }
         let (head, body) = try await HTTPTransport().data(for: HTTPRequest(url: server.url + "/x", method: .post, body: []))
         #expect(head.status == 200 && body == Array("ok".utf8))
         #expect(server.requests.first?.method == "POST" && server.requests.first?.body.isEmpty == true)
@@ -183,8 +161,6 @@ struct TransportTests {
     @Test("nothing listening is unreachable")
     func refused() async throws {
         let server = try ScriptedHTTPServer { _, _ in }
-        // The server must outlive every request the test makes.
-        defer { withExtendedLifetime(server) {} }
         let url = server.url
         server.stop()
         await #expect {
@@ -200,8 +176,6 @@ struct TransportTests {
         let server = try ScriptedHTTPServer { _, connection in
             connection.respond(contentType: "text/xml", body: TransportTests.soap)
         }
-        // The server must outlive every request the test makes.
-        defer { withExtendedLifetime(server) {} }
         let client = try sampleClient(server.url)
         for _ in 0..<5 { _ = try await client.fetchPage(firstPage) }
         #expect(server.requests.count == 5)
@@ -215,8 +189,6 @@ struct TransportTests {
             connection.write("HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-Length: 100000\r\n\r\n<soap:")
             if connection.waitForClientClose(seconds: 10) { _ = closed.next() }
         }
-        // The server must outlive every request the test makes.
-        defer { withExtendedLifetime(server) {} }
         let client = try sampleClient(server.url)
         let task = Task { try await client.fetchPage(firstPage) }
         while server.requests.isEmpty { await Task.yield() }
