@@ -78,12 +78,20 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     case connectionLost(String)
     case other(String)
 
+    /// No network rather than a refusal: no route, refused, timed out, or
+    /// cut off. A cache may stand in for the service.
+    public var isOffline: Bool {
+        switch self {
+        case .unreachable, .timeout, .connectionLost: true
+        default: false
+        }
+    }
+
     /// Whether a retry of an idempotent request may succeed.
     public var isRetryable: Bool {
         switch self {
-        case .unreachable, .timeout, .connectionLost: true
         case .httpStatus(let status, _): status >= 500
-        default: false
+        default: isOffline
         }
     }
 

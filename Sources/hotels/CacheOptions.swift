@@ -36,14 +36,6 @@ struct CacheOptions: ParsableArguments {
 
 /// Serving the cache when the network is gone.
 enum OfflineFallback {
-    /// Errors that mean "no network", not "the service said no": the cache may stand in.
-    static func isOffline(_ error: any Error) -> Bool {
-        switch error as? TransportError {
-        case .unreachable, .timeout, .connectionLost: true
-        default: false
-        }
-    }
-
     /// `offline: showing 1,234 hotels for Shanghai cached 3 h ago`
     static func banner(hotels: Int, city: String, fetchedAt: Date, now: Date = Date()) -> String {
         "offline: showing \(hotels.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US")))) hotels for \(city) cached \(age(now.timeIntervalSince(fetchedAt))) ago"

@@ -117,7 +117,7 @@ struct FetchCommand: AsyncParsableCommand {
             }
         }
         progress.finish()
-        if let pageFailure, pagesThisRun == 0, OfflineFallback.isOffline(pageFailure) {
+        if let pageFailure, pagesThisRun == 0, (pageFailure as? TransportError)?.isOffline == true {
             try await serveCached(cached, store: store, fetcher: &fetcher, summary: &summary, file: listFile, reason: pageFailure)
             return
         }

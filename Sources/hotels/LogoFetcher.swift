@@ -36,7 +36,7 @@ struct LogoFetcher: Sendable {
         let head: HTTPResponseHead, body: [UInt8]
         do {
             (head, body) = try await client.download(url, headers: headers)
-        } catch let error as TransportError where cached != nil && OfflineFallback.isOffline(error) {
+        } catch let error as TransportError where cached != nil && error.isOffline {
             // Stale beats nothing when the service cannot be reached.
             return (cached ?? [], .cache)
         }

@@ -72,7 +72,7 @@ enum Diagnostics {
             return (.dataError, nil)
         case let error as TransportError:
             switch error {
-            case .unreachable, .timeout, .connectionLost:
+            case _ where error.isOffline:
                 return (.unavailable, "check that the service is running and the endpoint URL is right")
             case .tls:
                 return (.unavailable, "the certificate could not be verified; --insecure skips the check (unsafe)")
