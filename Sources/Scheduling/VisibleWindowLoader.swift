@@ -229,7 +229,7 @@ public final class VisibleWindowLoader: @unchecked Sendable {
         let after = visibleRows
         for row in before where !after.contains(row) { displayed.remove(row) }
         for row in after where !before.contains(row) { willDisplay(row) }
-        if policy.kind == .ours { cancelOutsideKeepRange() }
+        if policy.kind == .ours { cancelRowsNotKept() }
         loadMoreIfNeeded()
     }
 
@@ -288,30 +288,31 @@ public final class VisibleWindowLoader: @unchecked Sendable {
     /// the prefetch rows, and reorders pending work by distance.
     private func loadImagesForOnscreenCells() {
         let visible = Set(visibleRows)
-        let keep = visible.union(prefetchRows)
+        cancelRowsNotKept()
         let pending = Set(downloadsInProgress.keys)
-        for row in pending.subtracting(keep) { cancel(row) }
         guard policy.kind == .ours else {
             // The tutorial walks an NSSet: no particular order.
             for row in visible.subtracting(pending) where !displayed.contains(row) { willDisplay(row) }
             return
         }
         for row in visibleRows where !pending.contains(row) && !displayed.contains(row) { willDisplay(row) }
-        for row in prefetchRows {
-            if let url = rows[row].logoURL, logos.cachedImage(for: url) == nil {
-                start(row, priority: priority(for: row))
-            }
-        }
+        for row in prefetchRows { startUnlessCached(row, priority: priority(for: row)) }
         for (row, entry) in downloadsInProgress { entry.operation.priority = priority(for: row) }
     }
 
-    /// Ours cancels as soon as a row leaves the window plus the prefetch
-    /// margin ahead: a reversal cancels the prefetch behind it. Rows where
-    /// a fling will land are kept.
-    private func cancelOutsideKeepRange() {
-        let visible = visibleRows
-        let keep = visible.lowerBound - (direction < 0 ? policy.prefetch : 0) ..< visible.upperBound + (direction > 0 ? policy.prefetch : 0)
-        for row in downloadsInProgress.keys where !keep.contains(row) && !(landing?.contains(row) ?? false) { cancel(row) }
+    /// Cancels pending rows that are neither visible, nor in the prefetch
+    /// ahead of the scroll, nor where a fling will land. The tutorial does
+    /// this when scrolling stops; ours on every scroll too, so a reversal
+    /// cancels the prefetch behind it.
+    private func cancelRowsNotKept() {
+        let visible = visibleRows, ahead = prefetchRows
+        for row in downloadsInProgress.keys where !visible.contains(row) && !ahead.contains(row) && landing?.contains(row) != true {
+            cancel(row)
+        }
+    }
+
+    private func startUnlessCached(_ row: Int, priority: WorkPriority) {
+        if let url = rows[row].logoURL, logos.cachedImage(for: url) == nil { start(row, priority: priority) }
     }
 
     /// A fling was released: the table will come to rest
@@ -321,10 +322,8 @@ public final class VisibleWindowLoader: @unchecked Sendable {
         let target = top + velocity * policy.decelerationTimeConstant
         let rest = Self.window(top: target, viewport: viewport, count: rows.count)
         landing = rest
-        cancelOutsideKeepRange()
-        for row in rest where !displayed.contains(row) {
-            if let url = rows[row].logoURL, logos.cachedImage(for: url) == nil { start(row, priority: .veryHigh) }
-        }
+        cancelRowsNotKept()
+        for row in rest where !displayed.contains(row) { startUnlessCached(row, priority: .veryHigh) }
         downloadQueue.isSuspended = false
     }
 

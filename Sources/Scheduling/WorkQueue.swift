@@ -228,29 +228,29 @@ public final class WorkQueue: Sendable {
 
     func reprioritize(_ operation: WorkOperation) {
         state.withLock { state in
-            for index in state.ready.indices {
-                if let position = state.ready[index].firstIndex(where: { $0 === operation }) {
-                    state.ready[index].remove(at: position)
-                    state.ready[operation.state.withLock { $0.priority }.rawValue].append(operation)
-                    return
-                }
+            if Self.removeReady(operation, from: &state) {
+                state.ready[operation.state.withLock { $0.priority }.rawValue].append(operation)
             }
         }
         startReady()
     }
 
     func removeWaiting(_ operation: WorkOperation) {
-        let removed = state.withLock { state -> Bool in
-            if state.blocked.removeValue(forKey: ObjectIdentifier(operation)) != nil { return true }
-            for index in state.ready.indices {
-                if let position = state.ready[index].firstIndex(where: { $0 === operation }) {
-                    state.ready[index].remove(at: position)
-                    return true
-                }
-            }
-            return false
+        let removed = state.withLock { state in
+            state.blocked.removeValue(forKey: ObjectIdentifier(operation)) != nil || Self.removeReady(operation, from: &state)
         }
         if removed { finish(operation, outcome: .cancelled, wasRunning: false) }
+    }
+
+    /// Takes `operation` out of whichever ready deque holds it; false if none does.
+    private static func removeReady(_ operation: WorkOperation, from state: inout State) -> Bool {
+        for index in state.ready.indices {
+            if let position = state.ready[index].firstIndex(where: { $0 === operation }) {
+                state.ready[index].remove(at: position)
+                return true
+            }
+        }
+        return false
     }
 
     func dependencyFinished(for operation: WorkOperation) {
