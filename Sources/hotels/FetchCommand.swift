@@ -64,12 +64,12 @@ struct FetchCommand: AsyncParsableCommand {
         let client = HotelServiceClient(profile: profile, endpoint: endpoint, transport: HTTPTransport(configuration: configuration),
                                         limits: limits.limits)
         let started = Date()
-        let store = try cacheOptions.openStore()
+        let store = try cacheOptions.folder.openStore()
         let key = ListKey(profile: profile.name, endpoint: endpoint, city: city, keyword: keyword)
         let folder = URL(fileURLWithPath: out)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let listFile = folder.appendingPathComponent("hotels.jsonl")
-        var fetcher = LogoFetcher(client: client, chain: chain, diskCache: logos ? cacheOptions.openImages() : nil, store: store)
+        var fetcher = LogoFetcher(client: client, chain: chain, diskCache: logos ? cacheOptions.folder.openImages() : nil, store: store)
         var summary = FetchSummary(out: folder.path)
 
         let cached = try store.cachedList(key).flatMap { $0.count > 0 ? $0 : nil }

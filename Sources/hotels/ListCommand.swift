@@ -18,7 +18,7 @@ struct ListCommand: AsyncParsableCommand {
     @OptionGroup var cacheOptions: CacheOptions
 
     func run() async throws {
-        let store = try cacheOptions.openStore()
+        let store = try cacheOptions.folder.openStore()
         let list: CachedList?
         if let endpoint {
             list = try store.cachedList(ListKey(profile: profile ?? "sample", endpoint: endpoint, city: city, keyword: keyword))
@@ -53,7 +53,7 @@ struct CacheCommand: AsyncParsableCommand {
         @Flag(help: "Print as JSON.") var json = false
 
         func run() async throws {
-            let stats = try cacheOptions.openStore().stats()
+            let stats = try cacheOptions.folder.openStore().stats()
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys]
@@ -76,7 +76,7 @@ struct CacheCommand: AsyncParsableCommand {
         @OptionGroup var cacheOptions: CacheOptions
 
         func run() async throws {
-            let result = try cacheOptions.openStore().integrityCheck()
+            let result = try cacheOptions.folder.openStore().integrityCheck()
             writeAll(Array((result + "\n").utf8), to: STDOUT_FILENO)
             if result != "ok" { throw ExitStatus.dataError.code }
         }
@@ -87,9 +87,9 @@ struct CacheCommand: AsyncParsableCommand {
         @OptionGroup var cacheOptions: CacheOptions
 
         func run() async throws {
-            let store = try cacheOptions.openStore()
+            let store = try cacheOptions.folder.openStore()
             try store.clear()
-            try cacheOptions.openImages()?.removeAll()
+            try cacheOptions.folder.openImages()?.removeAll()
             writeAll(Array("cleared \(cacheOptions.folder.path)\n".utf8), to: STDOUT_FILENO)
         }
     }
@@ -99,7 +99,7 @@ struct CacheCommand: AsyncParsableCommand {
         @OptionGroup var cacheOptions: CacheOptions
 
         func run() async throws {
-            let store = try cacheOptions.openStore()
+            let store = try cacheOptions.folder.openStore()
             let before = store.fileBytes
             try store.vacuum { FileManager.default.fileExists(atPath: $0) }
             writeAll(Array("vacuumed \(store.path): \(before) → \(store.fileBytes) bytes\n".utf8), to: STDOUT_FILENO)

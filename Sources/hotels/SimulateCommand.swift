@@ -147,9 +147,9 @@ struct SimulationRun {
         var diskCache: DiskImageCache?
         var store: HotelStore?
         if let cache {
-            let options = try CacheOptions.parse(["--cache", cache])
-            store = try options.openStore()
-            diskCache = options.openImages()
+            let folder = CacheFolder(URL(fileURLWithPath: cache))
+            store = try folder.openStore()
+            diskCache = folder.openImages()
         }
         let feed = PageFeed(client: client, city: list.city, pageSize: list.pageSize,
                             store: store.map { ($0, ListKey(profile: profile.name, endpoint: list.endpoint, city: list.city)) })
