@@ -203,9 +203,7 @@ struct FetchSummary: Encodable {
     func print(json: Bool) {
         let text: String
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            text = String(decoding: (try? encoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self)
+            text = jsonLine(self)
         } else if let offline {
             text = offline + " into \(out)" + (logos.saved + logos.failed > 0 ? ", \(logos.saved) logos from the cache" : "")
         } else {

@@ -55,10 +55,7 @@ struct CacheCommand: AsyncParsableCommand {
         func run() async throws {
             let stats = try cacheOptions.folder.openStore().stats()
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
-                encoder.dateEncodingStrategy = .iso8601
-                writeAll(Array(try encoder.encode(stats)) + [10], to: STDOUT_FILENO)
+                writeAll(Array((jsonLine(stats) + "\n").utf8), to: STDOUT_FILENO)
                 return
             }
             var text = "\(stats.path): \(stats.fileBytes) bytes, \(stats.lists.count) lists, \(stats.hotels) hotels, "

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Hotels
 import Imaging
 import SOAP
@@ -156,4 +157,12 @@ struct XMLLimitOptions: ParsableArguments {
             throw ValidationError("limits must be positive")
         }
     }
+}
+
+/// `value` as one line of JSON for `--json`: keys sorted, dates in ISO 8601.
+func jsonLine(_ value: some Encodable) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    encoder.dateEncodingStrategy = .iso8601
+    return String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self)
 }

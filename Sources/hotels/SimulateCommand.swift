@@ -264,11 +264,7 @@ extension SimulationSummary {
     func print(json: Bool, report: String?) {
         var text: String
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            var object = (try? JSONSerialization.jsonObject(with: encoder.encode(self))) as? [String: Any] ?? [:]
-            if let report { object["report"] = report }
-            text = String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8), as: UTF8.self)
+            text = jsonLine(WithReport(summary: self, report: report))
         } else {
             let lines: [(String, String)] = [
                 ("policy", policy),
@@ -284,5 +280,19 @@ extension SimulationSummary {
         }
         text += "\n"
         writeAll(Array(text.utf8), to: STDOUT_FILENO)
+    }
+}
+
+/// The summary's JSON with the report's path beside its fields.
+private struct WithReport: Encodable {
+    var summary: SimulationSummary
+    var report: String?
+
+    private enum Key: String, CodingKey { case report }
+
+    func encode(to encoder: any Encoder) throws {
+        try summary.encode(to: encoder)
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encodeIfPresent(report, forKey: .report)
     }
 }
