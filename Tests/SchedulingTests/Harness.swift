@@ -140,6 +140,13 @@ final class LoaderHarness {
         }
     }
 
+    /// A drag through `tops` that stops dead: no deceleration, so the table settles at the last one.
+    func drag(through tops: Double...) {
+        onMain { $0.willBeginDragging() }
+        for top in tops { onMain { $0.scroll(to: top) } }
+        onMain { $0.didEndDragging(willDecelerate: false) }
+    }
+
     func complete(_ rows: [Int]) {
         rows.forEach { transport.complete(Self.url($0)) }
         settleQueues()

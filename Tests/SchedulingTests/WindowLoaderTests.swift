@@ -37,9 +37,7 @@ struct WindowLoaderTests {
     func leavingRowsAreCancelled() throws {
         let harness = try LoaderHarness(policy: WindowPolicy(kind: .tutorial))
         // Rows 0-3 are downloading, 4-9 queued.
-        harness.onMain { $0.willBeginDragging() }
-        harness.onMain { $0.scroll(to: 30) }
-        harness.onMain { $0.didEndDragging(willDecelerate: false) }
+        harness.drag(through: 30)
         #expect(Set(harness.cancelledRows) == Set(0..<4))
         #expect(harness.startedRows.filter { $0 < 30 }.sorted() == [0, 1, 2, 3], "a queued row that left was started")
         #expect(harness.count { if case .cancel = $0 { true } else { false } } == 10)
@@ -55,13 +53,9 @@ struct WindowLoaderTests {
         let harness = try LoaderHarness(policy: WindowPolicy(kind: .tutorial), viewport: 4, concurrency: 4, sharedLogos: true)
         #expect(harness.transport.starts.count == 2, "\(harness.transport.starts)")
         // Rows 1-4 visible: row 0 is cancelled, but row 1 still wants logo 0.
-        harness.onMain { $0.willBeginDragging() }
-        harness.onMain { $0.scroll(to: 1) }
-        harness.onMain { $0.didEndDragging(willDecelerate: false) }
+        harness.drag(through: 1)
         #expect(harness.transport.cancels.isEmpty, "the transfer for logo 0 was cancelled while row 1 still wants it")
-        harness.onMain { $0.willBeginDragging() }
-        harness.onMain { $0.scroll(to: 10) }
-        harness.onMain { $0.didEndDragging(willDecelerate: false) }
+        harness.drag(through: 10)
         #expect(Set(harness.transport.cancels.compactMap(LoaderHarness.row(of:))) == [0, 1, 2])
         harness.completeAll()
         #expect(harness.displayedRows.isSuperset(of: 10..<14))
@@ -112,9 +106,7 @@ struct WindowLoaderTests {
         #expect(on.count { if case .queued(let row, let priority) = $0 { row >= 10 && priority < .normal } else { false } } == 3)
         on.completeAll()
         // Down to 20: prefetch 30-32.
-        on.onMain { $0.willBeginDragging() }
-        on.onMain { $0.scroll(to: 20) }
-        on.onMain { $0.didEndDragging(willDecelerate: false) }
+        on.drag(through: 20)
         #expect(Set(on.onMain { $0.pendingRows }) == Set(20..<33))
         // Reverse: up by one row. Prefetch ahead (30-32) is now behind and is cancelled.
         on.onMain { $0.willBeginDragging() }
@@ -161,16 +153,11 @@ struct WindowLoaderTests {
         #expect(harness.count { if case .fail(0, _) = $0 { true } else { false } } == 1)
         // Away and back at once: still backing off.
         for top in [5.0, 0.0] {
-            harness.onMain { $0.willBeginDragging() }
-            harness.onMain { $0.scroll(to: top) }
-            harness.onMain { $0.didEndDragging(willDecelerate: false) }
+            harness.drag(through: top)
         }
         #expect(harness.startedRows.filter { $0 == 0 }.count == 1)
         harness.clock.advance(by: 600)
-        harness.onMain { $0.willBeginDragging() }
-        harness.onMain { $0.scroll(to: 5) }
-        harness.onMain { $0.scroll(to: 0) }
-        harness.onMain { $0.didEndDragging(willDecelerate: false) }
+        harness.drag(through: 5, 0)
         #expect(harness.startedRows.filter { $0 == 0 }.count == 2)
         harness.completeAll()
         #expect(harness.displayedRows.contains(0))
