@@ -180,8 +180,6 @@ public final class WorkQueue: Sendable {
         state.withLock { state in state.ready.reduce(0) { $0 + $1.count } + state.blocked.count + state.running }
     }
 
-    public var runningCount: Int { state.withLock { $0.running } }
-
     public func addOperation(_ operation: WorkOperation) {
         let accepted = operation.state.withLock { opState -> (Bool, blocked: Bool, WorkPriority) in
             guard opState.phase == .created else { return (false, false, opState.priority) }

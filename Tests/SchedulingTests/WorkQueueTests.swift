@@ -102,8 +102,9 @@ struct WorkQueueTests {
         #expect(work.outcomes["waiting"] == .cancelled)
         running.cancel()
         #expect(aborted.withLock { $0 })
-        #expect(running.isCancelled)
+        #expect(running.isCancelled && running.isExecuting && !running.isFinished)
         work.finish("running")
+        #expect(running.isFinished && !running.isExecuting)
         #expect(work.outcomes["running"] == .cancelled)
         #expect(work.started == ["running"])
     }
