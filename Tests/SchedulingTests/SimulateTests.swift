@@ -92,6 +92,17 @@ struct SimulateEndToEndTests {
         #expect(usage.status == 64)
     }
 
+    @Test("A SOAP fault for page 1 is exit 76, with the fault's text")
+    func faultOnFirstPage() throws {
+        let fault = try String(contentsOf: Samples.url("Fixtures/fault-soap11-client.xml"), encoding: .utf8)
+        let server = try ScriptedHTTPServer { _, connection in
+            connection.respond(status: 500, reason: "Internal Server Error", contentType: "text/xml", body: fault)
+        }
+        let result = try HotelsProcess.run(["simulate", "--endpoint", server.url + "/soap", "--city", "X", "--fling"])
+        #expect(result.status == 76, "\(result.stderr)")
+        #expect(result.stderr.contains("page 1"))
+    }
+
     @Test("The service down: exit 69 with the reason")
     func serviceDown() throws {
         let result = try HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X", "--fling"])
