@@ -22,45 +22,47 @@ public struct RecordWarning: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Turns a record's raw field texts into a ``Hotel``: checks and converts each
-/// field, and says what it dropped.
+/// Turns a record's raw fields into a ``Hotel``: checks and converts each
+/// field straight from its bytes, and says what it dropped.
 struct HotelRecordConverter: Sendable {
     let coordinateScale: Double
 
-    func hotel(from values: RecordExtractor.Values, record: Int, warn: (RecordWarning) -> Void) -> Hotel? {
-        func value(_ field: HotelField) -> String? { values[field] }
-        guard let code = value(.code) else {
+    func hotel(from fields: RecordFields, record: Int, warn: (RecordWarning) -> Void) -> Hotel? {
+        guard let code = fields.string(.code) else {
             warn(RecordWarning(record: record, code: nil, field: nil, message: "no code; record skipped"))
             return nil
         }
-        func drop(_ field: HotelField, _ text: String, _ reason: String) {
+        func drop(_ field: HotelField, _ bytes: UnsafeBufferPointer<UInt8>, _ reason: String) {
             warn(RecordWarning(record: record, code: code, field: field,
-                               message: "\(field.rawValue) “\(text)” \(reason); left empty"))
+                               message: "\(field.rawValue) “\(String(decoding: bytes, as: UTF8.self))” \(reason); left empty"))
         }
-        var hotel = Hotel(code: code, name: value(.name), address: value(.address))
-        hotel.latitude = values.degrees[RecordExtractor.slot(.latitude)]
-        if let text = value(.latitude) {
-            hotel.latitude = coordinate(text, limit: 90)
-            if hotel.latitude == nil { drop(.latitude, text, "is not a latitude (a number from −90 to 90)") }
+        var hotel = Hotel(code: code, name: fields.string(.name), address: fields.string(.address))
+        if let bytes = fields[.latitude] {
+            hotel.latitude = coordinate(bytes, limit: 90)
+            if hotel.latitude == nil { drop(.latitude, bytes, "is not a latitude (a number from −90 to 90)") }
         }
-        hotel.longitude = values.degrees[RecordExtractor.slot(.longitude)]
-        if let text = value(.longitude) {
-            hotel.longitude = coordinate(text, limit: 180)
-            if hotel.longitude == nil { drop(.longitude, text, "is not a longitude (a number from −180 to 180)") }
+        if let bytes = fields[.longitude] {
+            hotel.longitude = coordinate(bytes, limit: 180)
+            if hotel.longitude == nil { drop(.longitude, bytes, "is not a longitude (a number from −180 to 180)") }
         }
-        if let text = value(.logoURL) {
-            hotel.logoURL = HotelRecordConverter.isWebURL(text) ? text : nil
-            if hotel.logoURL == nil { drop(.logoURL, text, "is not an absolute http(s) URL") }
+        if let bytes = fields[.logoURL] {
+            if HotelRecordConverter.isWebURL(bytes) {
+                hotel.logoURL = String(decoding: bytes, as: UTF8.self)
+            } else {
+                drop(.logoURL, bytes, "is not an absolute http(s) URL")
+            }
         }
-        if let text = value(.addtime) {
-            hotel.addtime = HotelRecordConverter.unixSeconds(text)
-            if hotel.addtime == nil { drop(.addtime, text, "is neither Unix seconds nor an ISO 8601 time") }
+        if let bytes = fields[.addtime] {
+            hotel.addtime = HotelRecordConverter.unixSeconds(bytes)
+            if hotel.addtime == nil { drop(.addtime, bytes, "is neither Unix seconds nor an ISO 8601 time") }
         }
         return hotel
     }
 
-    private func coordinate(_ text: String, limit: Double) -> Double? {
-        guard let raw = HotelRecordConverter.decimal(text) ?? Double(text) else { return nil }
+    /// A plain decimal is read from the bytes; anything else (an exponent,
+    /// more digits) goes through `Double.init`.
+    private func coordinate(_ bytes: UnsafeBufferPointer<UInt8>, limit: Double) -> Double? {
+        guard let raw = HotelRecordConverter.decimal(bytes) ?? Double(String(decoding: bytes, as: UTF8.self)) else { return nil }
         return HotelRecordConverter.degrees(raw, scale: coordinateScale, limit: limit)
     }
 
@@ -83,29 +85,26 @@ struct HotelRecordConverter: Sendable {
     /// Whether `text` is an absolute http(s) URL with a host, made only of the
     /// characters RFC 3986 allows. One pass over the bytes: `URL(string:)`
     /// costs more than the rest of a record's parse.
-    static func isWebURL(_ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { bytes in
-            let schemeLength: Int
-            if hasPrefixIgnoringCase(bytes, "https://") {
-                schemeLength = 8
-            } else if hasPrefixIgnoringCase(bytes, "http://") {
-                schemeLength = 7
-            } else {
-                return false
-            }
-            // The host follows any "user@" and must not be empty.
-            var hostStart = schemeLength
-            var index = schemeLength
-            while index < bytes.count, bytes[index] != UInt8(ascii: "/"), bytes[index] != UInt8(ascii: "?"),
-                  bytes[index] != UInt8(ascii: "#") {
-                if bytes[index] == UInt8(ascii: "@") { hostStart = index + 1 }
-                index += 1
-            }
-            guard hostStart < index, bytes[hostStart] != UInt8(ascii: ":") else { return false }
-            for byte in bytes where !isURICharacter(byte) { return false }
-            return true
+    static func isWebURL(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let schemeLength: Int
+        if hasPrefixIgnoringCase(bytes, "https://") {
+            schemeLength = 8
+        } else if hasPrefixIgnoringCase(bytes, "http://") {
+            schemeLength = 7
+        } else {
+            return false
         }
+        // The host follows any "user@" and must not be empty.
+        var hostStart = schemeLength
+        var index = schemeLength
+        while index < bytes.count, bytes[index] != UInt8(ascii: "/"), bytes[index] != UInt8(ascii: "?"),
+              bytes[index] != UInt8(ascii: "#") {
+            if bytes[index] == UInt8(ascii: "@") { hostStart = index + 1 }
+            index += 1
+        }
+        guard hostStart < index, bytes[hostStart] != UInt8(ascii: ":") else { return false }
+        for byte in bytes where !isURICharacter(byte) { return false }
+        return true
     }
 
     private static func hasPrefixIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ prefix: StaticString) -> Bool {
@@ -116,17 +115,15 @@ struct HotelRecordConverter: Sendable {
         return true
     }
 
-    /// RFC 3986 unreserved and reserved characters, and `%`.
+    /// RFC 3986 unreserved and reserved characters, and `%`: one bit per
+    /// ASCII byte, bytes 0–63 in the first word and 64–127 in the second.
     private static func isURICharacter(_ byte: UInt8) -> Bool {
+        let low: UInt64 = 0xAFFF_FFFA_0000_0000
+        let high: UInt64 = 0x47FF_FFFE_AFFF_FFFF
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: ":"), UInt8(ascii: "/"),
-             UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "@"), UInt8(ascii: "!"),
-             UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"),
-             UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="), UInt8(ascii: "%"):
-            return true
-        default:
-            return false
+        case 0..<64: return low >> UInt64(byte) & 1 == 1
+        case 64..<128: return high >> UInt64(byte - 64) & 1 == 1
+        default: return false
         }
     }
 
@@ -138,11 +135,6 @@ struct HotelRecordConverter: Sendable {
     /// both the digits and the power of ten are exact doubles, so one
     /// division rounds correctly (Clinger's fast path). Anything else, such
     /// as exponents or longer numbers, returns nil for `Double.init` to parse.
-    static func decimal(_ text: String) -> Double? {
-        var text = text
-        return text.withUTF8(decimal)
-    }
-
     static func decimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
         guard var byte = bytes.baseAddress, !bytes.isEmpty else { return nil }
         let end = byte + bytes.count
@@ -171,9 +163,30 @@ struct HotelRecordConverter: Sendable {
         return negative ? -value : value
     }
 
-    static func unixSeconds(_ text: String) -> Int64? {
+    /// Unix seconds as plain digits, read from the bytes, or an ISO 8601 time.
+    static func unixSeconds(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        if let seconds = integer(bytes) { return seconds }
+        let text = String(decoding: bytes, as: UTF8.self)
         if let seconds = Int64(text) { return seconds }
         guard let date = try? Date(text, strategy: .iso8601) else { return nil }
         return Int64(date.timeIntervalSince1970.rounded(.down))
+    }
+
+    /// An optionally signed integer of at most 18 digits, which cannot
+    /// overflow; anything else returns nil for the slower parses.
+    private static func integer(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard var byte = bytes.baseAddress, !bytes.isEmpty else { return nil }
+        let end = byte + bytes.count
+        let negative = byte.pointee == UInt8(ascii: "-")
+        if negative || byte.pointee == UInt8(ascii: "+") { byte += 1 }
+        guard byte < end, end - byte <= 18 else { return nil }
+        var value: Int64 = 0
+        while byte < end {
+            let digit = byte.pointee &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            value = value &* 10 &+ Int64(digit)
+            byte += 1
+        }
+        return negative ? -value : value
     }
 }

@@ -99,8 +99,8 @@ public final class HotelParseSession {
         // The extractor calls back into this session to count; the session
         // owns the reader, so the reference back is unowned.
         reader = try SOAPResponseReader(limits: limits) { [unowned self] names in
-            RecordExtractor(profile: profile, names: names, limits: limits) { values, record in
-                let hotel = converter.hotel(from: values, record: record) { warning in
+            RecordExtractor(profile: profile, names: names, limits: limits) { fields, record in
+                let hotel = converter.hotel(from: fields, record: record) { warning in
                     self.warnings += 1
                     onWarning(warning)
                 }

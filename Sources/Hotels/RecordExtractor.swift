@@ -15,7 +15,38 @@ public struct ServiceReportedError: Error, Sendable, Equatable, CustomStringConv
     public var description: String { "the service reported an error: \(message) (\(path))" }
 }
 
-/// Turns Body events into the raw field texts of each record, following a
+/// One record's fields as raw UTF-8, trimmed of surrounding white space: a
+/// view into the extractor's buffers, valid only during the `onRecord` call,
+/// so a record's text is read where it was parsed and copied once, into the
+/// ``Hotel`` it becomes.
+struct RecordFields {
+    fileprivate let ranges: UnsafePointer<FieldBytes>
+    fileprivate let text: UnsafePointer<UInt8>
+    fileprivate let attributes: UnsafePointer<UInt8>
+
+    /// The field's bytes; nil when it is absent or empty.
+    subscript(_ field: HotelField) -> UnsafeBufferPointer<UInt8>? {
+        let range = ranges[RecordExtractor.slot(field)]
+        guard range.count > 0 else { return nil }
+        return UnsafeBufferPointer(start: (range.inAttributes ? attributes : text) + range.start, count: range.count)
+    }
+
+    /// The field as text; nil when it is absent or empty.
+    func string(_ field: HotelField) -> String? {
+        self[field].map { String(decoding: $0, as: UTF8.self) }
+    }
+}
+
+/// Where one field's bytes are: in the extractor's text or attribute buffer.
+struct FieldBytes {
+    var start: Int
+    var count: Int
+    var inAttributes: Bool
+
+    static let absent = FieldBytes(start: 0, count: 0, inAttributes: false)
+}
+
+/// Turns Body events into the raw fields of each record, following a
 /// profile's paths, as the events arrive.
 ///
 /// The profile's field paths are compiled into a trie rooted at the record
@@ -23,50 +54,13 @@ public struct ServiceReportedError: Error, Sendable, Equatable, CustomStringConv
 /// element (or -1 for one no path goes through), so every event costs a few
 /// pointer comparisons. Document paths (`//…`) keep, per open element, how
 /// many of their steps the chain of ancestors matches.
+///
+/// A record's text and attribute values are copied into two byte buffers
+/// and stay there until the record ends: the converter reads them in place.
+/// Every stack lives in memory allocated once per parse, sized by the depth
+/// limit the reader enforces, so the hot path checks no uniqueness and
+/// retains nothing.
 final class RecordExtractor: SOAPBodyHandler {
-    /// One record's fields, by slot (``HotelField/allCases`` order).
-    struct Values {
-        /// Texts, trimmed; nil when absent or empty, or when read as a number below.
-        var texts: [String?]
-        /// Coordinates read straight from the captured bytes, already in
-        /// degrees and in range: their text is never made.
-        var degrees: [Double?]
-
-        subscript(_ field: HotelField) -> String? { texts[RecordExtractor.slot(field)] }
-    }
-
-    /// The trie as it is built: one node per path prefix.
-    private struct TrieNode {
-        var children: [(name: XMLName, node: Int)] = []
-        var attributes: [(name: XMLName, slot: Int)] = []
-        var textSlot: Int?
-    }
-
-    /// The trie, flattened into arrays of plain values for the hot path: a
-    /// node's children are `childNames[children[node]]`; no nested arrays
-    /// to retain and release on every element.
-    private struct FlatTrie {
-        var children: [Range<Int>] = []
-        var childNames: [XMLName] = []
-        var childNodes: [Int] = []
-        var attributes: [Range<Int>] = []
-        var attributeNames: [XMLName] = []
-        var attributeSlots: [Int] = []
-        var textSlots: [Int] = []
-
-        init(_ nodes: [TrieNode]) {
-            for node in nodes {
-                children.append(childNames.count..<(childNames.count + node.children.count))
-                childNames += node.children.map(\.name)
-                childNodes += node.children.map(\.node)
-                attributes.append(attributeNames.count..<(attributeNames.count + node.attributes.count))
-                attributeNames += node.attributes.map(\.name)
-                attributeSlots += node.attributes.map(\.slot)
-                textSlots.append(node.textSlot ?? -1)
-            }
-        }
-    }
-
     private struct DocumentMatcher {
         enum Role { case error, cursor, endMarker }
         let role: Role
@@ -84,7 +78,7 @@ final class RecordExtractor: SOAPBodyHandler {
     }
 
     /// Text being collected for an open element: its bytes start at `start`
-    /// in the shared buffer, and run to the buffer's end when it closes.
+    /// in the text buffer, and run to the buffer's end when it closes.
     private struct Capture {
         let depth: Int
         let target: CaptureTarget
@@ -92,24 +86,25 @@ final class RecordExtractor: SOAPBodyHandler {
     }
 
     private let recordName: XMLName
-    private let trie: FlatTrie
+    private let trie: FieldTrie
     /// The profile's error path, document cursor and end marker, where it has them.
     @exclusivity(unchecked) private var matchers: [DocumentMatcher] = []
     /// Every matcher's steps, end to end.
     private let matcherSteps: [XMLName]
-    /// How many steps each matcher has matched along the chain of open
-    /// elements: a frame of `matchers.count` entries per open element.
-    @exclusivity(unchecked) private var matcherProgress: [Int]
     /// Matchers of more than one step, which need their ancestors' progress.
     private let chainedMatchers: [Int]
+    /// How many steps each chained matcher has matched along the chain of
+    /// open elements: a frame of `chainedMatchers.count` entries per element.
+    @exclusivity(unchecked) private var matcherProgress: FixedStack<Int>
     /// One-step matchers (`//lastAddTime`) match on the element's name alone:
     /// no progress to keep per element.
     private let singleStepMatchers: [(matcher: Int, name: XMLName)]
-    private let cursorSlot: Int?
+    private let cursorField: HotelField?
     private let maxCapture: Int
+    private let maxDepth: Int
     /// On only while a capture is open: other text is skipped by the reader.
     private let textInterest: XMLTextInterest
-    private let onRecord: (Values, Int) throws -> Void
+    private let onRecord: (RecordFields, Int) throws -> Void
 
     // Parse state. One parse runs on one thread at a time and the state is
     // private, so Swift's dynamic exclusivity checks, a fifth of the parse
@@ -117,47 +112,44 @@ final class RecordExtractor: SOAPBodyHandler {
     @exclusivity(unchecked) private var depth = 0
     /// The depth of the open record element, or nil outside records.
     @exclusivity(unchecked) private var recordDepth: Int?
-    @exclusivity(unchecked) private var nodeStack: [Int] = []
-    @exclusivity(unchecked) private var values = Values(texts: Array(repeating: nil, count: HotelField.allCases.count),
-                                                        degrees: Array(repeating: nil, count: HotelField.allCases.count))
-    /// Per slot, the coordinate limit of a field read as a number (0: read as text).
-    /// A cursor field stays text: the next request sends it as the service wrote it.
-    private let degreeLimits: [Double]
-    private let coordinateScale: Double
-    @exclusivity(unchecked) private var claimed = Array(repeating: false, count: HotelField.allCases.count)
-    @exclusivity(unchecked) private var captures: [Capture] = []
-    /// The text of every open capture; nested captures share it, since an
-    /// element's text includes its descendants'. Emptied (its length set to
-    /// zero) when the outermost capture closes.
-    private let captureBuffer = ByteBuffer()
+    @exclusivity(unchecked) private var nodeStack: FixedStack<Int>
+    @exclusivity(unchecked) private var captures: FixedStack<Capture>
+    /// The open record's fields, by slot (``HotelField/allCases`` order).
+    private let fields = UnsafeMutablePointer<FieldBytes>.allocate(capacity: RecordExtractor.slotCount)
+    /// One bit per slot whose path has matched in this record: the first match wins.
+    @exclusivity(unchecked) private var claimed: UInt32 = 0
+    /// The text of the open record's captures, and of every open capture;
+    /// nested captures share it, since an element's text includes its
+    /// descendants'. Emptied when a record ends with no capture open.
+    private let text = ByteBuffer()
+    /// The open record's attribute fields, apart from the text so that an
+    /// enclosing capture's text is never interleaved with them.
+    private let attributes = ByteBuffer()
+    /// The cursor field of the last record, kept as bytes until asked for.
+    private let lastRecordCursor = ByteBuffer()
+    @exclusivity(unchecked) private var lastRecordHasCursor = false
     @exclusivity(unchecked) private(set) var recordCount = 0
-    @exclusivity(unchecked) private var lastRecordCursor: String?
 
-    /// - Parameter onRecord: receives each record's values and its 1-based ordinal.
+    /// - Parameter onRecord: receives each record's fields and its 1-based ordinal.
     init(profile: ServiceProfile, names: XMLNameTable, limits: XMLReaderLimits,
-         onRecord: @escaping (Values, Int) throws -> Void) {
+         onRecord: @escaping (RecordFields, Int) throws -> Void) {
         recordName = names.name(profile.record)
         maxCapture = limits.maxTextLength
+        maxDepth = limits.maxDepth
         textInterest = names.textInterest
         textInterest.isActive = false
         self.onRecord = onRecord
-        coordinateScale = profile.coordinateScale
         var documentPaths: [(DocumentMatcher.Role, DocumentPath)] = []
         if let error = profile.error { documentPaths.append((.error, error)) }
         switch profile.paging {
         case .cursor(.document(let path)):
             documentPaths.append((.cursor, path))
-            cursorSlot = nil
+            cursorField = nil
         case .cursor(.field(let field)):
-            cursorSlot = RecordExtractor.slot(field)
+            cursorField = field
         case .page:
-            cursorSlot = nil
+            cursorField = nil
         }
-        var limits = Array(repeating: 0.0, count: HotelField.allCases.count)
-        for field in HotelField.allCases where RecordExtractor.slot(field) != cursorSlot {
-            limits[RecordExtractor.slot(field)] = HotelRecordConverter.coordinateLimit(field) ?? 0
-        }
-        degreeLimits = limits
         if let endMarker = profile.endMarker { documentPaths.append((.endMarker, endMarker)) }
         var steps: [XMLName] = []
         for (role, path) in documentPaths {
@@ -169,13 +161,26 @@ final class RecordExtractor: SOAPBodyHandler {
         let ranges = matchers.map(\.steps)
         chainedMatchers = ranges.indices.filter { ranges[$0].count > 1 }
         singleStepMatchers = ranges.indices.filter { ranges[$0].count == 1 }.map { ($0, steps[ranges[$0].lowerBound]) }
-        matcherProgress = Array(repeating: 0, count: chainedMatchers.count)
-        var nodes = [TrieNode()]
-        for (field, path) in profile.fields {
-            RecordExtractor.insert(path, slot: RecordExtractor.slot(field), names: names, into: &nodes)
-        }
-        trie = FlatTrie(nodes)
+        // The reader refuses a document deeper than maxDepth, which bounds
+        // every stack: one node per open element, and per element at most
+        // one field capture and one capture per matcher.
+        let frames = limits.maxDepth + 1
+        matcherProgress = FixedStack(capacity: frames * chainedMatchers.count + 1)
+        nodeStack = FixedStack(capacity: frames)
+        captures = FixedStack(capacity: frames * (1 + matchers.count))
+        fields.initialize(repeating: .absent, count: RecordExtractor.slotCount)
+        trie = FieldTrie(profile.fields.map { (RecordExtractor.slot($0.key), $0.value) }, names: names)
     }
+
+    deinit {
+        matcherProgress.deallocate()
+        nodeStack.deallocate()
+        captures.deallocate()
+        fields.deallocate()
+    }
+
+    /// How many fields a record has.
+    static let slotCount = HotelField.allCases.count
 
     /// The index of a field's value, in ``HotelField/allCases`` order.
     static func slot(_ field: HotelField) -> Int {
@@ -192,31 +197,13 @@ final class RecordExtractor: SOAPBodyHandler {
 
     /// The cursor for the next page, if this response gave one.
     var nextCursor: String? {
-        cursorSlot != nil ? lastRecordCursor : matchers.first { $0.role == .cursor }?.value
+        guard cursorField != nil else { return matchers.first { $0.role == .cursor }?.value }
+        return lastRecordHasCursor ? String(decoding: lastRecordCursor.bytes(from: 0), as: UTF8.self) : nil
     }
 
     /// The list's final cursor, where the profile's end marker gives it.
     var lastCursor: String? {
         matchers.first { $0.role == .endMarker }?.value?.trimmingWhitespace()
-    }
-
-    private static func insert(_ path: FieldPath, slot: Int, names: XMLNameTable, into trie: inout [TrieNode]) {
-        var node = 0
-        for step in path.elements {
-            let name = names.name(step)
-            if let existing = trie[node].children.first(where: { $0.name == name }) {
-                node = existing.node
-            } else {
-                trie.append(TrieNode())
-                trie[node].children.append((name, trie.count - 1))
-                node = trie.count - 1
-            }
-        }
-        if let attribute = path.attribute {
-            trie[node].attributes.append((names.name(attribute), slot))
-        } else {
-            trie[node].textSlot = slot
-        }
     }
 
     // MARK: SOAPBodyHandler
@@ -233,42 +220,35 @@ final class RecordExtractor: SOAPBodyHandler {
             }
         }
         if recordDepth != nil {
-            let parent = nodeStack[nodeStack.count - 1]
-            var child = -1
-            if parent >= 0 {
-                for index in trie.children[parent] where trie.childNames[index] == element.localName {
-                    child = trie.childNodes[index]
-                    break
-                }
-            }
-            nodeStack.append(child)
-            if child >= 0 { visit(node: child, element) }
+            let parent = nodeStack.top
+            let child = parent >= 0 ? trie.child(of: parent, named: element.localName) : -1
+            try nodeStack.push(child, maxDepth: maxDepth)
+            if child >= 0 { try visit(node: child, element) }
         } else if element.localName == recordName {
             recordDepth = depth
-            nodeStack.append(0)
-            visit(node: 0, element)
+            try nodeStack.push(0, maxDepth: maxDepth)
+            try visit(node: 0, element)
         }
     }
 
     func endElement(_ localName: XMLName) throws {
         defer { depth -= 1 }
-        while let capture = captures.last, capture.depth == depth {
-            captures.removeLast()
-            try finish(capture)
+        while captures.count > 0, captures.top.depth == depth {
+            try finish(captures.pop())
         }
-        for _ in chainedMatchers.indices { matcherProgress.removeLast() } // removeLast(n) costs more
+        matcherProgress.pop(chainedMatchers.count)
         guard let recordDepth else { return }
-        nodeStack.removeLast()
+        nodeStack.pop(1)
         if depth == recordDepth {
             self.recordDepth = nil
             try emitRecord()
         }
     }
 
-    func characters(_ text: UnsafeBufferPointer<UInt8>) throws {
-        guard let outermost = captures.first else { return }
-        captureBuffer.append(text)
-        if captureBuffer.count - outermost.start > maxCapture {
+    func characters(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+        guard captures.count > 0 else { return }
+        text.append(bytes)
+        if text.count - captures[0].start > maxCapture {
             throw XMLReaderError.limitExceeded(.textLength(maxCapture), at: XMLPosition(line: 0, column: 0))
         }
     }
@@ -279,53 +259,62 @@ final class RecordExtractor: SOAPBodyHandler {
 
     /// Takes what a trie node wants from this element: attributes now, text
     /// once the element ends. The first match of a field wins.
-    private func visit(node: Int, _ element: XMLStartElement) {
-        for index in trie.attributes[node] where !claimed[trie.attributeSlots[index]] {
-            if let value = element.attribute(trie.attributeNames[index]) {
-                claimed[trie.attributeSlots[index]] = true
-                values.texts[trie.attributeSlots[index]] = RecordExtractor.cleaned(value)
-            }
+    private func visit(node: Int, _ element: XMLStartElement) throws {
+        let wanted = trie.nodes[node]
+        for index in wanted.attributes {
+            let attribute = trie.attributes[index]
+            guard claimed & (1 << attribute.slot) == 0, let value = element.attributeBytes(attribute.name) else { continue }
+            claimed |= 1 << attribute.slot
+            let start = attributes.count
+            attributes.append(RecordExtractor.trimmed(value))
+            fields[attribute.slot] = FieldBytes(start: start, count: attributes.count - start, inAttributes: true)
         }
-        let slot = trie.textSlots[node]
-        if slot >= 0, !claimed[slot] {
-            claimed[slot] = true
-            captures.append(Capture(depth: depth, target: .field(slot), start: captureBuffer.count))
+        let slot = wanted.textSlot
+        if slot >= 0, claimed & (1 << slot) == 0 {
+            claimed |= 1 << slot
+            try captures.push(Capture(depth: depth, target: .field(slot), start: text.count), maxDepth: maxDepth)
             textInterest.isActive = true
         }
     }
 
     private func emitRecord() throws {
         recordCount += 1
-        if let cursorSlot { lastRecordCursor = values.texts[cursorSlot] }
-        try onRecord(values, recordCount)
-        for slot in values.texts.indices {
-            values.texts[slot] = nil
-            values.degrees[slot] = nil
-            claimed[slot] = false
+        let record = RecordFields(ranges: fields, text: text.base, attributes: attributes.base)
+        if let cursorField {
+            let cursor = record[cursorField]
+            lastRecordHasCursor = cursor != nil
+            lastRecordCursor.count = 0
+            if let cursor { lastRecordCursor.append(cursor) }
         }
+        try onRecord(record, recordCount)
+        for slot in 0..<RecordExtractor.slotCount {
+            fields[slot] = .absent
+        }
+        claimed = 0
+        attributes.count = 0
+        if captures.count == 0 { text.count = 0 }
     }
 
     private func finish(_ capture: Capture) throws {
-        let bytes = RecordExtractor.trimmed(captureBuffer.bytes(from: capture.start))
-        defer {
-            if captures.isEmpty {
-                captureBuffer.count = 0
-                textInterest.isActive = false
-            }
-        }
+        let bytes = RecordExtractor.trimmed(text.bytes(from: capture.start))
         switch capture.target {
         case .field(let slot):
-            // A plain in-range coordinate becomes a number with no string made;
-            // anything else stays text for the converter to judge and report.
-            if degreeLimits[slot] > 0, let raw = HotelRecordConverter.decimal(bytes),
-               let degrees = HotelRecordConverter.degrees(raw, scale: coordinateScale, limit: degreeLimits[slot]) {
-                values.degrees[slot] = degrees
-            } else {
-                values.texts[slot] = bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
-            }
+            fields[slot] = FieldBytes(start: bytes.baseAddress.map { $0 - text.base } ?? 0, count: bytes.count,
+                                      inAttributes: false)
+            stopCapturingIfDone()
         case .document(let index):
-            try found(String(decoding: bytes, as: UTF8.self), matcher: index)
+            let value = String(decoding: bytes, as: UTF8.self)
+            stopCapturingIfDone()
+            try found(value, matcher: index)
         }
+    }
+
+    /// With no capture open, the reader stops delivering text; outside a
+    /// record, nothing in the text buffer is wanted any more.
+    private func stopCapturingIfDone() {
+        guard captures.count == 0 else { return }
+        textInterest.isActive = false
+        if recordDepth == nil { text.count = 0 }
     }
 
     /// The bytes without surrounding XML white space.
@@ -334,17 +323,6 @@ final class RecordExtractor: SOAPBodyHandler {
         guard let first = bytes.firstIndex(where: { !isSpace($0) }),
               let last = bytes.lastIndex(where: { !isSpace($0) }) else { return UnsafeBufferPointer(start: bytes.baseAddress, count: 0) }
         return UnsafeBufferPointer(rebasing: bytes[first...last])
-    }
-
-    /// The text without surrounding XML white space; nil when nothing is left.
-    private static func cleaned(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        let text = trimmed(bytes)
-        return text.isEmpty ? nil : String(decoding: text, as: UTF8.self)
-    }
-
-    private static func cleaned(_ text: String) -> String? {
-        var text = text
-        return text.withUTF8(cleaned)
     }
 
     // MARK: Document paths
@@ -361,7 +339,7 @@ final class RecordExtractor: SOAPBodyHandler {
                 matched = 1
             }
         }
-        matcherProgress.append(matched)
+        try matcherProgress.push(matched, maxDepth: maxDepth)
         if matched == steps.count { try self.matched(matcher: index, element) }
     }
 
@@ -378,7 +356,7 @@ final class RecordExtractor: SOAPBodyHandler {
             guard matchers[index].role == .error else { return }
         }
         matchers[index].isDone = true
-        captures.append(Capture(depth: depth, target: .document(index), start: captureBuffer.count))
+        try captures.push(Capture(depth: depth, target: .document(index), start: text.count), maxDepth: maxDepth)
         textInterest.isActive = true
     }
 
@@ -392,16 +370,144 @@ final class RecordExtractor: SOAPBodyHandler {
     }
 }
 
+/// A profile's field paths as a trie rooted at the record element, frozen
+/// into flat arrays after it is built.
+///
+/// A child is found through one open-addressing table keyed by (node, name
+/// identity), half empty, so an element costs one or two probes whether or
+/// not a path goes through it: a record's elements come in no fixed order,
+/// and most are ones no path names.
+private struct FieldTrie {
+    struct Node {
+        var attributes: Range<Int> = 0..<0
+        /// The slot this element's text fills, or -1.
+        var textSlot = -1
+    }
 
-/// A growable byte buffer whose reset is setting `count` to zero: the capture
-/// buffer is appended to and emptied for every field of every record, where
-/// an array's bookkeeping shows.
+    private struct Edge {
+        var parent = -1
+        var name: XMLName?
+        var child = -1
+    }
+
+    private(set) var nodes: [Node] = []
+    private(set) var attributes: [(name: XMLName, slot: Int)] = []
+    private let edges: [Edge]
+    private let shift: Int
+
+    init(_ paths: [(slot: Int, path: FieldPath)], names: XMLNameTable) {
+        // Built as nested arrays first, one node per path prefix.
+        var children: [[(name: XMLName, node: Int)]] = [[]]
+        var attributesByNode: [[(name: XMLName, slot: Int)]] = [[]]
+        var textSlots = [-1]
+        for (slot, path) in paths {
+            var node = 0
+            for step in path.elements {
+                let name = names.name(step)
+                if let existing = children[node].first(where: { $0.name == name }) {
+                    node = existing.node
+                } else {
+                    children.append([])
+                    attributesByNode.append([])
+                    textSlots.append(-1)
+                    children[node].append((name, children.count - 1))
+                    node = children.count - 1
+                }
+            }
+            if let attribute = path.attribute {
+                attributesByNode[node].append((names.name(attribute), slot))
+            } else {
+                textSlots[node] = slot
+            }
+        }
+        for node in children.indices {
+            nodes.append(Node(attributes: attributes.count..<(attributes.count + attributesByNode[node].count),
+                              textSlot: textSlots[node]))
+            attributes += attributesByNode[node]
+        }
+        var bits = 3
+        while 1 << bits < 2 * (children.count + 1) { bits += 1 }
+        shift = UInt.bitWidth - bits
+        var edges = Array(repeating: Edge(), count: 1 << bits)
+        for (parent, list) in children.enumerated() {
+            for (name, child) in list {
+                var index = FieldTrie.hash(parent, name, shift: shift)
+                while edges[index].name != nil { index = (index + 1) & (edges.count - 1) }
+                edges[index] = Edge(parent: parent, name: name, child: child)
+            }
+        }
+        self.edges = edges
+    }
+
+    /// Fibonacci hashing of the pair: the multiply spreads the low bits of
+    /// the name's address into the high bits kept.
+    private static func hash(_ node: Int, _ name: XMLName, shift: Int) -> Int {
+        Int(truncatingIfNeeded: ((name.identity &+ UInt(bitPattern: node)) &* 0x9E37_79B9_7F4A_7C15) >> UInt(shift))
+    }
+
+    /// The child of `node` for an element of this name, or -1.
+    func child(of node: Int, named name: XMLName) -> Int {
+        var index = FieldTrie.hash(node, name, shift: shift)
+        while true {
+            let edge = edges[index]
+            guard let edgeName = edge.name else { return -1 }
+            if edgeName == name, edge.parent == node { return edge.child }
+            index = (index + 1) & (edges.count - 1)
+        }
+    }
+}
+
+/// A stack of plain values in memory allocated once, for the parse's hot
+/// path: no uniqueness checks, no retains. Its owner sizes it from the
+/// reader's depth limit and deallocates it.
+private struct FixedStack<Element: BitwiseCopyable> {
+    private let base: UnsafeMutablePointer<Element>
+    private let capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int) {
+        base = .allocate(capacity: capacity)
+        self.capacity = capacity
+    }
+
+    func deallocate() { base.deallocate() }
+
+    var top: Element { base[count - 1] }
+
+    subscript(_ index: Int) -> Element { base[index] }
+
+    /// Pushes `element`; a full stack means the document is deeper than
+    /// the reader allows, which its own check reports first.
+    mutating func push(_ element: Element, maxDepth: Int) throws {
+        guard count < capacity else {
+            throw XMLReaderError.limitExceeded(.depth(maxDepth), at: XMLPosition(line: 0, column: 0))
+        }
+        (base + count).initialize(to: element)
+        count += 1
+    }
+
+    mutating func pop() -> Element {
+        count -= 1
+        return base[count]
+    }
+
+    mutating func pop(_ elements: Int) {
+        count -= elements
+    }
+}
+
+/// A growable byte buffer whose reset is setting `count` to zero: the
+/// buffers are appended to and emptied for every record, where an array's
+/// bookkeeping shows.
 ///
 /// Used by one parse on one thread, like the extractor that owns it.
 private final class ByteBuffer {
     private var storage = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
     private var capacity = 256
     @exclusivity(unchecked) var count = 0
+
+    /// The first byte; valid until the next append.
+    var base: UnsafePointer<UInt8> { UnsafePointer(storage) }
 
     func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }

@@ -26,7 +26,7 @@ public struct NotSOAPEnvelopeError: Error, Sendable, Equatable, CustomStringConv
 /// try reader.finish()   // throws SOAPFault, NotSOAPEnvelopeError or XMLReaderError
 /// ```
 public final class SOAPResponseReader<Body: SOAPBodyHandler> {
-    private let reader: XMLPushReader<SOAPMessageHandler<Body>>
+    private let reader: XMLPushReader<SOAPMessageHandler>
     private var sniffer = ContentSniffer()
 
     public init(limits: XMLReaderLimits = XMLReaderLimits(), makeBody: (XMLNameTable) throws -> Body) throws {
@@ -36,7 +36,10 @@ public final class SOAPResponseReader<Body: SOAPBodyHandler> {
     }
 
     /// The body handler.
-    public var body: Body { reader.handler.body }
+    public var body: Body {
+        // The message handler was given a Body just above.
+        unsafeDowncast(reader.handler.body, to: Body.self)
+    }
 
     /// The envelope's version, once its start tag has been read.
     public var version: SOAPVersion? { reader.handler.version }
@@ -74,14 +77,19 @@ public final class SOAPResponseReader<Body: SOAPBodyHandler> {
 
 /// Checks the envelope structure and routes events: the `Body`'s content to
 /// the body handler, a `Fault` to a ``FaultBuilder``.
-final class SOAPMessageHandler<Body: SOAPBodyHandler>: XMLEventHandler {
-    let body: Body
+///
+/// Not generic over the body: it would run unspecialised, since body types
+/// live in other modules, and pay for that on every event. Held as an
+/// existential, the body gets one witness call per event.
+final class SOAPMessageHandler: XMLEventHandler {
+    let body: any SOAPBodyHandler
     private(set) var version: SOAPVersion?
     private(set) var sawBodyEnd = false
     private let envelopeName: XMLName
     private let bodyName: XMLName
     private let faultName: XMLName
     private let textInterest: XMLTextInterest
+    private let route: XMLEventRoute
     // Fed by one reader on one thread: exclusivity checks off, as in the reader.
     @exclusivity(unchecked) private var depth = 0
     /// The depth of the `Body` element, once inside it.
@@ -90,12 +98,13 @@ final class SOAPMessageHandler<Body: SOAPBodyHandler>: XMLEventHandler {
     /// Namespace bindings of Envelope and Body, for resolving fault codes.
     private var outerScope: [String: String] = [:]
 
-    init(names: XMLNameTable, body: Body) {
+    init(names: XMLNameTable, body: any SOAPBodyHandler) {
         self.body = body
         envelopeName = names.name("Envelope")
         bodyName = names.name("Body")
         faultName = names.name("Fault")
         textInterest = names.textInterest
+        route = names.route
     }
 
     func startElement(_ element: XMLStartElement) throws {
@@ -105,13 +114,16 @@ final class SOAPMessageHandler<Body: SOAPBodyHandler>: XMLEventHandler {
             return
         }
         if let bodyDepth {
-            if depth == bodyDepth + 1, element.localName == faultName, element.namespaceURI == version?.namespaceURI,
-               let version {
+            // Only the Body's children come here; what is inside them goes
+            // to the body handler by the route.
+            if element.localName == faultName, element.namespaceURI == version?.namespaceURI, let version {
+                route.clear() // a fault's content comes here, for the builder
                 fault = FaultBuilder(version: version, fault: element, outerScope: outerScope)
                 textInterest.isActive = true // a fault's text is always read
                 return
             }
             try body.startElement(element)
+            route.deliver(deeperThan: bodyDepth + 1)
             return
         }
         switch depth {
@@ -141,6 +153,9 @@ final class SOAPMessageHandler<Body: SOAPBodyHandler>: XMLEventHandler {
             try body.endElement(localName)
         }
     }
+
+    /// The body gets what is inside the Body's children straight from the reader.
+    var routeTarget: (any XMLEventHandler)? { body }
 
     func characters(_ text: UnsafeBufferPointer<UInt8>) throws {
         if fault != nil {

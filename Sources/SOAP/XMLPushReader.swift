@@ -11,6 +11,14 @@ public protocol XMLEventHandler: AnyObject {
     func endElement(_ localName: XMLName) throws
     /// Character data, CDATA included; one text node may arrive in many pieces.
     func characters(_ text: UnsafeBufferPointer<UInt8>) throws
+    /// Where the reader delivers the events of a subtree this handler routes
+    /// with ``XMLEventRoute``; read once, when the reader is made.
+    var routeTarget: (any XMLEventHandler)? { get }
+}
+
+extension XMLEventHandler {
+    /// No route target: this handler receives every event.
+    public var routeTarget: (any XMLEventHandler)? { nil }
 }
 
 /// A streaming, namespace-aware XML reader on libxml2's SAX2 push parser.
@@ -30,8 +38,8 @@ public protocol XMLEventHandler: AnyObject {
 /// thread at a time.
 public final class XMLPushReader<Handler: XMLEventHandler> {
     /// The handler, made by the closure given to `init` with this reader's names.
-    public var handler: Handler { state.handler }
-    private let state: HandlerState<Handler>
+    public let handler: Handler
+    private let state: ReaderState
     private let context: xmlParserCtxtPtr
 
     /// Creates a reader; `makeHandler` receives the table its names must come from.
@@ -57,15 +65,16 @@ public final class XMLPushReader<Handler: XMLEventHandler> {
         }
         xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue))
         let textInterest = XMLTextInterest()
+        let route = XMLEventRoute()
         do {
-            let handler = try makeHandler(XMLNameTable(context: context, textInterest: textInterest))
-            state = HandlerState(handler: handler, limits: limits, textInterest: textInterest, context: context)
+            handler = try makeHandler(XMLNameTable(context: context, textInterest: textInterest, route: route))
+            state = ReaderState(handler: handler, limits: limits, textInterest: textInterest, route: route, context: context)
         } catch {
             xmlFreeParserCtxt(context)
             throw error
         }
         self.context = context
-        context.pointee.userData = Unmanaged.passUnretained(state as ReaderState).toOpaque()
+        context.pointee.userData = Unmanaged.passUnretained(state).toOpaque()
     }
 
     deinit {
@@ -111,9 +120,12 @@ public final class XMLPushReader<Handler: XMLEventHandler> {
 /// matching on the hot path costs one comparison.
 public struct XMLNameTable {
     fileprivate let context: xmlParserCtxtPtr
+    // Besides names, the reader's controls a handler may use.
     /// Whether character data is wanted now; a handler may switch it off
     /// while no text interests it, sparing a call per text node.
     public let textInterest: XMLTextInterest
+    /// Where the events of a subtree go, when a handler hands them on.
+    public let route: XMLEventRoute
 
     /// The interned form of `name`.
     public func name(_ name: String) -> XMLName {
@@ -123,6 +135,32 @@ public struct XMLNameTable {
         // xmlDictLookup only fails when out of memory; a name that matches
         // nothing is the safe answer then.
         return XMLName(pointer.map(UnsafeRawPointer.init))
+    }
+}
+
+/// Lets a handler that only passes a subtree's events on step aside: the
+/// reader then delivers them to the handler's ``XMLEventHandler/routeTarget``
+/// itself, which spares a call per event. A SOAP envelope's body is such a
+/// subtree.
+///
+/// Set and read on the parse's one thread, like ``XMLTextInterest``.
+public final class XMLEventRoute {
+    /// Elements deeper than this (the document element is at depth 1) go to
+    /// the route target, with their text and end tags.
+    @exclusivity(unchecked) var deeperThan = Int.max
+
+    init() {}
+
+    /// From now on, the events of elements deeper than `depth` go straight
+    /// to the route target; the events at `depth` and above still come to
+    /// the reader's handler.
+    public func deliver(deeperThan depth: Int) {
+        deeperThan = depth
+    }
+
+    /// Every event goes to the reader's handler again.
+    public func clear() {
+        deeperThan = Int.max
     }
 }
 
@@ -150,6 +188,11 @@ public struct XMLName: Hashable {
         self.pointer = pointer
     }
 
+    /// A number that identifies this name while its reader lives (where
+    /// libxml2's dictionary keeps it), for tables keyed by name: cheaper to
+    /// hash than the name's text.
+    public var identity: UInt { UInt(bitPattern: pointer) }
+
     /// The name as a Swift string.
     public var string: String {
         guard let pointer else { return "" }
@@ -176,9 +219,16 @@ public struct XMLStartElement {
 
     /// The value of the attribute with this local name, whatever its namespace.
     public func attribute(_ name: XMLName) -> String? {
+        attributeBytes(name).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The UTF-8 value of the attribute with this local name, whatever its
+    /// namespace, as a view valid for the duration of the callback.
+    public func attributeBytes(_ name: XMLName) -> UnsafeBufferPointer<UInt8>? {
         guard let list = attributeList else { return nil }
         for index in 0..<attributeCount where UnsafeRawPointer(list[index * 5]) == name.pointer {
-            return attributeValue(at: index, in: list)
+            guard let start = list[index * 5 + 3], let end = list[index * 5 + 4] else { return UnsafeBufferPointer(start: nil, count: 0) }
+            return UnsafeBufferPointer(start: start, count: end - start)
         }
         return nil
     }
@@ -241,23 +291,37 @@ private struct LibXML2Setup: Sendable {
 // MARK: - Parser state shared with the C callbacks
 
 /// What the C callbacks reach through libxml2's user-data pointer: limits,
-/// counters, and (in the subclass) the handler events go to.
+/// counters, and the handler events go to.
 ///
 /// A reader is fed from one thread at a time and libxml2 calls back on that
 /// thread, so these accesses never overlap: Swift's dynamic exclusivity checks
 /// (a large share of the time per event) are turned off for the hot fields.
-private class ReaderState {
+///
+/// The state is not generic: the handler is held as an existential, so each
+/// event is one witness call into the handler's own, fully specialised code.
+/// (A generic state would run unspecialised here, since the handler's type
+/// lives in another module.)
+private final class ReaderState {
+    let handler: any XMLEventHandler
+    /// The events a route hands on go here. Both handlers are constants, so
+    /// calling them retains nothing.
+    let routeTarget: any XMLEventHandler
     let limits: XMLReaderLimits
     let textInterest: XMLTextInterest
+    let route: XMLEventRoute
     let context: xmlParserCtxtPtr
     @exclusivity(unchecked) var depth = 0
     @exclusivity(unchecked) var textRunLength = 0
     @exclusivity(unchecked) var inputBytes = 0
     @exclusivity(unchecked) private var failure: (any Error)?
 
-    init(limits: XMLReaderLimits, textInterest: XMLTextInterest, context: xmlParserCtxtPtr) {
+    init(handler: any XMLEventHandler, limits: XMLReaderLimits, textInterest: XMLTextInterest, route: XMLEventRoute,
+         context: xmlParserCtxtPtr) {
+        self.handler = handler
+        routeTarget = handler.routeTarget ?? handler
         self.limits = limits
         self.textInterest = textInterest
+        self.route = route
         self.context = context
     }
 
@@ -271,11 +335,6 @@ private class ReaderState {
         failure = error
         xmlStopParser(context)
     }
-
-    // Overridden by HandlerState, which knows the handler's type.
-    func deliverStart(_ element: XMLStartElement) throws {}
-    func deliverEnd(_ localName: XMLName) throws {}
-    func deliverCharacters(_ text: UnsafeBufferPointer<UInt8>) throws {}
 
     func throwIfFailed() throws {
         if let failure { throw failure }
@@ -297,21 +356,6 @@ private class ReaderState {
             fail(error)
         }
     }
-}
-
-/// The state with its handler as a constant of its own type: each event is
-/// one virtual call, with no existential and no retain of the handler.
-private final class HandlerState<Handler: XMLEventHandler>: ReaderState {
-    let handler: Handler
-
-    init(handler: Handler, limits: XMLReaderLimits, textInterest: XMLTextInterest, context: xmlParserCtxtPtr) {
-        self.handler = handler
-        super.init(limits: limits, textInterest: textInterest, context: context)
-    }
-
-    override func deliverStart(_ element: XMLStartElement) throws { try handler.startElement(element) }
-    override func deliverEnd(_ localName: XMLName) throws { try handler.endElement(localName) }
-    override func deliverCharacters(_ text: UnsafeBufferPointer<UInt8>) throws { try handler.characters(text) }
 }
 
 /// Runs `body` with the state behind libxml2's user-data pointer: the pointer
@@ -350,15 +394,29 @@ private let startElementTrampoline: startElementNsSAX2Func = {
             attributeCount: Int(attributeCount),
             attributeList: attributes
         )
-        state.run { try state.deliverStart(element) }
+        state.run {
+            if state.depth > state.route.deeperThan {
+                try state.routeTarget.startElement(element)
+            } else {
+                try state.handler.startElement(element)
+            }
+        }
     }
 }
 
 private let endElementTrampoline: endElementNsSAX2Func = { userData, localName, _, _ in
     withReaderState(userData) { state in
+        let depth = state.depth
         state.depth -= 1
         state.textRunLength = 0
-        state.run { try state.deliverEnd(XMLName(localName.map(UnsafeRawPointer.init))) }
+        let name = XMLName(localName.map(UnsafeRawPointer.init))
+        state.run {
+            if depth > state.route.deeperThan {
+                try state.routeTarget.endElement(name)
+            } else {
+                try state.handler.endElement(name)
+            }
+        }
     }
 }
 
@@ -370,7 +428,14 @@ private let charactersTrampoline: charactersSAXFunc = { userData, bytes, length 
             return
         }
         guard let bytes, state.textInterest.active else { return }
-        state.run { try state.deliverCharacters(UnsafeBufferPointer(start: bytes, count: Int(length))) }
+        let text = UnsafeBufferPointer(start: bytes, count: Int(length))
+        state.run {
+            if state.depth > state.route.deeperThan {
+                try state.routeTarget.characters(text)
+            } else {
+                try state.handler.characters(text)
+            }
+        }
     }
 }
 
