@@ -36,27 +36,32 @@ struct HotelRecordConverter: Sendable {
             warn(RecordWarning(record: record, code: code, field: field,
                                message: "\(field.rawValue) “\(String(decoding: bytes, as: UTF8.self))” \(reason); left empty"))
         }
-        var hotel = Hotel(code: code, name: fields.string(.name), address: fields.string(.address))
+        var latitude: Double?
         if let bytes = fields[.latitude] {
-            hotel.latitude = coordinate(bytes, limit: 90)
-            if hotel.latitude == nil { drop(.latitude, bytes, "is not a latitude (a number from −90 to 90)") }
+            latitude = coordinate(bytes, limit: 90)
+            if latitude == nil { drop(.latitude, bytes, "is not a latitude (a number from −90 to 90)") }
         }
+        var longitude: Double?
         if let bytes = fields[.longitude] {
-            hotel.longitude = coordinate(bytes, limit: 180)
-            if hotel.longitude == nil { drop(.longitude, bytes, "is not a longitude (a number from −180 to 180)") }
+            longitude = coordinate(bytes, limit: 180)
+            if longitude == nil { drop(.longitude, bytes, "is not a longitude (a number from −180 to 180)") }
         }
+        var logoURL: String?
         if let bytes = fields[.logoURL] {
             if HotelRecordConverter.isWebURL(bytes) {
-                hotel.logoURL = String(decoding: bytes, as: UTF8.self)
+                logoURL = String(decoding: bytes, as: UTF8.self)
             } else {
                 drop(.logoURL, bytes, "is not an absolute http(s) URL")
             }
         }
+        var addtime: Int64?
         if let bytes = fields[.addtime] {
-            hotel.addtime = HotelRecordConverter.unixSeconds(bytes)
-            if hotel.addtime == nil { drop(.addtime, bytes, "is neither Unix seconds nor an ISO 8601 time") }
+            addtime = HotelRecordConverter.unixSeconds(bytes)
+            if addtime == nil { drop(.addtime, bytes, "is neither Unix seconds nor an ISO 8601 time") }
         }
-        return hotel
+        // Made whole at the end: no copy of a half-built record.
+        return Hotel(code: code, name: fields.string(.name), address: fields.string(.address),
+                     latitude: latitude, longitude: longitude, logoURL: logoURL, addtime: addtime)
     }
 
     /// A plain decimal is read from the bytes; anything else (an exponent,
@@ -94,17 +99,25 @@ struct HotelRecordConverter: Sendable {
         } else {
             return false
         }
-        // The host follows any "user@" and must not be empty.
-        var hostStart = schemeLength
-        var index = schemeLength
-        while index < bytes.count, bytes[index] != UInt8(ascii: "/"), bytes[index] != UInt8(ascii: "?"),
-              bytes[index] != UInt8(ascii: "#") {
-            if bytes[index] == UInt8(ascii: "@") { hostStart = index + 1 }
-            index += 1
+        return uriCharacters.withUnsafeBufferPointer { isAllowed in
+            // The host follows any "user@", ends at the path, query or
+            // fragment, and must not be empty; every byte must be allowed.
+            var hostStart = schemeLength
+            var index = schemeLength
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+                guard isAllowed[Int(byte)] else { return false }
+                if byte == UInt8(ascii: "@") { hostStart = index + 1 }
+                index += 1
+            }
+            guard hostStart < index, bytes[hostStart] != UInt8(ascii: ":") else { return false }
+            while index < bytes.count {
+                guard isAllowed[Int(bytes[index])] else { return false }
+                index += 1
+            }
+            return true
         }
-        guard hostStart < index, bytes[hostStart] != UInt8(ascii: ":") else { return false }
-        for byte in bytes where !isURICharacter(byte) { return false }
-        return true
     }
 
     private static func hasPrefixIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ prefix: StaticString) -> Bool {
@@ -115,15 +128,14 @@ struct HotelRecordConverter: Sendable {
         return true
     }
 
-    /// RFC 3986 unreserved and reserved characters, and `%`: one bit per
-    /// ASCII byte, bytes 0–63 in the first word and 64–127 in the second.
-    private static func isURICharacter(_ byte: UInt8) -> Bool {
-        let low: UInt64 = 0xAFFF_FFFA_0000_0000
-        let high: UInt64 = 0x47FF_FFFE_AFFF_FFFF
-        switch byte {
-        case 0..<64: return low >> UInt64(byte) & 1 == 1
-        case 64..<128: return high >> UInt64(byte - 64) & 1 == 1
-        default: return false
+    /// Whether each byte value is one RFC 3986 allows in a URL: unreserved,
+    /// reserved, or `%`. A table, because a URL is checked byte by byte.
+    private static let uriCharacters: [Bool] = (0...255).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            "-._~:/?#[]@!$&'()*+,;=%".utf8.contains(UInt8(byte))
         }
     }
 
@@ -141,24 +153,24 @@ struct HotelRecordConverter: Sendable {
         let negative = byte.pointee == UInt8(ascii: "-")
         if negative || byte.pointee == UInt8(ascii: "+") { byte += 1 }
         var mantissa: Int64 = 0
-        var digits = 0
-        var fractionDigits = 0
-        var seenPoint = false
-        while byte < end {
-            let digit = byte.pointee &- UInt8(ascii: "0")
-            if digit < 10 {
+        /// Reads a run of digits into the mantissa; returns how many.
+        func readDigits() -> Int {
+            let start = byte
+            while byte < end, case let digit = byte.pointee &- UInt8(ascii: "0"), digit < 10 {
                 // Wrapping is harmless: more than 15 digits is refused below.
                 mantissa = mantissa &* 10 &+ Int64(digit)
-                digits += 1
-                if seenPoint { fractionDigits += 1 }
-            } else if byte.pointee == UInt8(ascii: "."), !seenPoint {
-                seenPoint = true
-            } else {
-                return nil
+                byte += 1
             }
-            byte += 1
+            return byte - start
         }
-        guard digits > 0, digits <= 15 else { return nil }
+        var digits = readDigits()
+        var fractionDigits = 0
+        if byte < end, byte.pointee == UInt8(ascii: ".") {
+            byte += 1
+            fractionDigits = readDigits()
+            digits += fractionDigits
+        }
+        guard byte == end, digits > 0, digits <= 15 else { return nil }
         let value = Double(mantissa) / exactPowersOfTen[fractionDigits]
         return negative ? -value : value
     }

@@ -26,8 +26,10 @@ public struct HotelResponseParser: Sendable {
     }
 
     /// Starts a streaming parse; feed it the response's bytes as they come.
+    ///
+    /// `onRecord` owns each record it is given, so keeping one copies nothing.
     public func session(
-        onRecord: @escaping (Hotel) throws -> Void,
+        onRecord: @escaping (consuming Hotel) throws -> Void,
         onWarning: @escaping (RecordWarning) -> Void = { _ in }
     ) throws -> HotelParseSession {
         try HotelParseSession(profile: profile, limits: limits, onRecord: onRecord, onWarning: onWarning)
@@ -92,7 +94,7 @@ public final class HotelParseSession {
     init(
         profile: ServiceProfile,
         limits: XMLReaderLimits,
-        onRecord: @escaping (Hotel) throws -> Void,
+        onRecord: @escaping (consuming Hotel) throws -> Void,
         onWarning: @escaping (RecordWarning) -> Void
     ) throws {
         let converter = HotelRecordConverter(coordinateScale: profile.coordinateScale)

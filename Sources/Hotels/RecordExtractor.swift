@@ -259,6 +259,7 @@ final class RecordExtractor: SOAPBodyHandler {
 
     /// Takes what a trie node wants from this element: attributes now, text
     /// once the element ends. The first match of a field wins.
+    @inline(__always) // called for most elements of a record: no call frame
     private func visit(node: Int, _ element: XMLStartElement) throws {
         let wanted = trie.nodes[node]
         for index in wanted.attributes {
@@ -295,6 +296,7 @@ final class RecordExtractor: SOAPBodyHandler {
         if captures.count == 0 { text.count = 0 }
     }
 
+    @inline(__always) // once per field of every record: no call frame
     private func finish(_ capture: Capture) throws {
         let bytes = RecordExtractor.trimmed(text.bytes(from: capture.start))
         switch capture.target {
@@ -319,10 +321,15 @@ final class RecordExtractor: SOAPBodyHandler {
 
     /// The bytes without surrounding XML white space.
     private static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
-        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D }
-        guard let first = bytes.firstIndex(where: { !isSpace($0) }),
-              let last = bytes.lastIndex(where: { !isSpace($0) }) else { return UnsafeBufferPointer(start: bytes.baseAddress, count: 0) }
-        return UnsafeBufferPointer(rebasing: bytes[first...last])
+        guard var first = bytes.baseAddress else { return bytes }
+        var end = first + bytes.count
+        while first < end, isSpace(first.pointee) { first += 1 }
+        while end > first, isSpace((end - 1).pointee) { end -= 1 }
+        return UnsafeBufferPointer(start: first, count: end - first)
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
     }
 
     // MARK: Document paths
@@ -446,6 +453,7 @@ private struct FieldTrie {
     }
 
     /// The child of `node` for an element of this name, or -1.
+    @inline(__always) // once per element of every record: no call frame
     func child(of node: Int, named name: XMLName) -> Int {
         var index = FieldTrie.hash(node, name, shift: shift)
         while true {
@@ -509,19 +517,22 @@ private final class ByteBuffer {
     /// The first byte; valid until the next append.
     var base: UnsafePointer<UInt8> { UnsafePointer(storage) }
 
+    @inline(__always) // once per piece of text a record captures
     func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
-        if count + bytes.count > capacity {
-            var grown = capacity * 2
-            while grown < count + bytes.count { grown *= 2 }
-            let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
-            larger.update(from: storage, count: count)
-            storage.deallocate()
-            storage = larger
-            capacity = grown
-        }
+        if count + bytes.count > capacity { grow(toHold: count + bytes.count) }
         (storage + count).update(from: source, count: bytes.count)
         count += bytes.count
+    }
+
+    private func grow(toHold needed: Int) {
+        var grown = capacity * 2
+        while grown < needed { grown *= 2 }
+        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        larger.update(from: storage, count: count)
+        storage.deallocate()
+        storage = larger
+        capacity = grown
     }
 
     /// The bytes from `start` to the end, valid until the next append.
