@@ -86,8 +86,9 @@ public struct InputReadError: Error, Sendable, Equatable, CustomStringConvertibl
 /// One streaming parse: ``feed(_:)`` the bytes in any chunks, then ``finish()``.
 public final class HotelParseSession {
     private var reader: SOAPResponseReader<RecordExtractor>!
-    // Counted per record on the parse's one thread: no exclusivity checks.
-    @exclusivity(unchecked) private var delivered = 0
+    // Counted on the parse's one thread: no exclusivity checks. Records
+    // delivered are the extractor's count less these skips, so a record
+    // that goes through touches no counter here.
     @exclusivity(unchecked) private var skipped = 0
     @exclusivity(unchecked) private var warnings = 0
 
@@ -110,7 +111,6 @@ public final class HotelParseSession {
                     self.skipped += 1
                     return
                 }
-                self.delivered += 1
                 try onRecord(hotel)
             }
         }
@@ -144,7 +144,7 @@ public final class HotelParseSession {
         try reader.finish()
         return ParseSummary(
             soapVersion: reader.version,
-            records: delivered,
+            records: reader.body.recordCount - skipped,
             skipped: skipped,
             warnings: warnings,
             nextCursor: reader.body.nextCursor,

@@ -262,19 +262,24 @@ final class RecordExtractor: SOAPBodyHandler {
     @inline(__always) // called for most elements of a record: no call frame
     private func visit(node: Int, _ element: XMLStartElement) throws {
         let wanted = trie.nodes[node]
-        for index in wanted.attributes {
+        if !wanted.attributes.isEmpty { takeAttributes(wanted.attributes, of: element) }
+        let slot = wanted.textSlot
+        if slot >= 0, claimed & (1 << slot) == 0 {
+            claimed |= 1 << slot
+            try captures.push(Capture(depth: depth, target: .field(slot), start: text.count), maxDepth: maxDepth)
+            textInterest.isActive = true
+        }
+    }
+
+    /// Copies the attribute fields a trie node names out of the start tag.
+    private func takeAttributes(_ wanted: Range<Int>, of element: XMLStartElement) {
+        for index in wanted {
             let attribute = trie.attributes[index]
             guard claimed & (1 << attribute.slot) == 0, let value = element.attributeBytes(attribute.name) else { continue }
             claimed |= 1 << attribute.slot
             let start = attributes.count
             attributes.append(RecordExtractor.trimmed(value))
             fields[attribute.slot] = FieldBytes(start: start, count: attributes.count - start, inAttributes: true)
-        }
-        let slot = wanted.textSlot
-        if slot >= 0, claimed & (1 << slot) == 0 {
-            claimed |= 1 << slot
-            try captures.push(Capture(depth: depth, target: .field(slot), start: text.count), maxDepth: maxDepth)
-            textInterest.isActive = true
         }
     }
 

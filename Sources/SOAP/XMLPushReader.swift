@@ -87,7 +87,7 @@ public final class XMLPushReader<Handler: XMLEventHandler> {
         guard !bytes.isEmpty else { return }
         state.inputBytes += bytes.count
         if state.inputBytes > state.limits.maxInputBytes {
-            state.fail(XMLReaderError.limitExceeded(.inputBytes(state.limits.maxInputBytes), at: state.position))
+            state.fail(exceeding: .inputBytes(state.limits.maxInputBytes))
             try state.throwIfFailed()
         }
         let base = bytes.baseAddress!.assumingMemoryBound(to: CChar.self)
@@ -167,12 +167,11 @@ public final class XMLEventRoute {
 /// Whether a reader's handlers want character data right now. On by default;
 /// the reader still counts every text node against its limits.
 public final class XMLTextInterest {
-    // Set and read on the parse's one thread: no exclusivity checks. The
-    // attribute does not cross modules, so other modules go through the
-    // accessor and the access itself happens here.
-    @exclusivity(unchecked) var active = true
+    // Set and read on the parse's one thread: no exclusivity checks.
+    @exclusivity(unchecked) @usableFromInline var active = true
 
-    public var isActive: Bool {
+    /// Inlinable: handlers switch it on and off for every field they read.
+    @inlinable public var isActive: Bool {
         get { active }
         set { active = newValue }
     }
@@ -329,6 +328,13 @@ private final class ReaderState {
         XMLPosition(line: Int(xmlSAX2GetLineNumber(context)), column: Int(xmlSAX2GetColumnNumber(context)))
     }
 
+    /// Fails the parse for passing a limit, at the current position. Kept
+    /// out of line, so the callbacks' common path stays short.
+    @inline(never)
+    func fail(exceeding limit: XMLReaderError.Limit) {
+        fail(XMLReaderError.limitExceeded(limit, at: position))
+    }
+
     /// Records the first failure and stops the parser; later events are ignored.
     func fail(_ error: any Error) {
         guard failure == nil else { return }
@@ -373,14 +379,14 @@ private let startElementTrampoline: startElementNsSAX2Func = {
         state.depth += 1
         state.textRunLength = 0
         if state.depth > state.limits.maxDepth {
-            state.fail(XMLReaderError.limitExceeded(.depth(state.limits.maxDepth), at: state.position))
+            state.fail(exceeding: .depth(state.limits.maxDepth))
             return
         }
         if let attributes {
             for index in 0..<Int(attributeCount) {
                 guard let start = attributes[index * 5 + 3], let end = attributes[index * 5 + 4] else { continue }
                 if end - start > state.limits.maxTextLength {
-                    state.fail(XMLReaderError.limitExceeded(.textLength(state.limits.maxTextLength), at: state.position))
+                    state.fail(exceeding: .textLength(state.limits.maxTextLength))
                     return
                 }
             }
@@ -424,7 +430,7 @@ private let charactersTrampoline: charactersSAXFunc = { userData, bytes, length 
     withReaderState(userData) { state in
         state.textRunLength += Int(length)
         if state.textRunLength > state.limits.maxTextLength {
-            state.fail(XMLReaderError.limitExceeded(.textLength(state.limits.maxTextLength), at: state.position))
+            state.fail(exceeding: .textLength(state.limits.maxTextLength))
             return
         }
         guard let bytes, state.textInterest.active else { return }
