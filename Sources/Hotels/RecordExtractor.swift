@@ -98,7 +98,9 @@ final class RecordExtractor: SOAPBodyHandler {
     @exclusivity(unchecked) private var matcherProgress: FixedStack<Int>
     /// One-step matchers (`//lastAddTime`) match on the element's name alone:
     /// no progress to keep per element.
-    private let singleStepMatchers: [(matcher: Int, name: XMLName)]
+    /// Kept in memory of their own, by name identity: read for every
+    /// element, where iterating an array costs a retain and a release.
+    private let singleStepMatchers: FixedStack<(matcher: Int, name: UInt)>
     private let cursorField: HotelField?
     private let maxCapture: Int
     private let maxDepth: Int
@@ -160,7 +162,9 @@ final class RecordExtractor: SOAPBodyHandler {
         matcherSteps = steps
         let ranges = matchers.map(\.steps)
         chainedMatchers = ranges.indices.filter { ranges[$0].count > 1 }
-        singleStepMatchers = ranges.indices.filter { ranges[$0].count == 1 }.map { ($0, steps[ranges[$0].lowerBound]) }
+        singleStepMatchers = FixedStack(ranges.indices.filter { ranges[$0].count == 1 }.map {
+            ($0, steps[ranges[$0].lowerBound].identity)
+        })
         // The reader refuses a document deeper than maxDepth, which bounds
         // every stack: one node per open element, and per element at most
         // one field capture and one capture per matcher.
@@ -173,6 +177,7 @@ final class RecordExtractor: SOAPBodyHandler {
     }
 
     deinit {
+        singleStepMatchers.deallocate()
         matcherProgress.deallocate()
         nodeStack.deallocate()
         captures.deallocate()
@@ -210,8 +215,9 @@ final class RecordExtractor: SOAPBodyHandler {
 
     func startElement(_ element: XMLStartElement) throws {
         depth += 1
-        for (index, name) in singleStepMatchers where element.localName == name && !matchers[index].isDone {
-            try matched(matcher: index, element)
+        for position in 0..<singleStepMatchers.count where singleStepMatchers[position].name == element.localName.identity {
+            let index = singleStepMatchers[position].matcher
+            if !matchers[index].isDone { try matched(matcher: index, element) }
         }
         if !chainedMatchers.isEmpty {
             let frame = matcherProgress.count - chainedMatchers.count
@@ -481,6 +487,13 @@ private struct FixedStack<Element: BitwiseCopyable> {
     init(capacity: Int) {
         base = .allocate(capacity: capacity)
         self.capacity = capacity
+    }
+
+    /// A full stack of these elements, for reading by index.
+    init(_ elements: [Element]) {
+        self.init(capacity: elements.count)
+        base.initialize(from: elements, count: elements.count)
+        count = elements.count
     }
 
     func deallocate() { base.deallocate() }
