@@ -24,14 +24,25 @@ public struct RecordWarning: Sendable, Equatable, CustomStringConvertible {
 
 /// Turns a record's raw fields into a ``Hotel``: checks and converts each
 /// field straight from its bytes, and says what it dropped.
-struct HotelRecordConverter: Sendable {
+struct HotelRecordConverter {
     let coordinateScale: Double
+    /// Receives each warning. Held here, not passed per record, so a record
+    /// builds no closure context.
+    let warn: (RecordWarning) -> Void
 
-    func hotel(from fields: RecordFields, record: Int, warn: (RecordWarning) -> Void) -> Hotel? {
+    /// The record's code; nil, with a warning, when it has none, and then
+    /// the record is skipped.
+    func code(of fields: RecordFields, record: Int) -> String? {
         guard let code = fields.string(.code) else {
             warn(RecordWarning(record: record, code: nil, field: nil, message: "no code; record skipped"))
             return nil
         }
+        return code
+    }
+
+    /// The record with this code. Not optional, so the caller can hand it
+    /// straight on: unwrapping an optional record costs a copy of it.
+    func hotel(code: String, from fields: RecordFields, record: Int) -> Hotel {
         func drop(_ field: HotelField, _ bytes: UnsafeBufferPointer<UInt8>, _ reason: String) {
             warn(RecordWarning(record: record, code: code, field: field,
                                message: "\(field.rawValue) “\(String(decoding: bytes, as: UTF8.self))” \(reason); left empty"))

@@ -98,20 +98,20 @@ public final class HotelParseSession {
         onRecord: @escaping (consuming Hotel) throws -> Void,
         onWarning: @escaping (RecordWarning) -> Void
     ) throws {
-        let converter = HotelRecordConverter(coordinateScale: profile.coordinateScale)
         // The extractor calls back into this session to count; the session
         // owns the reader, so the reference back is unowned.
         reader = try SOAPResponseReader(limits: limits) { [unowned self] names in
-            RecordExtractor(profile: profile, names: names, limits: limits) { fields, record in
-                let hotel = converter.hotel(from: fields, record: record) { warning in
-                    self.warnings += 1
-                    onWarning(warning)
-                }
-                guard let hotel else {
+            let converter = HotelRecordConverter(coordinateScale: profile.coordinateScale) { warning in
+                self.warnings += 1
+                onWarning(warning)
+            }
+            return RecordExtractor(profile: profile, names: names, limits: limits) { fields, record in
+                guard let code = converter.code(of: fields, record: record) else {
                     self.skipped += 1
                     return
                 }
-                try onRecord(hotel)
+                // Handed straight over: a copy would retain every string.
+                try onRecord(converter.hotel(code: code, from: fields, record: record))
             }
         }
     }
