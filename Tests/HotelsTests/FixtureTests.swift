@@ -80,6 +80,27 @@ struct FixtureTests {
         #expect(page.warnings.filter { $0.code == "B3" }.compactMap(\.field) == [.logoURL])
     }
 
+    @Test("numbers, times and URLs are read from the bytes in every form, and bad ones refused")
+    func numberForms() throws {
+        let page = try HotelResponseParser(profile: try .named("sample")).parse(bytes: Samples.fixture("sample-number-forms.xml"))
+        #expect(page.hotels.map(\.code) == ["N1", "N2", "N3", "N4", "N5"])
+        let byCode = Dictionary(uniqueKeysWithValues: page.hotels.map { ($0.code, $0) })
+        #expect(byCode["N1"]?.latitude == 5 && byCode["N1"]?.longitude == 0.5 && byCode["N1"]?.addtime == 17)
+        // An exponent, or more digits than the exact fast path takes, goes to Double.init.
+        #expect(byCode["N2"]?.latitude == 10 && byCode["N2"]?.longitude == -1.5)
+        #expect(byCode["N2"]?.logoURL == "HTTPS://Example.COM/a?b=c#d")
+        #expect(byCode["N2"]?.addtime == 1_767_323_045)
+        #expect(byCode["N3"]?.latitude == nil && byCode["N3"]?.longitude == nil && byCode["N3"]?.logoURL == nil)
+        #expect(byCode["N3"]?.addtime == -5)
+        #expect(byCode["N4"]?.latitude == 12.5 && byCode["N4"]?.longitude == nil && byCode["N4"]?.addtime == .max)
+        #expect(byCode["N5"]?.logoURL == nil && byCode["N5"]?.addtime == nil)
+        #expect(page.warnings.filter { $0.code == "N1" || $0.code == "N2" }.isEmpty)
+        #expect(page.warnings.filter { $0.code == "N3" }.compactMap(\.field) == [.latitude, .longitude, .logoURL])
+        #expect(page.warnings.filter { $0.code == "N4" }.compactMap(\.field) == [.longitude, .logoURL])
+        #expect(page.warnings.filter { $0.code == "N5" }.compactMap(\.field) == [.logoURL, .addtime])
+        #expect(page.warnings.first { $0.code == "N3" }?.message == "latitude “1.2.3” is not a latitude (a number from −90 to 90); left empty")
+    }
+
     @Test("a nested element named like the record or a field is not taken")
     func nesting() throws {
         let page = try HotelResponseParser(profile: try .named("sample")).parse(bytes: Samples.fixture("sample-extra-elements.xml"))

@@ -41,6 +41,37 @@ func recordEvents(_ bytes: [UInt8], chunkSize: Int? = nil, limits: XMLReaderLimi
     return reader.handler.events
 }
 
+/// Hands everything inside its first element's children to a recorder by
+/// the reader's route, and records the rest itself.
+final class RoutingRecorder: XMLEventHandler {
+    let own = EventRecorder()
+    let routed = EventRecorder()
+    private let route: XMLEventRoute
+    private var depth = 0
+
+    init(names: XMLNameTable) {
+        route = names.route
+    }
+
+    var routeTarget: (any XMLEventHandler)? { routed }
+
+    func startElement(_ element: XMLStartElement) throws {
+        depth += 1
+        try own.startElement(element)
+        if depth == 2 { route.deliver(deeperThan: 2) }
+    }
+
+    func endElement(_ localName: XMLName) throws {
+        depth -= 1
+        try own.endElement(localName)
+        if depth == 1 { route.clear() }
+    }
+
+    func characters(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+        try own.characters(bytes)
+    }
+}
+
 @Suite("XML push reader")
 struct XMLPushReaderTests {
     @Test("events carry local names, namespaces and attributes")
@@ -48,6 +79,18 @@ struct XMLPushReaderTests {
         let xml = #"<a:root xmlns:a="urn:a" xmlns="urn:d"><child x="1" a:y="2">hi</child></a:root>"#
         let events = try recordEvents(Array(xml.utf8))
         #expect(events == ["start urn:a root []", "start urn:d child [x=1,y=2]", "text hi", "end child", "end root"])
+    }
+
+    @Test("a route hands a subtree's events, text and end tags to the route target, and clearing it takes them back")
+    func route() throws {
+        let xml = "<root><a><b>in</b>mid<c/></a>out<d><e>x</e></d></root>"
+        let reader = try XMLPushReader { names in RoutingRecorder(names: names) }
+        try reader.feed(Array(xml.utf8))
+        try reader.finish()
+        #expect(reader.handler.routed.events == ["start - b []", "text in", "end b", "start - c []", "end c",
+                                                 "start - e []", "text x", "end e"])
+        #expect(reader.handler.own.events == ["start - root []", "start - a []", "text mid", "end a", "text out",
+                                              "start - d []", "end d", "end root"])
     }
 
     @Test("chunk boundaries do not change the events", arguments: [1, 2, 3, 7, 64, 4096])
