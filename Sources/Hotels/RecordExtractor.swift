@@ -96,10 +96,10 @@ final class RecordExtractor: SOAPBodyHandler {
     /// How many steps each chained matcher has matched along the chain of
     /// open elements: a frame of `chainedMatchers.count` entries per element.
     @exclusivity(unchecked) private var matcherProgress: FixedStack<Int>
-    /// One-step matchers (`//lastAddTime`) match on the element's name alone:
-    /// no progress to keep per element.
-    /// Kept in memory of their own, by name identity: read for every
-    /// element, where iterating an array costs a retain and a release.
+    /// One-step matchers (`//lastAddTime`) match on the element's name alone,
+    /// with no progress to keep per element. They are checked for every
+    /// element, so they sit in memory of their own, by name identity, where
+    /// iterating an array would cost a retain and a release.
     private let singleStepMatchers: FixedStack<(matcher: Int, name: UInt)>
     private let cursorField: HotelField?
     private let maxCapture: Int

@@ -226,8 +226,7 @@ public struct XMLStartElement {
     public func attributeBytes(_ name: XMLName) -> UnsafeBufferPointer<UInt8>? {
         guard let list = attributeList else { return nil }
         for index in 0..<attributeCount where UnsafeRawPointer(list[index * 5]) == name.pointer {
-            guard let start = list[index * 5 + 3], let end = list[index * 5 + 4] else { return UnsafeBufferPointer(start: nil, count: 0) }
-            return UnsafeBufferPointer(start: start, count: end - start)
+            return valueBytes(at: index, in: list)
         }
         return nil
     }
@@ -240,7 +239,7 @@ public struct XMLStartElement {
                 localName: list[index * 5].map(string(from:)) ?? "",
                 prefix: list[index * 5 + 1].map(string(from:)),
                 namespaceURI: list[index * 5 + 2].map(string(from:)),
-                value: attributeValue(at: index, in: list)
+                value: String(decoding: valueBytes(at: index, in: list), as: UTF8.self)
             )
         }
     }
@@ -253,9 +252,9 @@ public struct XMLStartElement {
         }
     }
 
-    private func attributeValue(at index: Int, in list: UnsafeMutablePointer<UnsafePointer<xmlChar>?>) -> String {
-        guard let start = list[index * 5 + 3], let end = list[index * 5 + 4] else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
+    private func valueBytes(at index: Int, in list: UnsafeMutablePointer<UnsafePointer<xmlChar>?>) -> UnsafeBufferPointer<UInt8> {
+        guard let start = list[index * 5 + 3], let end = list[index * 5 + 4] else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return UnsafeBufferPointer(start: start, count: end - start)
     }
 }
 
