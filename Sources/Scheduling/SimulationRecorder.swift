@@ -52,7 +52,11 @@ public final class SimulationRecorder {
     public private(set) var motion: [(from: Double, to: Double, decelerating: Bool)] = []
 
     private let unixOrigin: Double
-    private let trace: FileHandle?
+    /// Open until ``closeTrace()``: work cancelled at the end of a run can
+    /// still finish afterwards, and its events are then not written.
+    private var trace: FileHandle?
+    /// Why the trace stopped early (a full disk, say); the events before it were written.
+    public private(set) var traceError: (any Error)?
     private var openSpan: [Int: Int] = [:]
     /// Rows visible at the last settle that are still waiting, with the settle time.
     private var waitingSince: [Int: Double] = [:]
@@ -203,6 +207,22 @@ public final class SimulationRecorder {
         case .pageRequest(let page), .pageReceived(let page, _, _), .pageFailed(let page, _): line += ",\"page\":\(page)"
         default: break
         }
-        trace.write(Data((line + "}\n").utf8))
+        do {
+            try trace.write(contentsOf: Data((line + "}\n").utf8))
+        } catch {
+            traceError = error
+            self.trace = nil
+        }
+    }
+
+    /// Closes the trace; later events are kept for the summary but not written.
+    public func closeTrace() {
+        guard let trace else { return }
+        self.trace = nil
+        do {
+            try trace.close()
+        } catch {
+            traceError = traceError ?? error
+        }
     }
 }

@@ -161,7 +161,6 @@ struct SimulationRun {
             }
             traceFile = handle
         }
-        defer { try? traceFile?.close() }
 
         let clock = WallClock()
         let mainQueue = DispatchQueue(label: "hotels.simulate.main")
@@ -172,6 +171,9 @@ struct SimulationRun {
                                memoryCache: MemoryImageCache(costLimit: 256 << 20), diskCache: diskCache, decodeQueue: decodes)
         let policy = window.windowPolicy
         let recorder = SimulationRecorder(policy: policy.kind.rawValue, viewport: window.viewport, unixOrigin: clock.unixOrigin, trace: traceFile)
+        // Closed on the main queue, where events are written, so no late
+        // completion of cancelled work can write to a closed file.
+        defer { mainQueue.sync { recorder.closeTrace() } }
         let loader = VisibleWindowLoader(viewport: window.viewport, policy: policy, logos: logos, downloadQueue: downloads,
                                          mainQueue: mainQueue, clock: clock, requestPage: feed.requester,
                                          observe: { loader, at, event in recorder.record(loader, at, event) })
@@ -185,6 +187,10 @@ struct SimulationRun {
         progress.finish()
         downloads.cancelAll()
         return mainQueue.sync {
+            recorder.closeTrace()
+            if let trace, let error = recorder.traceError {
+                Diagnostics.warning("the trace \(trace) stopped early: \(error.localizedDescription)")
+            }
             let finalWindow = loader.visibleRows.map { row in
                 (code: loader.rows[row].code, logo: loader.rows[row].logoURL.flatMap(logos.cachedImage(for:)))
             }

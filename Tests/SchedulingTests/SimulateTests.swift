@@ -3,6 +3,40 @@ import Scheduling
 import Testing
 import TestSupport
 
+@Suite("Simulation trace")
+struct SimulationTraceTests {
+    /// A regression: `hotels demo` crashed when a cancelled download finished
+    /// after the run had closed the trace, because FileHandle.write(_:) traps.
+    @Test("events after the trace is closed are kept for the summary but not written, and nothing traps")
+    func lateEvents() throws {
+        let harness = try LoaderHarness(policy: WindowPolicy(kind: .tutorial))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hotelkit-trace-\(getpid()).jsonl").path
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let recorder = SimulationRecorder(policy: "tutorial", viewport: 10, unixOrigin: 0,
+                                          trace: try FileHandle(forWritingTo: URL(fileURLWithPath: path)))
+        recorder.record(harness.loader, 1, .start(row: 3, queueSuspended: false))
+        recorder.closeTrace()
+        recorder.record(harness.loader, 2, .cancel(row: 3, started: true))
+        recorder.closeTrace()
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines == [#"{"t":1,"event":"start","row":3}"#])
+        #expect(recorder.summary.downloadsCancelled == 1)
+        #expect(recorder.traceError == nil)
+    }
+
+    @Test("a trace that cannot be written stops with its error, and the run goes on")
+    func fullDisk() throws {
+        let harness = try LoaderHarness(policy: WindowPolicy(kind: .tutorial))
+        let recorder = SimulationRecorder(policy: "tutorial", viewport: 10, unixOrigin: 0,
+                                          trace: try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full")))
+        recorder.record(harness.loader, 1, .start(row: 3, queueSuspended: false))
+        recorder.record(harness.loader, 2, .cancel(row: 3, started: true))
+        #expect(recorder.traceError != nil)
+        #expect(recorder.summary.downloadsStarted == 1 && recorder.summary.downloadsCancelled == 1)
+    }
+}
+
 @Suite("Scroll scripts and the fling generator")
 struct ScrollScriptTests {
     @Test("The sample scripts parse; `end` is added when missing")
