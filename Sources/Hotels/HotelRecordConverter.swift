@@ -98,8 +98,8 @@ struct HotelRecordConverter {
         return abs(degrees) <= limit ? degrees : nil
     }
 
-    /// Whether `text` is an absolute http(s) URL with a host, made only of the
-    /// characters RFC 3986 allows. One pass over the bytes: `URL(string:)`
+    /// Whether the bytes are an absolute http(s) URL with a host, made only of
+    /// the characters RFC 3986 allows. One pass over the bytes: `URL(string:)`
     /// costs more than the rest of a record's parse.
     static func isWebURL(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let schemeLength: Int
@@ -159,10 +159,7 @@ struct HotelRecordConverter {
     /// division rounds correctly (Clinger's fast path). Anything else, such
     /// as exponents or longer numbers, returns nil for `Double.init` to parse.
     static func decimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
-        guard var byte = bytes.baseAddress, !bytes.isEmpty else { return nil }
-        let end = byte + bytes.count
-        let negative = byte.pointee == UInt8(ascii: "-")
-        if negative || byte.pointee == UInt8(ascii: "+") { byte += 1 }
+        guard case (let negative, var byte, let end)? = signed(bytes) else { return nil }
         var mantissa: Int64 = 0
         /// Reads a run of digits into the mantissa; returns how many.
         func readDigits() -> Int {
@@ -198,11 +195,7 @@ struct HotelRecordConverter {
     /// An optionally signed integer of at most 18 digits, which cannot
     /// overflow; anything else returns nil for the slower parses.
     private static func integer(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
-        guard var byte = bytes.baseAddress, !bytes.isEmpty else { return nil }
-        let end = byte + bytes.count
-        let negative = byte.pointee == UInt8(ascii: "-")
-        if negative || byte.pointee == UInt8(ascii: "+") { byte += 1 }
-        guard byte < end, end - byte <= 18 else { return nil }
+        guard case (let negative, var byte, let end)? = signed(bytes), byte < end, end - byte <= 18 else { return nil }
         var value: Int64 = 0
         while byte < end {
             let digit = byte.pointee &- UInt8(ascii: "0")
@@ -211,5 +204,15 @@ struct HotelRecordConverter {
             byte += 1
         }
         return negative ? -value : value
+    }
+
+    /// A number's optional leading sign: whether it is negative, and where its
+    /// digits start and end. Nil for no bytes at all.
+    private static func signed(_ bytes: UnsafeBufferPointer<UInt8>)
+        -> (negative: Bool, digits: UnsafePointer<UInt8>, end: UnsafePointer<UInt8>)? {
+        guard let first = bytes.baseAddress, !bytes.isEmpty else { return nil }
+        let negative = first.pointee == UInt8(ascii: "-")
+        let hasSign = negative || first.pointee == UInt8(ascii: "+")
+        return (negative, hasSign ? first + 1 : first, first + bytes.count)
     }
 }

@@ -351,12 +351,18 @@ private final class ReaderState {
         throw XMLReaderError.malformed(reason: "libxml2 error \(status)", at: position)
     }
 
-    /// Runs a delivery unless the parse has failed; an error fails it.
+    /// Delivers an event of an element at `depth` unless the parse has
+    /// failed: to the route target below the route, else to the handler. An
+    /// error fails the parse. The handler is passed borrowed, never retained.
     @inline(__always)
-    func run(_ body: () throws -> Void) {
+    func deliver(atDepth depth: Int, _ event: (any XMLEventHandler) throws -> Void) {
         guard failure == nil else { return }
         do {
-            try body()
+            if depth > route.deeperThan {
+                try event(routeTarget)
+            } else {
+                try event(handler)
+            }
         } catch {
             fail(error)
         }
@@ -399,13 +405,7 @@ private let startElementTrampoline: startElementNsSAX2Func = {
             attributeCount: Int(attributeCount),
             attributeList: attributes
         )
-        state.run {
-            if state.depth > state.route.deeperThan {
-                try state.routeTarget.startElement(element)
-            } else {
-                try state.handler.startElement(element)
-            }
-        }
+        state.deliver(atDepth: state.depth) { try $0.startElement(element) }
     }
 }
 
@@ -414,14 +414,7 @@ private let endElementTrampoline: endElementNsSAX2Func = { userData, localName, 
         let depth = state.depth
         state.depth -= 1
         state.textRunLength = 0
-        let name = XMLName(localName.map(UnsafeRawPointer.init))
-        state.run {
-            if depth > state.route.deeperThan {
-                try state.routeTarget.endElement(name)
-            } else {
-                try state.handler.endElement(name)
-            }
-        }
+        state.deliver(atDepth: depth) { try $0.endElement(XMLName(localName.map(UnsafeRawPointer.init))) }
     }
 }
 
@@ -433,14 +426,7 @@ private let charactersTrampoline: charactersSAXFunc = { userData, bytes, length 
             return
         }
         guard let bytes, state.textInterest.active else { return }
-        let text = UnsafeBufferPointer(start: bytes, count: Int(length))
-        state.run {
-            if state.depth > state.route.deeperThan {
-                try state.routeTarget.characters(text)
-            } else {
-                try state.handler.characters(text)
-            }
-        }
+        state.deliver(atDepth: state.depth) { try $0.characters(UnsafeBufferPointer(start: bytes, count: Int(length))) }
     }
 }
 
