@@ -173,7 +173,14 @@ struct SimulationRun {
         let recorder = SimulationRecorder(policy: policy.kind.rawValue, viewport: window.viewport, unixOrigin: clock.unixOrigin, trace: traceFile)
         // Closed on the main queue, where events are written, so no late
         // completion of cancelled work can write to a closed file.
-        defer { mainQueue.sync { recorder.closeTrace() } }
+        defer {
+            mainQueue.sync {
+                recorder.closeTrace()
+                if let trace, let error = recorder.traceError {
+                    Diagnostics.warning("the trace \(trace) stopped early: \(error.localizedDescription)")
+                }
+            }
+        }
         let loader = VisibleWindowLoader(viewport: window.viewport, policy: policy, logos: logos, downloadQueue: downloads,
                                          mainQueue: mainQueue, clock: clock, requestPage: feed.requester,
                                          observe: { loader, at, event in recorder.record(loader, at, event) })
@@ -187,10 +194,6 @@ struct SimulationRun {
         progress.finish()
         downloads.cancelAll()
         return mainQueue.sync {
-            recorder.closeTrace()
-            if let trace, let error = recorder.traceError {
-                Diagnostics.warning("the trace \(trace) stopped early: \(error.localizedDescription)")
-            }
             let finalWindow = loader.visibleRows.map { row in
                 (code: loader.rows[row].code, logo: loader.rows[row].logoURL.flatMap(logos.cachedImage(for:)))
             }
