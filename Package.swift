@@ -1,14 +1,18 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+
 let package = Package(
     name: "HotelKit",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "HTTP", targets: ["HTTP"]),
         .library(name: "SOAP", targets: ["SOAP"]),
         .library(name: "Hotels", targets: ["Hotels"]),
         .library(name: "Imaging", targets: ["Imaging"]),
         .library(name: "Scheduling", targets: ["Scheduling"]),
+        .library(name: "Logos", targets: ["Logos"]),
         .library(name: "OfflineStore", targets: ["OfflineStore"]),
         .executable(name: "hotels", targets: ["hotels"]),
     ],
@@ -18,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // C shims, one per system library: a module map plus a header of small
@@ -38,7 +43,12 @@ let package = Package(
         .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
         .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16")]),
 
-        .target(name: "SOAP", dependencies: ["CLibXML2", "CCurl"]),
+        // Along the data path: HTTP → SOAP → Hotels (records, the client);
+        // Imaging → Scheduling (work queue, window loader) → Logos (the logo
+        // pipeline); OfflineStore (the list flow) on Hotels. Nothing points back.
+        .target(name: "HTTP", dependencies: ["CCurl", logging]),
+        .target(name: "SOAP", dependencies: ["CLibXML2", "HTTP"]),
+        .target(name: "Hotels", dependencies: ["SOAP", "HTTP", logging]),
         .target(
             name: "Imaging",
             dependencies: [
@@ -46,45 +56,49 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .target(name: "Hotels", dependencies: ["SOAP"]),
         .target(
             name: "Scheduling",
-            dependencies: [
-                "SOAP", "Imaging",
-                .product(name: "DequeModule", package: "swift-collections"),
-            ]
+            dependencies: ["Imaging", .product(name: "DequeModule", package: "swift-collections")]
         ),
+        .target(name: "Logos", dependencies: ["HTTP", "Imaging", "Scheduling", logging]),
         .target(
             name: "OfflineStore",
-            dependencies: ["Hotels", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Hotels", "Imaging", logging, .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        // The sample server: linked by the executable alone, so library users
-        // never pull in a web server.
+        // The simulation and the sample server: linked by the executable
+        // alone, so library users never pull in a web server.
+        .target(name: "Simulation", dependencies: ["Hotels", "Imaging", "Scheduling", "Logos", "OfflineStore", logging]),
         .target(
             name: "SampleService",
             dependencies: [
-                "SOAP", "Imaging",
+                "SOAP", "Imaging", "Simulation",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
         .executableTarget(
             name: "hotels",
             dependencies: [
-                "Hotels", "Imaging", "Scheduling", "OfflineStore", "SampleService",
+                "HTTP", "Hotels", "Imaging", "Scheduling", "Logos", "OfflineStore", "Simulation", "SampleService", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
-        .target(name: "TestSupport", path: "Tests/Support"),
+        // Small programs that use the libraries as a user would; `make test` builds them.
+        .executableTarget(name: "FetchCity", dependencies: ["Hotels", "OfflineStore", "Logos", "Scheduling"], path: "Examples/FetchCity"),
+        .executableTarget(name: "ParseResponse", dependencies: ["Hotels"], path: "Examples/ParseResponse"),
+        .executableTarget(name: "Thumbnail", dependencies: ["Logos", "Imaging"], path: "Examples/Thumbnail"),
+
+        .target(name: "TestSupport", dependencies: ["HTTP"], path: "Tests/Support"),
         .testTarget(name: "SOAPTests", dependencies: ["SOAP", "TestSupport"]),
-        .testTarget(name: "NetworkTests", dependencies: ["SOAP", "Hotels", "TestSupport", "hotels"]),
+        .testTarget(name: "NetworkTests", dependencies: ["HTTP", "SOAP", "Hotels", "TestSupport", "hotels"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport", "hotels"]),
-        .testTarget(name: "HotelsTests", dependencies: ["Hotels", "TestSupport", "hotels"]),
+        .testTarget(name: "HotelsTests", dependencies: ["HTTP", "Hotels", "TestSupport", "hotels", logging]),
+        .testTarget(name: "LogosTests", dependencies: ["HTTP", "Logos", "Imaging", "Scheduling", "TestSupport"]),
         .testTarget(
             name: "OfflineStoreTests",
-            dependencies: ["OfflineStore", "Hotels", "TestSupport", "hotels", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["OfflineStore", "Hotels", "HTTP", "Imaging", "Logos", "TestSupport", "hotels", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "Imaging", "SOAP", "TestSupport", "hotels"]),
+        .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "Logos", "Imaging", "HTTP", "Simulation", "TestSupport", "hotels"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -79,7 +79,8 @@ public enum WindowEvent: Sendable, Equatable {
     /// `wasted`: the row was neither visible nor in the prefetch margin when it completed.
     case done(row: Int, downloadedBytes: Int?, wasted: Bool)
     case fail(row: Int, reason: String)
-    case display(row: Int)
+    /// The row shows its logo: the image is here, so nobody looks it up again.
+    case display(row: Int, image: RGBAImage)
     case pageRequest(page: Int)
     case pageReceived(page: Int, rows: Int, isLast: Bool)
     case pageFailed(page: Int, reason: String)
@@ -104,7 +105,7 @@ public final class VisibleWindowLoader: @unchecked Sendable {
     public let downloadQueue: WorkQueue
     public let policy: WindowPolicy
     public let viewport: Int
-    private let logos: LogoLoader
+    private let logos: any LogoLoading
     private let clock: any SchedulerClock
     private let requestPage: PageRequester?
     private let observe: (VisibleWindowLoader, Double, WindowEvent) -> Void
@@ -128,7 +129,7 @@ public final class VisibleWindowLoader: @unchecked Sendable {
     public private(set) var reachedEnd = false
     private var whenVisibleComplete: [() -> Void] = []
 
-    public init(viewport: Int, policy: WindowPolicy, logos: LogoLoader, downloadQueue: WorkQueue, mainQueue: DispatchQueue,
+    public init(viewport: Int, policy: WindowPolicy, logos: any LogoLoading, downloadQueue: WorkQueue, mainQueue: DispatchQueue,
                 clock: any SchedulerClock, requestPage: PageRequester?, observe: @escaping (VisibleWindowLoader, Double, WindowEvent) -> Void) {
         self.viewport = max(1, viewport)
         self.policy = policy
@@ -263,8 +264,8 @@ public final class VisibleWindowLoader: @unchecked Sendable {
     /// show it if it is loaded, else start it unless the table is moving.
     private func willDisplay(_ row: Int) {
         guard let url = rows[row].logoURL else { return }
-        if logos.cachedImage(for: url) != nil {
-            display(row)
+        if let image = logos.cachedImage(for: url) {
+            display(row, image: image)
         } else if policy.kind == .naive || phase == .idle {
             start(row, priority: priority(for: row))
         }
@@ -372,13 +373,13 @@ public final class VisibleWindowLoader: @unchecked Sendable {
         downloadsInProgress[row] = nil
         startedDownloads.remove(row)
         switch result {
-        case .image(_, let bytes):
+        case .image(let image, let bytes):
             failures[row] = nil
             let window = visibleRows
             let margin = window.lowerBound - policy.prefetch ..< window.upperBound + policy.prefetch
             let wasted = !margin.contains(row) && !(landing?.contains(row) ?? false)
             emit(.done(row: row, downloadedBytes: bytes, wasted: wasted))
-            if window.contains(row) { display(row) }
+            if window.contains(row) { display(row, image: image) }
         case .failed(let reason):
             let attempts = (failures[row]?.attempts ?? 0) + 1
             let delay = min(policy.retryMaxDelay, policy.retryBaseDelay * pow(2, Double(attempts - 1)))
@@ -389,10 +390,10 @@ public final class VisibleWindowLoader: @unchecked Sendable {
         }
     }
 
-    private func display(_ row: Int) {
+    private func display(_ row: Int, image: RGBAImage) {
         guard !displayed.contains(row) else { return }
         displayed.insert(row)
-        emit(.display(row: row))
+        emit(.display(row: row, image: image))
         notifyIfVisibleComplete()
     }
 

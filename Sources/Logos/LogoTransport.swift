@@ -1,16 +1,23 @@
-import SOAP
+import HTTP
+import Imaging
 import Synchronization
 
-/// A logo's bytes as downloaded, with the validators a cache keeps.
+/// A logo's bytes as the network gave them, with what a cache keeps.
 public struct LogoDownload: Sendable {
+    /// Empty when the server answered 304 Not Modified.
     public var bytes: [UInt8]
+    public var notModified: Bool
     public var etag: String?
     public var lastModified: String?
+    /// `Cache-Control: max-age`, in seconds.
+    public var maxAge: Double?
 
-    public init(bytes: [UInt8], etag: String? = nil, lastModified: String? = nil) {
+    public init(bytes: [UInt8], notModified: Bool = false, etag: String? = nil, lastModified: String? = nil, maxAge: Double? = nil) {
         self.bytes = bytes
+        self.notModified = notModified
         self.etag = etag
         self.lastModified = lastModified
+        self.maxAge = maxAge
     }
 }
 
@@ -19,22 +26,27 @@ public protocol LogoTransfer: Sendable {
     func cancel()
 }
 
-/// Starts logo downloads. The scheduler talks to the network only through
-/// this, so tests substitute a fake that records starts and cancels.
+/// The pipeline's network stage. It reaches the network only through this,
+/// so tests substitute a fake that records starts and cancels.
 public protocol LogoTransport: Sendable {
-    /// Starts downloading `url` and calls `completion` once, from any thread.
-    /// After ``LogoTransfer/cancel()`` the completion reports
+    /// Starts a GET of `url` with `headers` (the validators of a cached copy,
+    /// if any) and calls `completion` once, from any thread. After
+    /// ``LogoTransfer/cancel()`` the completion reports
     /// `TransportError.cancelled`, or is not called at all.
-    func download(_ url: String, completion: @escaping @Sendable (Result<LogoDownload, any Error>) -> Void) -> any LogoTransfer
+    func download(_ url: String, headers: [(name: String, value: String)],
+                  completion: @escaping @Sendable (Result<LogoDownload, any Error>) -> Void) -> any LogoTransfer
 }
 
-/// ``LogoTransport`` over libcurl: cancelling aborts the transfer, so the
+/// ``LogoTransport`` over any ``HTTPClient``, retrying what the network
+/// makes worth retrying. Over libcurl, cancelling aborts the transfer, so the
 /// server sees the connection close.
 public struct HTTPLogoTransport: LogoTransport {
-    private let transport: HTTPTransport
+    private let client: any HTTPClient
+    private let retry: RetryPolicy
 
-    public init(transport: HTTPTransport) {
-        self.transport = transport
+    public init(client: any HTTPClient = HTTPTransport(), retry: RetryPolicy = RetryPolicy()) {
+        self.client = client
+        self.retry = retry
     }
 
     private struct TaskTransfer: LogoTransfer {
@@ -42,12 +54,15 @@ public struct HTTPLogoTransport: LogoTransport {
         func cancel() { task.cancel() }
     }
 
-    public func download(_ url: String, completion: @escaping @Sendable (Result<LogoDownload, any Error>) -> Void) -> any LogoTransfer {
-        TaskTransfer(task: Task { [transport] in
+    public func download(_ url: String, headers: [(name: String, value: String)],
+                         completion: @escaping @Sendable (Result<LogoDownload, any Error>) -> Void) -> any LogoTransfer {
+        TaskTransfer(task: Task { [client, retry] in
             completion(await Result { () async throws -> LogoDownload in
-                let (head, body) = try await transport.data(for: HTTPRequest(url: url))
-                guard head.status == 200 else { throw TransportError.httpStatus(head.status, snippet: "") }
-                return LogoDownload(bytes: body, etag: head.headers["etag"], lastModified: head.headers["last-modified"])
+                let (head, body) = try await retry.run { try await client.data(for: HTTPRequest(url: url, headers: headers)) }
+                guard head.status == 200 || head.status == 304 else { throw TransportError.httpStatus(head.status, snippet: "") }
+                return LogoDownload(bytes: head.status == 304 ? [] : body, notModified: head.status == 304,
+                                    etag: head.headers["etag"], lastModified: head.headers["last-modified"],
+                                    maxAge: CachedImageMetadata.maxAge(cacheControl: head.headers["cache-control"]))
             })
         })
     }
@@ -59,7 +74,15 @@ extension Result where Failure == any Error {
     }
 }
 
-/// One network transfer per URL, shared by every row that wants it. The
+/// How one network transfer ended: every transfer that starts ends in exactly one of these.
+public enum TransferOutcome: Sendable, Equatable {
+    case completed(bytes: Int)
+    case failed
+    /// Every row that wanted it left before it finished.
+    case cancelled
+}
+
+/// One network transfer per URL, shared by every request that wants it. The
 /// transfer is cancelled only when its last subscriber leaves.
 final class SharedTransfers: Sendable {
     typealias Subscriber = @Sendable (_ result: Result<LogoDownload, any Error>, _ isFirstSubscriber: Bool) -> Void
@@ -76,20 +99,16 @@ final class SharedTransfers: Sendable {
 
     private let transport: any LogoTransport
     private let state = Mutex(State())
-    /// Told when a network transfer starts and when it ends (`nil` bytes: it failed or was cancelled).
-    private let onTransferStart: @Sendable (String) -> Void
-    private let onTransferEnd: @Sendable (String, Int?) -> Void
+    private let observe: @Sendable (LogoPipelineEvent) -> Void
 
-    init(transport: any LogoTransport, onTransferStart: @escaping @Sendable (String) -> Void,
-         onTransferEnd: @escaping @Sendable (String, Int?) -> Void) {
+    init(transport: any LogoTransport, observe: @escaping @Sendable (LogoPipelineEvent) -> Void) {
         self.transport = transport
-        self.onTransferStart = onTransferStart
-        self.onTransferEnd = onTransferEnd
+        self.observe = observe
     }
 
-    /// Joins the transfer for `url`, starting it if none is in flight.
-    /// Returns the subscription's id, for ``leave(_:id:)``.
-    func join(_ url: String, deliver: @escaping Subscriber) -> Int {
+    /// Joins the transfer for `url`, starting it with `headers` if none is in
+    /// flight. Returns the subscription's id, for ``leave(_:id:)``.
+    func join(_ url: String, headers: [(name: String, value: String)], deliver: @escaping Subscriber) -> Int {
         let (id, isNew) = state.withLock { state in
             state.nextID += 1
             let isNew = state.entries[url] == nil
@@ -97,12 +116,16 @@ final class SharedTransfers: Sendable {
             return (state.nextID, isNew)
         }
         guard isNew else { return id }
-        onTransferStart(url)
-        let transfer = transport.download(url) { [self] result in
+        observe(.transferStarted(url: url))
+        let transfer = transport.download(url, headers: headers) { [self] result in
             let subscribers = state.withLock { $0.entries.removeValue(forKey: url)?.subscribers ?? [] }
             // A transfer whose subscribers all left was reported when they left.
             guard !subscribers.isEmpty else { return }
-            onTransferEnd(url, (try? result.get())?.bytes.count)
+            let outcome: TransferOutcome = switch result {
+            case .success(let download): .completed(bytes: download.bytes.count)
+            case .failure: .failed
+            }
+            observe(.transferEnded(url: url, outcome))
             for (index, subscriber) in subscribers.enumerated() {
                 subscriber.deliver(result, index == 0)
             }
@@ -136,6 +159,6 @@ final class SharedTransfers: Sendable {
         }
         guard left else { return }
         transfer?.cancel()
-        onTransferEnd(url, nil)
+        observe(.transferEnded(url: url, .cancelled))
     }
 }

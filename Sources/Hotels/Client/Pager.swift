@@ -60,6 +60,7 @@ public struct Pager: Sendable, Equatable {
     /// Resumes where `checkpoint` stopped: the next request is the page after it.
     public init(paging: ServiceProfile.Paging, pageSize: Int, resuming checkpoint: Checkpoint) {
         self.init(paging: paging, pageSize: pageSize)
+        pagesRequested = checkpoint.pagesReceived
         nextPage = checkpoint.nextPage
         nextCursor = checkpoint.nextCursor
         usedCursors = Set(checkpoint.usedCursors)

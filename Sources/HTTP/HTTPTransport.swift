@@ -2,114 +2,6 @@ import CCurl
 import Foundation
 import Synchronization
 
-/// Limits and behaviour of an ``HTTPTransport``.
-public struct TransportConfiguration: Sendable {
-    public var connectTimeout: Duration = .seconds(10)
-    /// The whole request, redirects included.
-    public var requestTimeout: Duration = .seconds(60)
-    /// A transfer slower than `lowSpeedBytesPerSecond` for `lowSpeedTime` is aborted.
-    public var lowSpeedBytesPerSecond = 100
-    public var lowSpeedTime: Duration = .seconds(20)
-    /// The most body bytes accepted, after decompression, with or without a length.
-    public var maxBodyBytes = 64 << 20
-    public var maxRedirects = 5
-    /// Off only with `--insecure`.
-    public var verifyTLS = true
-    public var userAgent = "hotelkit/\(HotelKitVersion.string)"
-
-    public init() {}
-}
-
-/// HotelKit's version, as User-Agent and `--version` give it.
-public enum HotelKitVersion {
-    public static let string = "0.1.0"
-}
-
-/// An HTTP request.
-public struct HTTPRequest: Sendable {
-    public enum Method: String, Sendable { case get = "GET", post = "POST" }
-
-    public var url: String
-    public var method: Method
-    public var headers: [(name: String, value: String)]
-    public var body: [UInt8]?
-
-    public init(url: String, method: Method = .get, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
-        self.url = url
-        self.method = method
-        self.headers = headers
-        self.body = body
-    }
-}
-
-/// The status and headers of the final response (after redirects).
-public struct HTTPResponseHead: Sendable, Equatable {
-    public var status: Int
-    /// Header names lowercased; a repeated header keeps its last value.
-    public var headers: [String: String]
-
-    public init(status: Int, headers: [String: String]) {
-        self.status = status
-        self.headers = headers
-    }
-}
-
-/// Receives a response body as it arrives, on the transfer's thread.
-/// Throwing stops the transfer, and the transport rethrows the error.
-public protocol HTTPBodySink: AnyObject {
-    func receive(_ bytes: UnsafeRawBufferPointer) throws
-}
-
-/// Why a request failed, in the terms a caller acts on.
-public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// No route to the service: DNS failure, connection refused, network
-    /// unreachable. The caller may serve cached data.
-    case unreachable(String)
-    case timeout(String)
-    case tls(String)
-    /// The body passed ``TransportConfiguration/maxBodyBytes``.
-    case tooLarge(limit: Int)
-    /// The caller cancelled: not a failure of the service.
-    case cancelled
-    /// A status that is not a SOAP response, with the start of the body.
-    case httpStatus(Int, snippet: String)
-    case tooManyRedirects(Int)
-    /// The connection broke mid-response.
-    case connectionLost(String)
-    case other(String)
-
-    /// No network rather than a refusal: no route, refused, timed out, or
-    /// cut off. A cache may stand in for the service.
-    public var isOffline: Bool {
-        switch self {
-        case .unreachable, .timeout, .connectionLost: true
-        default: false
-        }
-    }
-
-    /// Whether a retry of an idempotent request may succeed.
-    public var isRetryable: Bool {
-        switch self {
-        case .httpStatus(let status, _): status >= 500
-        default: isOffline
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .unreachable(let reason): "service unreachable: \(reason)"
-        case .timeout(let reason): "timed out: \(reason)"
-        case .tls(let reason): "TLS failed: \(reason)"
-        case .tooLarge(let limit): "response larger than \(limit) bytes"
-        case .cancelled: "cancelled"
-        case .httpStatus(let status, let snippet): "HTTP \(status)" + (snippet.isEmpty ? "" : ": \(snippet)")
-        case .tooManyRedirects(let count): "more than \(count) redirects"
-        case .connectionLost(let reason): "connection lost: \(reason)"
-        case .other(let reason): reason
-        }
-    }
-}
-
 /// HTTP through libcurl: keep-alive connections reused from a pool,
 /// HTTP/1.1 and HTTP/2, gzip and deflate, bounded redirects over http(s)
 /// only, proxies from the environment, and a streamed body.
@@ -117,7 +9,7 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
 /// Cancelling the calling task aborts the transfer at once: the transfer
 /// waits in `curl_multi_poll`, which a cancel wakes, and removing the handle
 /// closes the connection, so the server sees it go.
-public final class HTTPTransport: Sendable {
+public final class HTTPTransport: HTTPClient {
     public let configuration: TransportConfiguration
     private let pool = Mutex<[CurlSession]>([])
 
@@ -141,13 +33,6 @@ public final class HTTPTransport: Sendable {
         } onCancel: {
             cancellation.cancel()
         }
-    }
-
-    /// Sends `request` and collects the body, up to the configured limit.
-    public func data(for request: HTTPRequest) async throws -> (HTTPResponseHead, [UInt8]) {
-        let collector = BodyCollector()
-        let head = try await send(request, into: collector)
-        return (head, collector.bytes)
     }
 
     private func perform(_ request: HTTPRequest, sink: any HTTPBodySink, cancellation: CancellationSignal) throws -> HTTPResponseHead {
@@ -354,12 +239,6 @@ private final class Transfer {
 private struct UncheckedSink<Sink: HTTPBodySink>: @unchecked Sendable {
     let sink: Sink
     init(_ sink: Sink) { self.sink = sink }
-}
-
-/// Collects a body in memory.
-final class BodyCollector: HTTPBodySink {
-    var bytes: [UInt8] = []
-    func receive(_ chunk: UnsafeRawBufferPointer) throws { bytes.append(contentsOf: chunk) }
 }
 
 private let writeCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {

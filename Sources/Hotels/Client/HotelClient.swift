@@ -1,0 +1,191 @@
+import Foundation
+import HTTP
+import Logging
+import SOAP
+
+/// How a ``HotelClient`` talks to its service. Every default is usable as is.
+public struct HotelClientConfiguration: Sendable {
+    /// How requests travel: libcurl by default; an in-memory fake in tests.
+    public var transport: any HTTPClient
+    /// Caps on every response: depth 128, one text 1 MiB, the document 256 MiB.
+    public var limits: XMLReaderLimits
+    /// Network errors, HTTP 5xx and Receiver (Server) faults are retried 3
+    /// times with backoff; a request the service refused never is.
+    public var retry: RetryPolicy
+    /// Retries and record warnings are logged here as warnings.
+    public var logger: Logger
+
+    public init(transport: any HTTPClient = HTTPTransport(), limits: XMLReaderLimits = XMLReaderLimits(),
+                retry: RetryPolicy = RetryPolicy(), logger: Logger = Logger(label: "hotelkit.client")) {
+        self.transport = transport
+        self.limits = limits
+        self.retry = retry
+        self.logger = logger
+    }
+}
+
+/// The entry point for one hotel service: asks for pages through the
+/// service's profile, streams each response through the parser, and retries
+/// what can be retried.
+///
+/// ```swift
+/// let client = HotelClient(profile: try .named("sample"), endpoint: "http://127.0.0.1:8080/soap")
+/// for try await page in client.pages(city: "Paris") {
+///     print(page.number, page.hotels.count)
+/// }
+/// ```
+public struct HotelClient: Sendable {
+    public let profile: ServiceProfile
+    public let endpoint: String
+    public let configuration: HotelClientConfiguration
+
+    public init(profile: ServiceProfile, endpoint: String, configuration: HotelClientConfiguration = HotelClientConfiguration()) {
+        self.profile = profile
+        self.endpoint = endpoint
+        self.configuration = configuration
+    }
+
+    /// Every page of a list, in order, each asked for once. The sequence owns
+    /// its ``Pager``: it ends at the list's end (a short page, the end
+    /// marker, no or a repeated cursor) or after `maxPages`, and resumes
+    /// after `checkpoint` when one is given. Cancelling the consuming task
+    /// aborts the transfer in flight.
+    ///
+    /// An error is thrown from `next()`; the page it was for was not
+    /// received, so calling `next()` again asks for that same page again.
+    public func pages(city: String?, keyword: String? = nil, pageSize: Int = 50,
+                      resumingFrom checkpoint: Pager.Checkpoint? = nil, maxPages: Int? = nil) -> HotelPages {
+        let pager = checkpoint.map { Pager(paging: profile.paging, pageSize: pageSize, resuming: $0) }
+            ?? Pager(paging: profile.paging, pageSize: pageSize)
+        return HotelPages(client: self, city: city, keyword: keyword, pager: pager, maxPages: maxPages)
+    }
+
+    /// One page. Throws ``SOAPFault``, ``ServiceReportedError``, ``TransportError``
+    /// (``TransportError/httpStatus(_:snippet:)`` for a non-SOAP error page),
+    /// ``NotSOAPEnvelopeError`` or ``XMLReaderError``.
+    public func page(_ parameters: RequestParameters, context: String = "") async throws -> HotelPage {
+        let request = HTTPRequest(
+            url: endpoint,
+            method: .post,
+            headers: profile.soapVersion.httpHeaders(action: profile.soapAction),
+            body: Array(profile.requestMessage(parameters).utf8)
+        )
+        let parser = HotelResponseParser(profile: profile, limits: configuration.limits)
+        return try await configuration.retry.run(logger: configuration.logger, context: context, isRetryable: Self.isRetryable) {
+            let sink = try PageSink(parser: parser)
+            let head = try await configuration.transport.send(request, into: sink)
+            return try sink.page(status: head.status)
+        }
+    }
+
+    /// Whether a failed page is worth asking for again: the network or a
+    /// failing service, never a request the service refused.
+    public static func isRetryable(_ error: any Error) -> Bool {
+        switch error {
+        case let error as TransportError: error.isRetryable
+        case let fault as SOAPFault: fault.kind == .receiver
+        default: false
+        }
+    }
+}
+
+/// A page as the list's sequence delivers it: the records, and where paging stands after it.
+public struct FetchedPage: Sendable, Equatable {
+    /// 1 for the list's first page; a resumed sequence goes on counting from its checkpoint.
+    public var number: Int
+    public var hotels: [Hotel]
+    public var warnings: [RecordWarning]
+    /// Where "load more" stands after this page: store it to resume later.
+    public var checkpoint: Pager.Checkpoint
+    /// Why the list ended with this page, or nil when more pages follow.
+    public var end: Pager.End?
+}
+
+/// The pages of one list; see ``HotelClient/pages(city:keyword:pageSize:resumingFrom:maxPages:)``.
+public struct HotelPages: AsyncSequence, Sendable {
+    public typealias Element = FetchedPage
+    let client: HotelClient
+    let city: String?
+    let keyword: String?
+    let pager: Pager
+    let maxPages: Int?
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(pages: self, pager: pager)
+    }
+
+    public struct Iterator: AsyncIteratorProtocol, Sendable {
+        let pages: HotelPages
+        /// Where paging stands: the page numbers and cursors already used.
+        public private(set) var pager: Pager
+        private var fetched = 0
+
+        init(pages: HotelPages, pager: Pager) {
+            self.pages = pages
+            self.pager = pager
+        }
+
+        public mutating func next() async throws -> FetchedPage? {
+            guard fetched < (pages.maxPages ?? .max),
+                  let parameters = pager.nextRequest(city: pages.city, keyword: pages.keyword) else { return nil }
+            let number = pager.pagesRequested + 1
+            let page = try await pages.client.page(parameters, context: "page \(number)")
+            for warning in page.warnings {
+                pages.client.configuration.logger.warning("page \(number): \(warning)")
+            }
+            fetched += 1
+            pager.received(page)
+            return FetchedPage(number: number, hotels: page.hotels, warnings: page.warnings, checkpoint: pager.checkpoint,
+                               end: pager.end)
+        }
+    }
+}
+
+/// Feeds a response into a parse session as it arrives. A parse error is
+/// kept, not thrown, so the transfer ends normally and its status is known:
+/// an HTML error page is reported as its HTTP status.
+private final class PageSink: HTTPBodySink {
+    private var hotels: [Hotel] = []
+    private var warnings: [RecordWarning] = []
+    private var session: HotelParseSession!
+    private var failure: (any Error)?
+    private var snippet: [UInt8] = []
+
+    init(parser: HotelResponseParser) throws {
+        session = try parser.session(
+            onRecord: { [unowned self] in self.hotels.append($0) },
+            onWarning: { [unowned self] in self.warnings.append($0) }
+        )
+    }
+
+    func receive(_ bytes: UnsafeRawBufferPointer) throws {
+        if snippet.count < 300 { snippet.append(contentsOf: bytes.prefix(300 - snippet.count)) }
+        guard failure == nil else { return }
+        do {
+            try session.feed(bytes)
+        } catch {
+            failure = error
+        }
+    }
+
+    func page(status: Int) throws -> HotelPage {
+        do {
+            if let failure { throw failure }
+            let summary = try session.finish()
+            return HotelPage(hotels: hotels, warnings: warnings, nextCursor: summary.nextCursor, lastCursor: summary.lastCursor)
+        } catch let fault as SOAPFault {
+            throw fault // a fault is a fault, whatever the status
+        } catch is NotSOAPEnvelopeError where !(200..<300).contains(status) {
+            throw TransportError.httpStatus(status, snippet: textSnippet)
+        } catch is XMLReaderError where !(200..<300).contains(status) {
+            throw TransportError.httpStatus(status, snippet: textSnippet)
+        }
+    }
+
+    private var textSnippet: String {
+        String(decoding: snippet, as: UTF8.self)
+            .split(whereSeparator: \.isNewline).joined(separator: " ")
+            .trimmingCharacters(in: .whitespaces)
+            .prefix(160).description
+    }
+}

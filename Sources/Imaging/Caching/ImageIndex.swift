@@ -1,0 +1,30 @@
+import Foundation
+
+/// One logo in the disk cache, as an index of the cache records it.
+public struct ImageIndexEntry: Sendable, Equatable {
+    public var url: String
+    /// The filter chain's description; "" for none.
+    public var filter: String
+    public var file: String
+    public var bytes: Int
+    public var lastAccess: Date
+    public var etag: String?
+    public var lastModified: String?
+
+    public init(url: String, filter: String, file: String, bytes: Int, lastAccess: Date = Date(), etag: String? = nil, lastModified: String? = nil) {
+        self.url = url
+        self.filter = filter
+        self.file = file
+        self.bytes = bytes
+        self.lastAccess = lastAccess
+        self.etag = etag
+        self.lastModified = lastModified
+    }
+}
+
+/// Keeps a record of what the disk cache holds, so a store can report and
+/// tidy it (the offline store's `images` table is one).
+public protocol ImageIndex: Sendable {
+    /// Records a logo written to, or read from, the disk cache.
+    func noteImage(_ entry: ImageIndexEntry) throws
+}

@@ -1,0 +1,346 @@
+import Dispatch
+import Foundation
+import HTTP
+import Imaging
+import Logging
+import Scheduling
+import Synchronization
+
+/// Where a logo came from.
+public enum LogoSource: String, Sendable, Codable {
+    /// The memory cache: no work at all.
+    case memory
+    /// The disk cache, within its max-age (or offline, whatever its age).
+    case disk
+    /// The disk cache, after the server said 304 Not Modified.
+    case revalidated
+    /// A network transfer (this request's, or one it shared).
+    case network
+}
+
+/// A loaded logo.
+public struct Logo: Sendable {
+    /// Decoded and filtered; nil when only the bytes were asked for.
+    public var image: RGBAImage?
+    /// The logo as the disk cache keeps it: the filtered PNG, or with no
+    /// filter the original's bytes. Nil when served from memory.
+    public var data: [UInt8]?
+    public var source: LogoSource
+    /// Bytes this request paid a network transfer for; nil for cache hits
+    /// and for requests that joined another's transfer.
+    public var downloadedBytes: Int?
+}
+
+/// Whether a request may touch the network.
+public enum LogoCachePolicy: Sendable {
+    /// Fresh cached copies are used, stale ones revalidated; offline, a stale copy beats nothing.
+    case revalidate
+    /// The caches only: a miss fails with ``LogoError/notCached``.
+    case cacheOnly
+}
+
+/// Why a logo could not be had, beyond the network's and the codecs' own errors.
+public enum LogoError: Error, Sendable, Equatable, CustomStringConvertible {
+    case notCached(String)
+    case cancelled
+
+    public var description: String {
+        switch self {
+        case .notCached(let url): "\(url) is not cached"
+        case .cancelled: "cancelled"
+        }
+    }
+}
+
+/// What a pipeline tells its observer, from any thread: every transfer that
+/// starts ends exactly once.
+public enum LogoPipelineEvent: Sendable, Equatable {
+    case transferStarted(url: String)
+    case transferEnded(url: String, TransferOutcome)
+}
+
+/// Loads hotel logos: memory cache → disk cache → network, with one transfer
+/// per URL however many rows want it, HTTP revalidation (max-age, ETag and
+/// Last-Modified, 304), a bounded decode stage, and the filter chain.
+///
+/// ```swift
+/// let pipeline = LogoPipeline(configuration: .init(filter: try FilterChain(parsing: "resize:64x64:fill")))
+/// let logo = try await pipeline.image(for: url)
+/// ```
+///
+/// The window loader uses the operation-based API,
+/// ``operation(name:url:priority:onStage:completion:)``, to queue, reprioritise
+/// and cancel one row's work.
+public final class LogoPipeline: LogoLoading {
+    public struct Configuration: Sendable {
+        /// The network stage: libcurl with 3 retries by default.
+        public var transport: any LogoTransport
+        /// Applied to every logo after decoding; part of the cache key.
+        public var filter: FilterChain
+        public var decoder: ImageDecoder
+        /// Decoded, filtered logos: 64 MiB by default.
+        public var memoryCache: MemoryImageCache
+        /// Encoded logos with their validators; none by default.
+        public var diskCache: DiskImageCache?
+        /// Told of every logo written to or read from the disk cache.
+        public var index: (any ImageIndex)?
+        /// Decodes at once: one per core by default.
+        public var decodeConcurrency: Int
+        /// Requests made with ``LogoPipeline/image(for:policy:)`` that run at once.
+        public var downloadConcurrency: Int
+        /// Failures of the disk cache and the index, which never fail a request.
+        public var logger: Logger
+        /// Told of transfers, from any thread.
+        public var observe: @Sendable (LogoPipelineEvent) -> Void
+
+        public init(transport: any LogoTransport = HTTPLogoTransport(), filter: FilterChain = FilterChain(),
+                    decoder: ImageDecoder = ImageDecoder(), memoryCache: MemoryImageCache = MemoryImageCache(),
+                    diskCache: DiskImageCache? = nil, index: (any ImageIndex)? = nil,
+                    decodeConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount, downloadConcurrency: Int = 6,
+                    logger: Logger = Logger(label: "hotelkit.logos"), observe: @escaping @Sendable (LogoPipelineEvent) -> Void = { _ in }) {
+            self.transport = transport
+            self.filter = filter
+            self.decoder = decoder
+            self.memoryCache = memoryCache
+            self.diskCache = diskCache
+            self.index = index
+            self.decodeConcurrency = max(1, decodeConcurrency)
+            self.downloadConcurrency = max(1, downloadConcurrency)
+            self.logger = logger
+            self.observe = observe
+        }
+    }
+
+    public let configuration: Configuration
+    /// Decoding runs here, so a burst of downloads cannot fan out into unbounded decodes.
+    public let decodeQueue: WorkQueue
+    /// Where ``image(for:policy:)`` runs its operations.
+    public let requestQueue: WorkQueue
+    private let transfers: SharedTransfers
+    private let processing: ImagePipeline
+
+    /// - Parameter decodeExecutor: Where decodes run and complete; tests pass
+    ///   a serial queue, to step through the work.
+    public init(configuration: Configuration = Configuration(), decodeExecutor: DispatchQueue? = nil) {
+        self.configuration = configuration
+        decodeQueue = WorkQueue(name: "decode", maxConcurrentOperationCount: configuration.decodeConcurrency,
+                                executor: decodeExecutor ?? DispatchQueue(label: "hotelkit.logos.decode", attributes: .concurrent),
+                                completionQueue: decodeExecutor ?? DispatchQueue(label: "hotelkit.logos.decoded"))
+        requestQueue = WorkQueue(name: "logos", maxConcurrentOperationCount: configuration.downloadConcurrency,
+                                 completionQueue: DispatchQueue(label: "hotelkit.logos.done"))
+        transfers = SharedTransfers(transport: configuration.transport, observe: configuration.observe)
+        processing = ImagePipeline(decoder: configuration.decoder, filter: configuration.filter)
+    }
+
+    /// The key of `url`'s filtered logo in both caches.
+    public func cacheKey(for url: String) -> String {
+        DiskImageCache.key(url: url, filter: configuration.filter)
+    }
+
+    /// The filtered logo for `url` if it is in memory: no work at all.
+    public func cachedImage(for url: String) -> RGBAImage? {
+        configuration.memoryCache.image(for: cacheKey(for: url))
+    }
+
+    // MARK: async API
+
+    /// The decoded, filtered logo at `url`. Cancelling the task cancels the
+    /// request (and the transfer, unless another request shares it).
+    public func image(for url: String, policy: LogoCachePolicy = .revalidate) async throws -> Logo {
+        try await run(url: url, policy: policy, wantsImage: true)
+    }
+
+    /// The logo's bytes as the disk cache keeps them (the filtered PNG, or
+    /// the original with no filter), decoding only when a filter must run.
+    public func data(for url: String, policy: LogoCachePolicy = .revalidate) async throws -> Logo {
+        try await run(url: url, policy: policy, wantsImage: false)
+    }
+
+    private func run(url: String, policy: LogoCachePolicy, wantsImage: Bool) async throws -> Logo {
+        let started = Locked<WorkOperation?>(nil)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let operation = makeOperation(name: url, url: url, priority: .normal, policy: policy, wantsImage: wantsImage,
+                                              onStage: { _ in }, completion: { continuation.resume(with: $0) })
+                started.withLock { $0 = operation }
+                requestQueue.addOperation(operation)
+                // A cancel that came before the operation existed.
+                if Task.isCancelled { operation.cancel() }
+            }
+        } onCancel: {
+            started.value?.cancel()
+        }
+    }
+
+    // MARK: Operations
+
+    /// An operation that loads `url`'s decoded logo, for a ``WorkQueue`` of
+    /// the caller's: the window loader queues, reprioritises and cancels
+    /// these. `onStage` is told, on any thread, when it starts downloading
+    /// and when it starts decoding; `completion` gets the result on the
+    /// queue's completion queue. An operation cancelled before decode never decodes.
+    public func operation(name: String, url: String, priority: WorkPriority,
+                          onStage: @escaping @Sendable (LogoStage) -> Void = { _ in },
+                          completion: @escaping @Sendable (LogoResult) -> Void) -> WorkOperation {
+        makeOperation(name: name, url: url, priority: priority, policy: .revalidate, wantsImage: true, onStage: onStage) { outcome in
+            switch outcome {
+            case .success(let logo):
+                if let image = logo.image {
+                    completion(.image(image, downloadedBytes: logo.downloadedBytes))
+                } else {
+                    completion(.failed("no image"))
+                }
+            case .failure(LogoError.cancelled), .failure(TransportError.cancelled): completion(.cancelled)
+            case .failure(let error): completion(.failed(String(describing: error)))
+            }
+        }
+    }
+
+    private func makeOperation(name: String, url: String, priority: WorkPriority, policy: LogoCachePolicy, wantsImage: Bool,
+                               onStage: @escaping @Sendable (LogoStage) -> Void,
+                               completion: @escaping @Sendable (Result<Logo, any Error>) -> Void) -> WorkOperation {
+        let result = Locked<Result<Logo, any Error>>(.failure(LogoError.cancelled))
+        return WorkOperation(name: name, priority: priority, body: { [self] operation, finish in
+            let request = Request(url: url, key: cacheKey(for: url), policy: policy, wantsImage: wantsImage, operation: operation,
+                                  onStage: onStage, result: result, finish: finish)
+            load(request)
+        }, completion: { _ in completion(result.value) })
+    }
+
+    /// One request's way through the stages.
+    private struct Request: Sendable {
+        let url: String
+        let key: String
+        let policy: LogoCachePolicy
+        let wantsImage: Bool
+        let operation: WorkOperation
+        let onStage: @Sendable (LogoStage) -> Void
+        let result: Locked<Result<Logo, any Error>>
+        let finish: @Sendable () -> Void
+
+        func end(_ outcome: Result<Logo, any Error>) {
+            result.withLock { $0 = operation.isCancelled ? .failure(LogoError.cancelled) : outcome }
+            finish()
+        }
+    }
+
+    private func load(_ request: Request) {
+        guard !request.operation.isCancelled else { return request.end(.failure(LogoError.cancelled)) }
+        if request.wantsImage, let image = configuration.memoryCache.image(for: request.key) {
+            return request.end(.success(Logo(image: image, data: nil, source: .memory)))
+        }
+        let disk = configuration.diskCache
+        let cached = disk?.data(for: request.key)
+        let metadata = cached == nil ? nil : disk?.metadata(for: request.key)
+        if let cached, request.policy == .cacheOnly || metadata?.isFresh() == true {
+            note(request, bytes: cached, metadata: metadata)
+            return finishFromCache(request, bytes: cached, source: .disk)
+        }
+        guard request.policy == .revalidate else { return request.end(.failure(LogoError.notCached(request.url))) }
+        var validators: [(name: String, value: String)] = []
+        if cached != nil, let metadata {
+            if let etag = metadata.etag { validators.append(("If-None-Match", etag)) }
+            if let lastModified = metadata.lastModified { validators.append(("If-Modified-Since", lastModified)) }
+        }
+        request.onStage(.downloading)
+        let subscription = transfers.join(request.url, headers: validators) { [self] downloaded, isFirst in
+            switch downloaded {
+            case .failure(let error as TransportError) where error.isOffline && cached != nil:
+                // Stale beats nothing when the service cannot be reached.
+                finishFromCache(request, bytes: cached ?? [], source: .disk)
+            case .failure(let error):
+                request.end(.failure(error))
+            case .success(let download) where download.notModified:
+                guard let cached else { return request.end(.failure(TransportError.httpStatus(304, snippet: "nothing cached to revalidate"))) }
+                var renewed = metadata ?? CachedImageMetadata(url: request.url)
+                renewed.storedAt = Date()
+                renewed.maxAge = download.maxAge ?? renewed.maxAge
+                if let etag = download.etag { renewed.etag = etag }
+                if isFirst { storeMetadata(renewed, for: request.key) }
+                note(request, bytes: cached, metadata: renewed)
+                finishFromCache(request, bytes: cached, source: .revalidated)
+            case .success(let download):
+                finishFromNetwork(request, download: download, isFirst: isFirst)
+            }
+        }
+        request.operation.onCancel { [transfers] in
+            transfers.leave(request.url, id: subscription)
+            request.end(.failure(LogoError.cancelled))
+        }
+    }
+
+    /// A cached logo is already filtered: it is decoded only when an image is wanted.
+    private func finishFromCache(_ request: Request, bytes: [UInt8], source: LogoSource) {
+        guard request.wantsImage else { return request.end(.success(Logo(image: nil, data: bytes, source: source))) }
+        decode(request) { [self] in
+            let image = try ImagePipeline(decoder: configuration.decoder).decodeAndFilter(bytes).image
+            configuration.memoryCache.store(image, for: request.key)
+            return Logo(image: image, data: bytes, source: source)
+        }
+    }
+
+    private func finishFromNetwork(_ request: Request, download: LogoDownload, isFirst: Bool) {
+        let paid = isFirst ? download.bytes.count : nil
+        let metadata = CachedImageMetadata(url: request.url, etag: download.etag, lastModified: download.lastModified, maxAge: download.maxAge)
+        // With no filter and no image wanted, the original is kept as it came: nothing to decode.
+        guard request.wantsImage || !configuration.filter.filters.isEmpty else {
+            store(download.bytes, request: request, metadata: metadata, isFirst: isFirst)
+            return request.end(.success(Logo(image: nil, data: download.bytes, source: .network, downloadedBytes: paid)))
+        }
+        decode(request) { [self] in
+            if request.wantsImage, let image = configuration.memoryCache.image(for: request.key) {
+                // A request sharing this transfer decoded it first.
+                return Logo(image: image, data: nil, source: .network, downloadedBytes: paid)
+            }
+            let output = try processing.process(download.bytes)
+            let kept = configuration.filter.filters.isEmpty ? download.bytes : output.encoded
+            configuration.memoryCache.store(output.image, for: request.key)
+            store(kept, request: request, metadata: metadata, isFirst: isFirst)
+            return Logo(image: output.image, data: kept, source: .network, downloadedBytes: paid)
+        }
+    }
+
+    /// Runs `work` on the decode stage unless the request is cancelled first.
+    private func decode(_ request: Request, work: @escaping @Sendable () throws -> Logo) {
+        guard !request.operation.isCancelled else { return request.end(.failure(LogoError.cancelled)) }
+        let decoding = decodeQueue.addOperation(name: "decode \(request.operation.name)", priority: request.operation.priority, { _ in
+            guard !request.operation.isCancelled else { return }
+            request.onStage(.decoding)
+            let produced = Result { try work() }
+            request.result.withLock { $0 = produced }
+        }, completion: { _ in request.finish() })
+        request.operation.onCancel { decoding.cancel() }
+    }
+
+    // MARK: Disk cache and index: their failures are logged, never fatal
+
+    private func store(_ bytes: [UInt8], request: Request, metadata: CachedImageMetadata, isFirst: Bool) {
+        guard let disk = configuration.diskCache else { return }
+        if isFirst || disk.data(for: request.key) == nil {
+            do {
+                try disk.store(bytes, for: request.key, metadata: metadata)
+            } catch {
+                configuration.logger.warning("logo cache: cannot store \(request.url): \(error)")
+            }
+        }
+        note(request, bytes: bytes, metadata: metadata)
+    }
+
+    private func storeMetadata(_ metadata: CachedImageMetadata, for key: String) {
+        do {
+            try configuration.diskCache?.storeMetadata(metadata, for: key)
+        } catch {
+            configuration.logger.warning("logo cache: cannot renew \(metadata.url): \(error)")
+        }
+    }
+
+    private func note(_ request: Request, bytes: [UInt8], metadata: CachedImageMetadata?) {
+        guard let index = configuration.index, let disk = configuration.diskCache else { return }
+        do {
+            try index.noteImage(ImageIndexEntry(url: request.url, filter: configuration.filter.description, file: disk.file(for: request.key),
+                                                bytes: bytes.count, etag: metadata?.etag, lastModified: metadata?.lastModified))
+        } catch {
+            configuration.logger.warning("logo index: cannot note \(request.url): \(error)")
+        }
+    }
+}
