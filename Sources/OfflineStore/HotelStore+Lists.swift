@@ -5,39 +5,29 @@ import Hotels
 extension HotelStore {
     /// The cached list for `key`, or nil if there is none.
     public func cachedList(_ key: ListKey) throws -> CachedList? {
-        try pool.read { db in try Self.list(db, key) }
+        try writer.read { db in try Self.list(db, key) }
     }
 
     /// The most recently fetched list of `city`, from any endpoint, for
     /// `hotels list` when no endpoint is given.
     public func latestList(city: String, profile: String?, keyword: String? = nil) throws -> CachedList? {
-        try pool.read { db in
-            let row = try Row.fetchOne(db, sql: """
-                SELECT profile, endpoint FROM lists WHERE city = ? AND keyword = ? AND (? IS NULL OR profile = ?)
-                ORDER BY fetchedAt DESC LIMIT 1
-                """, arguments: [city, keyword ?? "", profile, profile])
-            guard let row else { return nil }
-            return try Self.list(db, ListKey(profile: row["profile"], endpoint: row["endpoint"], city: city, keyword: keyword))
+        try writer.read { db in
+            var request = ListRecord.filter(Column("city") == city && Column("keyword") == (keyword ?? ""))
+            if let profile { request = request.filter(Column("profile") == profile) }
+            return try request.order(Column("fetchedAt").desc).fetchOne(db).flatMap { try Self.list(db, $0) }
         }
     }
 
     /// Every cached list, newest first.
     public func allLists() throws -> [CachedList] {
-        try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT profile, endpoint, city, keyword FROM lists ORDER BY fetchedAt DESC").compactMap { row in
-                try Self.list(db, ListKey(profile: row["profile"], endpoint: row["endpoint"], city: row["city"], keyword: row["keyword"]))
-            }
+        try writer.read { db in
+            try ListRecord.order(Column("fetchedAt").desc).fetchAll(db).compactMap { try Self.list(db, $0) }
         }
     }
 
     /// Rows of a list in service order: `limit` of them from `offset`, or all.
     public func hotels(in list: CachedList, offset: Int = 0, limit: Int? = nil) throws -> [Hotel] {
-        try pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT code, name, address, latitude, longitude, logoURL, addtime FROM hotels
-                WHERE listId = ? ORDER BY position LIMIT ? OFFSET ?
-                """, arguments: [list.id, limit ?? -1, offset]).map(Self.hotel(from:))
-        }
+        try writer.read { db in try Self.hotels(db, list, offset: offset, limit: limit) }
     }
 
     /// Merges a fresh first page: new codes are inserted, changed rows
@@ -46,38 +36,7 @@ extension HotelStore {
     /// shares no row with the cache replaces the list, paging included.
     @discardableResult
     public func mergeFirstPage(_ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date = Date()) throws -> MergeResult {
-        try pool.write { db in
-            let id = try Self.upsertList(db, key, now: now)
-            let wasEmpty = try !(Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM hotels WHERE listId = ?)", arguments: [id]) ?? false)
-            let existing = try Self.existing(db, id, codes: page.map(\.code))
-            var result = MergeResult()
-            if !wasEmpty, existing.isEmpty, !page.isEmpty {
-                try db.execute(sql: "DELETE FROM hotels WHERE listId = ?", arguments: [id])
-                result.replaced = true
-            }
-            let top = result.replaced ? 0 : (try Int64.fetchOne(db, sql: "SELECT min(position) FROM hotels WHERE listId = ?", arguments: [id]) ?? 0)
-            var seen = Set<String>()
-            for (index, hotel) in page.enumerated() where seen.insert(hotel.code).inserted {
-                let position = top - Int64(page.count) + Int64(index)
-                if let old = result.replaced ? nil : existing[hotel.code] {
-                    if old.addtime != hotel.addtime {
-                        result.moved += 1
-                    } else if old != hotel {
-                        result.updated += 1
-                    }
-                    try Self.update(db, id, hotel, position: position)
-                } else {
-                    try Self.insert(db, id, hotel, position: position)
-                    result.inserted += 1
-                }
-            }
-            // The cached continuation still holds unless the list started over.
-            let hasCheckpoint = try Bool.fetchOne(db, sql: "SELECT checkpoint IS NOT NULL FROM lists WHERE id = ?", arguments: [id]) ?? false
-            if result.replaced || !hasCheckpoint || wasEmpty {
-                try Self.saveCheckpoint(db, id, checkpoint)
-            }
-            return result
-        }
+        try writer.write { db in try Self.merge(db, page, into: key, checkpoint: checkpoint, now: now) }
     }
 
     /// Appends a "load more" page and saves where paging stands, in one
@@ -85,50 +44,130 @@ extension HotelStore {
     /// Returns how many rows were new.
     @discardableResult
     public func appendPage(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date = Date()) throws -> Int {
-        try pool.write { db in
-            let id = try Self.upsertList(db, key, now: now)
-            let existing = try Self.existing(db, id, codes: page.map(\.code))
-            var next = (try Int64.fetchOne(db, sql: "SELECT max(position) FROM hotels WHERE listId = ?", arguments: [id]) ?? -1) + 1
-            var added = 0
-            var seen = Set<String>()
-            for hotel in page where seen.insert(hotel.code).inserted {
-                if existing[hotel.code] != nil {
-                    try Self.update(db, id, hotel, position: nil)
-                } else {
-                    try Self.insert(db, id, hotel, position: next)
-                    next += 1
-                    added += 1
-                }
-            }
-            try Self.saveCheckpoint(db, id, checkpoint)
-            return added
+        try writer.write { db in try Self.append(db, page, to: key, checkpoint: checkpoint, now: now) }
+    }
+
+    // MARK: Async twins, for async code: the database work leaves the caller's thread.
+
+    public func cachedList(_ key: ListKey) async throws -> CachedList? {
+        try await writer.read { db in try Self.list(db, key) }
+    }
+
+    public func hotels(in list: CachedList, offset: Int = 0, limit: Int? = nil) async throws -> [Hotel] {
+        try await writer.read { db in try Self.hotels(db, list, offset: offset, limit: limit) }
+    }
+
+    @discardableResult
+    public func mergeFirstPage(_ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date = Date()) async throws -> MergeResult {
+        try await writer.write { db in try Self.merge(db, page, into: key, checkpoint: checkpoint, now: now) }
+    }
+
+    @discardableResult
+    public func appendPage(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date = Date()) async throws -> Int {
+        try await writer.write { db in try Self.append(db, page, to: key, checkpoint: checkpoint, now: now) }
+    }
+
+    // MARK: Transactions
+
+    private static func merge(_ db: Database, _ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date) throws -> MergeResult {
+        var list = try upsertList(db, key, now: now)
+        let id = list.id ?? 0
+        let wasEmpty = try HotelRecord.filter(HotelRecord.Columns.listId == id).isEmpty(db)
+        let existing = try existing(db, id, codes: page.map(\.code))
+        var result = MergeResult()
+        if !wasEmpty, existing.isEmpty, !page.isEmpty {
+            try HotelRecord.filter(HotelRecord.Columns.listId == id).deleteAll(db)
+            result.replaced = true
         }
+        let top = result.replaced ? 0 : try Int64.fetchOne(db, HotelRecord.filter(HotelRecord.Columns.listId == id)
+            .select(min(HotelRecord.Columns.position))) ?? 0
+        var seen = Set<String>()
+        for (index, hotel) in page.enumerated() where seen.insert(hotel.code).inserted {
+            let record = HotelRecord(listId: id, hotel: hotel, position: top - Int64(page.count) + Int64(index))
+            if let old = result.replaced ? nil : existing[hotel.code] {
+                if old.addtime != hotel.addtime {
+                    result.moved += 1
+                } else if old != hotel {
+                    result.updated += 1
+                }
+                try record.update(db)
+            } else {
+                try record.insert(db)
+                result.inserted += 1
+            }
+        }
+        // The cached continuation still holds unless the list started over.
+        if result.replaced || list.checkpoint == nil || wasEmpty {
+            try saveCheckpoint(db, &list, checkpoint)
+        }
+        return result
+    }
+
+    private static func append(_ db: Database, _ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date) throws -> Int {
+        var list = try upsertList(db, key, now: now)
+        let id = list.id ?? 0
+        let existing = try existing(db, id, codes: page.map(\.code))
+        var next = (try Int64.fetchOne(db, HotelRecord.filter(HotelRecord.Columns.listId == id)
+            .select(max(HotelRecord.Columns.position))) ?? -1) + 1
+        var added = 0
+        var seen = Set<String>()
+        for hotel in page where seen.insert(hotel.code).inserted {
+            if existing[hotel.code] != nil {
+                try db.cachedStatement(sql: """
+                    UPDATE hotels SET name = ?, address = ?, latitude = ?, longitude = ?, logoURL = ?, addtime = ?
+                    WHERE listId = ? AND code = ?
+                    """).execute(arguments: [hotel.name, hotel.address, hotel.latitude, hotel.longitude, hotel.logoURL,
+                                             hotel.addtime, id, hotel.code])
+            } else {
+                try HotelRecord(listId: id, hotel: hotel, position: next).insert(db)
+                next += 1
+                added += 1
+            }
+        }
+        try saveCheckpoint(db, &list, checkpoint)
+        return added
     }
 
     // MARK: Rows
 
     private static func list(_ db: Database, _ key: ListKey) throws -> CachedList? {
-        guard let row = try Row.fetchOne(db, sql: """
-            SELECT id, checkpoint, fetchedAt, (SELECT count(*) FROM hotels WHERE listId = lists.id) AS count
-            FROM lists WHERE profile = ? AND endpoint = ? AND city = ? AND keyword = ?
-            """, arguments: [key.profile, key.endpoint, key.city, key.keyword]) else { return nil }
-        let checkpoint = (row["checkpoint"] as String?).flatMap { try? JSONDecoder().decode(Pager.Checkpoint.self, from: Data($0.utf8)) }
-        return CachedList(key: key, id: row["id"], count: row["count"], fetchedAt: Date(timeIntervalSince1970: row["fetchedAt"]),
-                          checkpoint: checkpoint)
+        try record(db, key).flatMap { try list(db, $0) }
     }
 
-    private static func upsertList(_ db: Database, _ key: ListKey, now: Date) throws -> Int64 {
-        try db.execute(sql: """
-            INSERT INTO lists (profile, endpoint, city, keyword, fetchedAt) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT (profile, endpoint, city, keyword) DO UPDATE SET fetchedAt = excluded.fetchedAt
-            """, arguments: [key.profile, key.endpoint, key.city, key.keyword, now.timeIntervalSince1970])
-        return try Int64.fetchOne(db, sql: "SELECT id FROM lists WHERE profile = ? AND endpoint = ? AND city = ? AND keyword = ?",
-                                  arguments: [key.profile, key.endpoint, key.city, key.keyword]) ?? db.lastInsertedRowID
+    private static func record(_ db: Database, _ key: ListKey) throws -> ListRecord? {
+        try ListRecord.filter(Column("profile") == key.profile && Column("endpoint") == key.endpoint
+            && Column("city") == key.city && Column("keyword") == key.keyword).fetchOne(db)
     }
 
-    private static func saveCheckpoint(_ db: Database, _ id: Int64, _ checkpoint: Pager.Checkpoint) throws {
-        let json = String(decoding: try JSONEncoder().encode(checkpoint), as: UTF8.self)
-        try db.execute(sql: "UPDATE lists SET checkpoint = ?, exhausted = ? WHERE id = ?", arguments: [json, checkpoint.end != nil, id])
+    private static func list(_ db: Database, _ record: ListRecord) throws -> CachedList? {
+        guard let id = record.id else { return nil }
+        let count = try HotelRecord.filter(HotelRecord.Columns.listId == id).fetchCount(db)
+        return CachedList(key: record.key, id: id, count: count, fetchedAt: Date(timeIntervalSince1970: record.fetchedAt),
+                          checkpoint: record.decodedCheckpoint)
+    }
+
+    private static func hotels(_ db: Database, _ list: CachedList, offset: Int, limit: Int?) throws -> [Hotel] {
+        try HotelRecord.filter(HotelRecord.Columns.listId == list.id).order(HotelRecord.Columns.position)
+            .limit(limit ?? -1, offset: offset).fetchAll(db).map(\.hotel)
+    }
+
+    /// The list's record, made if new; its fetch time is now.
+    private static func upsertList(_ db: Database, _ key: ListKey, now: Date) throws -> ListRecord {
+        if var list = try record(db, key) {
+            list.fetchedAt = now.timeIntervalSince1970
+            try list.update(db, columns: ["fetchedAt"])
+            return list
+        }
+        var list = ListRecord(id: nil, profile: key.profile, endpoint: key.endpoint, city: key.city, keyword: key.keyword,
+                              checkpoint: nil, exhausted: false, fetchedAt: now.timeIntervalSince1970)
+        try list.insert(db)
+        return list
+    }
+
+    private static func saveCheckpoint(_ db: Database, _ list: inout ListRecord, _ checkpoint: Pager.Checkpoint) throws {
+        list.checkpoint = String(decoding: try JSONEncoder().encode(checkpoint), as: UTF8.self)
+        list.exhausted = checkpoint.end != nil
+        try list.update(db, columns: ["checkpoint", "exhausted"])
     }
 
     private static func existing(_ db: Database, _ id: Int64, codes: [String]) throws -> [String: Hotel] {
@@ -136,38 +175,10 @@ extension HotelStore {
         var found: [String: Hotel] = [:]
         // SQLite limits bound parameters; a page is looked up in slices.
         for start in stride(from: 0, to: codes.count, by: 500) {
-            let slice = Array(codes[start..<min(codes.count, start + 500)])
-            let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT code, name, address, latitude, longitude, logoURL, addtime FROM hotels WHERE listId = ? AND code IN (\(marks))
-                """, arguments: StatementArguments([id] + slice))
-            for row in rows {
-                let hotel = hotel(from: row)
-                found[hotel.code] = hotel
-            }
+            let slice = codes[start..<min(codes.count, start + 500)]
+            let records = try HotelRecord.filter(HotelRecord.Columns.listId == id && slice.contains(HotelRecord.Columns.code)).fetchAll(db)
+            for record in records { found[record.hotel.code] = record.hotel }
         }
         return found
-    }
-
-    // Statements a page runs hundreds of times are compiled once per connection.
-    private static func insert(_ db: Database, _ id: Int64, _ hotel: Hotel, position: Int64) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO hotels (listId, code, name, address, latitude, longitude, logoURL, addtime, position)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [id, hotel.code, hotel.name, hotel.address, hotel.latitude, hotel.longitude, hotel.logoURL, hotel.addtime, position])
-    }
-
-    /// Updates a row's fields, and its place unless `position` is nil.
-    private static func update(_ db: Database, _ id: Int64, _ hotel: Hotel, position: Int64?) throws {
-        try db.cachedStatement(sql: """
-            UPDATE hotels SET name = ?, address = ?, latitude = ?, longitude = ?, logoURL = ?, addtime = ?,
-                position = coalesce(?, position)
-            WHERE listId = ? AND code = ?
-            """).execute(arguments: [hotel.name, hotel.address, hotel.latitude, hotel.longitude, hotel.logoURL, hotel.addtime, position, id, hotel.code])
-    }
-
-    static func hotel(from row: Row) -> Hotel {
-        Hotel(code: row["code"], name: row["name"], address: row["address"], latitude: row["latitude"],
-              longitude: row["longitude"], logoURL: row["logoURL"], addtime: row["addtime"])
     }
 }

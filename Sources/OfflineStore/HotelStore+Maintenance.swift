@@ -1,27 +1,6 @@
 import Foundation
 import GRDB
-
-/// One logo in the disk cache, as the store indexes it.
-public struct ImageIndexEntry: Sendable, Equatable {
-    public var url: String
-    /// The filter chain's description; "" for none.
-    public var filter: String
-    public var file: String
-    public var bytes: Int
-    public var lastAccess: Date
-    public var etag: String?
-    public var lastModified: String?
-
-    public init(url: String, filter: String, file: String, bytes: Int, lastAccess: Date = Date(), etag: String? = nil, lastModified: String? = nil) {
-        self.url = url
-        self.filter = filter
-        self.file = file
-        self.bytes = bytes
-        self.lastAccess = lastAccess
-        self.etag = etag
-        self.lastModified = lastModified
-    }
-}
+import Imaging
 
 /// What the cache holds.
 public struct StoreStats: Sendable, Codable, Equatable {
@@ -45,23 +24,11 @@ public struct StoreStats: Sendable, Codable, Equatable {
 extension HotelStore {
     /// Records a logo written to, or read from, the disk cache.
     public func noteImage(_ entry: ImageIndexEntry) throws {
-        try pool.write { db in
-            try db.execute(sql: """
-                INSERT INTO images (url, filter, file, bytes, lastAccess, etag, lastModified) VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (url, filter) DO UPDATE SET file = excluded.file, bytes = excluded.bytes,
-                    lastAccess = excluded.lastAccess, etag = excluded.etag, lastModified = excluded.lastModified
-                """, arguments: [entry.url, entry.filter, entry.file, entry.bytes, entry.lastAccess.timeIntervalSince1970,
-                                 entry.etag, entry.lastModified])
-        }
+        try writer.write { db in try entry.upsert(db) }
     }
 
     public func imageEntry(url: String, filter: String) throws -> ImageIndexEntry? {
-        try pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM images WHERE url = ? AND filter = ?", arguments: [url, filter]).map { row in
-                ImageIndexEntry(url: row["url"], filter: row["filter"], file: row["file"], bytes: row["bytes"],
-                                lastAccess: Date(timeIntervalSince1970: row["lastAccess"]), etag: row["etag"], lastModified: row["lastModified"])
-            }
-        }
+        try writer.read { db in try ImageIndexEntry.fetchOne(db, key: ["url": url, "filter": filter]) }
     }
 
     public func stats() throws -> StoreStats {
@@ -69,7 +36,7 @@ extension HotelStore {
             StoreStats.List(city: list.key.city, profile: list.key.profile, endpoint: list.key.endpoint, hotels: list.count,
                             fetchedAt: list.fetchedAt, exhausted: list.isExhausted)
         }
-        let (images, imageBytes) = try pool.read { db in
+        let (images, imageBytes) = try writer.read { db in
             let row = try Row.fetchOne(db, sql: "SELECT count(*) AS count, coalesce(sum(bytes), 0) AS bytes FROM images")
             return (row?["count"] ?? 0, row?["bytes"] ?? 0) as (Int, Int)
         }
@@ -86,7 +53,7 @@ extension HotelStore {
 
     /// Forgets every list and logo index entry.
     public func clear() throws {
-        try pool.write { db in
+        try writer.write { db in
             try db.execute(sql: "DELETE FROM hotels; DELETE FROM lists; DELETE FROM images")
         }
     }
@@ -94,19 +61,19 @@ extension HotelStore {
     /// Drops index entries whose file is gone, then rebuilds the file
     /// compactly and folds the write-ahead log into it.
     public func vacuum(imageFileExists: (String) -> Bool) throws {
-        let gone = try pool.read { db in
+        let gone = try writer.read { db in
             try Row.fetchAll(db, sql: "SELECT url, filter, file FROM images").filter { !imageFileExists($0["file"]) }
                 .map { ($0["url"] as String, $0["filter"] as String) }
         }
-        try pool.write { db in
+        try writer.write { db in
             for (url, filter) in gone { try db.execute(sql: "DELETE FROM images WHERE url = ? AND filter = ?", arguments: [url, filter]) }
         }
-        try pool.vacuum()
-        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        try writer.vacuum()
+        try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
     }
 
     /// `PRAGMA integrity_check`: "ok" when the file is sound.
     public func integrityCheck() throws -> String {
-        try pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ") }
+        try writer.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ") }
     }
 }

@@ -1,72 +1,20 @@
 import Foundation
 import GRDB
 import Hotels
+import Imaging
 
-/// Which list a set of cached rows belongs to.
-public struct ListKey: Sendable, Hashable, CustomStringConvertible {
-    public var profile: String
-    public var endpoint: String
-    public var city: String
-    public var keyword: String
-
-    public init(profile: String, endpoint: String, city: String, keyword: String? = nil) {
-        self.profile = profile
-        self.endpoint = endpoint
-        self.city = city
-        self.keyword = keyword ?? ""
-    }
-
-    public var description: String { "\(city) (\(profile) at \(endpoint))" }
-}
-
-/// A cached list's bookkeeping.
-public struct CachedList: Sendable, Equatable {
-    public var key: ListKey
-    public var id: Int64
-    public var count: Int
-    /// When a page of it last came from the network.
-    public var fetchedAt: Date
-    /// Where "load more" stands; nil before any page.
-    public var checkpoint: Pager.Checkpoint?
-
-    /// Whether the service said the list has ended.
-    public var isExhausted: Bool { checkpoint?.end != nil }
-}
-
-/// What merging a fresh first page into a cached list did.
-public struct MergeResult: Sendable, Equatable, Codable {
-    public var inserted = 0
-    public var updated = 0
-    /// Rows whose addtime changed: they moved to their new place.
-    public var moved = 0
-    /// The fresh page shared no row with the cache, which was too old to
-    /// stitch: the list was replaced and its paging started over.
-    public var replaced = false
-
-    public init(inserted: Int = 0, updated: Int = 0, moved: Int = 0, replaced: Bool = false) {
-        self.inserted = inserted
-        self.updated = updated
-        self.moved = moved
-        self.replaced = replaced
-    }
-}
-
-/// Why the store could not be used.
-public struct StoreError: Error, Sendable, CustomStringConvertible {
-    public var path: String
-    public var reason: String
-
-    public var description: String { "hotel cache \(path): \(reason)" }
-}
-
-/// The offline store: hotel lists and the logo index in SQLite (GRDB, a
-/// `DatabasePool` in WAL mode), safe to share between processes.
+/// The offline store: hotel lists and the logo index in SQLite, through any
+/// GRDB `DatabaseWriter`: a `DatabasePool` in WAL mode on disk (safe to share
+/// between processes), or a `DatabaseQueue` in memory for tests and cold runs.
 ///
 /// Every page is written with its paging checkpoint in one transaction, so
 /// a process killed at any moment leaves the list and "load more" in step.
-public final class HotelStore: Sendable {
+public final class HotelStore: ListStorage, ImageIndex {
+    /// The database: read it with GRDB and the record types (``HotelRecord``,
+    /// ``ListRecord``, `ImageIndexEntry`) as you like.
+    public let writer: any DatabaseWriter
+    /// The file, or ":memory:".
     public let path: String
-    let pool: DatabasePool
     /// What happened when opening: a damaged or newer file moved aside.
     public let warnings: [String]
 
@@ -78,9 +26,32 @@ public final class HotelStore: Sendable {
         return base.appendingPathComponent("hotelkit")
     }
 
+    /// A store on `writer`, migrated to the current schema.
+    public init(writer: any DatabaseWriter) throws(StoreError) {
+        self.writer = writer
+        path = writer.path
+        warnings = []
+        do {
+            try Self.migrator.migrate(writer)
+        } catch {
+            throw StoreError(path: writer.path, reason: String(describing: error))
+        }
+    }
+
+    /// A store in memory: nothing outlives the process.
+    public static func inMemory() throws(StoreError) -> HotelStore {
+        do {
+            return try HotelStore(writer: DatabaseQueue())
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(path: ":memory:", reason: String(describing: error))
+        }
+    }
+
     /// Opens (or creates) `folder/hotels.sqlite`. A file that is not a
     /// database, is damaged, or was written by a newer HotelKit is moved
-    /// aside, never deleted, and a new one is made.
+    /// aside, never deleted, and a new one is made; ``warnings`` says so.
     public init(folder: URL = HotelStore.defaultFolder) throws(StoreError) {
         let file = folder.appendingPathComponent("hotels.sqlite")
         path = file.path
@@ -91,14 +62,14 @@ public final class HotelStore: Sendable {
             throw StoreError(path: file.path, reason: "cannot create its folder: \(error.localizedDescription)")
         }
         do {
-            pool = try Self.open(file)
+            writer = try Self.open(file)
         } catch let problem as UnusableFile {
             let aside = file.path + ".\(problem.suffix)-\(Int(Date().timeIntervalSince1970))"
             do {
                 for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: file.path + suffix) {
                     try FileManager.default.moveItem(atPath: file.path + suffix, toPath: aside + suffix)
                 }
-                pool = try Self.open(file)
+                writer = try Self.open(file)
             } catch {
                 throw StoreError(path: file.path, reason: "\(problem.reason), and it could not be replaced: \(error)")
             }
@@ -123,7 +94,7 @@ public final class HotelStore: Sendable {
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         let pool: DatabasePool
         do {
-            pool = try DatabasePool(path: file.path, configuration: configuration)
+            pool = try openWaiting(file.path, configuration)
             if try pool.read({ db in try Self.migrator.hasBeenSuperseded(db) }) {
                 throw UnusableFile(reason: "was written by a newer HotelKit", suffix: "newer")
             }
@@ -133,6 +104,21 @@ public final class HotelStore: Sendable {
             throw UnusableFile(reason: "is damaged (\(error.message ?? "not a database"))", suffix: "corrupt")
         }
         return pool
+    }
+
+    /// Two processes that create the file at once race to switch it to WAL,
+    /// and SQLite answers the loser "locked" without calling the busy handler:
+    /// the loser waits and tries again, as it would for any other lock.
+    private static func openWaiting(_ path: String, _ configuration: Configuration) throws -> DatabasePool {
+        var attempt = 0
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: configuration)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && attempt < 100 {
+                attempt += 1
+                usleep(50_000)
+            }
+        }
     }
 
     static let migrator: DatabaseMigrator = {

@@ -1,0 +1,103 @@
+import Foundation
+import Hotels
+
+/// Where cached lists live: what ``ListSync`` needs of a store. ``HotelStore``
+/// keeps them in SQLite; a server-side store (PostgreSQL, shared by many
+/// workers) implements the same five calls and no caller changes.
+///
+/// Each write keeps a page and its paging checkpoint together: a writer
+/// that dies between pages leaves "load more" in step with the rows.
+public protocol ListStorage: Sendable {
+    /// The cached list for `key`, or nil if there is none.
+    func cachedList(_ key: ListKey) async throws -> CachedList?
+
+    /// Rows of a list in service order: `limit` of them from `offset`, or all.
+    func hotels(in list: CachedList, offset: Int, limit: Int?) async throws -> [Hotel]
+
+    /// Merges a fresh first page: new codes inserted, changed rows updated,
+    /// and the page's rows take the top of the list in its order. A page that
+    /// shares no row with the cache replaces the list, paging included.
+    func mergeFirstPage(_ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date) async throws -> MergeResult
+
+    /// Appends a "load more" page and saves where paging stands. Returns how many rows were new.
+    func appendPage(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date) async throws -> Int
+}
+
+/// Which list a set of cached rows belongs to.
+///
+/// One rule for every caller: the profile is named by ``ServiceProfile/name``
+/// (the `name` in a profile file, not the path it was loaded from), and
+/// the endpoint is the URL as given.
+public struct ListKey: Sendable, Hashable, CustomStringConvertible {
+    public var profile: String
+    public var endpoint: String
+    public var city: String
+    public var keyword: String
+
+    public init(profile: String, endpoint: String, city: String, keyword: String? = nil) {
+        self.profile = profile
+        self.endpoint = endpoint
+        self.city = city
+        self.keyword = keyword ?? ""
+    }
+
+    /// The key of `city`'s list from `client`'s service.
+    public init(client: HotelClient, city: String, keyword: String? = nil) {
+        self.init(profile: client.profile.name, endpoint: client.endpoint, city: city, keyword: keyword)
+    }
+
+    public var description: String { "\(city) (\(profile) at \(endpoint))" }
+}
+
+/// A cached list's bookkeeping.
+public struct CachedList: Sendable, Equatable {
+    public var key: ListKey
+    public var id: Int64
+    public var count: Int
+    /// When a page of it last came from the network.
+    public var fetchedAt: Date
+    /// Where "load more" stands; nil before any page.
+    public var checkpoint: Pager.Checkpoint?
+
+    public init(key: ListKey, id: Int64, count: Int, fetchedAt: Date, checkpoint: Pager.Checkpoint?) {
+        self.key = key
+        self.id = id
+        self.count = count
+        self.fetchedAt = fetchedAt
+        self.checkpoint = checkpoint
+    }
+
+    /// Whether the service said the list has ended.
+    public var isExhausted: Bool { checkpoint?.end != nil }
+}
+
+/// What merging a fresh first page into a cached list did.
+public struct MergeResult: Sendable, Equatable, Codable {
+    public var inserted = 0
+    public var updated = 0
+    /// Rows whose addtime changed: they moved to their new place.
+    public var moved = 0
+    /// The fresh page shared no row with the cache, which was too old to
+    /// stitch: the list was replaced and its paging started over.
+    public var replaced = false
+
+    public init(inserted: Int = 0, updated: Int = 0, moved: Int = 0, replaced: Bool = false) {
+        self.inserted = inserted
+        self.updated = updated
+        self.moved = moved
+        self.replaced = replaced
+    }
+}
+
+/// Why the store could not be used.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String { "hotel cache \(path): \(reason)" }
+}
