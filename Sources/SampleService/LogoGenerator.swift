@@ -1,6 +1,7 @@
 import Foundation
 import Imaging
 import SOAP
+import Simulation
 import Synchronization
 
 /// Makes each hotel's logo: a size from 64 to 1024 px and colours drawn from

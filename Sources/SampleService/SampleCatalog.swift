@@ -1,4 +1,5 @@
 import SOAP
+import Simulation
 
 /// One hotel of the sample service.
 struct SampleHotel: Sendable {

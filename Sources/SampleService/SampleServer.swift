@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import SOAP
+import Simulation
 import Synchronization
 
 /// What `hotels serve` is started with.
