@@ -3,7 +3,6 @@ import Foundation
 import Hotels
 import Imaging
 import OfflineStore
-import SOAP
 
 /// `--cache DIR`: where the offline store and the logo cache live, for the commands that use them.
 struct CacheOptions: ParsableArguments {
@@ -45,19 +44,26 @@ struct CacheFolder {
     }
 }
 
-/// Serving the cache when the network is gone.
-enum OfflineFallback {
-    /// `offline: showing 1,234 hotels for Shanghai cached 3 h ago`
-    static func banner(hotels: Int, city: String, fetchedAt: Date, now: Date = Date()) -> String {
-        "offline: showing \(hotels.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US")))) hotels for \(city) cached \(age(now.timeIntervalSince(fetchedAt))) ago"
-    }
+/// A list written out as JSON Lines (the keys of `hotels parse`).
+struct ListOutput {
+    /// `hotels.jsonl` in this folder.
+    var folder: URL
+    var store: HotelStore
 
-    static func age(_ seconds: Double) -> String {
-        switch max(0, seconds) {
-        case ..<60: "\(Int(seconds)) s"
-        case ..<3600: "\(Int(seconds / 60)) min"
-        case ..<86400: "\(Int(seconds / 3600)) h"
-        default: "\(Int(seconds / 86400)) d"
+    /// Replaces `hotels.jsonl` with `list`, atomically: a reader never sees half a list.
+    func write(_ list: CachedList) throws {
+        let file = folder.appendingPathComponent("hotels.jsonl")
+        let temporary = folder.appendingPathComponent(".hotels.jsonl.\(getpid()).tmp")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+            Diagnostics.error("cannot write \(file.path)", hint: "check the --out folder's permissions")
+            throw ExitStatus.ioError.code
+        }
+        let handle = try FileHandle(forWritingTo: temporary)
+        try writeList(list, from: store, to: handle)
+        try handle.close()
+        guard rename(temporary.path, file.path) == 0 else {
+            Diagnostics.error("cannot write \(file.path): \(String(cString: strerror(errno)))", hint: nil)
+            throw ExitStatus.ioError.code
         }
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import SampleService
-import Scheduling
+import Simulation
 
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -50,9 +50,8 @@ struct DemoCommand: AsyncParsableCommand {
         let list = try ListOptions.parse(["--endpoint", endpoint, "--city", "Shanghai"])
         let window = try WindowOptions.parse(["--prefetch", String(prefetch), "--filter", filter])
         let script = FlingGenerator(rows: rows, viewport: window.viewport, seed: 2026).script()
-        let run = SimulationRun(list: list, window: window, script: script, speed: 1, cache: nil,
-                                trace: folder.appendingPathComponent("trace.jsonl").path)
-        let outcome = try await run.run()
+        let outcome = try await runSimulation(list: list, window: window, script: script, speed: 1, cache: nil,
+                                              trace: folder.appendingPathComponent("trace.jsonl").path)
         let report = try outcome.writeReport(to: folder.appendingPathComponent("report"))
         outcome.summary.print(json: false, report: report.path)
     }

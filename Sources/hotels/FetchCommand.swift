@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
+import HTTP
 import Hotels
 import Imaging
+import Logos
 import OfflineStore
-import SOAP
 
 struct FetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -56,124 +57,149 @@ struct FetchCommand: AsyncParsableCommand {
         } catch {
             throw Diagnostics.report(error, context: error is FilterSpecError ? "--filter" : "--profile").code
         }
-        var configuration = TransportConfiguration()
+        var transport = TransportConfiguration()
         if insecure {
-            configuration.verifyTLS = false
+            transport.verifyTLS = false
             Diagnostics.warning("--insecure: TLS certificates are NOT verified; anyone on the path can read and change the traffic")
         }
-        let client = HotelServiceClient(profile: profile, endpoint: endpoint, transport: HTTPTransport(configuration: configuration),
-                                        limits: limits.limits)
-        let started = Date()
+        let http = HTTPTransport(configuration: transport)
+        let client = HotelClient(profile: profile, endpoint: endpoint,
+                                 configuration: HotelClientConfiguration(transport: http, limits: limits.limits))
         let store = try cacheOptions.folder.openStore()
-        let key = ListKey(profile: profile.name, endpoint: endpoint, city: city, keyword: keyword)
+        let sync = ListSync(client: client, storage: store, city: city, keyword: keyword, options: ListSync.Options(
+            pageSize: pageSize, maxPages: maxPages, cacheFirst: !refresh || offline, cacheOnly: offline,
+            servesCacheWhenOffline: !requireFresh))
         let folder = URL(fileURLWithPath: out)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let listFile = folder.appendingPathComponent("hotels.jsonl")
-        var fetcher = LogoFetcher(client: client, chain: chain, diskCache: logos ? cacheOptions.folder.openImages() : nil, store: store)
+        let output = ListOutput(folder: folder, store: store)
+        let logoSaver = logos ? LogoSaver(folder: folder.appendingPathComponent("logos"), concurrency: concurrency, pipeline: LogoPipeline(
+            configuration: .init(transport: HTTPLogoTransport(client: http), filter: chain, diskCache: cacheOptions.folder.openImages(),
+                                 index: store, downloadConcurrency: concurrency))) : nil
         var summary = FetchSummary(out: folder.path)
-
-        let cached = try store.cachedList(key).flatMap { $0.count > 0 ? $0 : nil }
-        if let cached, !refresh || offline {
-            try writeFile(listFile) { try writeList(cached, from: store, to: $0) }
-            summary.cached = cached.count
-        }
-        if offline {
-            try await serveCached(cached, store: store, fetcher: &fetcher, summary: &summary, file: listFile, reason: nil)
-            return
-        }
-
-        var pager = Pager(paging: profile.paging, pageSize: pageSize)
-        var pageFailure: (any Error)?
+        let started = Date()
         let progress = ProgressLine(total: 0, label: "hotels", quiet: json)
-        var pagesThisRun = 0
-        while let parameters = pager.nextRequest(city: city, keyword: keyword), pagesThisRun < (maxPages ?? .max) {
-            let number = pager.pagesRequested + 1
-            do {
-                let page = try await client.fetchPage(parameters) { attempt, error in
-                    Diagnostics.warning("page \(number): \(error); retry \(attempt) of 3")
-                }
-                page.warnings.forEach { Diagnostics.warning("page \(number): \($0)") }
-                pager.received(page)
-                pagesThisRun += 1
-                if pagesThisRun == 1 {
-                    let merge = try store.mergeFirstPage(page.hotels, into: key, checkpoint: pager.checkpoint)
+        do {
+            for try await event in sync {
+                switch event {
+                case .cached(let list):
+                    try output.write(list)
+                    summary.cached = list.count
+                case .merged(let page, let merge):
                     summary.merge = merge
-                    // Load more goes on from where the cache stopped, unless the list started over.
-                    if !merge.replaced, let checkpoint = cached?.checkpoint {
-                        pager = Pager(paging: profile.paging, pageSize: pageSize, resuming: checkpoint)
+                    try await summary.received(page, progress: progress, logos: logoSaver)
+                case .appended(let page, _):
+                    try await summary.received(page, progress: progress, logos: logoSaver)
+                case .offline(let offline):
+                    progress.finish()
+                    if !json { Diagnostics.note(offline.banner()) }
+                    summary.offline = offline.banner()
+                    summary.hotels = offline.list.count
+                    if let logoSaver {
+                        summary.logos = await logoSaver.save(try await store.hotels(in: offline.list), policy: .cacheOnly)
                     }
-                } else {
-                    try store.appendPage(page.hotels, to: key, checkpoint: pager.checkpoint)
+                    summary.print(json: json)
+                    return
+                case .finished(let end):
+                    summary.end = end.reason
                 }
-                summary.fetched += page.hotels.count
-                progress.advance(by: page.hotels.count)
-                // Logos page by page: nothing accumulates, whatever the length of the list.
-                if logos {
-                    summary.logos.add(await fetcher.save(page.hotels, into: folder.appendingPathComponent("logos"), concurrency: concurrency))
-                }
-            } catch {
-                pageFailure = error
-                break
             }
+        } catch let error as ListSyncError {
+            progress.finish()
+            throw refusal(error)
+        } catch {
+            summary.error = String(describing: error)
+            summary.failure = error
         }
         progress.finish()
-        if let pageFailure, pagesThisRun == 0, (pageFailure as? TransportError)?.isOffline == true {
-            try await serveCached(cached, store: store, fetcher: &fetcher, summary: &summary, file: listFile, reason: pageFailure)
-            return
-        }
-        if let list = try store.cachedList(key) {
-            try writeFile(listFile) { try writeList(list, from: store, to: $0) }
+        if let list = try await store.cachedList(sync.key) {
+            try output.write(list)
             summary.hotels = list.count
         }
-        summary.pages = pagesThisRun
-        summary.end = (pager.end == .pageLimit ? nil : pager.end?.rawValue) ?? (pageFailure == nil && pagesThisRun > 0 ? "maxPages" : nil)
         summary.seconds = Date().timeIntervalSince(started)
-        summary.error = pageFailure.map { String(describing: $0) }
         summary.print(json: json)
-        if let pageFailure {
-            throw Diagnostics.report(pageFailure, context: "page \(pager.pagesRequested + 1) of \(endpoint)").code
+        if let failure = summary.failure {
+            throw Diagnostics.report(failure, context: "page \(summary.pages + 1) of \(endpoint)").code
         }
     }
+}
 
-    /// Offline: the cached list (already written) and cached logos, with the banner; or exit 69.
-    private func serveCached(_ cached: CachedList?, store: HotelStore, fetcher: inout LogoFetcher, summary: inout FetchSummary,
-                             file: URL, reason: (any Error)?) async throws {
-        let why = reason.map { " (\($0))" } ?? " (--offline)"
-        guard let cached else {
-            Diagnostics.error("offline\(why), and nothing is cached for \(city) from \(endpoint)",
+extension FetchCommand {
+    /// Offline, with nothing to serve: what happened, in the words of the options.
+    func refusal(_ error: ListSyncError) -> ExitCode {
+        switch error {
+        case .nothingCached(_, let reason):
+            Diagnostics.error("offline\(Self.why(reason)), and nothing is cached for \(city) from \(endpoint)",
                               hint: "run hotels fetch once with the service reachable; hotels cache stats shows what is cached")
-            throw ExitStatus.unavailable.code
+        case .staleRefused(_, let reason):
+            Diagnostics.error("offline\(Self.why(reason)); --require-fresh refuses the cached list")
         }
-        let banner = OfflineFallback.banner(hotels: cached.count, city: city, fetchedAt: cached.fetchedAt)
-        if requireFresh {
-            Diagnostics.error("offline\(why); --require-fresh refuses the cached list", hint: nil)
-            throw ExitStatus.unavailable.code
-        }
-        if !json { Diagnostics.note(banner) }
-        if logos {
-            fetcher.offline = true
-            let hotels = try store.hotels(in: cached)
-            summary.logos = await fetcher.save(hotels, into: file.deletingLastPathComponent().appendingPathComponent("logos"), concurrency: concurrency)
-        }
-        summary.hotels = cached.count
-        summary.offline = banner
-        summary.print(json: json)
+        return ExitStatus.unavailable.code
     }
 
-    /// Replaces `url` with what `body` writes, atomically: a reader never sees half a list.
-    private func writeFile(_ url: URL, _ body: (FileHandle) throws -> Void) throws {
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-            Diagnostics.error("cannot write \(url.path)", hint: "check the --out folder's permissions")
-            throw ExitStatus.ioError.code
+    private static func why(_ reason: (any Error)?) -> String {
+        reason.map { " (\($0))" } ?? " (--offline)"
+    }
+}
+
+/// Saves each hotel's logo into a folder as CODE.png|jpg, through the logo pipeline.
+struct LogoSaver {
+    var folder: URL
+    var concurrency: Int
+    var pipeline: LogoPipeline
+
+    func save(_ hotels: [Hotel], policy: LogoCachePolicy = .revalidate) async -> LogoSummary {
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var summary = LogoSummary()
+        let filtered = !pipeline.configuration.filter.filters.isEmpty
+        await withTaskGroup(of: (String, String, Result<Logo, any Error>).self) { group in
+            for hotel in hotels {
+                guard let url = hotel.logoURL else { continue }
+                group.addTask { [pipeline] in
+                    do {
+                        return (hotel.code, url, .success(try await pipeline.data(for: url, policy: policy)))
+                    } catch {
+                        return (hotel.code, url, .failure(error))
+                    }
+                }
+            }
+            for await (code, url, result) in group {
+                do {
+                    let logo = try result.get()
+                    let bytes = logo.data ?? []
+                    let ext = !filtered && (try? ImageFormat.detect(bytes)) == .jpeg ? "jpg" : "png"
+                    try Data(bytes).write(to: folder.appendingPathComponent("\(code).\(ext)"), options: .atomic)
+                    summary.count(logo, bytes: bytes.count)
+                } catch {
+                    summary.failed += 1
+                    Diagnostics.warning("logo of \(code) (\(url)): \(error)")
+                }
+            }
         }
-        let handle = try FileHandle(forWritingTo: temporary)
-        try body(handle)
-        try handle.close()
-        guard rename(temporary.path, url.path) == 0 else {
-            Diagnostics.error("cannot write \(url.path): \(String(cString: strerror(errno)))", hint: nil)
-            throw ExitStatus.ioError.code
-        }
+        return summary
+    }
+}
+
+struct LogoSummary: Sendable, Codable {
+    var saved = 0
+    var fromCache = 0
+    /// Cached logos the server confirmed with 304 Not Modified.
+    var revalidated = 0
+    var failed = 0
+    var bytes = 0
+
+    mutating func count(_ logo: Logo, bytes: Int) {
+        saved += 1
+        self.bytes += bytes
+        if logo.source == .disk || logo.source == .memory { fromCache += 1 }
+        if logo.source == .revalidated { revalidated += 1 }
+    }
+
+    mutating func add(_ other: LogoSummary) {
+        saved += other.saved
+        fromCache += other.fromCache
+        revalidated += other.revalidated
+        failed += other.failed
+        bytes += other.bytes
     }
 }
 
@@ -195,9 +221,24 @@ struct FetchSummary: Encodable {
     var error: String?
     /// The offline banner, when the cache was served instead of the network.
     var offline: String?
+    /// The page error that stopped the run, reported after the summary.
+    var failure: (any Error)?
+
+    private enum CodingKeys: String, CodingKey {
+        case pages, hotels, fetched, cached, merge, end, logos, seconds, out, error, offline
+    }
 
     init(out: String) {
         self.out = out
+    }
+
+    /// Counts a fetched page, and saves its logos: page by page, so nothing
+    /// accumulates, whatever the length of the list.
+    mutating func received(_ page: FetchedPage, progress: ProgressLine, logos: LogoSaver?) async throws {
+        pages += 1
+        fetched += page.hotels.count
+        progress.advance(by: page.hotels.count)
+        if let logos { self.logos.add(await logos.save(page.hotels)) }
     }
 
     func print(json: Bool) {

@@ -1,7 +1,16 @@
 import ArgumentParser
-import SOAP
+import HTTP
+import Logging
 
+/// Installs the log handler, then runs the command line.
 @main
+enum Main {
+    static func main() async {
+        LoggingSystem.bootstrap { _ in StandardErrorLogHandler() }
+        await HotelsCommand.main()
+    }
+}
+
 struct HotelsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hotels",

@@ -11,19 +11,26 @@ struct ListCommand: AsyncParsableCommand {
     )
 
     @Option(help: "The city.") var city: String
-    @Option(help: "Only lists fetched with this profile.") var profile: String?
+    @Option(help: "Only lists fetched with this profile: a built-in name or a profile file, as given to hotels fetch.") var profile: String?
     @Option(help: "Only the list fetched from this endpoint.") var endpoint: String?
     @Option(help: "A keyword the list was fetched with.") var keyword: String?
     @Option(help: "Print at most this many rows.") var limit: Int?
     @OptionGroup var cacheOptions: CacheOptions
 
     func run() async throws {
+        // Lists are keyed by the profile's own name, as hotels fetch keys them, whether it was given by name or by path.
+        let profileName: String?
+        do {
+            profileName = try profile.map { try ServiceProfile.named($0).name }
+        } catch {
+            throw Diagnostics.report(error, context: "--profile").code
+        }
         let store = try cacheOptions.folder.openStore()
         let list: CachedList?
         if let endpoint {
-            list = try store.cachedList(ListKey(profile: profile ?? "sample", endpoint: endpoint, city: city, keyword: keyword))
+            list = try await store.cachedList(ListKey(profile: profileName ?? "sample", endpoint: endpoint, city: city, keyword: keyword))
         } else {
-            list = try store.latestList(city: city, profile: profile, keyword: keyword)
+            list = try store.latestList(city: city, profile: profileName, keyword: keyword)
         }
         guard let list, list.count > 0 else {
             Diagnostics.error("nothing is cached for \(city)" + (endpoint.map { " from \($0)" } ?? ""),
@@ -32,7 +39,7 @@ struct ListCommand: AsyncParsableCommand {
         }
         if let limit {
             var lines: [UInt8] = []
-            try store.hotels(in: list, limit: max(0, limit)).forEach { HotelJSONLines.append($0, to: &lines) }
+            try await store.hotels(in: list, limit: max(0, limit)).forEach { HotelJSONLines.append($0, to: &lines) }
             writeAll(lines, to: STDOUT_FILENO)
         } else {
             try writeList(list, from: store, to: FileHandle.standardOutput)
@@ -62,7 +69,7 @@ struct CacheCommand: AsyncParsableCommand {
                 + "\(stats.images) logos (\(stats.imageBytes) bytes)\n"
             for list in stats.lists {
                 text += "  \(list.city) (\(list.profile) at \(list.endpoint)): \(list.hotels) hotels, fetched "
-                    + "\(OfflineFallback.age(Date().timeIntervalSince(list.fetchedAt))) ago\(list.exhausted ? ", complete" : "")\n"
+                    + "\(OfflineList.age(Date().timeIntervalSince(list.fetchedAt))) ago\(list.exhausted ? ", complete" : "")\n"
             }
             writeAll(Array(text.utf8), to: STDOUT_FILENO)
         }

@@ -1,7 +1,11 @@
 import ArgumentParser
 import Foundation
+import HTTP
 import Hotels
 import Imaging
+import Logging
+import Logos
+import OfflineStore
 import SOAP
 #if canImport(Glibc)
 import Glibc
@@ -84,12 +88,37 @@ enum Diagnostics {
             default:
                 return (.protocolError, nil)
             }
+        case is StoreError:
+            return (.ioError, "check the folder's permissions, or give another with --cache DIR")
+        case is LogoError:
+            return (.unavailable, nil)
         case is InputReadError:
             return (.ioError, nil)
         case is OpenError:
             return (.noInput, nil)
         default:
             return (.dataError, nil)
+        }
+    }
+}
+
+/// What the libraries log, on standard error in the tool's own words:
+/// `hotels: warning: …` and `hotels: error: …`. Below warning, nothing,
+/// so a person sees what needs attention and no chatter.
+struct StandardErrorLogHandler: LogHandler {
+    var logLevel: Logger.Level = .warning
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        switch event.level {
+        case .error, .critical: Diagnostics.error(event.message.description)
+        case .warning: Diagnostics.warning(event.message.description)
+        default: Diagnostics.note(event.message.description)
         }
     }
 }

@@ -1,12 +1,9 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import Hotels
 import Imaging
-import OfflineStore
-import SOAP
 import Scheduling
-import Synchronization
+import Simulation
 
 struct SimulateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -58,8 +55,9 @@ struct SimulateCommand: AsyncParsableCommand {
         } else {
             scrollScript = FlingGenerator(rows: flingRows, viewport: window.viewport, seed: seed).script()
         }
-        let run = SimulationRun(list: list, window: window, script: scrollScript, speed: speed, cache: cache, trace: trace, quiet: json)
-        let outcome = try await run.run()
+        let cacheFolder = cache.map { CacheFolder(URL(fileURLWithPath: $0)) }
+        let outcome = try await runSimulation(list: list, window: window, script: scrollScript, speed: speed, cache: cacheFolder,
+                                              trace: trace, quiet: json)
         var reportPath: String?
         if let report {
             reportPath = try outcome.writeReport(to: URL(fileURLWithPath: report)).path
@@ -108,164 +106,50 @@ struct WindowOptions: ParsableArguments {
     }
 }
 
-/// One simulation: the service client, the queues, the loader and the recorder, wired together.
-struct SimulationRun {
-    var list: ListOptions
-    var window: WindowOptions
-    var script: ScrollScript
-    var speed: Double
-    var cache: String?
-    var trace: String?
-    /// No progress bar (for --json).
-    var quiet = false
-
-    struct Outcome {
-        var summary: SimulationSummary
-        var report: SimulationReport
-
-        func writeReport(to folder: URL) throws -> URL {
-            do {
-                return try report.write(to: folder)
-            } catch {
-                Diagnostics.error("cannot write the report into \(folder.path): \(error)", hint: nil)
-                throw ExitStatus.ioError.code
-            }
-        }
+/// Runs one simulation for `simulate` and `demo`: the options become a
+/// library ``SimulationRun``; errors become messages and exit codes.
+func runSimulation(list: ListOptions, window: WindowOptions, script: ScrollScript, speed: Double, cache: CacheFolder?,
+                   trace: String?, quiet: Bool = false) async throws -> SimulationRun.Outcome {
+    let profile: ServiceProfile
+    let chain: FilterChain
+    do {
+        profile = try ServiceProfile.named(list.profile)
+        chain = try FilterChain(parsing: window.filter)
+    } catch {
+        throw Diagnostics.report(error, context: error is FilterSpecError ? "--filter" : "--profile").code
     }
-
-    func run() async throws -> Outcome {
-        let profile: ServiceProfile
-        let chain: FilterChain
-        do {
-            profile = try ServiceProfile.named(list.profile)
-            chain = try FilterChain(parsing: window.filter)
-        } catch {
-            throw Diagnostics.report(error, context: error is FilterSpecError ? "--filter" : "--profile").code
+    var traceFile: FileHandle?
+    if let trace {
+        guard FileManager.default.createFile(atPath: trace, contents: nil), let handle = FileHandle(forWritingAtPath: trace) else {
+            Diagnostics.error("cannot write the trace \(trace)", hint: "check that its folder exists")
+            throw ExitStatus.ioError.code
         }
-        let transport = HTTPTransport()
-        let client = HotelServiceClient(profile: profile, endpoint: list.endpoint, transport: transport)
-        var diskCache: DiskImageCache?
-        var store: HotelStore?
-        if let cache {
-            let folder = CacheFolder(URL(fileURLWithPath: cache))
-            store = try folder.openStore()
-            diskCache = folder.openImages()
+        traceFile = handle
+    }
+    let run = SimulationRun(client: HotelClient(profile: profile, endpoint: list.endpoint), city: list.city, pageSize: list.pageSize,
+                            viewport: window.viewport, concurrency: window.concurrency, policy: window.windowPolicy, filter: chain,
+                            script: script, speed: speed, store: try cache?.openStore(), diskCache: cache?.openImages(), trace: traceFile)
+    let progress = ProgressLine(total: script.events.count, label: "events", quiet: quiet)
+    defer { progress.finish() }
+    do {
+        let outcome = try await run.run { progress.advance(by: 1) }
+        if let trace, let error = outcome.traceError {
+            Diagnostics.warning("the trace \(trace) stopped early: \(error.localizedDescription)")
         }
-        let feed = PageFeed(client: client, city: list.city, pageSize: list.pageSize,
-                            store: store.map { ($0, ListKey(profile: profile.name, endpoint: list.endpoint, city: list.city)) })
-        var traceFile: FileHandle?
-        if let trace {
-            guard FileManager.default.createFile(atPath: trace, contents: nil), let handle = FileHandle(forWritingAtPath: trace) else {
-                Diagnostics.error("cannot write the trace \(trace)", hint: "check that its folder exists")
-                throw ExitStatus.ioError.code
-            }
-            traceFile = handle
-        }
-
-        let clock = WallClock()
-        let mainQueue = DispatchQueue(label: "hotels.simulate.main")
-        let downloads = WorkQueue(name: "logos", maxConcurrentOperationCount: window.concurrency, completionQueue: mainQueue)
-        let decodes = WorkQueue(name: "decode", maxConcurrentOperationCount: ProcessInfo.processInfo.activeProcessorCount,
-                                completionQueue: DispatchQueue(label: "hotels.simulate.decoded"))
-        let logos = LogoLoader(transport: HTTPLogoTransport(transport: transport), pipeline: ImagePipeline(filter: chain),
-                               memoryCache: MemoryImageCache(costLimit: 256 << 20), diskCache: diskCache, decodeQueue: decodes)
-        let policy = window.windowPolicy
-        let recorder = SimulationRecorder(policy: policy.kind.rawValue, viewport: window.viewport, unixOrigin: clock.unixOrigin, trace: traceFile)
-        // Closed on the main queue, where events are written, so no late
-        // completion of cancelled work can write to a closed file.
-        defer {
-            mainQueue.sync {
-                recorder.closeTrace()
-                if let trace, let error = recorder.traceError {
-                    Diagnostics.warning("the trace \(trace) stopped early: \(error.localizedDescription)")
-                }
-            }
-        }
-        let loader = VisibleWindowLoader(viewport: window.viewport, policy: policy, logos: logos, downloadQueue: downloads,
-                                         mainQueue: mainQueue, clock: clock, requestPage: feed.requester,
-                                         observe: { loader, at, event in recorder.record(loader, at, event) })
-        let progress = ProgressLine(total: script.events.count, label: "events", quiet: quiet)
-        do {
-            try await ScrollSimulation(script: script, speed: speed).run(loader, clock: clock) { progress.advance(by: 1) }
-        } catch let failure as ScrollSimulation.FirstPageFailed {
-            progress.finish()
-            throw Diagnostics.report(failure.underlying, context: "page 1 of \(list.endpoint)").code
-        }
-        progress.finish()
-        downloads.cancelAll()
-        return mainQueue.sync {
-            let finalWindow = loader.visibleRows.map { row in
-                (code: loader.rows[row].code, logo: loader.rows[row].logoURL.flatMap(logos.cachedImage(for:)))
-            }
-            let report = SimulationReport(recorder: recorder, finalWindow: finalWindow,
-                                          title: "hotels simulate: \(list.city), \(policy.kind.rawValue) policy")
-            return Outcome(summary: recorder.summary, report: report)
-        }
+        return outcome
+    } catch let failure as ScrollSimulation.FirstPageFailed {
+        throw Diagnostics.report(failure.underlying, context: "page 1 of \(list.endpoint)").code
     }
 }
 
-/// Pages of the list for the loader's "load more", through the profile's
-/// paging and, with a store, cache first: page 1 is the cached list, and
-/// later pages go on from where it stopped and are written through.
-final class PageFeed: Sendable {
-    private let client: HotelServiceClient
-    private let city: String
-    private let store: (store: HotelStore, key: ListKey)?
-    private let state: Mutex<(pager: Pager, pages: Int)>
-
-    init(client: HotelServiceClient, city: String, pageSize: Int, store: (HotelStore, ListKey)?) {
-        self.client = client
-        self.city = city
-        self.store = store
-        state = Mutex((Pager(paging: client.profile.paging, pageSize: pageSize), 0))
-    }
-
-    var requester: PageRequester {
-        { [self] completion in
-            Task { completion(await nextPage()) }
-        }
-    }
-
-    private func nextPage() async -> PageResult {
-        let isFirst = state.withLock { state in
-            state.pages += 1
-            return state.pages == 1
-        }
-        if isFirst, let store, let cached = try? store.store.cachedList(store.key), cached.count > 0,
-           let rows = try? store.store.hotels(in: cached) {
-            state.withLock { state in
-                if let checkpoint = cached.checkpoint {
-                    state.pager = Pager(paging: state.pager.paging, pageSize: state.pager.pageSize, resuming: checkpoint)
-                }
-            }
-            return .rows(rows.map(Self.row), isLast: cached.isExhausted)
-        }
-        guard let parameters = state.withLock({ $0.pager.nextRequest(city: city) }) else { return .rows([], isLast: true) }
+extension SimulationRun.Outcome {
+    func writeReport(to folder: URL) throws -> URL {
         do {
-            let page = try await client.fetchPage(parameters) { _, _ in }
-            let (isLast, checkpoint) = state.withLock { state in
-                state.pager.received(page)
-                return (state.pager.end != nil, state.pager.checkpoint)
-            }
-            if let store {
-                do {
-                    if isFirst {
-                        try store.store.mergeFirstPage(page.hotels, into: store.key, checkpoint: checkpoint)
-                    } else {
-                        try store.store.appendPage(page.hotels, to: store.key, checkpoint: checkpoint)
-                    }
-                } catch {
-                    Diagnostics.warning("could not cache page \(parameters.page ?? 0): \(error)")
-                }
-            }
-            return .rows(page.hotels.map(Self.row), isLast: isLast)
+            return try report.write(to: folder)
         } catch {
-            return .failed(error)
+            Diagnostics.error("cannot write the report into \(folder.path): \(error)", hint: nil)
+            throw ExitStatus.ioError.code
         }
-    }
-
-    private static func row(_ hotel: Hotel) -> ListRow {
-        ListRow(code: hotel.code, logoURL: hotel.logoURL)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HTTP
 import Hotels
 import SOAP
 import Testing
@@ -58,7 +59,7 @@ struct FetchTests {
         var pager = Pager(paging: client.profile.paging, pageSize: 30)
         var codes: [String] = []
         while let request = pager.nextRequest(city: "Paris") {
-            let page = try await client.fetchPage(request)
+            let page = try await client.page(request)
             codes += page.hotels.map(\.code)
             pager.received(page)
         }
@@ -75,9 +76,9 @@ struct FetchTests {
         defer { withExtendedLifetime(serve) {} }
         var profile = try ServiceProfile.named("sample")
         profile.soapVersion = .v1_2
-        let client = HotelServiceClient(profile: profile, endpoint: serve.endpoint)
-        #expect(try await client.fetchPage(RequestParameters(city: "Shanghai", pageSize: 3)).hotels.count == 3)
-        let fault = try await client.transport.data(for: HTTPRequest(url: serve.endpoint, method: .post,
+        let client = HotelClient(profile: profile, endpoint: serve.endpoint)
+        #expect(try await client.page(RequestParameters(city: "Shanghai", pageSize: 3)).hotels.count == 3)
+        let fault = try await HTTPTransport().data(for: HTTPRequest(url: serve.endpoint, method: .post,
             headers: SOAPVersion.v1_2.httpHeaders(action: "x"), body: Array(SOAPEnvelope.message(version: .v1_2, body: "<Nope/>").utf8)))
         #expect(fault.0.status == 400)
         #expect(String(decoding: fault.1, as: UTF8.self).contains("soap:Sender"))
@@ -88,13 +89,13 @@ struct FetchTests {
         let serve = try ServeProcess(["--hotels", "20"])
         defer { withExtendedLifetime(serve) {} }
         let client = try sampleClient(serve.baseURL)
-        let page = try await client.fetchPage(RequestParameters(city: "Shanghai", pageSize: 2))
+        let page = try await client.page(RequestParameters(city: "Shanghai", pageSize: 2))
         let url = try #require(page.hotels.first?.logoURL)
-        let (head, body) = try await client.download(url)
+        let (head, body) = try await HTTPTransport().data(for: HTTPRequest(url: url))
         #expect(head.status == 200 && !body.isEmpty)
         let etag = try #require(head.headers["etag"])
         #expect(head.headers["last-modified"] != nil)
-        let (again, _) = try await client.download(url, headers: [("If-None-Match", etag)])
+        let (again, _) = try await HTTPTransport().data(for: HTTPRequest(url: url, headers: [("If-None-Match", etag)]))
         #expect(again.status == 304)
     }
 
@@ -106,7 +107,7 @@ struct FetchTests {
         var pager = Pager(paging: client.profile.paging, pageSize: 20)
         var count = 0
         while let request = pager.nextRequest(city: "Beijing") {
-            let page = try await client.fetchPage(request)
+            let page = try await client.page(request)
             count += page.hotels.count
             pager.received(page)
         }

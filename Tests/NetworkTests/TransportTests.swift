@@ -1,4 +1,5 @@
 import Foundation
+import HTTP
 import Hotels
 import SOAP
 import Synchronization
@@ -6,12 +7,12 @@ import Testing
 import TestSupport
 
 /// A client of the `sample` profile with fast retries, for loopback servers.
-func sampleClient(_ url: String, configure: (inout TransportConfiguration) -> Void = { _ in }) throws -> HotelServiceClient {
+func sampleClient(_ url: String, configure: (inout TransportConfiguration) -> Void = { _ in }) throws -> HotelClient {
     var configuration = TransportConfiguration()
     configure(&configuration)
-    return HotelServiceClient(profile: try .named("sample"), endpoint: url + "/soap",
-                              transport: HTTPTransport(configuration: configuration),
-                              retry: RetryPolicy(maxRetries: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5)))
+    return HotelClient(profile: try .named("sample"), endpoint: url + "/soap", configuration: HotelClientConfiguration(
+        transport: HTTPTransport(configuration: configuration),
+        retry: RetryPolicy(maxRetries: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5))))
 }
 
 let firstPage = RequestParameters(city: "Shanghai", pageSize: 5)
@@ -26,7 +27,7 @@ struct TransportTests {
         let server = try ScriptedHTTPServer { _, connection in
             connection.respond(contentType: "text/xml; charset=utf-8", body: TransportTests.soap)
         }
-        let page = try await sampleClient(server.url).fetchPage(firstPage)
+        let page = try await sampleClient(server.url).page(firstPage)
         #expect(page.hotels.count == 5)
         let request = try #require(server.requests.first)
         #expect(request.method == "POST" && request.path == "/soap")
@@ -41,7 +42,7 @@ struct TransportTests {
         let server = try ScriptedHTTPServer { _, connection in
             connection.respond(status: status, reason: "X", contentType: "text/xml", body: TransportTests.fault)
         }
-        await #expect(throws: SOAPFault.self) { try await sampleClient(server.url).fetchPage(firstPage) }
+        await #expect(throws: SOAPFault.self) { try await sampleClient(server.url).page(firstPage) }
         #expect(server.requests.count == 1)
     }
 
@@ -52,7 +53,7 @@ struct TransportTests {
             connection.respond(status: 502, reason: "Bad Gateway", contentType: "text/html", body: page)
         }
         do {
-            _ = try await sampleClient(server.url).fetchPage(firstPage)
+            _ = try await sampleClient(server.url).page(firstPage)
             Issue.record("no error")
         } catch TransportError.httpStatus(let status, let snippet) {
             #expect(status == 502)
@@ -66,7 +67,7 @@ struct TransportTests {
         let server = try ScriptedHTTPServer { _, connection in
             connection.respond(contentType: "text/html", body: TransportTests.soap)
         }
-        #expect(try await sampleClient(server.url).fetchPage(firstPage).hotels.count == 5)
+        #expect(try await sampleClient(server.url).page(firstPage).hotels.count == 5)
     }
 
     @Test("a reset mid-body is retried; a later success wins")
@@ -82,7 +83,7 @@ struct TransportTests {
                 connection.respond(contentType: "text/xml", body: TransportTests.soap)
             }
         }
-        #expect(try await sampleClient(server.url).fetchPage(firstPage).hotels.count == 5)
+        #expect(try await sampleClient(server.url).page(firstPage).hotels.count == 5)
         #expect(server.requests.count == 3)
     }
 
@@ -93,7 +94,7 @@ struct TransportTests {
             connection.reset()
         }
         await #expect {
-            try await sampleClient(server.url).fetchPage(firstPage)
+            try await sampleClient(server.url).page(firstPage)
         } throws: { error in
             if case TransportError.connectionLost = error { return true }
             return false
@@ -111,7 +112,7 @@ struct TransportTests {
             connection.write("0\r\n\r\n")
         }
         await #expect(throws: TransportError.tooLarge(limit: 256 << 10)) {
-            try await sampleClient(server.url) { $0.maxBodyBytes = 256 << 10 }.fetchPage(firstPage)
+            try await sampleClient(server.url) { $0.maxBodyBytes = 256 << 10 }.page(firstPage)
         }
     }
 
@@ -122,7 +123,7 @@ struct TransportTests {
             connection.respond(headers: ["Content-Type": "text/xml", "Content-Encoding": "gzip"], body: bomb)
         }
         await #expect(throws: TransportError.tooLarge(limit: 1 << 20)) {
-            try await sampleClient(server.url) { $0.maxBodyBytes = 1 << 20 }.fetchPage(firstPage)
+            try await sampleClient(server.url) { $0.maxBodyBytes = 1 << 20 }.page(firstPage)
         }
     }
 
@@ -131,7 +132,7 @@ struct TransportTests {
         let server = try ScriptedHTTPServer { request, connection in
             connection.respond(status: 307, reason: "Temporary Redirect", headers: ["Location": request.path + "x"], body: [])
         }
-        await #expect(throws: TransportError.tooManyRedirects(5)) { try await sampleClient(server.url).fetchPage(firstPage) }
+        await #expect(throws: TransportError.tooManyRedirects(5)) { try await sampleClient(server.url).page(firstPage) }
         #expect(server.requests.count == 6)
     }
 
@@ -142,7 +143,7 @@ struct TransportTests {
             _ = connection.waitForClientClose(seconds: 5)
         }
         await #expect {
-            try await sampleClient(server.url) { $0.requestTimeout = .milliseconds(300) }.fetchPage(firstPage)
+            try await sampleClient(server.url) { $0.requestTimeout = .milliseconds(300) }.page(firstPage)
         } throws: { error in
             if case TransportError.timeout = error { return true }
             return false
@@ -164,7 +165,7 @@ struct TransportTests {
         let url = server.url
         server.stop()
         await #expect {
-            try await sampleClient(url).fetchPage(firstPage)
+            try await sampleClient(url).page(firstPage)
         } throws: { error in
             if case TransportError.unreachable = error { return true }
             return false
@@ -177,7 +178,7 @@ struct TransportTests {
             connection.respond(contentType: "text/xml", body: TransportTests.soap)
         }
         let client = try sampleClient(server.url)
-        for _ in 0..<5 { _ = try await client.fetchPage(firstPage) }
+        for _ in 0..<5 { _ = try await client.page(firstPage) }
         #expect(server.requests.count == 5)
         #expect(server.connectionCount == 1)
     }
@@ -190,7 +191,7 @@ struct TransportTests {
             if connection.waitForClientClose(seconds: 10) { _ = closed.next() }
         }
         let client = try sampleClient(server.url)
-        let task = Task { try await client.fetchPage(firstPage) }
+        let task = Task { try await client.page(firstPage) }
         while server.requests.isEmpty { await Task.yield() }
         task.cancel()
         await #expect(throws: TransportError.cancelled) { try await task.value }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Hotels
+import Imaging
 import OfflineStore
 import Testing
 

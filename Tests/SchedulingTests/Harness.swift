@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
+import HTTP
 import Imaging
-import SOAP
+import Logos
 import Scheduling
 import Synchronization
 import TestSupport
@@ -45,7 +46,8 @@ final class FakeLogoTransport: LogoTransport {
         }
     }
 
-    func download(_ url: String, completion: @escaping @Sendable (Result<LogoDownload, any Error>) -> Void) -> any LogoTransfer {
+    func download(_ url: String, headers: [(name: String, value: String)],
+                  completion: @escaping @Sendable (Result<LogoDownload, any Error>) -> Void) -> any LogoTransfer {
         state.withLock {
             $0.starts.append(url)
             $0.pending[url] = completion
@@ -97,13 +99,16 @@ final class LoaderHarness {
     let downloads: WorkQueue
     let loader: VisibleWindowLoader
     let events = Shared<[WindowEvent]>([])
+    let transfers = Shared<[LogoPipelineEvent]>([])
 
     init(policy: WindowPolicy, viewport: Int = 10, concurrency: Int = 4, rows: Int = 100, sharedLogos: Bool = false,
          loadMore: Bool = false) throws {
         transport = try FakeLogoTransport()
         downloads = WorkQueue(name: "logos", maxConcurrentOperationCount: concurrency, executor: worker, completionQueue: main)
-        let decodes = WorkQueue(name: "decode", maxConcurrentOperationCount: 2, executor: worker, completionQueue: worker)
-        let logos = LogoLoader(transport: transport, pipeline: ImagePipeline(), decodeQueue: decodes)
+        let transferLog = transfers
+        let logos = LogoPipeline(configuration: .init(transport: transport, decodeConcurrency: 2,
+                                                      observe: { event in transferLog.withLock { $0.append(event) } }),
+                                 decodeExecutor: worker)
         let log = events
         loader = VisibleWindowLoader(viewport: viewport, policy: policy, logos: logos, downloadQueue: downloads, mainQueue: main,
                                      clock: clock, requestPage: loadMore ? pages.requester : nil,
@@ -172,6 +177,6 @@ final class LoaderHarness {
     }
 
     var displayedRows: Set<Int> {
-        events.withLock { Set($0.compactMap { if case .display(let row) = $0 { row } else { nil } }) }
+        events.withLock { Set($0.compactMap { if case .display(let row, _) = $0 { row } else { nil } }) }
     }
 }

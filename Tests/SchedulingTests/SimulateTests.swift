@@ -1,5 +1,7 @@
 import Foundation
+import HTTP
 import Scheduling
+import Simulation
 import Testing
 import TestSupport
 
@@ -17,11 +19,11 @@ struct SimulationTraceTests {
                                           trace: try FileHandle(forWritingTo: URL(fileURLWithPath: path)))
         recorder.record(harness.loader, 1, .start(row: 3, queueSuspended: false))
         recorder.closeTrace()
-        recorder.record(harness.loader, 2, .cancel(row: 3, started: true))
+        recorder.record(harness.loader, 2, .done(row: 3, downloadedBytes: 100, wasted: true))
         recorder.closeTrace()
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
         #expect(lines == [#"{"t":1,"event":"start","row":3}"#])
-        #expect(recorder.summary.downloadsCancelled == 1)
+        #expect(recorder.summary.bytes == 100 && recorder.summary.wasted == 1)
         #expect(recorder.traceError == nil)
     }
 
@@ -31,9 +33,36 @@ struct SimulationTraceTests {
         let recorder = SimulationRecorder(policy: "tutorial", viewport: 10, unixOrigin: 0,
                                           trace: try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full")))
         recorder.record(harness.loader, 1, .start(row: 3, queueSuspended: false))
-        recorder.record(harness.loader, 2, .cancel(row: 3, started: true))
+        recorder.record(harness.loader, 2, .done(row: 3, downloadedBytes: 100, wasted: false))
         #expect(recorder.traceError != nil)
-        #expect(recorder.summary.downloadsStarted == 1 && recorder.summary.downloadsCancelled == 1)
+        #expect(recorder.summary.bytes == 100)
+    }
+}
+
+@Suite("Download accounting")
+struct DownloadAccountingTests {
+    /// A regression: `hotels demo` said 75 downloads started, 68 completed,
+    /// 4 cancelled and 0 failed. Rows that shared a transfer each counted a
+    /// start, and only the first one's completion was counted.
+    @Test("every transfer that starts ends exactly once, and the summary adds up, with shared logos, failures and cancels")
+    func summaryAddsUp() throws {
+        let harness = try LoaderHarness(policy: WindowPolicy(kind: .ours, prefetch: 4), concurrency: 10, sharedLogos: true)
+        let recorder = SimulationRecorder(policy: "ours", viewport: 10, unixOrigin: 0, trace: nil)
+        // Visible rows 0–9 share 5 logos: 5 transfers, not 10.
+        #expect(harness.transport.inFlight.count == 5)
+        harness.transport.complete("http://logos.test/0.png")
+        harness.transport.complete("http://logos.test/1.png", error: TransportError.httpStatus(500, snippet: ""))
+        harness.settleQueues()
+        harness.drag(through: 30, 60)
+        // What is still in flight is cancelled at the end of a run.
+        harness.downloads.cancelAll()
+        harness.settleQueues()
+        harness.transfers.withLock { $0 }.forEach(recorder.recordTransfer)
+        let summary = recorder.summary
+        #expect(summary.downloadsStarted > 5)
+        #expect(summary.downloadsCompleted >= 1 && summary.downloadsFailed == 1 && summary.downloadsCancelled >= 1)
+        #expect(summary.downloadsStarted == summary.downloadsCompleted + summary.downloadsCancelled + summary.downloadsFailed)
+        #expect(summary.downloadsStarted == harness.transport.starts.count)
     }
 }
 

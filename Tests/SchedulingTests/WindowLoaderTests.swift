@@ -1,5 +1,6 @@
 import Foundation
 import Scheduling
+import Simulation
 import Testing
 
 @Suite("Visible-window loader (virtual clock, fake transport)")
