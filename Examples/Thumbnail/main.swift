@@ -11,10 +11,15 @@ guard arguments.count == 3 else {
     FileHandle.standardError.write(Data("usage: Thumbnail URL OUT.png\n".utf8))
     exit(64)
 }
-let pipeline = LogoPipeline(configuration: .init(
-    filter: try FilterChain(parsing: "resize:128x128:fit,sepia:0.5"),
-    diskCache: try DiskImageCache(directory: FileManager.default.temporaryDirectory.appendingPathComponent("thumbnail-example"))
-))
-let logo = try await pipeline.data(for: arguments[1])
-try Data(logo.data ?? []).write(to: URL(fileURLWithPath: arguments[2]))
-print("saved \(arguments[2]) (\(logo.data?.count ?? 0) bytes) from \(logo.source)")
+do {
+    let pipeline = LogoPipeline(configuration: .init(
+        filter: try FilterChain(parsing: "resize:128x128:fit,sepia:0.5"),
+        diskCache: try DiskImageCache(directory: FileManager.default.temporaryDirectory.appendingPathComponent("thumbnail-example"))
+    ))
+    let logo = try await pipeline.data(for: arguments[1])
+    try Data(logo.data ?? []).write(to: URL(fileURLWithPath: arguments[2]))
+    print("saved \(arguments[2]) (\(logo.data?.count ?? 0) bytes) from \(logo.source)")
+} catch {
+    FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,104 @@
+import Foundation
+import HTTP
+import Hotels
+import SOAP
+import Testing
+import TestSupport
+
+/// `HotelClient` against an in-memory service: no socket, no process.
+@Suite("HotelClient")
+struct HotelClientTests {
+    static let fastRetry = RetryPolicy(maxRetries: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(2))
+
+    func client(_ http: FakeHTTPClient, logger: LogRecorder = LogRecorder()) throws -> HotelClient {
+        HotelClient(profile: try .named("sample"), endpoint: "http://hotels.test/soap",
+                    configuration: HotelClientConfiguration(transport: http, retry: Self.fastRetry, logger: logger.logger()))
+    }
+
+    @Test("pages come in order, each asked for once with the last row's cursor, until the end marker")
+    func pagesToTheEnd() async throws {
+        let http = FakeSampleCatalog(count: 12).client()
+        var pages: [FetchedPage] = []
+        for try await page in try client(http).pages(city: "Paris", pageSize: 5) { pages.append(page) }
+        #expect(pages.map(\.number) == [1, 2, 3])
+        #expect(pages.map(\.hotels.count) == [5, 5, 2])
+        #expect(pages.map(\.end) == [nil, nil, .endMarker])
+        #expect(http.bodies.map { FakeSampleCatalog.value("before", in: $0) } == [nil, "1960", "1910"])
+        #expect(Set(pages.flatMap(\.hotels).map(\.code)).count == 12)
+        #expect(http.requests.allSatisfy { $0.headers.contains { $0.name == "SOAPAction" } && $0.method == .post })
+    }
+
+    @Test("a page whose cursor is the end marker is the last: no empty page is asked for")
+    func endMarker() async throws {
+        let http = FakeSampleCatalog(count: 10).client()
+        var ends: [Pager.End?] = []
+        for try await page in try client(http).pages(city: "Paris", pageSize: 5) { ends.append(page.end) }
+        #expect(ends == [nil, .endMarker])
+        #expect(http.requests.count == 2)
+    }
+
+    @Test("a sequence resumed from a checkpoint asks for the page after it, and numbers on")
+    func resumes() async throws {
+        let http = FakeSampleCatalog(count: 12).client()
+        let client = try client(http)
+        var first = client.pages(city: "Paris", pageSize: 5, maxPages: 1).makeAsyncIterator()
+        let page1 = try #require(try await first.next())
+        #expect(try await first.next() == nil) // maxPages
+        var numbers: [Int] = []
+        for try await page in client.pages(city: "Paris", pageSize: 5, resumingFrom: page1.checkpoint) { numbers.append(page.number) }
+        #expect(numbers == [2, 3])
+        #expect(http.bodies.map { FakeSampleCatalog.value("before", in: $0) } == [nil, "1960", "1910"])
+    }
+
+    @Test("a 503 is retried and logged; a second try succeeds")
+    func retriesServerErrors() async throws {
+        let catalog = FakeSampleCatalog(count: 3)
+        let http = FakeHTTPClient { request, index in
+            index == 0 ? .xml("<html>busy</html>", status: 503) : catalog.respond(to: String(decoding: request.body ?? [], as: UTF8.self))
+        }
+        let log = LogRecorder()
+        var iterator = try client(http, logger: log).pages(city: "Paris").makeAsyncIterator()
+        #expect(try await iterator.next()?.hotels.count == 3)
+        #expect(http.requests.count == 2)
+        #expect(log.messages == ["warning: page 1: HTTP 503: <html>busy</html>; retry 1 of 3"])
+    }
+
+    @Test("a Sender fault is thrown at once, never retried; asking again asks for the same page")
+    func senderFaultsAreNotRetried() async throws {
+        let fault = try String(decoding: Samples.fixture("fault-soap11-client.xml"), as: UTF8.self)
+        let http = FakeHTTPClient { _, _ in .xml(fault, status: 500) }
+        var iterator = try client(http).pages(city: "Paris").makeAsyncIterator()
+        await #expect(throws: SOAPFault.self) { try await iterator.next() }
+        #expect(http.requests.count == 1)
+        await #expect(throws: SOAPFault.self) { try await iterator.next() }
+        #expect(http.bodies.map { FakeSampleCatalog.value("before", in: $0) } == [nil, nil])
+    }
+
+    @Test("record warnings are logged with their page")
+    func recordWarnings() async throws {
+        let bad = try String(decoding: Samples.fixture("sample-bad-records.xml"), as: UTF8.self)
+        let log = LogRecorder()
+        var iterator = try client(FakeHTTPClient { _, _ in .xml(bad) }, logger: log).pages(city: "Paris").makeAsyncIterator()
+        let page = try #require(try await iterator.next())
+        #expect(!page.warnings.isEmpty)
+        #expect(log.messages == page.warnings.map { "warning: page 1: \($0)" })
+    }
+
+    @Test("cancelling the consuming task cancels the transfer in flight")
+    func cancellation() async throws {
+        let started = AsyncStream<Void>.makeStream()
+        let http = FakeHTTPClient { _, _ in
+            started.continuation.yield()
+            try await Task.sleep(for: .seconds(600)) // until cancelled
+            return .xml("")
+        }
+        let client = try client(http)
+        let task = Task {
+            for try await _ in client.pages(city: "Paris") {}
+        }
+        for await _ in started.stream { break }
+        task.cancel()
+        await #expect(throws: (any Error).self) { try await task.value }
+        #expect(http.requests.count == 1)
+    }
+}
