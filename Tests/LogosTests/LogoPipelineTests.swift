@@ -8,66 +8,6 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// A logo server in memory: answers at once, or when the test says so, and
-/// records every request with its headers.
-final class FakeLogoServer: LogoTransport {
-    struct State {
-        var requests: [(url: String, headers: [String: String])] = []
-        var held: [String: @Sendable (Result<LogoDownload, any Error>) -> Void] = [:]
-        var cancels: [String] = []
-    }
-
-    let state = Mutex(State())
-    let png: [UInt8]
-    /// Answer at once (false: wait for ``release(_:)``).
-    let immediate: Bool
-    /// What the server says: a fresh PNG with an ETag, 304 when the ETag matches, or the network is down.
-    let maxAge: Double?
-    let offline: Bool
-
-    init(immediate: Bool = true, maxAge: Double? = 3600, offline: Bool = false) throws {
-        png = try Array(Data(contentsOf: Samples.url("Images/png-rgba8.png")))
-        self.immediate = immediate
-        self.maxAge = maxAge
-        self.offline = offline
-    }
-
-    var requests: [(url: String, headers: [String: String])] { state.withLock { $0.requests } }
-
-    private struct Transfer: LogoTransfer {
-        let server: FakeLogoServer
-        let url: String
-        func cancel() {
-            let held = server.state.withLock { state in
-                state.cancels.append(url)
-                return state.held.removeValue(forKey: url)
-            }
-            held?(.failure(TransportError.cancelled))
-        }
-    }
-
-    func download(_ url: String, headers: [(name: String, value: String)],
-                  completion: @escaping @Sendable (Result<LogoDownload, any Error>) -> Void) -> any LogoTransfer {
-        let headers = Dictionary(headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
-        state.withLock { $0.requests.append((url, headers)) }
-        let answer: Result<LogoDownload, any Error> = offline
-            ? .failure(TransportError.unreachable("down"))
-            : .success(headers["If-None-Match"] == "\"v1\""
-                ? LogoDownload(bytes: [], notModified: true, etag: "\"v1\"", maxAge: maxAge)
-                : LogoDownload(bytes: png, etag: "\"v1\"", lastModified: "Mon, 23 Nov 2026 07:00:00 GMT", maxAge: maxAge))
-        if immediate {
-            completion(answer)
-        } else {
-            state.withLock { $0.held[url] = { _ in completion(answer) } }
-        }
-        return Transfer(server: self, url: url)
-    }
-
-    func release(_ url: String) {
-        state.withLock { $0.held.removeValue(forKey: url) }?(.success(LogoDownload(bytes: [])))
-    }
-}
-
 /// Records what the pipeline notes in its index.
 final class FakeIndex: ImageIndex {
     let entries = Mutex<[ImageIndexEntry]>([])
@@ -85,7 +25,7 @@ struct LogoPipelineTests {
 
     @Test("memory, then disk, then network: each logo is downloaded once and noted in the index")
     func stages() async throws {
-        let server = try FakeLogoServer()
+        let server = try FakeLogoTransport(answersAtOnce: true)
         let disk = try temporaryCache()
         let index = FakeIndex()
         let configuration = LogoPipeline.Configuration(transport: server, filter: try FilterChain(parsing: "resize:16x16:fill"),
@@ -105,7 +45,7 @@ struct LogoPipelineTests {
 
     @Test("a stale entry is revalidated with its validators, and a 304 keeps it")
     func revalidates() async throws {
-        let server = try FakeLogoServer(maxAge: nil) // no max-age: always ask
+        let server = try FakeLogoTransport(answersAtOnce: true, maxAge: nil) // no max-age: always ask
         let disk = try temporaryCache()
         let configuration = LogoPipeline.Configuration(transport: server, diskCache: disk)
         let stored = try await LogoPipeline(configuration: configuration).data(for: url)
@@ -119,8 +59,8 @@ struct LogoPipelineTests {
     @Test("offline, a stale copy beats nothing; cache only never asks; a miss is notCached")
     func offline() async throws {
         let disk = try temporaryCache()
-        _ = try await LogoPipeline(configuration: .init(transport: try FakeLogoServer(maxAge: nil), diskCache: disk)).data(for: url)
-        let down = try FakeLogoServer(offline: true)
+        _ = try await LogoPipeline(configuration: .init(transport: try FakeLogoTransport(answersAtOnce: true, maxAge: nil), diskCache: disk)).data(for: url)
+        let down = try FakeLogoTransport(answersAtOnce: true, offline: true)
         let pipeline = LogoPipeline(configuration: .init(transport: down, diskCache: disk))
         #expect(try await pipeline.data(for: url).source == .disk)
         #expect(try await pipeline.data(for: url, policy: .cacheOnly).source == .disk)
@@ -132,7 +72,7 @@ struct LogoPipelineTests {
 
     @Test("rows that want the same URL share one transfer; it is cancelled only when the last one leaves")
     func coalesces() async throws {
-        let server = try FakeLogoServer(immediate: false)
+        let server = try FakeLogoTransport()
         let worker = DispatchQueue(label: "test.worker")
         let events = Mutex<[LogoPipelineEvent]>([])
         let pipeline = LogoPipeline(configuration: .init(transport: server, observe: { event in events.withLock { $0.append(event) } }),
@@ -147,22 +87,22 @@ struct LogoPipelineTests {
         #expect(server.requests.count == 1)
         operations[0].cancel()
         operations[1].cancel()
-        #expect(server.state.withLock { $0.cancels }.isEmpty)
+        #expect(server.cancels.isEmpty)
         operations[2].cancel()
         worker.sync {}
-        #expect(server.state.withLock { $0.cancels } == [url])
+        #expect(server.cancels == [url])
         #expect(events.withLock { $0 } == [.transferStarted(url: url), .transferEnded(url: url, .cancelled)])
         #expect(results.withLock { $0 }.allSatisfy { if case .cancelled = $0 { true } else { false } })
     }
 
     @Test("cancelling the task cancels its request and the transfer")
     func cancellation() async throws {
-        let server = try FakeLogoServer(immediate: false)
+        let server = try FakeLogoTransport()
         let pipeline = LogoPipeline(configuration: .init(transport: server))
         let task = Task { try await pipeline.image(for: url) }
         while server.requests.isEmpty { await Task.yield() }
         task.cancel()
         await #expect(throws: LogoError.cancelled) { try await task.value }
-        #expect(server.state.withLock { $0.cancels } == [url])
+        #expect(server.cancels == [url])
     }
 }

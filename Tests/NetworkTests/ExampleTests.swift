@@ -5,19 +5,8 @@ import TestSupport
 /// The programs in `Examples/` run as a user would run them, against `hotels serve`.
 @Suite("Examples")
 struct ExampleTests {
-    func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = HotelsProcess.executable.deletingLastPathComponent().appendingPathComponent(program)
-        process.arguments = arguments
-        process.currentDirectoryURL = Samples.root.deletingLastPathComponent()
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    func run(_ program: String, _ arguments: [String]) throws -> HotelsProcess {
+        try HotelsProcess.run(arguments, program: program)
     }
 
     @Test("FetchCity fetches a city through the store and loads the visible logos")

@@ -14,58 +14,6 @@ final class Shared<Value: Sendable>: Sendable {
     func withLock<Result>(_ body: (inout Value) -> Result) -> Result { mutex.withLock { body(&$0) } }
 }
 
-/// A logo transport that records every start and cancel and completes only
-/// when the test says so.
-final class FakeLogoTransport: LogoTransport {
-    struct State {
-        var starts: [String] = []
-        var cancels: [String] = []
-        var pending: [String: @Sendable (Result<LogoDownload, any Error>) -> Void] = [:]
-    }
-
-    let state = Mutex(State())
-    let logo: [UInt8]
-
-    init() throws {
-        logo = try Array(Data(contentsOf: Samples.url("Images/png-rgba8.png")))
-    }
-
-    var starts: [String] { state.withLock { $0.starts } }
-    var cancels: [String] { state.withLock { $0.cancels } }
-    var inFlight: Set<String> { state.withLock { Set($0.pending.keys) } }
-
-    private struct Transfer: LogoTransfer {
-        let transport: FakeLogoTransport
-        let url: String
-        func cancel() {
-            let completion = transport.state.withLock { state in
-                state.cancels.append(url)
-                return state.pending.removeValue(forKey: url)
-            }
-            completion?(.failure(TransportError.cancelled))
-        }
-    }
-
-    func download(_ url: String, headers: [(name: String, value: String)],
-                  completion: @escaping @Sendable (Result<LogoDownload, any Error>) -> Void) -> any LogoTransfer {
-        state.withLock {
-            $0.starts.append(url)
-            $0.pending[url] = completion
-        }
-        return Transfer(transport: self, url: url)
-    }
-
-    /// Completes the transfer for `url` with a real PNG, or with `error`.
-    func complete(_ url: String, error: (any Error)? = nil) {
-        let completion = state.withLock { $0.pending.removeValue(forKey: url) }
-        completion?(error.map { .failure($0) } ?? .success(LogoDownload(bytes: logo)))
-    }
-
-    func completeAll() {
-        inFlight.forEach { complete($0) }
-    }
-}
-
 /// Pages on demand: records requests and answers when the test says so.
 final class FakePages: Sendable {
     private let state = Mutex<(requests: Int, waiting: [@Sendable (PageResult) -> Void])>((0, []))

@@ -19,9 +19,10 @@ public struct HotelsProcess {
     public var stdout: String
     public var stderr: String
 
-    public static func run(_ arguments: [String], stdin: Data? = nil) throws -> HotelsProcess {
+    /// Runs `hotels`, or another program built beside it (an example), to its end.
+    public static func run(_ arguments: [String], stdin: Data? = nil, program: String = "hotels") throws -> HotelsProcess {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = executable.deletingLastPathComponent().appendingPathComponent(program)
         process.arguments = arguments
         process.currentDirectoryURL = Samples.root.deletingLastPathComponent()
         // Never the user's own cache: each test process gets a fresh one unless it names one.
