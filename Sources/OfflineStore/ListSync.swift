@@ -197,6 +197,8 @@ public struct ListSync: AsyncSequence, Sendable {
                 guard let page = fetchedPage else { return try await finish(first) }
                 fetched = 1
                 let merge = try await sync.storage.mergeFirstPage(page.hotels, into: sync.key, checkpoint: page.checkpoint, now: sync.now())
+                sync.client.configuration.logger.info(
+                    "\(sync.key): page 1 merged: \(merge.inserted) new, \(merge.updated) updated, \(merge.moved) moved\(merge.replaced ? ", list replaced" : "")")
                 // Load more goes on from where the cache stopped, unless the list started over.
                 let continuation = merge.replaced ? page.checkpoint : (cached?.checkpoint ?? page.checkpoint)
                 pages = sync.pages(after: continuation, limit: options.maxPages.map { $0 - 1 })
@@ -210,6 +212,7 @@ public struct ListSync: AsyncSequence, Sendable {
                 guard let page = next else { return try await finish(iterator) }
                 fetched += 1
                 let added = try await sync.storage.appendPage(page.hotels, to: sync.key, checkpoint: page.checkpoint, now: sync.now())
+                sync.client.configuration.logger.info("\(sync.key): page \(page.number) appended: \(page.hotels.count) hotels, \(added) new")
                 return .appended(page, added: added)
 
             case .done:
@@ -220,13 +223,17 @@ public struct ListSync: AsyncSequence, Sendable {
         private mutating func finish(_ iterator: HotelPages.Iterator) async throws -> ListSyncEvent {
             phase = .done
             let list = try await sync.storage.cachedList(sync.key)
-            return .finished(ListSyncEnd(reason: iterator.pager.end?.rawValue ?? "maxPages", pages: fetched, list: list))
+            let end = ListSyncEnd(reason: iterator.pager.end?.rawValue ?? "maxPages", pages: fetched, list: list)
+            sync.client.configuration.logger.info("\(sync.key): finished (\(end.reason)) after \(fetched) pages; \(list?.count ?? 0) in the list")
+            return .finished(end)
         }
 
         private func offline(reason: (any Error)?) throws -> ListSyncEvent {
             guard let cached else { throw ListSyncError.nothingCached(key: sync.key, reason: reason) }
             guard sync.options.servesCacheWhenOffline else { throw ListSyncError.staleRefused(key: sync.key, reason: reason) }
-            return .offline(OfflineList(list: cached, reason: reason))
+            let offline = OfflineList(list: cached, reason: reason)
+            sync.client.configuration.logger.notice("\(sync.key): \(offline.banner())")
+            return .offline(offline)
         }
     }
 

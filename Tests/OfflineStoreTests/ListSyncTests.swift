@@ -12,9 +12,9 @@ struct ListSyncTests {
     static let fastRetry = RetryPolicy(maxRetries: 1, baseDelay: .milliseconds(1), maxDelay: .milliseconds(1))
 
     func sync(_ http: FakeHTTPClient, _ store: HotelStore, options: ListSync.Options = ListSync.Options(pageSize: 5),
-              now: Date = Date()) throws -> ListSync {
+              now: Date = Date(), log: LogRecorder = LogRecorder()) throws -> ListSync {
         let client = HotelClient(profile: try .named("sample"), endpoint: "http://hotels.test/soap",
-                                 configuration: HotelClientConfiguration(transport: http, retry: Self.fastRetry))
+                                 configuration: HotelClientConfiguration(transport: http, retry: Self.fastRetry, logger: log.logger()))
         return ListSync(client: client, storage: store, city: "Paris", options: options, now: { now })
     }
 
@@ -41,8 +41,12 @@ struct ListSyncTests {
     func cold() async throws {
         let store = try HotelStore.inMemory()
         let http = FakeSampleCatalog(count: 12).client()
-        let sync = try sync(http, store)
+        let log = LogRecorder()
+        let sync = try sync(http, store, log: log)
         #expect(try await run(sync) == ["merged 1: +5 ~0", "appended 2: +5", "appended 3: +2", "finished endMarker, 12 in the list"])
+        let key = "Paris (sample at http://hotels.test/soap)"
+        #expect(log.messages == ["info: \(key): page 1 merged: 5 new, 0 updated, 0 moved", "info: \(key): page 2 appended: 5 hotels, 5 new",
+                                 "info: \(key): page 3 appended: 2 hotels, 2 new", "info: \(key): finished (endMarker) after 3 pages; 12 in the list"])
         let list = try #require(try await store.cachedList(sync.key))
         #expect(list.isExhausted && list.checkpoint?.pagesReceived == 3)
         #expect(try await store.hotels(in: list).map(\.code) == (1...12).map { String(format: "H%04d", $0) })
