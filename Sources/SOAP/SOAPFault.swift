@@ -56,6 +56,9 @@ public struct SOAPFault: Error, Sendable, Equatable, CustomStringConvertible {
     public var role: String?
     /// The content of `Detail` (`detail`), as XML text with its namespaces declared.
     public var detail: String?
+    /// The detail's useful lines: each element that holds text, as `Name: text`,
+    /// with white space folded (`Code: 322`, `Message: …`, `ProblemHeaderQName: wsa:Action`).
+    public var detailLines: [String]
 
     public init(
         version: SOAPVersion,
@@ -64,7 +67,8 @@ public struct SOAPFault: Error, Sendable, Equatable, CustomStringConvertible {
         reasons: [Reason],
         node: String? = nil,
         role: String? = nil,
-        detail: String? = nil
+        detail: String? = nil,
+        detailLines: [String] = []
     ) {
         self.version = version
         self.code = code
@@ -73,12 +77,43 @@ public struct SOAPFault: Error, Sendable, Equatable, CustomStringConvertible {
         self.node = node
         self.role = role
         self.detail = detail
+        self.detailLines = detailLines
     }
 
-    /// The reason to show: English where given, else the first.
+    /// The reason to show: English where given, else the first, with its
+    /// white space folded (services send multi-line, indented reasons).
     public var reason: String {
         let english = reasons.first { $0.language?.lowercased().hasPrefix("en") == true }
-        return (english ?? reasons.first)?.text ?? ""
+        return ((english ?? reasons.first)?.text ?? "").foldingWhitespace()
+    }
+
+    /// What the fault is about, as far as its codes say: it decides the hint a person gets.
+    public enum Topic: Sendable, Equatable {
+        /// Security or authentication: the credentials, or an expired session.
+        case authentication
+        /// SOAPAction or WS-Addressing: the profile's action.
+        case addressing
+        /// The request (Client/Sender).
+        case request
+        /// The service (Server/Receiver).
+        case service
+        case other
+    }
+
+    public var topic: Topic {
+        let names = ([code] + subcodes).map { $0.localName.lowercased() } + [reason.lowercased()]
+        let authentication = ["security", "authenticat", "auth", "credential", "password", "token", "session", "login", "agreement"]
+        if names.contains(where: { name in authentication.contains { name.contains($0) } }) { return .authentication }
+        let addressing = ["soapaction", "action", "addressing", "messageaddressingheaderrequired", "actionnotsupported"]
+        if ([code] + subcodes).contains(where: { code in addressing.contains { code.localName.lowercased().contains($0) } })
+            || detailLines.contains(where: { $0.hasPrefix("ProblemHeaderQName") }) {
+            return .addressing
+        }
+        switch kind {
+        case .sender: return .request
+        case .receiver: return .service
+        default: return .other
+        }
     }
 
     public var kind: Kind {
@@ -101,6 +136,7 @@ public struct SOAPFault: Error, Sendable, Equatable, CustomStringConvertible {
         }
         text += ": \(reason.isEmpty ? "(no reason given)" : reason)"
         if let node { text += " [node \(node)]" }
+        if !detailLines.isEmpty { text += "; detail: " + detailLines.joined(separator: "; ") }
         return text
     }
 }
@@ -220,7 +256,8 @@ struct FaultBuilder {
                 code: code(element.child("faultcode"), scope: scope),
                 reasons: element.child("faultstring").map { [SOAPFault.Reason(text: $0.text)] } ?? [],
                 node: element.child("faultactor")?.text,
-                detail: element.child("detail").map(innerXML)
+                detail: element.child("detail").map(innerXML),
+                detailLines: element.child("detail").map(Self.detailLines) ?? []
             )
         case .v1_2:
             var subcodes: [SOAPFault.Code] = []
@@ -243,9 +280,31 @@ struct FaultBuilder {
                 },
                 node: element.child("Node")?.text,
                 role: element.child("Role")?.text,
-                detail: element.child("Detail").map(innerXML)
+                detail: element.child("Detail").map(innerXML),
+                detailLines: element.child("Detail").map(Self.detailLines) ?? []
             )
         }
+    }
+
+    /// Each element under `detail` that holds text of its own, in document
+    /// order, as `Name: text`; at most 8 lines of 200 characters.
+    static func detailLines(_ detail: FaultTreeElement) -> [String] {
+        var lines: [String] = []
+        func visit(_ element: FaultTreeElement) {
+            let children = element.children.compactMap { node -> FaultTreeElement? in
+                if case .element(let child) = node { return child }
+                return nil
+            }
+            if children.isEmpty {
+                let text = element.text.foldingWhitespace()
+                if !text.isEmpty, lines.count < 8 { lines.append("\(element.localName): \(text.prefix(200))") }
+            }
+            children.forEach(visit)
+        }
+        detail.children.forEach { node in
+            if case .element(let child) = node { visit(child) }
+        }
+        return lines
     }
 
     private func bindings(of element: FaultTreeElement) -> [String: String] {

@@ -75,4 +75,10 @@ extension String {
               let last = lastIndex(where: { !isSpace($0) }) else { return "" }
         return String(self[first...last])
     }
+
+    /// The string with every run of XML white space made one space, and none
+    /// at either end: a multi-line, indented text on one line.
+    package func foldingWhitespace() -> String {
+        split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }).joined(separator: " ")
+    }
 }

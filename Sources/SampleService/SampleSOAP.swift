@@ -12,6 +12,9 @@ struct QueryHotelsRequest: Equatable {
 struct SampleFault: Error {
     var sender: Bool
     var reason: String
+    /// A temporary failure: `Server.Busy` in SOAP 1.1, `Receiver` with the
+    /// subcode `h:Busy` in SOAP 1.2, which the `sample` profile calls transient.
+    var busy = false
 }
 
 /// Reads `QueryHotels(city, pageSize, before?)` from a request body.
@@ -101,11 +104,13 @@ enum SampleMessages {
         let reason = XMLEscaping.escape(fault.reason)
         switch version {
         case .v1_1:
+            let code = fault.sender ? "Client" : fault.busy ? "Server.Busy" : "Server"
             return SOAPEnvelope.message(version: version, body:
-                "<soap:Fault><faultcode>soap:\(fault.sender ? "Client" : "Server")</faultcode><faultstring>\(reason)</faultstring></soap:Fault>")
+                "<soap:Fault><faultcode>soap:\(code)</faultcode><faultstring>\(reason)</faultstring></soap:Fault>")
         case .v1_2:
+            let subcode = fault.busy ? "<soap:Subcode><soap:Value xmlns:h=\"urn:hotelkit:sample\">h:Busy</soap:Value></soap:Subcode>" : ""
             return SOAPEnvelope.message(version: version, body:
-                "<soap:Fault><soap:Code><soap:Value>soap:\(fault.sender ? "Sender" : "Receiver")</soap:Value></soap:Code>"
+                "<soap:Fault><soap:Code><soap:Value>soap:\(fault.sender ? "Sender" : "Receiver")</soap:Value>\(subcode)</soap:Code>"
                 + "<soap:Reason><soap:Text xml:lang=\"en\">\(reason)</soap:Text></soap:Reason></soap:Fault>")
         }
     }

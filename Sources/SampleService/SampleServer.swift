@@ -87,7 +87,7 @@ private final class SampleServiceState: Sendable {
                 return streamed(request, status: .internalServerError, bytes: Array("Internal Server Error\n".utf8),
                                 headers: [.contentType: "text/plain"])
             }
-            let fault = SampleFault(sender: false, reason: "injected failure: the property system is busy")
+            let fault = SampleFault(sender: false, reason: "injected failure: the property system is busy", busy: true)
             return soapReply(request, SampleMessages.fault(fault, version: version), status: .internalServerError, version: version)
         }
         let body = try await request.collectBody(upTo: 1 << 20)

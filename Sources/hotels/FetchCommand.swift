@@ -5,6 +5,7 @@ import Hotels
 import Imaging
 import Logos
 import OfflineStore
+import SOAP
 
 struct FetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -108,6 +109,7 @@ struct FetchCommand: AsyncParsableCommand {
             throw refusal(error)
         } catch {
             summary.error = String(describing: error)
+            summary.fault = (error as? SOAPFault).map(FaultSummary.init)
             summary.failure = error
         }
         progress.finish()
@@ -138,6 +140,27 @@ extension FetchCommand {
 
     private static func why(_ reason: (any Error)?) -> String {
         reason.map { " (\($0))" } ?? " (--offline)"
+    }
+}
+
+/// A SOAP fault for `--json`: every part, the detail as XML and as lines.
+struct FaultSummary: Encodable {
+    var code: String
+    var subcodes: [String]
+    var reason: String
+    var node: String?
+    var role: String?
+    var detail: String?
+    var detailLines: [String]
+
+    init(_ fault: SOAPFault) {
+        code = fault.code.value
+        subcodes = fault.subcodes.map(\.value)
+        reason = fault.reason
+        node = fault.node
+        role = fault.role
+        detail = fault.detail
+        detailLines = fault.detailLines
     }
 }
 
@@ -224,8 +247,11 @@ struct FetchSummary: Encodable {
     /// The page error that stopped the run, reported after the summary.
     var failure: (any Error)?
 
+    /// The whole fault, when a SOAP fault stopped the run.
+    var fault: FaultSummary?
+
     private enum CodingKeys: String, CodingKey {
-        case pages, hotels, fetched, cached, merge, end, logos, seconds, out, error, offline
+        case pages, hotels, fetched, cached, merge, end, logos, seconds, out, error, fault, offline
     }
 
     init(out: String) {

@@ -56,7 +56,13 @@ enum Diagnostics {
     private static func classify(_ error: any Error) -> (ExitStatus, String?) {
         switch error {
         case let fault as SOAPFault:
-            let hint = fault.kind == .sender ? "the service rejected the request; check the profile's body and parameters" : nil
+            let hint: String? = switch fault.topic {
+            case .authentication: "the service refused the credentials or the session: check the credentials, or start a new session"
+            case .addressing: "the service did not accept the action: check the profile's soapAction"
+            case .request: "the service rejected the request; check the profile's body and parameters"
+            case .service: "the service failed; try again later, or tell its operator"
+            case .other: nil
+            }
             return (.protocolError, hint)
         case is ServiceReportedError:
             return (.protocolError, nil)

@@ -74,6 +74,37 @@ struct HotelClientTests {
         #expect(http.bodies.map { FakeSampleCatalog.value("before", in: $0) } == [nil, nil])
     }
 
+    @Test("a Receiver fault is the service's answer, not retried; a fault the profile calls transient is")
+    func transientFaults() async throws {
+        let server = try String(decoding: Samples.fixture("fault-soap11-server.xml"), as: UTF8.self)
+        let http = FakeHTTPClient { _, _ in .xml(server, status: 500) }
+        var once = try client(http).pages(city: "Paris").makeAsyncIterator()
+        await #expect(throws: SOAPFault.self) { try await once.next() }
+        #expect(http.requests.count == 1)
+
+        var profile = try ServiceProfile.named("sample")
+        profile.transientFaults = ["Server"]
+        let retried = FakeHTTPClient { _, _ in .xml(server, status: 500) }
+        let client = HotelClient(profile: profile, endpoint: "http://hotels.test/soap",
+                                 configuration: HotelClientConfiguration(transport: retried, retry: Self.fastRetry))
+        var iterator = client.pages(city: "Paris").makeAsyncIterator()
+        await #expect(throws: SOAPFault.self) { try await iterator.next() }
+        #expect(retried.requests.count == 4)
+    }
+
+    /// A regression: a service that ignores the paging parameter sent the same page forever.
+    @Test("a page that brings nothing new ends the list with a warning")
+    func loopGuard() async throws {
+        let catalog = FakeSampleCatalog(count: 20)
+        let http = FakeHTTPClient { _, _ in catalog.respond(to: "<h:pageSize>5</h:pageSize>") } // the cursor is ignored
+        let log = LogRecorder()
+        var pages: [FetchedPage] = []
+        for try await page in try client(http, logger: log).pages(city: "Paris", pageSize: 5) { pages.append(page) }
+        #expect(pages.map(\.end) == [nil, .noNewRecords])
+        #expect(http.requests.count == 2)
+        #expect(log.messages.count == 1 && log.messages[0].hasPrefix("warning: page 2 brought no hotel that earlier pages had not"))
+    }
+
     @Test("record warnings are logged with their page")
     func recordWarnings() async throws {
         let bad = try String(decoding: Samples.fixture("sample-bad-records.xml"), as: UTF8.self)

@@ -82,6 +82,10 @@ struct ProfileTests {
         ("paging", #"{"style": "page", "size": 2}"#, "paging.size", "unknown key"),
         ("body", #""<a>{town}</a>""#, "body", "unknown placeholder {town}"),
         ("record", "5", "record", "expected a string"),
+        ("paging", #"{"style": "page"}"#, "body", "page paging needs {page}"),
+        ("body", #""<a:S xmlns:a=\"urn:a\">{city}</a:S>""#, "body", "cursor paging needs {cursor}"),
+        ("transientFaults", #"["soap:Server"]"#, "transientFaults", "without a prefix"),
+        ("transientFaults", #""Server""#, "transientFaults", "expected an array of strings"),
     ] as [(String, String?, String, String)])
     func refused(key: String, value: String?, expectedKey: String, reason: String) throws {
         let json = key == "recrod" ? ProfileTests.acme.replacingOccurrences(of: "\"record\"", with: "\"recrod\"") : acme(key, value)
@@ -93,6 +97,17 @@ struct ProfileTests {
             #expect(error.reason.contains(reason), "\(error.reason)")
             #expect(error.kind == .invalid)
         }
+    }
+
+    /// A regression: `"code": "name", "name": "name"` lost the code, and every record was skipped.
+    @Test("two fields on one path both get its value")
+    func twoFieldsOnOnePath() throws {
+        var profile = try ServiceProfile.named("sample")
+        profile.fields[.code] = try FieldPath(parsing: "name")
+        let page = try HotelResponseParser(profile: profile).parse(bytes: Samples.fixture("sample-soap11.xml"))
+        #expect(page.hotels.count == 5)
+        #expect(page.hotels.allSatisfy { $0.code == $0.name })
+        #expect(page.warnings.isEmpty)
     }
 
     @Test("a file that is not JSON, an unknown name and a missing file are told apart")

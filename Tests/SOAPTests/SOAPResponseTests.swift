@@ -56,6 +56,20 @@ struct SOAPResponseTests {
         #expect(fault.detail == #"<h:Problem xmlns:h="urn:hotelkit:sample" city="Atlantis">No such city</h:Problem><Plain>x</Plain>"#)
     }
 
+    @Test("a fault's detail reads as lines, its reason on one line, and its topic picks the hint")
+    func detailLinesAndTopics() throws {
+        let client = try fault("fault-soap11-client.xml")
+        #expect(client.detailLines == ["Code: AUTH-401", "Hint: Renew the key & retry"])
+        #expect(client.topic == .authentication)
+        #expect(try fault("fault-soap12-sender.xml").topic == .request)
+        #expect(try fault("fault-soap11-server.xml").topic == .service)
+        let multiline = try fault("fault-soap11-multiline.xml")
+        #expect(multiline.reason == "Server was unable to process request. ---> Object reference not set to an instance of an object.")
+        #expect(multiline.detailLines == ["Message: Property 'HotelCode' is required. at Acme.Search.Validate()",
+                                          "Type: System.NullReferenceException"])
+        #expect(multiline.description.hasSuffix("; detail: Message: Property 'HotelCode' is required. at Acme.Search.Validate(); Type: System.NullReferenceException"))
+    }
+
     @Test("a SOAP 1.2 fault in the default namespace")
     func soap12DefaultNamespace() throws {
         let fault = try fault("fault-soap12-receiver.xml")

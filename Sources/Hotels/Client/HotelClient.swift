@@ -9,8 +9,9 @@ public struct HotelClientConfiguration: Sendable {
     public var transport: any HTTPClient
     /// Caps on every response: depth 128, one text 1 MiB, the document 256 MiB.
     public var limits: XMLReaderLimits
-    /// Network errors, HTTP 5xx and Receiver (Server) faults are retried 3
-    /// times with backoff; a request the service refused never is.
+    /// Network errors, timeouts and HTTP 5xx without a fault are retried 3
+    /// times with backoff. A SOAP fault is the service's answer and is not
+    /// retried, unless the profile names its code in `transientFaults`.
     public var retry: RetryPolicy
     /// Retries and record warnings are logged here as warnings.
     public var logger: Logger
@@ -71,19 +72,21 @@ public struct HotelClient: Sendable {
             body: Array(profile.requestMessage(parameters).utf8)
         )
         let parser = HotelResponseParser(profile: profile, limits: configuration.limits)
-        return try await configuration.retry.run(logger: configuration.logger, context: context, isRetryable: Self.isRetryable) {
+        return try await configuration.retry.run(logger: configuration.logger, context: context, isRetryable: isRetryable) {
             let sink = try PageSink(parser: parser)
             let head = try await configuration.transport.send(request, into: sink)
             return try sink.page(status: head.status)
         }
     }
 
-    /// Whether a failed page is worth asking for again: the network or a
-    /// failing service, never a request the service refused.
-    public static func isRetryable(_ error: any Error) -> Bool {
+    /// Whether a failed page is worth asking for again: the network, or a
+    /// fault the profile calls transient. Any other fault is the service's
+    /// final answer: a permanent `Server.Security` fault, say, or a schema
+    /// validation fault that a .NET service reports as `Receiver`.
+    public func isRetryable(_ error: any Error) -> Bool {
         switch error {
         case let error as TransportError: error.isRetryable
-        case let fault as SOAPFault: fault.kind == .receiver
+        case let fault as SOAPFault: ([fault.code] + fault.subcodes).contains { profile.transientFaults.contains($0.localName) }
         default: false
         }
     }
@@ -135,6 +138,10 @@ public struct HotelPages: AsyncSequence, Sendable {
             }
             fetched += 1
             pager.received(page)
+            if pager.end == .noNewRecords {
+                pages.client.configuration.logger.warning(
+                    "page \(number) brought no hotel that earlier pages had not: the service seems to ignore the profile's paging parameter; stopped here")
+            }
             return FetchedPage(number: number, hotels: page.hotels, warnings: page.warnings, checkpoint: pager.checkpoint,
                                end: pager.end)
         }

@@ -14,6 +14,9 @@ public struct Pager: Sendable, Equatable {
         case endMarker
         /// `--max-pages` was reached.
         case pageLimit
+        /// A page brought no record that an earlier page of this run had not:
+        /// the service ignores its paging parameter, and would send the same page forever.
+        case noNewRecords
     }
 
     public let paging: ServiceProfile.Paging
@@ -23,6 +26,9 @@ public struct Pager: Sendable, Equatable {
     private var nextPage: Int
     private var nextCursor: String?
     private var usedCursors: Set<String> = []
+    /// The codes this pager has seen, for the loop guard; not part of the
+    /// checkpoint, so a resumed run guards from its own first page on.
+    private var seenCodes: Set<String> = []
 
     public init(paging: ServiceProfile.Paging, pageSize: Int) {
         self.paging = paging
@@ -81,7 +87,11 @@ public struct Pager: Sendable, Equatable {
     /// Takes what a page returned and decides what comes next.
     public mutating func received(_ page: HotelPage, maxPages: Int? = nil) {
         pagesRequested += 1
-        if page.hotels.isEmpty || (page.hotels.count < pageSize && isPaged) {
+        var bringsNew = seenCodes.isEmpty
+        for hotel in page.hotels where seenCodes.insert(hotel.code).inserted { bringsNew = true }
+        if !page.hotels.isEmpty, !bringsNew {
+            end = .noNewRecords
+        } else if page.hotels.isEmpty || (page.hotels.count < pageSize && isPaged) {
             end = .shortPage
         } else if case .cursor = paging {
             if let last = page.lastCursor, last == page.nextCursor {

@@ -102,6 +102,9 @@ final class RecordExtractor: SOAPBodyHandler {
     /// iterating an array would cost a retain and a release.
     private let singleStepMatchers: FixedStack<(matcher: Int, name: UInt)>
     private let cursorField: HotelField?
+    /// Fields mapped to the same path as an earlier field: (its slot, the
+    /// earlier one's). The trie fills the earlier one; these copy it.
+    private let aliases: [(slot: Int, source: Int)]
     private let maxCapture: Int
     private let maxDepth: Int
     /// On only while a capture is open: other text is skipped by the reader.
@@ -173,7 +176,21 @@ final class RecordExtractor: SOAPBodyHandler {
         nodeStack = FixedStack(capacity: frames)
         captures = FixedStack(capacity: frames * (1 + matchers.count))
         fields.initialize(repeating: .absent, count: RecordExtractor.slotCount)
-        trie = FieldTrie(profile.fields.map { (RecordExtractor.slot($0.key), $0.value) }, names: names)
+        // In slot order, so the first field of a shared path is always the one the trie fills.
+        let mapped = profile.fields.map { (slot: RecordExtractor.slot($0.key), path: $0.value) }.sorted { $0.slot < $1.slot }
+        var firstSlot: [FieldPath: Int] = [:]
+        var aliases: [(slot: Int, source: Int)] = []
+        var distinct: [(slot: Int, path: FieldPath)] = []
+        for (slot, path) in mapped {
+            if let source = firstSlot[path] {
+                aliases.append((slot, source))
+            } else {
+                firstSlot[path] = slot
+                distinct.append((slot, path))
+            }
+        }
+        self.aliases = aliases
+        trie = FieldTrie(distinct, names: names)
     }
 
     deinit {
@@ -291,6 +308,9 @@ final class RecordExtractor: SOAPBodyHandler {
 
     private func emitRecord() throws {
         recordCount += 1
+        if !aliases.isEmpty {
+            for (slot, source) in aliases { fields[slot] = fields[source] }
+        }
         let record = RecordFields(ranges: fields, text: text.base, attributes: attributes.base)
         if let cursorField {
             let cursor = record[cursorField]

@@ -16,6 +16,7 @@ enum BuiltInProfiles {
         "code": "code", "name": "name", "address": "address", "latitude": "latitude",
         "longitude": "longitude", "logoURL": "logoURL", "addtime": "addtime"
       },
+      "transientFaults": ["Server.Busy", "Busy"],
       "paging": {"style": "cursor", "next": "field:addtime", "last": "//lastAddTime"}
     }
     """#

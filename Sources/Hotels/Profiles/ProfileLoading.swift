@@ -96,6 +96,7 @@ private struct ProfileDocument: Decodable {
     var fields: [String: String]
     var error: String?
     var coordinateScale: Double?
+    var transientFaults: [String]?
     var paging: PagingDocument
 
     struct PagingDocument: Decodable {
@@ -117,7 +118,7 @@ private struct ProfileDocument: Decodable {
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, soapVersion, soapAction, body, record, fields, error, coordinateScale, paging
+        case name, soapVersion, soapAction, body, record, fields, error, coordinateScale, transientFaults, paging
     }
 
     init(from decoder: any Decoder) throws {
@@ -131,6 +132,7 @@ private struct ProfileDocument: Decodable {
         fields = try container.decode([String: String].self, forKey: .fields)
         error = try container.decodeIfPresent(String.self, forKey: .error)
         coordinateScale = try container.decodeIfPresent(Double.self, forKey: .coordinateScale)
+        transientFaults = try container.decodeIfPresent([String].self, forKey: .transientFaults)
         paging = try container.decode(PagingDocument.self, forKey: .paging)
     }
 
@@ -139,6 +141,7 @@ private struct ProfileDocument: Decodable {
         case is String.Type: "a string"
         case is Double.Type, is Int.Type: "a number"
         case is [String: String].Type: "an object of strings"
+        case _ where String(describing: type).hasPrefix("Array"): "an array of strings"
         default: "an object"
         }
     }
@@ -171,9 +174,24 @@ private struct ProfileDocument: Decodable {
         let endMarker = try paging.last.map { text throws(ProfileKeyError) in
             try checked("paging.last") { () throws(PathSyntaxError) in try DocumentPath(parsing: text) }
         }
+        let transient = transientFaults ?? []
+        if let empty = transient.firstIndex(where: { $0.isEmpty || $0.contains(":") }) {
+            throw ProfileKeyError(key: "transientFaults", reason: "“\(transient[empty])”: name a fault code by its local name, "
+                + "without a prefix (Server.Busy, ServiceUnavailable)")
+        }
+        let paging = try pagingStyle(fields: mapped)
+        // Without its placeholder the request never changes, and the service sends the same page forever.
+        switch paging {
+        case .page where !body.contains("{page}"):
+            throw ProfileKeyError(key: "body", reason: "page paging needs {page} in the body, or every request asks for the same page")
+        case .cursor where !body.contains("{cursor}"):
+            throw ProfileKeyError(key: "body", reason: "cursor paging needs {cursor} in the body, or every request asks for the same page")
+        default:
+            break
+        }
         return ServiceProfile(
             name: name, soapVersion: version, soapAction: soapAction, body: template, record: record,
-            fields: mapped, error: errorPath, coordinateScale: scale, paging: try pagingStyle(fields: mapped),
+            fields: mapped, error: errorPath, coordinateScale: scale, transientFaults: Set(transient), paging: paging,
             endMarker: endMarker
         )
     }

@@ -31,6 +31,10 @@ public struct ServiceProfile: Sendable, Equatable {
     public var error: DocumentPath?
     /// Coordinates are divided by this (some services send degrees × 100000).
     public var coordinateScale: Double
+    /// Fault codes (local names, e.g. `Server.Busy`) that a retry may cure.
+    /// Any other SOAP fault is final: the service answered, and asking again
+    /// gets the same answer.
+    public var transientFaults: Set<String> = []
     public var paging: Paging
     /// Under cursor paging, where the response says what the list's final
     /// cursor is (`//lastAddTime`): a page whose cursor equals it is the last.
