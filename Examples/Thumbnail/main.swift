@@ -1,5 +1,5 @@
 // Load one logo through the logo pipeline, with a disk cache, and save it:
-//   swift run Thumbnail http://127.0.0.1:8080/logos/SH0001.png thumb.png
+//   swift run Thumbnail http://127.0.0.1:8080/logos/H000002.png thumb.png
 // A second run within the logo's max-age comes from the disk cache; after
 // it, the server is asked with If-None-Match and a 304 keeps the copy.
 import Foundation

@@ -245,8 +245,8 @@ public final class LogoPipeline: LogoLoading {
         request.onStage(.downloading)
         let subscription = transfers.join(request.url, headers: validators) { [self] downloaded, isFirst in
             switch downloaded {
-            case .failure(let error as TransportError) where error.isOffline && cached != nil:
-                // Stale beats nothing when the service cannot be reached.
+            case .failure(let error as TransportError) where error.isRetryable && cached != nil:
+                // Stale beats nothing when the service cannot be reached or is failing.
                 finishFromCache(request, bytes: cached ?? [], source: .disk)
             case .failure(let error):
                 request.end(.failure(error))

@@ -1,5 +1,6 @@
 import HTTP
 import Imaging
+import Logging
 import Synchronization
 
 /// A logo's bytes as the network gave them, with what a cache keeps.
@@ -43,10 +44,14 @@ public protocol LogoTransport: Sendable {
 public struct HTTPLogoTransport: LogoTransport {
     private let client: any HTTPClient
     private let retry: RetryPolicy
+    private let logger: Logger
 
-    public init(client: any HTTPClient = HTTPTransport(), retry: RetryPolicy = RetryPolicy()) {
+    /// - Parameter logger: Where retries are logged, as warnings.
+    public init(client: any HTTPClient = HTTPTransport(), retry: RetryPolicy = RetryPolicy(),
+                logger: Logger = Logger(label: "hotelkit.logos")) {
         self.client = client
         self.retry = retry
+        self.logger = logger
     }
 
     private struct TaskTransfer: LogoTransfer {
@@ -56,10 +61,14 @@ public struct HTTPLogoTransport: LogoTransport {
 
     public func download(_ url: String, headers: [(name: String, value: String)],
                          completion: @escaping @Sendable (Result<LogoDownload, any Error>) -> Void) -> any LogoTransfer {
-        TaskTransfer(task: Task { [client, retry] in
+        TaskTransfer(task: Task { [client, retry, logger] in
             completion(await Result { () async throws -> LogoDownload in
-                let (head, body) = try await retry.run { try await client.data(for: HTTPRequest(url: url, headers: headers)) }
-                guard head.status == 200 || head.status == 304 else { throw TransportError.httpStatus(head.status, snippet: "") }
+                let (head, body) = try await retry.run(logger: logger, context: "logo \(url)") {
+                    let (head, body) = try await client.data(for: HTTPRequest(url: url, headers: headers))
+                    // Inside the retry: a 5xx is worth another try.
+                    guard head.status == 200 || head.status == 304 else { throw TransportError.httpStatus(head.status, snippet: "") }
+                    return (head, body)
+                }
                 return LogoDownload(bytes: head.status == 304 ? [] : body, notModified: head.status == 304,
                                     etag: head.headers["etag"], lastModified: head.headers["last-modified"],
                                     maxAge: CachedImageMetadata.maxAge(cacheControl: head.headers["cache-control"]))

@@ -3,7 +3,7 @@ import Hotels
 
 /// Where cached lists live: what ``ListSync`` needs of a store. ``HotelStore``
 /// keeps them in SQLite; a server-side store (PostgreSQL, shared by many
-/// workers) implements the same five calls and no caller changes.
+/// workers) implements the same four calls and no caller changes.
 ///
 /// Each write keeps a page and its paging checkpoint together: a writer
 /// that dies between pages leaves "load more" in step with the rows.

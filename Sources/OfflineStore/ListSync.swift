@@ -42,13 +42,16 @@ public struct OfflineList: Sendable {
 
 /// How a sync run ended.
 public struct ListSyncEnd: Sendable, Equatable {
-    /// Why paging stopped: a ``Pager/End`` raw value, or `maxPages` when
-    /// this run's limit came first (a later run goes on from there).
-    public var reason: String
+    /// Why the list ended, or nil when this run's page limit came first (a
+    /// later run goes on from there).
+    public var end: Pager.End?
     /// Pages fetched in this run.
     public var pages: Int
     /// The list as it stands now.
     public var list: CachedList?
+
+    /// The end's name (a `Pager.End` raw value), or `maxPages`.
+    public var reason: String { end?.rawValue ?? "maxPages" }
 }
 
 /// Why a sync could not serve anything.
@@ -223,7 +226,7 @@ public struct ListSync: AsyncSequence, Sendable {
         private mutating func finish(_ iterator: HotelPages.Iterator) async throws -> ListSyncEvent {
             phase = .done
             let list = try await sync.storage.cachedList(sync.key)
-            let end = ListSyncEnd(reason: iterator.pager.end?.rawValue ?? "maxPages", pages: fetched, list: list)
+            let end = ListSyncEnd(end: iterator.pager.end, pages: fetched, list: list)
             sync.client.configuration.logger.info("\(sync.key): finished (\(end.reason)) after \(fetched) pages; \(list?.count ?? 0) in the list")
             return .finished(end)
         }

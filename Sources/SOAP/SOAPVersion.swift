@@ -1,3 +1,4 @@
+import HTTP
 import Foundation
 
 /// The two SOAP versions, told apart by the envelope's namespace.
@@ -65,6 +66,16 @@ public enum SOAPEnvelope {
         }
         message += "<soap:Body>\(body)</soap:Body></soap:Envelope>"
         return message
+    }
+}
+
+extension SOAPEnvelope {
+    /// The HTTP request that carries a message: a POST with the version's
+    /// Content-Type and action headers.
+    public static func request(to endpoint: String, version: SOAPVersion, action: String, body: String,
+                               header: String? = nil) -> HTTPRequest {
+        HTTPRequest(url: endpoint, method: .post, headers: version.httpHeaders(action: action),
+                    body: Array(message(version: version, body: body, header: header).utf8))
     }
 }
 

@@ -129,6 +129,11 @@ public final class VisibleWindowLoader: @unchecked Sendable {
     public private(set) var reachedEnd = false
     private var whenVisibleComplete: [() -> Void] = []
 
+    /// - Parameters:
+    ///   - downloadQueue: Runs the rows' logo operations. Its completion queue
+    ///     must be `mainQueue`: a row's completion touches the loader's state.
+    ///   - requestPage: Asks for the next page ("load more"); nil for a list that is all there.
+    ///   - observe: Told of every event, on `mainQueue`, with the time on `clock`.
     public init(viewport: Int, policy: WindowPolicy, logos: any LogoLoading, downloadQueue: WorkQueue, mainQueue: DispatchQueue,
                 clock: any SchedulerClock, requestPage: PageRequester?, observe: @escaping (VisibleWindowLoader, Double, WindowEvent) -> Void) {
         self.viewport = max(1, viewport)

@@ -65,12 +65,8 @@ public struct HotelClient: Sendable {
     /// (``TransportError/httpStatus(_:snippet:)`` for a non-SOAP error page),
     /// ``NotSOAPEnvelopeError`` or ``XMLReaderError``.
     public func page(_ parameters: RequestParameters, context: String = "") async throws -> HotelPage {
-        let request = HTTPRequest(
-            url: endpoint,
-            method: .post,
-            headers: profile.soapVersion.httpHeaders(action: profile.soapAction),
-            body: Array(profile.requestMessage(parameters).utf8)
-        )
+        let request = SOAPEnvelope.request(to: endpoint, version: profile.soapVersion, action: profile.soapAction,
+                                           body: profile.body.render(parameters))
         let parser = HotelResponseParser(profile: profile, limits: configuration.limits)
         return try await configuration.retry.run(logger: configuration.logger, context: context, isRetryable: isRetryable) {
             let sink = try PageSink(parser: parser)
