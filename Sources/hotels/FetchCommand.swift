@@ -38,6 +38,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(help: "Do not verify TLS certificates (unsafe).") var insecure = false
     @Flag(help: "Print the summary as JSON.") var json = false
     @OptionGroup var limits: XMLLimitOptions
+    @OptionGroup var warningOptions: WarningOptions
 
     func validate() throws {
         guard pageSize > 0, concurrency > 0 else { throw ValidationError("--page-size and --concurrency must be at least 1") }
@@ -64,8 +65,8 @@ struct FetchCommand: AsyncParsableCommand {
             Diagnostics.warning("--insecure: TLS certificates are NOT verified; anyone on the path can read and change the traffic")
         }
         let http = HTTPTransport(configuration: transport)
-        let client = HotelClient(profile: profile, endpoint: endpoint,
-                                 configuration: HotelClientConfiguration(transport: http, limits: limits.limits))
+        let client = HotelClient(profile: profile, endpoint: endpoint, configuration: HotelClientConfiguration(
+            transport: http, limits: limits.limits, warningsPerKind: warningOptions.perKind))
         let store = try cacheOptions.folder.openStore()
         let sync = ListSync(client: client, storage: store, city: city, keyword: keyword, options: ListSync.Options(
             pageSize: pageSize, maxPages: maxPages, cacheFirst: !refresh || offline, cacheOnly: offline,
@@ -249,9 +250,11 @@ struct FetchSummary: Encodable {
 
     /// The whole fault, when a SOAP fault stopped the run.
     var fault: FaultSummary?
+    /// Record warnings by kind, every one counted.
+    var warnings: [String: Int] = [:]
 
     private enum CodingKeys: String, CodingKey {
-        case pages, hotels, fetched, cached, merge, end, logos, seconds, out, error, fault, offline
+        case pages, hotels, fetched, cached, merge, end, logos, seconds, out, error, fault, offline, warnings
     }
 
     init(out: String) {
@@ -263,6 +266,7 @@ struct FetchSummary: Encodable {
     mutating func received(_ page: FetchedPage, progress: ProgressLine, logos: LogoSaver?) async throws {
         pages += 1
         fetched += page.hotels.count
+        warnings.merge(page.warningsByKind, uniquingKeysWith: +)
         progress.advance(by: page.hotels.count)
         if let logos { self.logos.add(await logos.save(page.hotels)) }
     }

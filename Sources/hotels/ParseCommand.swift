@@ -24,27 +24,33 @@ struct ParseCommand: ParsableCommand {
     @Option(help: "A built-in profile (\(ServiceProfile.builtInNames.joined(separator: ", "))) or the path of a profile file.")
     var profile = "sample"
 
-    @Flag(help: "Print only a summary: {\"records\": N, \"warnings\": M}.")
+    @Flag(help: "Print only a summary: {\"records\": N, \"warnings\": M}, and the warnings by kind when there are any.")
     var count = false
+
+    @OptionGroup var warningOptions: WarningOptions
 
     @OptionGroup var limits: XMLLimitOptions
 
     func run() throws {
         let parser: HotelResponseParser
         do {
-            parser = HotelResponseParser(profile: try ServiceProfile.named(profile), limits: limits.limits)
+            parser = HotelResponseParser(profile: try ServiceProfile.named(profile), limits: limits.limits,
+                                         warningsPerKind: warningOptions.perKind)
         } catch {
             throw Diagnostics.report(error, context: "--profile").code
         }
         let output = StandardOutput()
         var records = 0
         var warnings = 0
+        var byKind: [String: Int] = [:]
         var failure: ExitStatus?
         for file in files {
             do {
                 let summary = try parse(file, with: parser, output: output)
                 records += summary.records
                 warnings += summary.warnings
+                byKind.merge(summary.warningsByKind, uniquingKeysWith: +)
+                warningOptions.reportSuppressed(summary.warningsByKind, context: file == "-" ? "standard input" : file)
             } catch {
                 output.flush()
                 let status = Diagnostics.report(error, context: file == "-" ? "standard input" : file)
@@ -52,7 +58,8 @@ struct ParseCommand: ParsableCommand {
             }
         }
         if count {
-            output.write(line: #"{"records": \#(records), "warnings": \#(warnings)}"#)
+            let kinds = byKind.isEmpty ? "" : #", "warningsByKind": "# + jsonLine(byKind)
+            output.write(line: #"{"records": \#(records), "warnings": \#(warnings)\#(kinds)}"#)
         }
         output.flush()
         if let failure { throw failure.code }

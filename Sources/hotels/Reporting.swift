@@ -172,6 +172,30 @@ final class StandardOutput {
     deinit { flush() }
 }
 
+/// `--warnings N|all`: how many warnings of each kind a person sees.
+struct WarningOptions: ParsableArguments {
+    @Option(name: .customLong("warnings"), help: "Warnings of each kind to print (then one line says how many more), or “all”.")
+    var warnings = "10"
+
+    /// Nil: every one.
+    var perKind: Int? { warnings == "all" ? nil : Int(warnings) }
+
+    func validate() throws {
+        guard warnings == "all" || (Int(warnings) ?? -1) >= 0 else {
+            throw ValidationError("--warnings takes a number of warnings per kind, or “all”, not “\(warnings)”")
+        }
+    }
+
+    /// One line per kind whose warnings passed the cap: how many more there were.
+    func reportSuppressed(_ byKind: [String: Int], context: String) {
+        guard let cap = perKind else { return }
+        for kind in RecordWarning.kinds {
+            let more = byKind[kind, default: 0] - cap
+            if more > 0 { Diagnostics.warning("\(context): \(more) more \(kind) warnings (--warnings all prints every one)") }
+        }
+    }
+}
+
 /// Limits every command that reads XML accepts.
 struct XMLLimitOptions: ParsableArguments {
     @Option(help: "Deepest element nesting allowed.")

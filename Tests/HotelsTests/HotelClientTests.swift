@@ -133,3 +133,42 @@ struct HotelClientTests {
         #expect(http.requests.count == 1)
     }
 }
+
+@Suite("Warning caps")
+struct WarningCapTests {
+    /// `count` records whose latitude is out of range.
+    static func badLatitudes(_ count: Int) -> String {
+        let rows = (1...count).map { "<h:Hotel><h:code>B\($0)</h:code><h:latitude>95</h:latitude></h:Hotel>" }.joined()
+        return """
+            <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>\
+            <h:QueryHotelsResponse xmlns:h="urn:hotelkit:sample">\(rows)</h:QueryHotelsResponse></soap:Body></soap:Envelope>
+            """
+    }
+
+    @Test("a parse delivers the first warnings of each kind and counts every one")
+    func parserCaps() throws {
+        let page = try HotelResponseParser(profile: .named("sample"), warningsPerKind: 3).parse(bytes: Array(Self.badLatitudes(50).utf8))
+        #expect(page.hotels.count == 50)
+        #expect(page.warnings.map(\.record) == [1, 2, 3])
+        #expect(page.warningsByKind == ["latitude": 50])
+        let all = try HotelResponseParser(profile: .named("sample"), warningsPerKind: nil).parse(bytes: Array(Self.badLatitudes(50).utf8))
+        #expect(all.warnings.count == 50)
+    }
+
+    @Test("across a list, the first warnings of each kind are logged, then one line with how many more")
+    func clientCaps() async throws {
+        let body = Self.badLatitudes(5)
+        let http = FakeHTTPClient { _, _ in .xml(body) }
+        let log = LogRecorder()
+        var profile = try ServiceProfile.named("sample")
+        profile.paging = .page(first: 1)
+        profile.body = try RequestTemplate("<h:QueryHotels xmlns:h=\"urn:hotelkit:sample\"><h:page>{page}</h:page></h:QueryHotels>")
+        let client = HotelClient(profile: profile, endpoint: "http://hotels.test/soap",
+                                 configuration: HotelClientConfiguration(transport: http, logger: log.logger(), warningsPerKind: 2))
+        var byKind: [String: Int] = [:]
+        for try await page in client.pages(city: "Paris", pageSize: 10) { byKind.merge(page.warningsByKind, uniquingKeysWith: +) }
+        #expect(byKind == ["latitude": 5])
+        #expect(log.messages.count == 3)
+        #expect(log.messages.last == "warning: 3 more latitude warnings")
+    }
+}

@@ -16,7 +16,7 @@ struct ParseCommandTests {
     func count() throws {
         let result = try HotelsProcess.run(["parse", "--count", "Samples/Fixtures/sample-soap11.xml", "Samples/Fixtures/sample-bad-records.xml"])
         #expect(result.status == 0)
-        #expect(result.stdout == "{\"records\": 8, \"warnings\": 10}\n")
+        #expect(result.stdout == #"{"records": 8, "warnings": 10, "warningsByKind": {"addtime":1,"code":2,"latitude":2,"logoURL":3,"longitude":2}}"# + "\n")
         #expect(result.stderr.contains("hotels: warning: Samples/Fixtures/sample-bad-records.xml: record 1: no code; record skipped"))
     }
 
@@ -59,5 +59,23 @@ struct ParseCommandTests {
         let result = try HotelsProcess.run(["parse", "Samples/Fixtures/sample-soap11.xml", "Samples/Fixtures/empty.xml", "Samples/Fixtures/sample-empty.xml"])
         #expect(result.status == 65)
         #expect(result.stdout.split(separator: "\n").count == 5)
+    }
+}
+
+@Suite("hotels parse --warnings")
+struct ParseWarningsTests {
+    @Test("at most N warnings of each kind, then how many more; --warnings all prints every one; --count gives them by kind")
+    func caps() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("hotelkit-bad-\(getpid()).xml")
+        try Data(WarningCapTests.badLatitudes(25).utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let capped = try HotelsProcess.run(["parse", "--warnings", "2", "--count", file.path])
+        let lines = capped.stderr.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines.last == "hotels: warning: \(file.path): 23 more latitude warnings (--warnings all prints every one)")
+        #expect(capped.stdout == #"{"records": 25, "warnings": 25, "warningsByKind": {"latitude":25}}"# + "\n")
+        let all = try HotelsProcess.run(["parse", "--warnings", "all", "--count", file.path])
+        #expect(all.stderr.split(separator: "\n").count == 25)
+        #expect(try HotelsProcess.run(["parse", "--warnings", "some", file.path]).status == 64)
     }
 }

@@ -15,13 +15,17 @@ public struct HotelClientConfiguration: Sendable {
     public var retry: RetryPolicy
     /// Retries and record warnings are logged here as warnings.
     public var logger: Logger
+    /// Record warnings of each kind logged per list, 10 by default; then one
+    /// line says how many more there were. Nil logs every one.
+    public var warningsPerKind: Int?
 
     public init(transport: any HTTPClient = HTTPTransport(), limits: XMLReaderLimits = XMLReaderLimits(),
-                retry: RetryPolicy = RetryPolicy(), logger: Logger = Logger(label: "hotelkit.client")) {
+                retry: RetryPolicy = RetryPolicy(), logger: Logger = Logger(label: "hotelkit.client"), warningsPerKind: Int? = 10) {
         self.transport = transport
         self.limits = limits
         self.retry = retry
         self.logger = logger
+        self.warningsPerKind = warningsPerKind
     }
 }
 
@@ -67,7 +71,7 @@ public struct HotelClient: Sendable {
     public func page(_ parameters: RequestParameters, context: String = "") async throws -> HotelPage {
         let request = SOAPEnvelope.request(to: endpoint, version: profile.soapVersion, action: profile.soapAction,
                                            body: profile.body.render(parameters))
-        let parser = HotelResponseParser(profile: profile, limits: configuration.limits)
+        let parser = HotelResponseParser(profile: profile, limits: configuration.limits, warningsPerKind: configuration.warningsPerKind)
         return try await configuration.retry.run(logger: configuration.logger, context: context, isRetryable: isRetryable) {
             let sink = try PageSink(parser: parser)
             let head = try await configuration.transport.send(request, into: sink)
@@ -93,7 +97,10 @@ public struct FetchedPage: Sendable, Equatable {
     /// 1 for the list's first page; a resumed sequence goes on counting from its checkpoint.
     public var number: Int
     public var hotels: [Hotel]
+    /// The first warnings of each kind (``HotelClientConfiguration/warningsPerKind``).
     public var warnings: [RecordWarning]
+    /// Every warning by kind, delivered or not.
+    public var warningsByKind: [String: Int]
     /// Where "load more" stands after this page: store it to resume later.
     public var checkpoint: Pager.Checkpoint
     /// Why the list ended with this page, or nil when more pages follow.
@@ -118,6 +125,9 @@ public struct HotelPages: AsyncSequence, Sendable {
         /// Where paging stands: the page numbers and cursors already used.
         public private(set) var pager: Pager
         private var fetched = 0
+        /// Warnings logged so far, and all of them, by kind, for the cap across pages.
+        private var logged: [String: Int] = [:]
+        private var occurred: [String: Int] = [:]
 
         init(pages: HotelPages, pager: Pager) {
             self.pages = pages
@@ -126,20 +136,40 @@ public struct HotelPages: AsyncSequence, Sendable {
 
         public mutating func next() async throws -> FetchedPage? {
             guard fetched < (pages.maxPages ?? .max),
-                  let parameters = pager.nextRequest(city: pages.city, keyword: pages.keyword) else { return nil }
+                  let parameters = pager.nextRequest(city: pages.city, keyword: pages.keyword) else {
+                logSuppressedWarnings()
+                return nil
+            }
             let number = pager.pagesRequested + 1
             let page = try await pages.client.page(parameters, context: "page \(number)")
-            for warning in page.warnings {
-                pages.client.configuration.logger.warning("page \(number): \(warning)")
-            }
+            log(page.warnings, of: number)
+            occurred.merge(page.warningsByKind, uniquingKeysWith: +)
             fetched += 1
             pager.received(page)
             if pager.end == .noNewRecords {
                 pages.client.configuration.logger.warning(
                     "page \(number) brought no hotel that earlier pages had not: the service seems to ignore the profile's paging parameter; stopped here")
             }
-            return FetchedPage(number: number, hotels: page.hotels, warnings: page.warnings, checkpoint: pager.checkpoint,
-                               end: pager.end)
+            return FetchedPage(number: number, hotels: page.hotels, warnings: page.warnings, warningsByKind: page.warningsByKind,
+                               checkpoint: pager.checkpoint, end: pager.end)
+        }
+
+        private mutating func log(_ warnings: [RecordWarning], of page: Int) {
+            let cap = pages.client.configuration.warningsPerKind ?? .max
+            for warning in warnings where logged[warning.kind, default: 0] < cap {
+                logged[warning.kind, default: 0] += 1
+                pages.client.configuration.logger.warning("page \(page): \(warning)")
+            }
+        }
+
+        /// One line per kind that passed its cap: how many were not logged.
+        private mutating func logSuppressedWarnings() {
+            for kind in RecordWarning.kinds {
+                let more = occurred[kind, default: 0] - logged[kind, default: 0]
+                if more > 0 { pages.client.configuration.logger.warning("\(more) more \(kind) warnings") }
+            }
+            occurred = [:]
+            logged = [:]
         }
     }
 }
@@ -175,7 +205,8 @@ private final class PageSink: HTTPBodySink {
         do {
             if let failure { throw failure }
             let summary = try session.finish()
-            return HotelPage(hotels: hotels, warnings: warnings, nextCursor: summary.nextCursor, lastCursor: summary.lastCursor)
+            return HotelPage(hotels: hotels, warnings: warnings, nextCursor: summary.nextCursor, lastCursor: summary.lastCursor,
+                             warningsByKind: summary.warningsByKind)
         } catch let fault as SOAPFault {
             throw fault // a fault is a fault, whatever the status
         } catch is NotSOAPEnvelopeError where !(200..<300).contains(status) {

@@ -20,21 +20,64 @@ public struct RecordWarning: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         "record \(record)" + (code.map { " (code \($0))" } ?? "") + ": " + message
     }
+
+    /// What kind of problem it is, for counting and capping: the field's
+    /// name, or `code` for a record skipped for want of one.
+    public var kind: String { field?.rawValue ?? "code" }
+
+    /// Every kind, in a fixed order.
+    public static let kinds = ["code"] + HotelField.allCases.filter { $0 != .code }.map(\.rawValue)
+}
+
+/// Lets through at most `perKind` warnings of each kind and counts the
+/// rest. A warning past its kind's cap is never even formatted, so a
+/// response that fails every record costs little more than a clean one.
+final class WarningGate {
+    private let perKind: Int
+    private let deliver: (RecordWarning) -> Void
+    /// By ``RecordWarning/kinds`` order.
+    private(set) var counts = [Int](repeating: 0, count: RecordWarning.kinds.count)
+
+    /// - Parameter perKind: nil lets every warning through.
+    init(perKind: Int?, deliver: @escaping (RecordWarning) -> Void) {
+        self.perKind = perKind ?? .max
+        self.deliver = deliver
+    }
+
+    /// Counts a warning of `field`'s kind (nil: no code) and says whether to build and deliver it.
+    func admits(_ field: HotelField?) -> Bool {
+        let slot = field.map { $0 == .code ? 0 : RecordExtractor.slot($0) } ?? 0
+        counts[slot] += 1
+        return counts[slot] <= perKind
+    }
+
+    func warn(_ warning: RecordWarning) {
+        deliver(warning)
+    }
+
+    /// The counts of the kinds that occurred, all of them, delivered or not.
+    var byKind: [String: Int] {
+        Dictionary(uniqueKeysWithValues: zip(RecordWarning.kinds, counts).filter { $0.1 > 0 })
+    }
+
+    var total: Int { counts.reduce(0, +) }
 }
 
 /// Turns a record's raw fields into a ``Hotel``: checks and converts each
 /// field straight from its bytes, and says what it dropped.
 struct HotelRecordConverter {
     let coordinateScale: Double
-    /// Receives each warning. Held here, not passed per record, so a record
-    /// builds no closure context.
-    let warn: (RecordWarning) -> Void
+    /// Receives each warning its cap lets through. Held here, not passed per
+    /// record, so a record builds no closure context.
+    let warnings: WarningGate
 
     /// The record's code; nil, with a warning, when it has none, and then
     /// the record is skipped.
     func code(of fields: RecordFields, record: Int) -> String? {
         guard let code = fields.string(.code) else {
-            warn(RecordWarning(record: record, code: nil, field: nil, message: "no code; record skipped"))
+            if warnings.admits(nil) {
+                warnings.warn(RecordWarning(record: record, code: nil, field: nil, message: "no code; record skipped"))
+            }
             return nil
         }
         return code
@@ -44,8 +87,9 @@ struct HotelRecordConverter {
     /// straight on: unwrapping an optional record costs a copy of it.
     func hotel(code: String, from fields: RecordFields, record: Int) -> Hotel {
         func drop(_ field: HotelField, _ bytes: UnsafeBufferPointer<UInt8>, _ reason: String) {
-            warn(RecordWarning(record: record, code: code, field: field,
-                               message: "\(field.rawValue) “\(String(decoding: bytes, as: UTF8.self))” \(reason); left empty"))
+            guard warnings.admits(field) else { return }
+            warnings.warn(RecordWarning(record: record, code: code, field: field,
+                                        message: "\(field.rawValue) “\(String(decoding: bytes, as: UTF8.self))” \(reason); left empty"))
         }
         var latitude: Double?
         if let bytes = fields[.latitude] {

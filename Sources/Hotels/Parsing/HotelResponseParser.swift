@@ -19,10 +19,14 @@ import SOAP
 public struct HotelResponseParser: Sendable {
     public var profile: ServiceProfile
     public var limits: XMLReaderLimits
+    /// Warnings of each kind delivered per response, 10 by default; the rest
+    /// are counted (``ParseSummary/warningsByKind``). Nil delivers every one.
+    public var warningsPerKind: Int?
 
-    public init(profile: ServiceProfile, limits: XMLReaderLimits = XMLReaderLimits()) {
+    public init(profile: ServiceProfile, limits: XMLReaderLimits = XMLReaderLimits(), warningsPerKind: Int? = 10) {
         self.profile = profile
         self.limits = limits
+        self.warningsPerKind = warningsPerKind
     }
 
     /// Starts a streaming parse; feed it the response's bytes as they come.
@@ -32,7 +36,7 @@ public struct HotelResponseParser: Sendable {
         onRecord: @escaping (consuming Hotel) throws -> Void,
         onWarning: @escaping (RecordWarning) -> Void = { _ in }
     ) throws -> HotelParseSession {
-        try HotelParseSession(profile: profile, limits: limits, onRecord: onRecord, onWarning: onWarning)
+        try HotelParseSession(profile: profile, limits: limits, warningsPerKind: warningsPerKind, onRecord: onRecord, onWarning: onWarning)
     }
 
     /// Parses a whole response held in memory.
@@ -42,7 +46,8 @@ public struct HotelResponseParser: Sendable {
         let session = try session(onRecord: { hotels.append($0) }, onWarning: { warnings.append($0) })
         try session.feed(bytes)
         let summary = try session.finish()
-        return HotelPage(hotels: hotels, warnings: warnings, nextCursor: summary.nextCursor, lastCursor: summary.lastCursor)
+        return HotelPage(hotels: hotels, warnings: warnings, nextCursor: summary.nextCursor, lastCursor: summary.lastCursor,
+                         warningsByKind: summary.warningsByKind)
     }
 }
 
@@ -54,12 +59,16 @@ public struct HotelPage: Sendable, Equatable {
     public var nextCursor: String?
     /// The list's final cursor, from the profile's end marker.
     public var lastCursor: String?
+    /// Every warning by kind, counted whether or not its cap let it into ``warnings``.
+    public var warningsByKind: [String: Int]
 
-    public init(hotels: [Hotel], warnings: [RecordWarning], nextCursor: String?, lastCursor: String? = nil) {
+    public init(hotels: [Hotel], warnings: [RecordWarning], nextCursor: String?, lastCursor: String? = nil,
+                warningsByKind: [String: Int]? = nil) {
         self.hotels = hotels
         self.warnings = warnings
         self.nextCursor = nextCursor
         self.lastCursor = lastCursor
+        self.warningsByKind = warningsByKind ?? Dictionary(grouping: warnings, by: \.kind).mapValues(\.count)
     }
 }
 
@@ -70,7 +79,10 @@ public struct ParseSummary: Sendable, Equatable {
     public var records: Int
     /// Records skipped for want of a code.
     public var skipped: Int
+    /// Warnings, all of them, delivered or past their cap.
     public var warnings: Int
+    /// The same, by ``RecordWarning/kind``.
+    public var warningsByKind: [String: Int]
     public var nextCursor: String?
     public var lastCursor: String?
     public var bytes: Int
@@ -90,21 +102,21 @@ public final class HotelParseSession {
     // delivered are the extractor's count less these skips, so a record
     // that goes through touches no counter here.
     @exclusivity(unchecked) private var skipped = 0
-    @exclusivity(unchecked) private var warnings = 0
+    private let warnings: WarningGate
 
     init(
         profile: ServiceProfile,
         limits: XMLReaderLimits,
+        warningsPerKind: Int?,
         onRecord: @escaping (consuming Hotel) throws -> Void,
         onWarning: @escaping (RecordWarning) -> Void
     ) throws {
+        let warnings = WarningGate(perKind: warningsPerKind, deliver: onWarning)
+        self.warnings = warnings
         // The extractor calls back into this session to count; the session
         // owns the reader, so the reference back is unowned.
         reader = try SOAPResponseReader(limits: limits) { [unowned self] names in
-            let converter = HotelRecordConverter(coordinateScale: profile.coordinateScale) { warning in
-                self.warnings += 1
-                onWarning(warning)
-            }
+            let converter = HotelRecordConverter(coordinateScale: profile.coordinateScale, warnings: warnings)
             return RecordExtractor(profile: profile, names: names, limits: limits) { fields, record in
                 guard let code = converter.code(of: fields, record: record) else {
                     self.skipped += 1
@@ -146,7 +158,8 @@ public final class HotelParseSession {
             soapVersion: reader.version,
             records: reader.body.recordCount - skipped,
             skipped: skipped,
-            warnings: warnings,
+            warnings: warnings.total,
+            warningsByKind: warnings.byKind,
             nextCursor: reader.body.nextCursor,
             lastCursor: reader.body.lastCursor,
             bytes: reader.inputBytes
