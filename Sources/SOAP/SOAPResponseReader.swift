@@ -5,13 +5,27 @@ public protocol SOAPBodyHandler: XMLEventHandler {
     func bodyDidEnd() throws
 }
 
+/// Whether a service wraps its messages in a SOAP envelope.
+public enum MessageEnvelope: String, Sendable, Equatable, CaseIterable {
+    /// SOAP: the payload is the Body's child.
+    case soap
+    /// Plain XML over HTTP (many OTA services): the payload is the document's root.
+    case none
+    /// Either: a SOAP envelope when the root is one, else the root is the payload.
+    case auto
+}
+
 /// The response was not a SOAP envelope at all.
 public struct NotSOAPEnvelopeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What the response looked like instead, e.g. "an HTML page titled “502 Bad Gateway”".
     public var looksLike: String
+    /// The root element, when the response was well-formed XML of another kind:
+    /// a service speaking plain XML, not a wrong endpoint.
+    public var xmlRoot: String?
 
-    public init(looksLike: String) {
+    public init(looksLike: String, xmlRoot: String? = nil) {
         self.looksLike = looksLike
+        self.xmlRoot = xmlRoot
     }
 
     public var description: String { "not a SOAP envelope: the response is \(looksLike)" }
@@ -29,9 +43,12 @@ public final class SOAPResponseReader<Body: SOAPBodyHandler> {
     private let reader: XMLPushReader<SOAPMessageHandler>
     private var sniffer = ContentSniffer()
 
-    public init(limits: XMLReaderLimits = XMLReaderLimits(), makeBody: (XMLNameTable) throws -> Body) throws {
+    /// - Parameter envelope: Whether the payload comes in a SOAP envelope
+    ///   (the default), as the document's root, or either way.
+    public init(limits: XMLReaderLimits = XMLReaderLimits(), envelope: MessageEnvelope = .soap,
+                makeBody: (XMLNameTable) throws -> Body) throws {
         reader = try XMLPushReader(limits: limits) { names in
-            try SOAPMessageHandler(names: names, body: makeBody(names))
+            try SOAPMessageHandler(names: names, envelope: envelope, body: makeBody(names))
         }
     }
 
@@ -56,6 +73,9 @@ public final class SOAPResponseReader<Body: SOAPBodyHandler> {
         try bytes.withUnsafeBytes { try feed($0) }
     }
 
+    /// Whether the payload came without an envelope, as the document's root.
+    public var isBare: Bool { reader.handler.isBare }
+
     /// Ends the response; throws if it was cut short or had no `Body`.
     public func finish() throws {
         try explainingFailures { try reader.finish() }
@@ -69,7 +89,7 @@ public final class SOAPResponseReader<Body: SOAPBodyHandler> {
         do {
             try body()
         } catch let error as XMLReaderError {
-            guard reader.handler.version == nil, let looksLike = sniffer.looksLike else { throw error }
+            guard reader.handler.version == nil, !reader.handler.isBare, let looksLike = sniffer.looksLike else { throw error }
             throw NotSOAPEnvelopeError(looksLike: looksLike)
         }
     }
@@ -85,6 +105,9 @@ final class SOAPMessageHandler: XMLEventHandler {
     let body: any SOAPBodyHandler
     private(set) var version: SOAPVersion?
     private(set) var sawBodyEnd = false
+    private let envelope: MessageEnvelope
+    /// The payload is the root: there is no envelope.
+    private(set) var isBare = false
     private let envelopeName: XMLName
     private let bodyName: XMLName
     private let faultName: XMLName
@@ -98,8 +121,9 @@ final class SOAPMessageHandler: XMLEventHandler {
     /// Namespace bindings of Envelope and Body, for resolving fault codes.
     private var outerScope: [String: String] = [:]
 
-    init(names: XMLNameTable, body: any SOAPBodyHandler) {
+    init(names: XMLNameTable, envelope: MessageEnvelope, body: any SOAPBodyHandler) {
         self.body = body
+        self.envelope = envelope
         envelopeName = names.name("Envelope")
         bodyName = names.name("Body")
         faultName = names.name("Fault")
@@ -127,6 +151,8 @@ final class SOAPMessageHandler: XMLEventHandler {
             return
         }
         switch depth {
+        case 1 where envelope == .none || (envelope == .auto && !isSOAPEnvelope(element)):
+            try startBare(element)
         case 1:
             try checkEnvelope(element)
             record(element.namespaceDeclarations)
@@ -151,7 +177,33 @@ final class SOAPMessageHandler: XMLEventHandler {
             try body.bodyDidEnd()
         } else {
             try body.endElement(localName)
+            if isBare, depth == 1 {
+                self.bodyDepth = nil
+                sawBodyEnd = true
+                try body.bodyDidEnd()
+            }
         }
+    }
+
+    private func isSOAPEnvelope(_ root: XMLStartElement) -> Bool {
+        root.localName == envelopeName && root.namespaceURI.flatMap(SOAPVersion.init(namespaceURI:)) != nil
+    }
+
+    /// A document with no envelope: its root is the payload, as a Body's
+    /// child would be, and a root `Fault` in a SOAP namespace is a fault.
+    private func startBare(_ root: XMLStartElement) throws {
+        if root.localName.string.lowercased() == "html" { throw NotSOAPEnvelopeError(looksLike: "an HTML page") }
+        isBare = true
+        record(root.namespaceDeclarations)
+        if root.localName == faultName, let namespace = root.namespaceURI, let version = SOAPVersion(namespaceURI: namespace) {
+            self.version = version
+            fault = FaultBuilder(version: version, fault: root, outerScope: outerScope)
+            textInterest.isActive = true
+            return
+        }
+        bodyDepth = 0
+        try body.startElement(root)
+        route.deliver(deeperThan: 1)
     }
 
     /// The body gets what is inside the Body's children straight from the reader.
@@ -180,7 +232,7 @@ final class SOAPMessageHandler: XMLEventHandler {
                 + "which is neither SOAP 1.1 (\(SOAPVersion.v1_1.namespaceURI)) nor SOAP 1.2 (\(SOAPVersion.v1_2.namespaceURI))")
         }
         throw NotSOAPEnvelopeError(looksLike: "an XML document whose root element is <\(name)>"
-            + (namespace.map { " in namespace “\($0)”" } ?? ""))
+            + (namespace.map { " in namespace “\($0)”" } ?? ""), xmlRoot: name)
     }
 
     private func record(_ declarations: [(prefix: String?, uri: String)]) {

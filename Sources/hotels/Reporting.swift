@@ -66,7 +66,11 @@ enum Diagnostics {
             return (.protocolError, hint)
         case is ServiceReportedError:
             return (.protocolError, nil)
-        case is NotSOAPEnvelopeError:
+        case let error as NotSOAPEnvelopeError:
+            if let root = error.xmlRoot {
+                return (.dataError, "the service answers plain XML, with <\(root)> as the root: set \"envelope\": \"none\" "
+                    + "(or \"auto\") in the profile")
+            }
             return (.dataError, "check the endpoint URL: the response was not a SOAP message")
         case let error as XMLReaderError:
             if case .limitExceeded = error {

@@ -90,7 +90,7 @@ struct SOAPResponseTests {
         ("envelope-without-body.xml", "a SOAP envelope without a Body"),
     ])
     func notSOAP(file: String, looksLike: String) throws {
-        #expect(throws: NotSOAPEnvelopeError(looksLike: looksLike)) { try readSOAP(Samples.fixture(file)) }
+        #expect { try readSOAP(Samples.fixture(file)) } throws: { ($0 as? NotSOAPEnvelopeError)?.looksLike == looksLike }
     }
 
     @Test("an envelope in another namespace is refused, naming both SOAP namespaces")

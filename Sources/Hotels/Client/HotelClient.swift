@@ -69,8 +69,7 @@ public struct HotelClient: Sendable {
     /// (``TransportError/httpStatus(_:snippet:)`` for a non-SOAP error page),
     /// ``NotSOAPEnvelopeError`` or ``XMLReaderError``.
     public func page(_ parameters: RequestParameters, context: String = "") async throws -> HotelPage {
-        let request = SOAPEnvelope.request(to: endpoint, version: profile.soapVersion, action: profile.soapAction,
-                                           body: profile.body.render(parameters))
+        let request = profile.request(to: endpoint, parameters)
         let parser = HotelResponseParser(profile: profile, limits: configuration.limits, warningsPerKind: configuration.warningsPerKind)
         return try await configuration.retry.run(logger: configuration.logger, context: context, isRetryable: isRetryable) {
             let sink = try PageSink(parser: parser)

@@ -115,7 +115,7 @@ public final class HotelParseSession {
         self.warnings = warnings
         // The extractor calls back into this session to count; the session
         // owns the reader, so the reference back is unowned.
-        reader = try SOAPResponseReader(limits: limits) { [unowned self] names in
+        reader = try SOAPResponseReader(limits: limits, envelope: profile.envelope) { [unowned self] names in
             let converter = HotelRecordConverter(coordinateScale: profile.coordinateScale, warnings: warnings)
             return RecordExtractor(profile: profile, names: names, limits: limits) { fields, record in
                 guard let code = converter.code(of: fields, record: record) else {

@@ -89,8 +89,9 @@ struct ProfileKeyError: Error {
 /// The JSON form of a profile, refusing unknown keys at every level.
 private struct ProfileDocument: Decodable {
     var name: String
-    var soapVersion: String
-    var soapAction: String
+    var envelope: String?
+    var soapVersion: String?
+    var soapAction: String?
     var body: String
     var record: String
     var fields: [String: String]
@@ -118,15 +119,16 @@ private struct ProfileDocument: Decodable {
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, soapVersion, soapAction, body, record, fields, error, coordinateScale, transientFaults, paging
+        case name, envelope, soapVersion, soapAction, body, record, fields, error, coordinateScale, transientFaults, paging
     }
 
     init(from decoder: any Decoder) throws {
         try decoder.refuseUnknownKeys(CodingKeys.allCases.map(\.rawValue), under: nil)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decode(String.self, forKey: .name)
-        soapVersion = try container.decode(String.self, forKey: .soapVersion)
-        soapAction = try container.decode(String.self, forKey: .soapAction)
+        envelope = try container.decodeIfPresent(String.self, forKey: .envelope)
+        soapVersion = try container.decodeIfPresent(String.self, forKey: .soapVersion)
+        soapAction = try container.decodeIfPresent(String.self, forKey: .soapAction)
         body = try container.decode(String.self, forKey: .body)
         record = try container.decode(String.self, forKey: .record)
         fields = try container.decode([String: String].self, forKey: .fields)
@@ -148,8 +150,12 @@ private struct ProfileDocument: Decodable {
 
     func profile() throws(ProfileKeyError) -> ServiceProfile {
         guard !name.isEmpty else { throw ProfileKeyError(key: "name", reason: "must not be empty") }
-        guard let version = SOAPVersion(rawValue: soapVersion) else {
-            throw ProfileKeyError(key: "soapVersion", reason: "must be \"1.1\" or \"1.2\", not \"\(soapVersion)\"")
+        guard let envelope = MessageEnvelope(rawValue: envelope ?? "soap") else {
+            throw ProfileKeyError(key: "envelope", reason: "must be \"soap\", \"none\" (plain XML: the body is posted as is, "
+                + "and the response's root is the payload) or \"auto\" (either), not \"\(envelope ?? "")\"")
+        }
+        guard let version = SOAPVersion(rawValue: soapVersion ?? "1.1") else {
+            throw ProfileKeyError(key: "soapVersion", reason: "must be \"1.1\" or \"1.2\", not \"\(soapVersion ?? "")\"")
         }
         let template = try checked("body") { () throws(PathSyntaxError) in try RequestTemplate(body) }
         try checked("record") { () throws(PathSyntaxError) in try FieldPath.checkName(record, in: record) }
@@ -190,7 +196,7 @@ private struct ProfileDocument: Decodable {
             break
         }
         return ServiceProfile(
-            name: name, soapVersion: version, soapAction: soapAction, body: template, record: record,
+            name: name, envelope: envelope, soapVersion: version, soapAction: soapAction ?? "", body: template, record: record,
             fields: mapped, error: errorPath, coordinateScale: scale, transientFaults: Set(transient), paging: paging,
             endMarker: endMarker
         )

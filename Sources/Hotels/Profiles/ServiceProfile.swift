@@ -1,4 +1,5 @@
 import Foundation
+import HTTP
 import SOAP
 
 /// Maps one hotel SOAP service onto ``Hotel`` records: how to ask, where the
@@ -19,6 +20,9 @@ import SOAP
 /// ```
 public struct ServiceProfile: Sendable, Equatable {
     public var name: String
+    /// SOAP (the default), plain XML (`none`), or either in responses (`auto`).
+    public var envelope: MessageEnvelope = .soap
+    /// 1.1 unless the profile says otherwise.
     public var soapVersion: SOAPVersion
     public var soapAction: String
     /// The XML of the Body's child, with placeholders.
@@ -199,8 +203,18 @@ public struct RequestParameters: Sendable, Equatable {
 }
 
 extension ServiceProfile {
-    /// The whole SOAP request for these parameters.
+    /// The whole request for these parameters: a SOAP message, or under
+    /// `"envelope": "none"` the body as it is.
     public func requestMessage(_ parameters: RequestParameters) -> String {
-        SOAPEnvelope.message(version: soapVersion, body: body.render(parameters))
+        envelope == .none ? body.render(parameters) : SOAPEnvelope.message(version: soapVersion, body: body.render(parameters))
+    }
+
+    /// The HTTP request for these parameters. Plain XML goes as `text/xml`, with no SOAPAction.
+    public func request(to endpoint: String, _ parameters: RequestParameters) -> HTTPRequest {
+        guard envelope != .none else {
+            return HTTPRequest(url: endpoint, method: .post, headers: [("Content-Type", "text/xml; charset=utf-8")],
+                               body: Array(body.render(parameters).utf8))
+        }
+        return SOAPEnvelope.request(to: endpoint, version: soapVersion, action: soapAction, body: body.render(parameters))
     }
 }
