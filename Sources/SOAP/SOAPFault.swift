@@ -101,19 +101,33 @@ public struct SOAPFault: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var topic: Topic {
-        let names = ([code] + subcodes).map { $0.localName.lowercased() } + [reason.lowercased()]
-        let authentication = ["security", "authenticat", "auth", "credential", "password", "token", "session", "login", "agreement"]
-        if names.contains(where: { name in authentication.contains { name.contains($0) } }) { return .authentication }
-        let addressing = ["soapaction", "action", "addressing", "messageaddressingheaderrequired", "actionnotsupported"]
-        if ([code] + subcodes).contains(where: { code in addressing.contains { code.localName.lowercased().contains($0) } })
+        // The codes say it first; the reason only when the codes are generic
+        // ("Server: NO AGREEMENT EXISTS FOR AGENCY"). A WCF ActionNotSupported
+        // reason mentions security too, but its code is about the action.
+        let codes: [String] = ([code] + subcodes).map { $0.localName.lowercased() }
+        if codes.contains(where: { Self.mentions($0, Self.addressingWords) })
             || detailLines.contains(where: { $0.hasPrefix("ProblemHeaderQName") }) {
             return .addressing
+        }
+        if codes.contains(where: { Self.mentions($0, Self.authenticationWords) })
+            || Self.mentions(reason.lowercased(), Self.authenticationWords) {
+            return .authentication
         }
         switch kind {
         case .sender: return .request
         case .receiver: return .service
         default: return .other
         }
+    }
+
+    private static let addressingWords: [String] = ["soapaction", "action", "addressing"]
+    private static let authenticationWords: [String] = [
+        "security", "authenticat", "auth", "credential", "password", "token", "session", "login", "agreement",
+    ]
+
+    private static func mentions(_ text: String, _ words: [String]) -> Bool {
+        for word in words where text.contains(word) { return true }
+        return false
     }
 
     public var kind: Kind {
