@@ -71,4 +71,46 @@ struct RealResponseTests {
             try parse("alpinebits/OTA_HotelInvCountNotifRS-error-2020-10.xml")
         }
     }
+
+    /// The plain-XML OTA profile with `error` replaced by `json`.
+    func withError(_ json: String) throws -> HotelResponseParser {
+        var document = try JSONSerialization.jsonObject(with: Data(contentsOf: Samples.url("Profiles/ota-plain-xml.json"))) as? [String: Any] ?? [:]
+        document["error"] = try JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed)
+        document["record"] = "RoomStay"
+        return HotelResponseParser(profile: try ServiceProfile(json: JSONSerialization.data(withJSONObject: document), source: "test"))
+    }
+
+    func reportedError(_ file: String, _ parser: HotelResponseParser) throws -> ServiceReportedError? {
+        do {
+            _ = try parser.parse(bytes: Array(Data(contentsOf: Samples.url(file))))
+            return nil
+        } catch let error as ServiceReportedError {
+            return error
+        }
+    }
+
+    @Test("an error's message from several paths: OTA's Code and ShortText (Concur's “322 No availability”)")
+    func composedMessage() throws {
+        let parser = try withError(#"{"path": "//Errors/Error", "message": ["//Errors/Error/@Code", "//Errors/Error/@ShortText"]}"#)
+        #expect(try reportedError("Real/concur/OTA_HotelSearchRS-error-322.xml", parser)
+            == ServiceReportedError(message: "322 No availability", path: "//Errors/Error"))
+        // Only the first error is the error; the others are counted.
+        #expect(try reportedError("Fixtures/ota-errors.xml", parser)
+            == ServiceReportedError(message: "392 Invalid hotel city code", path: "//Errors/Error", others: 1))
+        #expect(try reportedError("Fixtures/ota-errors.xml", parser)?.description
+            == "the service reported an error: 392 Invalid hotel city code (//Errors/Error); 1 more error")
+    }
+
+    @Test("an error signalled by a value: TBO's StatusCode is an error unless it is 01; Amadeus's error code with its text")
+    func valueTest() throws {
+        let tbo = try withError(#"{"path": "//Status/StatusCode", "unless": "01", "message": ["//Status/StatusCode", "//Status/Description"]}"#)
+        #expect(try reportedError("Real/tbo/HotelCancelResponse-status-05.xml", tbo)
+            == ServiceReportedError(message: "05 ProcessingErr: No Itinerary exist for this input", path: "//Status/StatusCode"))
+        let success = Data(try String(contentsOf: Samples.url("Real/tbo/HotelCancelResponse-status-05.xml"), encoding: .utf8)
+            .replacingOccurrences(of: "<StatusCode>05</StatusCode>", with: "<StatusCode>01</StatusCode>").utf8)
+        #expect(try tbo.parse(bytes: Array(success)).hotels.isEmpty) // no error thrown
+        let amadeus = try withError(#"{"path": "//errorDetails/errorCode", "message": ["//errorDetails/errorCode", "//errorDescription/freeText"]}"#)
+        #expect(try reportedError("Real/amadeus/Offer_ConfirmHotelOfferReply-error.xml", amadeus)?.message == "03659 CREDIT CARD DEPOSIT REQUIRED")
+        #expect(try reportedError("Real/amadeus/Offer_ConfirmHotelOfferReply-ok.xml", amadeus) == nil)
+    }
 }

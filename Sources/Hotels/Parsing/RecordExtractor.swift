@@ -6,13 +6,18 @@ public struct ServiceReportedError: Error, Sendable, Equatable, CustomStringConv
     public var message: String
     /// The profile path that matched, e.g. `//Errors/Error/@ShortText`.
     public var path: String
+    /// Further errors in the same response: the first one is the error.
+    public var others: Int
 
-    public init(message: String, path: String) {
+    public init(message: String, path: String, others: Int = 0) {
         self.message = message
         self.path = path
+        self.others = others
     }
 
-    public var description: String { "the service reported an error: \(message) (\(path))" }
+    public var description: String {
+        "the service reported an error: \(message) (\(path))" + (others > 0 ? "; \(others) more \(others == 1 ? "error" : "errors")" : "")
+    }
 }
 
 /// One record's fields as raw UTF-8, trimmed of surrounding white space: a
@@ -62,7 +67,7 @@ struct FieldBytes {
 /// retains nothing.
 final class RecordExtractor: SOAPBodyHandler {
     private struct DocumentMatcher {
-        enum Role { case error, cursor, endMarker }
+        enum Role: Equatable { case error, errorMessage, cursor, endMarker }
         let role: Role
         let path: DocumentPath
         /// This matcher's steps in ``RecordExtractor/matcherSteps``.
@@ -102,6 +107,10 @@ final class RecordExtractor: SOAPBodyHandler {
     /// iterating an array would cost a retain and a release.
     private let singleStepMatchers: FixedStack<(matcher: Int, name: UInt)>
     private let cursorField: HotelField?
+    private let errorRule: ErrorRule?
+    /// The error's value and how many times its path matched; thrown at the Body's end.
+    @exclusivity(unchecked) private var errorValue: String?
+    @exclusivity(unchecked) private var errorCount = 0
     /// Fields mapped to the same path as an earlier field: (its slot, the
     /// earlier one's). The trie fills the earlier one; these copy it.
     private let aliases: [(slot: Int, source: Int)]
@@ -145,7 +154,11 @@ final class RecordExtractor: SOAPBodyHandler {
         textInterest.isActive = false
         self.onRecord = onRecord
         var documentPaths: [(DocumentMatcher.Role, DocumentPath)] = []
-        if let error = profile.error { documentPaths.append((.error, error)) }
+        errorRule = profile.error
+        if let error = profile.error {
+            documentPaths.append((.error, error.path))
+            documentPaths += error.message.map { (.errorMessage, $0) }
+        }
         switch profile.paging {
         case .cursor(.document(let path)):
             documentPaths.append((.cursor, path))
@@ -234,7 +247,7 @@ final class RecordExtractor: SOAPBodyHandler {
         depth += 1
         for position in 0..<singleStepMatchers.count where singleStepMatchers[position].name == element.localName.identity {
             let index = singleStepMatchers[position].matcher
-            if !matchers[index].isDone { try matched(matcher: index, element) }
+            if !matchers[index].isDone || matchers[index].role == .error { try matched(matcher: index, element) }
         }
         if !chainedMatchers.isEmpty {
             let frame = matcherProgress.count - chainedMatchers.count
@@ -276,7 +289,14 @@ final class RecordExtractor: SOAPBodyHandler {
         }
     }
 
-    func bodyDidEnd() throws {}
+    /// The error, if the response reported one, now that every part of its message has been read.
+    func bodyDidEnd() throws {
+        guard let errorRule, let errorValue else { return }
+        let parts = matchers.filter { $0.role == .errorMessage }.compactMap { $0.value?.foldingWhitespace() }.filter { !$0.isEmpty }
+        let message = parts.isEmpty ? errorValue.foldingWhitespace() : parts.joined(separator: " ")
+        throw ServiceReportedError(message: message.isEmpty ? "(no message given)" : message, path: errorRule.path.description,
+                                   others: errorCount - 1)
+    }
 
     // MARK: Records
 
@@ -370,7 +390,8 @@ final class RecordExtractor: SOAPBodyHandler {
     private func advance(matcher index: Int, parent: Int, into element: XMLStartElement) throws {
         let steps = matchers[index].steps
         var matched = 0
-        if !matchers[index].isDone {
+        // The error's path is followed to the end, to count every error.
+        if !matchers[index].isDone || matchers[index].role == .error {
             if parent < steps.count, element.localName == matcherSteps[steps.lowerBound + parent] {
                 matched = parent + 1
             } else if element.localName == matcherSteps[steps.lowerBound] {
@@ -384,6 +405,10 @@ final class RecordExtractor: SOAPBodyHandler {
     /// Matcher `index`'s whole path matches `element`: take its attribute
     /// now, or its text once it ends.
     private func matched(matcher index: Int, _ element: XMLStartElement) throws {
+        if matchers[index].role == .error, matchers[index].isDone {
+            if errorValue != nil { errorCount += 1 }
+            return
+        }
         if let attribute = matchers[index].attribute {
             if let value = element.attribute(attribute) {
                 try found(value, matcher: index)
@@ -401,9 +426,10 @@ final class RecordExtractor: SOAPBodyHandler {
     private func found(_ value: String, matcher index: Int) throws {
         matchers[index].isDone = true
         matchers[index].value = value
-        if matchers[index].role == .error {
-            throw ServiceReportedError(message: value.isEmpty ? "(no message given)" : value,
-                                       path: matchers[index].path.description)
+        // An error rule with a success value: any other value is the error.
+        if matchers[index].role == .error, value.trimmingWhitespace() != errorRule?.unless {
+            errorValue = value
+            errorCount = 1
         }
     }
 }

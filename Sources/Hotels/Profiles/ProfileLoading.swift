@@ -95,7 +95,7 @@ private struct ProfileDocument: Decodable {
     var body: String
     var record: String
     var fields: [String: String]
-    var error: String?
+    var error: ErrorDocument?
     var coordinateScale: Double?
     var transientFaults: [String]?
     var paging: PagingDocument
@@ -118,6 +118,27 @@ private struct ProfileDocument: Decodable {
         private enum CodingKeys: String, CodingKey { case style, first, next, last }
     }
 
+    /// `"error": "//path"`, or `{"path": "//path", "unless": "01", "message": ["//a", "//b"]}`.
+    struct ErrorDocument: Decodable {
+        var path: String
+        var unless: String?
+        var message: [String]?
+
+        init(from decoder: any Decoder) throws {
+            if let path = try? decoder.singleValueContainer().decode(String.self) {
+                self.path = path
+                return
+            }
+            try decoder.refuseUnknownKeys(["path", "unless", "message"], under: "error")
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            path = try container.decode(String.self, forKey: .path)
+            unless = try container.decodeIfPresent(String.self, forKey: .unless)
+            message = try container.decodeIfPresent([String].self, forKey: .message)
+        }
+
+        private enum CodingKeys: String, CodingKey { case path, unless, message }
+    }
+
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case name, envelope, soapVersion, soapAction, body, record, fields, error, coordinateScale, transientFaults, paging
     }
@@ -132,7 +153,7 @@ private struct ProfileDocument: Decodable {
         body = try container.decode(String.self, forKey: .body)
         record = try container.decode(String.self, forKey: .record)
         fields = try container.decode([String: String].self, forKey: .fields)
-        error = try container.decodeIfPresent(String.self, forKey: .error)
+        error = try container.decodeIfPresent(ErrorDocument.self, forKey: .error)
         coordinateScale = try container.decodeIfPresent(Double.self, forKey: .coordinateScale)
         transientFaults = try container.decodeIfPresent([String].self, forKey: .transientFaults)
         paging = try container.decode(PagingDocument.self, forKey: .paging)
@@ -170,8 +191,14 @@ private struct ProfileDocument: Decodable {
         guard mapped[.code] != nil else {
             throw ProfileKeyError(key: "fields.code", reason: "is required: every record needs a code")
         }
-        let errorPath = try error.map { text throws(ProfileKeyError) in
-            try checked("error") { () throws(PathSyntaxError) in try DocumentPath(parsing: text) }
+        let errorRule = try error.map { document throws(ProfileKeyError) in
+            let key = document.unless == nil && document.message == nil ? "error" : "error.path"
+            let path = try checked(key) { () throws(PathSyntaxError) in try DocumentPath(parsing: document.path) }
+            var message: [DocumentPath] = []
+            for (index, part) in (document.message ?? []).enumerated() {
+                message.append(try checked("error.message[\(index)]") { () throws(PathSyntaxError) in try DocumentPath(parsing: part) })
+            }
+            return ErrorRule(path: path, unless: document.unless, message: message)
         }
         let scale = coordinateScale ?? 1
         guard scale.isFinite, scale > 0 else {
@@ -197,7 +224,7 @@ private struct ProfileDocument: Decodable {
         }
         return ServiceProfile(
             name: name, envelope: envelope, soapVersion: version, soapAction: soapAction ?? "", body: template, record: record,
-            fields: mapped, error: errorPath, coordinateScale: scale, transientFaults: Set(transient), paging: paging,
+            fields: mapped, error: errorRule, coordinateScale: scale, transientFaults: Set(transient), paging: paging,
             endMarker: endMarker
         )
     }

@@ -31,8 +31,8 @@ public struct ServiceProfile: Sendable, Equatable {
     public var record: String
     /// Where each field is, relative to the record; `code` is always present.
     public var fields: [HotelField: FieldPath]
-    /// A path whose presence anywhere in the Body means the service failed.
-    public var error: DocumentPath?
+    /// How the service says, in a normal response, that it failed.
+    public var error: ErrorRule?
     /// Coordinates are divided by this (some services send degrees × 100000).
     public var coordinateScale: Double
     /// Fault codes (local names, e.g. `Server.Busy`) that a retry may cure.
@@ -60,6 +60,30 @@ public struct ServiceProfile: Sendable, Equatable {
         /// A field of the last record (`field:addtime`), as the service wrote it.
         case field(HotelField)
     }
+}
+
+/// How a service reports an error inside a normal response.
+///
+/// - Presence: `//Errors/Error/@ShortText` anywhere means failure (OTA `<Errors>`).
+/// - A value: `//Status/StatusCode` unless it is `01` (TBO).
+///
+/// The message is the matched value, or the values of ``message`` joined by
+/// a space (`@Code` and `@ShortText`: "322 No availability"). Only the first
+/// error is the error; the others are counted.
+public struct ErrorRule: Sendable, Equatable, CustomStringConvertible {
+    public var path: DocumentPath
+    /// The value at ``path`` that means success; nil: its presence is the error.
+    public var unless: String?
+    /// Paths whose values make the message, in order; empty: the value at ``path``.
+    public var message: [DocumentPath]
+
+    public init(path: DocumentPath, unless: String? = nil, message: [DocumentPath] = []) {
+        self.path = path
+        self.unless = unless
+        self.message = message
+    }
+
+    public var description: String { path.description }
 }
 
 /// The fields of a ``Hotel``, as profiles name them.
