@@ -113,4 +113,61 @@ struct RealResponseTests {
         #expect(try reportedError("Real/amadeus/Offer_ConfirmHotelOfferReply-error.xml", amadeus)?.message == "03659 CREDIT CARD DEPOSIT REQUIRED")
         #expect(try reportedError("Real/amadeus/Offer_ConfirmHotelOfferReply-ok.xml", amadeus) == nil)
     }
+
+    @Test("Travelport: the address over three PropertyAddress/Address elements, joined; the cursor that comes before the records")
+    func travelport() throws {
+        let parser = HotelResponseParser(profile: try .named(Samples.profileArgument("Samples/Real/profiles/travelport-hotel-search.json")))
+        var lines: [UInt8] = []
+        let bytes = Array(try Data(contentsOf: Samples.url("Real/travelport/HotelSearchAvailabilityRsp-london.xml")))
+        let page = try parser.parse(bytes: bytes)
+        page.hotels.forEach { HotelJSONLines.append($0, to: &lines) }
+        let expected = try Data(contentsOf: Samples.url("Real/expected/travelport-HotelSearchAvailabilityRsp-london.jsonl"))
+        #expect(String(decoding: lines, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+        #expect(page.hotels.first?.address == "49 Queensborough Terrace, London, W2 3SY")
+        #expect(page.nextCursor?.isEmpty == false)
+    }
+}
+
+@Suite("Joined fields")
+struct JoinedFieldTests {
+    static let response = """
+        <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><R>
+        <Property HotelCode="A1"><Address><AddressLine>1 Main St</AddressLine><AddressLine>Floor 2</AddressLine>
+        <CityName>Springfield</CityName><PostalCode> </PostalCode><CountryName Code="US">United States</CountryName></Address></Property>
+        <Property HotelCode="A2"><Address><CityName>Shelbyville</CityName></Address></Property>
+        <Property HotelCode="A3"/>
+        </R></soap:Body></soap:Envelope>
+        """
+
+    func parse(_ address: String) throws -> [String?] {
+        let json = #"{"name": "t", "body": "<Q>{cursor}</Q>", "record": "Property", "fields": {"code": "@HotelCode", "address": \#(address)}, "paging": {"style": "cursor", "next": "//Next"}}"#
+        let parser = HotelResponseParser(profile: try ServiceProfile(json: Data(json.utf8), source: "test"))
+        return try parser.parse(bytes: Array(Self.response.utf8)).hotels.map(\.address)
+    }
+
+    @Test("every match of each path, in the paths' order, empty parts left out, attributes and elements mixed")
+    func joins() throws {
+        #expect(try parse(#"{"join": ["Address/AddressLine", "Address/CityName", "Address/PostalCode", "Address/CountryName/@Code"]}"#)
+            == ["1 Main St, Floor 2, Springfield, US", "Shelbyville", nil])
+        // The paths' order, not the document's.
+        #expect(try parse(#"{"join": ["Address/CountryName/@Code", "Address/CityName"], "separator": " / "}"#)
+            == ["US / Springfield", "Shelbyville", nil])
+        // A plain path takes the first match only.
+        #expect(try parse(#""Address/AddressLine""#) == ["1 Main St", nil, nil])
+    }
+
+    @Test("a join is refused with its key when it is empty, names a bad path, or shares a path with another join")
+    func refusals() throws {
+        for (fields, key) in [
+            (#"{"code": "@HotelCode", "address": {"join": []}}"#, "fields.address.join"),
+            (#"{"code": "@HotelCode", "address": {"join": ["Address//City"]}}"#, "fields.address.join[0]"),
+            (#"{"code": "@HotelCode", "address": {"join": ["A"], "sep": ","}}"#, "fields.address.sep"),
+            (#"{"code": "@HotelCode", "address": {"join": ["A"]}, "name": {"join": ["A"]}}"#, "fields.name"),
+            (#"{"code": {"join": ["@HotelCode"]}}"#, "fields.code"),
+        ] {
+            let json = #"{"name": "t", "body": "<Q>{cursor}</Q>", "record": "Property", "fields": \#(fields), "paging": {"style": "cursor", "next": "//Next"}}"#
+            #expect(throws: ProfileError.self) { try ServiceProfile(json: Data(json.utf8), source: "test") }
+            do { _ = try ServiceProfile(json: Data(json.utf8), source: "test") } catch { #expect(error.key == key, "\(fields)") }
+        }
+    }
 }

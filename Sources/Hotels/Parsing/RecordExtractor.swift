@@ -28,12 +28,18 @@ struct RecordFields {
     fileprivate let ranges: UnsafePointer<FieldBytes>
     fileprivate let text: UnsafePointer<UInt8>
     fileprivate let attributes: UnsafePointer<UInt8>
+    fileprivate let joined: UnsafePointer<UInt8>
 
     /// The field's bytes; nil when it is absent or empty.
     subscript(_ field: HotelField) -> UnsafeBufferPointer<UInt8>? {
         let range = ranges[RecordExtractor.slot(field)]
         guard range.count > 0 else { return nil }
-        return UnsafeBufferPointer(start: (range.inAttributes ? attributes : text) + range.start, count: range.count)
+        let base = switch range.source {
+        case .text: text
+        case .attributes: attributes
+        case .joined: joined
+        }
+        return UnsafeBufferPointer(start: base + range.start, count: range.count)
     }
 
     /// The field as text; nil when it is absent or empty.
@@ -42,13 +48,15 @@ struct RecordFields {
     }
 }
 
-/// Where one field's bytes are: in the extractor's text or attribute buffer.
+/// Where one field's bytes are: in the extractor's text, attribute or joined buffer.
 struct FieldBytes {
+    enum Source: UInt8 { case text, attributes, joined }
+
     var start: Int
     var count: Int
-    var inAttributes: Bool
+    var source: Source
 
-    static let absent = FieldBytes(start: 0, count: 0, inAttributes: false)
+    static let absent = FieldBytes(start: 0, count: 0, source: .text)
 }
 
 /// Turns Body events into the raw fields of each record, following a
@@ -80,6 +88,21 @@ final class RecordExtractor: SOAPBodyHandler {
     private enum CaptureTarget {
         case field(Int)
         case document(Int)
+        /// A part of a joined field: its index in ``RecordExtractor/joinParts``.
+        case joinPart(Int)
+    }
+
+    /// One path of a joined field: which field, and the path's place in the join.
+    private struct JoinPart {
+        let slot: Int
+        let order: Int
+    }
+
+    /// A piece of a joined field found in this record.
+    private struct FoundPart {
+        let slot: Int
+        let order: Int
+        let bytes: FieldBytes
     }
 
     /// Text being collected for an open element: its bytes start at `start`
@@ -114,6 +137,12 @@ final class RecordExtractor: SOAPBodyHandler {
     /// Fields mapped to the same path as an earlier field: (its slot, the
     /// earlier one's). The trie fills the earlier one; these copy it.
     private let aliases: [(slot: Int, source: Int)]
+    /// Every path of every joined field, and the joined fields with their separators, by slot.
+    private let joinParts: [JoinPart]
+    private let joinSeparators: [(slot: Int, separator: [UInt8])]
+    /// The parts of joined fields found in the open record, and the joined values built from them.
+    @exclusivity(unchecked) private var foundParts: [FoundPart] = []
+    private let joined = ByteBuffer()
     private let maxCapture: Int
     private let maxDepth: Int
     /// On only while a capture is open: other text is skipped by the reader.
@@ -203,7 +232,17 @@ final class RecordExtractor: SOAPBodyHandler {
             }
         }
         self.aliases = aliases
-        trie = FieldTrie(distinct, names: names)
+        var parts: [JoinPart] = []
+        var targets = distinct
+        for (field, join) in profile.joins.sorted(by: { RecordExtractor.slot($0.key) < RecordExtractor.slot($1.key) }) {
+            for (order, path) in join.paths.enumerated() {
+                targets.append((FieldTrie.joinTarget(parts.count), path))
+                parts.append(JoinPart(slot: RecordExtractor.slot(field), order: order))
+            }
+        }
+        joinParts = parts
+        joinSeparators = profile.joins.map { (RecordExtractor.slot($0.key), Array($0.value.separator.utf8)) }.sorted { $0.slot < $1.slot }
+        trie = FieldTrie(targets, names: names)
     }
 
     deinit {
@@ -312,18 +351,54 @@ final class RecordExtractor: SOAPBodyHandler {
             try captures.push(Capture(depth: depth, target: .field(slot), start: text.count), maxDepth: maxDepth)
             textInterest.isActive = true
         }
+        if wanted.joinPart >= 0 {
+            // Every match of a joined part is taken, not just the first.
+            try captures.push(Capture(depth: depth, target: .joinPart(wanted.joinPart), start: text.count), maxDepth: maxDepth)
+            textInterest.isActive = true
+        }
     }
 
     /// Copies the attribute fields a trie node names out of the start tag.
     private func takeAttributes(_ wanted: Range<Int>, of element: XMLStartElement) {
         for index in wanted {
             let attribute = trie.attributes[index]
+            if let part = FieldTrie.joinPart(of: attribute.slot) {
+                guard let value = element.attributeBytes(attribute.name) else { continue }
+                let start = attributes.count
+                attributes.append(RecordExtractor.trimmed(value))
+                found(part: part, FieldBytes(start: start, count: attributes.count - start, source: .attributes))
+                continue
+            }
             guard claimed & (1 << attribute.slot) == 0, let value = element.attributeBytes(attribute.name) else { continue }
             claimed |= 1 << attribute.slot
             let start = attributes.count
             attributes.append(RecordExtractor.trimmed(value))
-            fields[attribute.slot] = FieldBytes(start: start, count: attributes.count - start, inAttributes: true)
+            fields[attribute.slot] = FieldBytes(start: start, count: attributes.count - start, source: .attributes)
         }
+    }
+
+    private func found(part index: Int, _ bytes: FieldBytes) {
+        guard bytes.count > 0 else { return }
+        foundParts.append(FoundPart(slot: joinParts[index].slot, order: joinParts[index].order, bytes: bytes))
+    }
+
+    /// Builds each joined field from its parts, in path order, each path's
+    /// matches in document order, with the separator between them.
+    private func joinFields() {
+        joined.count = 0
+        for (slot, separator) in joinSeparators {
+            let parts = foundParts.enumerated().filter { $0.element.slot == slot }
+                .sorted { ($0.element.order, $0.offset) < ($1.element.order, $1.offset) }
+            guard !parts.isEmpty else { continue }
+            let start = joined.count
+            for (position, part) in parts.enumerated() {
+                if position > 0 { separator.withUnsafeBufferPointer { joined.append($0) } }
+                let base = part.element.bytes.source == .attributes ? attributes.base : text.base
+                joined.append(UnsafeBufferPointer(start: base + part.element.bytes.start, count: part.element.bytes.count))
+            }
+            fields[slot] = FieldBytes(start: start, count: joined.count - start, source: .joined)
+        }
+        foundParts.removeAll(keepingCapacity: true)
     }
 
     private func emitRecord() throws {
@@ -331,7 +406,8 @@ final class RecordExtractor: SOAPBodyHandler {
         if !aliases.isEmpty {
             for (slot, source) in aliases { fields[slot] = fields[source] }
         }
-        let record = RecordFields(ranges: fields, text: text.base, attributes: attributes.base)
+        if !joinSeparators.isEmpty { joinFields() }
+        let record = RecordFields(ranges: fields, text: text.base, attributes: attributes.base, joined: joined.base)
         if let cursorField {
             let cursor = record[cursorField]
             lastRecordHasCursor = cursor != nil
@@ -352,8 +428,10 @@ final class RecordExtractor: SOAPBodyHandler {
         let bytes = RecordExtractor.trimmed(text.bytes(from: capture.start))
         switch capture.target {
         case .field(let slot):
-            fields[slot] = FieldBytes(start: bytes.baseAddress.map { $0 - text.base } ?? 0, count: bytes.count,
-                                      inAttributes: false)
+            fields[slot] = FieldBytes(start: bytes.baseAddress.map { $0 - text.base } ?? 0, count: bytes.count, source: .text)
+            stopCapturingIfDone()
+        case .joinPart(let part):
+            found(part: part, FieldBytes(start: bytes.baseAddress.map { $0 - text.base } ?? 0, count: bytes.count, source: .text))
             stopCapturingIfDone()
         case .document(let index):
             let value = String(decoding: bytes, as: UTF8.self)
@@ -446,7 +524,18 @@ private struct FieldTrie {
         var attributes: Range<Int> = 0..<0
         /// The slot this element's text fills, or -1.
         var textSlot = -1
+        /// The joined part this element's text is, or -1.
+        var joinPart = -1
     }
+
+    /// Targets from this value on are joined parts, not slots.
+    private static let firstJoinTarget = 1 << 16
+
+    static func joinTarget(_ part: Int) -> Int { firstJoinTarget + part }
+
+    /// The joined part a target names, or nil for a field's slot.
+    @inline(__always)
+    static func joinPart(of target: Int) -> Int? { target >= firstJoinTarget ? target - firstJoinTarget : nil }
 
     private struct Edge {
         var parent = -1
@@ -464,6 +553,7 @@ private struct FieldTrie {
         var children: [[(name: XMLName, node: Int)]] = [[]]
         var attributesByNode: [[(name: XMLName, slot: Int)]] = [[]]
         var textSlots = [-1]
+        var joinParts = [-1]
         for (slot, path) in paths {
             var node = 0
             for step in path.elements {
@@ -474,19 +564,22 @@ private struct FieldTrie {
                     children.append([])
                     attributesByNode.append([])
                     textSlots.append(-1)
+                    joinParts.append(-1)
                     children[node].append((name, children.count - 1))
                     node = children.count - 1
                 }
             }
             if let attribute = path.attribute {
                 attributesByNode[node].append((names.name(attribute), slot))
+            } else if let part = FieldTrie.joinPart(of: slot) {
+                joinParts[node] = part
             } else {
                 textSlots[node] = slot
             }
         }
         for node in children.indices {
             nodes.append(Node(attributes: attributes.count..<(attributes.count + attributesByNode[node].count),
-                              textSlot: textSlots[node]))
+                              textSlot: textSlots[node], joinPart: joinParts[node]))
             attributes += attributesByNode[node]
         }
         var bits = 3

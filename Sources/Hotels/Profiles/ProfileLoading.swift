@@ -94,7 +94,7 @@ private struct ProfileDocument: Decodable {
     var soapAction: String?
     var body: String
     var record: String
-    var fields: [String: String]
+    var fields: [String: FieldDocument]
     var error: ErrorDocument?
     var coordinateScale: Double?
     var transientFaults: [String]?
@@ -116,6 +116,26 @@ private struct ProfileDocument: Decodable {
         }
 
         private enum CodingKeys: String, CodingKey { case style, first, next, last }
+    }
+
+    /// `"code": "@HotelCode"`, or `{"join": ["Address/AddressLine", "Address/CityName"], "separator": ", "}`.
+    enum FieldDocument: Decodable {
+        case path(String)
+        case join([String], separator: String?)
+
+        init(from decoder: any Decoder) throws {
+            if let path = try? decoder.singleValueContainer().decode(String.self) {
+                self = .path(path)
+                return
+            }
+            let key = decoder.codingPath.last.map { "fields.\($0.stringValue)" }
+            try decoder.refuseUnknownKeys(["join", "separator"], under: key)
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self = .join(try container.decode([String].self, forKey: .join),
+                         separator: try container.decodeIfPresent(String.self, forKey: .separator))
+        }
+
+        private enum CodingKeys: String, CodingKey { case join, separator }
     }
 
     /// `"error": "//path"`, or `{"path": "//path", "unless": "01", "message": ["//a", "//b"]}`.
@@ -152,7 +172,7 @@ private struct ProfileDocument: Decodable {
         soapAction = try container.decodeIfPresent(String.self, forKey: .soapAction)
         body = try container.decode(String.self, forKey: .body)
         record = try container.decode(String.self, forKey: .record)
-        fields = try container.decode([String: String].self, forKey: .fields)
+        fields = try container.decode([String: FieldDocument].self, forKey: .fields)
         error = try container.decodeIfPresent(ErrorDocument.self, forKey: .error)
         coordinateScale = try container.decodeIfPresent(Double.self, forKey: .coordinateScale)
         transientFaults = try container.decodeIfPresent([String].self, forKey: .transientFaults)
@@ -181,12 +201,36 @@ private struct ProfileDocument: Decodable {
         let template = try checked("body") { () throws(PathSyntaxError) in try RequestTemplate(body) }
         try checked("record") { () throws(PathSyntaxError) in try FieldPath.checkName(record, in: record) }
         var mapped: [HotelField: FieldPath] = [:]
-        for (key, path) in fields {
+        var joins: [HotelField: FieldJoin] = [:]
+        for (key, value) in fields {
             guard let field = HotelField(rawValue: key) else {
                 throw ProfileKeyError(key: "fields.\(key)", reason: "unknown field; fields are "
                     + HotelField.allCases.map(\.rawValue).joined(separator: ", "))
             }
-            mapped[field] = try checked("fields.\(key)") { () throws(PathSyntaxError) in try FieldPath(parsing: path) }
+            switch value {
+            case .path(let path):
+                mapped[field] = try checked("fields.\(key)") { () throws(PathSyntaxError) in try FieldPath(parsing: path) }
+            case .join(let paths, let separator):
+                guard !paths.isEmpty else { throw ProfileKeyError(key: "fields.\(key).join", reason: "needs at least one path") }
+                var parsed: [FieldPath] = []
+                for (index, path) in paths.enumerated() {
+                    parsed.append(try checked("fields.\(key).join[\(index)]") { () throws(PathSyntaxError) in try FieldPath(parsing: path) })
+                }
+                joins[field] = FieldJoin(paths: parsed, separator: separator ?? ", ")
+            }
+        }
+        // A trie node feeds one joined part: two joins on one path would each want every match.
+        var joinedPaths: [FieldPath: String] = [:]
+        for (field, join) in joins.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            for path in join.paths {
+                if let other = joinedPaths[path] {
+                    throw ProfileKeyError(key: "fields.\(field.rawValue)", reason: "“\(path)” is also part of \(other); a path may be part of one joined field")
+                }
+                joinedPaths[path] = field.rawValue
+            }
+        }
+        if joins[.code] != nil {
+            throw ProfileKeyError(key: "fields.code", reason: "is the record's identity: give one path, not a join")
         }
         guard mapped[.code] != nil else {
             throw ProfileKeyError(key: "fields.code", reason: "is required: every record needs a code")
@@ -224,7 +268,7 @@ private struct ProfileDocument: Decodable {
         }
         return ServiceProfile(
             name: name, envelope: envelope, soapVersion: version, soapAction: soapAction ?? "", body: template, record: record,
-            fields: mapped, error: errorRule, coordinateScale: scale, transientFaults: Set(transient), paging: paging,
+            fields: mapped, joins: joins, error: errorRule, coordinateScale: scale, transientFaults: Set(transient), paging: paging,
             endMarker: endMarker
         )
     }

@@ -29,8 +29,10 @@ public struct ServiceProfile: Sendable, Equatable {
     public var body: RequestTemplate
     /// The local name of the repeating record element.
     public var record: String
-    /// Where each field is, relative to the record; `code` is always present.
+    /// Where each field is, relative to the record: the first match wins.
     public var fields: [HotelField: FieldPath]
+    /// Fields made of several parts: every match of each path, joined.
+    public var joins: [HotelField: FieldJoin] = [:]
     /// How the service says, in a normal response, that it failed.
     public var error: ErrorRule?
     /// Coordinates are divided by this (some services send degrees × 100000).
@@ -84,6 +86,21 @@ public struct ErrorRule: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { path.description }
+}
+
+/// A field made of parts: every match of each path, in the order of the
+/// paths (each path's matches in document order), the non-empty ones joined
+/// by the separator. An address split over `AddressLine` ×2, `CityName` and
+/// `CountryName/@Code` is one joined field; so is Travelport's three
+/// `PropertyAddress/Address` elements.
+public struct FieldJoin: Sendable, Equatable {
+    public var paths: [FieldPath]
+    public var separator: String
+
+    public init(paths: [FieldPath], separator: String = ", ") {
+        self.paths = paths
+        self.separator = separator
+    }
 }
 
 /// The fields of a ``Hotel``, as profiles name them.
