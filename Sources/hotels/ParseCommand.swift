@@ -51,6 +51,7 @@ struct ParseCommand: ParsableCommand {
                 warnings += summary.warnings
                 byKind.merge(summary.warningsByKind, uniquingKeysWith: +)
                 warningOptions.reportSuppressed(summary.warningsByKind, context: file == "-" ? "standard input" : file)
+                if let hint = summary.noRecordsHint { Diagnostics.warning("\(file == "-" ? "standard input" : file): \(hint)") }
             } catch {
                 output.flush()
                 let status = Diagnostics.report(error, context: file == "-" ? "standard input" : file)

@@ -171,3 +171,27 @@ struct JoinedFieldTests {
         }
     }
 }
+
+@Suite("Empty results")
+struct EmptyResultTests {
+    func summary(_ path: String, profile: String) throws -> ParseSummary {
+        let session = try HotelResponseParser(profile: .named(Samples.profileArgument(profile))).session(onRecord: { _ in })
+        try session.feed(Array(Data(contentsOf: Samples.url(path))))
+        return try session.finish()
+    }
+
+    /// A regression: the wrong profile on a full response gave no records and no word of why.
+    @Test("no record but a repeated element: say what the body repeats, and suggest the OTA profile for an OTA payload")
+    func hints() throws {
+        #expect(try summary("Fixtures/ota-search.xml", profile: "sample").noRecordsHint
+            == #"no <Hotel> records; the body repeats <Property> ×3 and <TPA_Extensions> ×3: try the built-in profile ota-search (this is an OpenTravel <OTA_HotelSearchRS>), or "record": "Property""#)
+        #expect(try summary("Real/travelport/HotelSearchAvailabilityRsp-london.xml", profile: "Samples/Profiles/ota-plain-xml.json").noRecordsHint?
+            .hasPrefix("no <Property> records; the body repeats <HotelSearchResult> ×10") == true)
+    }
+
+    @Test("an empty list, or one with records, gives no hint")
+    func quiet() throws {
+        #expect(try summary("Fixtures/sample-empty.xml", profile: "sample").noRecordsHint == nil)
+        #expect(try summary("Fixtures/sample-soap11.xml", profile: "sample").noRecordsHint == nil)
+    }
+}

@@ -142,6 +142,7 @@ public struct HotelPages: AsyncSequence, Sendable {
             let number = pager.pagesRequested + 1
             let page = try await pages.client.page(parameters, context: "page \(number)")
             log(page.warnings, of: number)
+            if let hint = page.noRecordsHint { pages.client.configuration.logger.warning("page \(number): \(hint)") }
             occurred.merge(page.warningsByKind, uniquingKeysWith: +)
             fetched += 1
             pager.received(page)
@@ -205,7 +206,7 @@ private final class PageSink: HTTPBodySink {
             if let failure { throw failure }
             let summary = try session.finish()
             return HotelPage(hotels: hotels, warnings: warnings, nextCursor: summary.nextCursor, lastCursor: summary.lastCursor,
-                             warningsByKind: summary.warningsByKind)
+                             warningsByKind: summary.warningsByKind, noRecordsHint: summary.noRecordsHint)
         } catch let fault as SOAPFault {
             throw fault // a fault is a fault, whatever the status
         } catch is NotSOAPEnvelopeError where !(200..<300).contains(status) {

@@ -47,7 +47,7 @@ public struct HotelResponseParser: Sendable {
         try session.feed(bytes)
         let summary = try session.finish()
         return HotelPage(hotels: hotels, warnings: warnings, nextCursor: summary.nextCursor, lastCursor: summary.lastCursor,
-                         warningsByKind: summary.warningsByKind)
+                         warningsByKind: summary.warningsByKind, noRecordsHint: summary.noRecordsHint)
     }
 }
 
@@ -61,14 +61,17 @@ public struct HotelPage: Sendable, Equatable {
     public var lastCursor: String?
     /// Every warning by kind, counted whether or not its cap let it into ``warnings``.
     public var warningsByKind: [String: Int]
+    /// See ``ParseSummary/noRecordsHint``.
+    public var noRecordsHint: String?
 
     public init(hotels: [Hotel], warnings: [RecordWarning], nextCursor: String?, lastCursor: String? = nil,
-                warningsByKind: [String: Int]? = nil) {
+                warningsByKind: [String: Int]? = nil, noRecordsHint: String? = nil) {
         self.hotels = hotels
         self.warnings = warnings
         self.nextCursor = nextCursor
         self.lastCursor = lastCursor
         self.warningsByKind = warningsByKind ?? Dictionary(grouping: warnings, by: \.kind).mapValues(\.count)
+        self.noRecordsHint = noRecordsHint
     }
 }
 
@@ -83,6 +86,9 @@ public struct ParseSummary: Sendable, Equatable {
     public var warnings: Int
     /// The same, by ``RecordWarning/kind``.
     public var warningsByKind: [String: Int]
+    /// When no record matched but the body repeats some other element: what
+    /// it repeats, and what to try (`no <Hotel> records; the body repeats <Property> ×100: …`).
+    public var noRecordsHint: String?
     public var nextCursor: String?
     public var lastCursor: String?
     public var bytes: Int
@@ -160,6 +166,7 @@ public final class HotelParseSession {
             skipped: skipped,
             warnings: warnings.total,
             warningsByKind: warnings.byKind,
+            noRecordsHint: reader.body.noRecordsHint,
             nextCursor: reader.body.nextCursor,
             lastCursor: reader.body.lastCursor,
             bytes: reader.inputBytes

@@ -172,11 +172,18 @@ final class RecordExtractor: SOAPBodyHandler {
     private let lastRecordCursor = ByteBuffer()
     @exclusivity(unchecked) private var lastRecordHasCursor = false
     @exclusivity(unchecked) private(set) var recordCount = 0
+    /// Until the first record: every element's name, how often it came and
+    /// how shallow, for saying what the body holds when no record matches.
+    @exclusivity(unchecked) private var seenBeforeRecords: [UInt: (name: String, count: Int, depth: Int)] = [:]
+    /// The payload's root (the Body's first child) and its namespace.
+    @exclusivity(unchecked) private(set) var payload: (name: String, namespace: String?)?
+    private let recordElement: String
 
     /// - Parameter onRecord: receives each record's fields and its 1-based ordinal.
     init(profile: ServiceProfile, names: XMLNameTable, limits: XMLReaderLimits,
          onRecord: @escaping (RecordFields, Int) throws -> Void) {
         recordName = names.name(profile.record)
+        recordElement = profile.record
         maxCapture = limits.maxTextLength
         maxDepth = limits.maxDepth
         textInterest = names.textInterest
@@ -284,6 +291,7 @@ final class RecordExtractor: SOAPBodyHandler {
 
     func startElement(_ element: XMLStartElement) throws {
         depth += 1
+        if recordCount == 0, recordDepth == nil { noteBeforeRecords(element) }
         for position in 0..<singleStepMatchers.count where singleStepMatchers[position].name == element.localName.identity {
             let index = singleStepMatchers[position].matcher
             if !matchers[index].isDone || matchers[index].role == .error { try matched(matcher: index, element) }
@@ -326,6 +334,30 @@ final class RecordExtractor: SOAPBodyHandler {
         if text.count - captures[0].start > maxCapture {
             throw XMLReaderError.limitExceeded(.textLength(maxCapture), at: XMLPosition(line: 0, column: 0))
         }
+    }
+
+    /// Keeps what the body holds until a record comes: off the path of every response that has records.
+    private func noteBeforeRecords(_ element: XMLStartElement) {
+        if payload == nil { payload = (element.localName.string, element.namespaceURI) }
+        guard element.localName != recordName, seenBeforeRecords.count < 512 || seenBeforeRecords[element.localName.identity] != nil else { return }
+        seenBeforeRecords[element.localName.identity, default: (element.localName.string, 0, depth)].count += 1
+    }
+
+    /// Why a body with content gave no record, when it repeats some element
+    /// that could be the record: `no <Hotel> records; the body repeats <Property> ×100`.
+    var noRecordsHint: String? {
+        guard recordCount == 0 else { return nil }
+        // The shallowest repeated elements are the likeliest records.
+        let repeated = seenBeforeRecords.values.filter { $0.count > 1 }.sorted { ($0.depth, -$0.count) < ($1.depth, -$1.count) }.prefix(2)
+        guard let likeliest = repeated.first else { return nil }
+        var hint = "no <\(recordElement)> records; the body repeats "
+            + repeated.map { "<\($0.name)> ×\($0.count)" }.joined(separator: " and ")
+        var tries = ["\"record\": \"\(likeliest.name)\""]
+        if payload?.namespace?.contains("opentravel.org/OTA") == true, recordElement != "Property" {
+            tries.insert("the built-in profile ota-search (this is an OpenTravel <\(payload?.name ?? "")>)", at: 0)
+        }
+        hint += ": try " + tries.joined(separator: ", or ")
+        return hint
     }
 
     /// The error, if the response reported one, now that every part of its message has been read.
