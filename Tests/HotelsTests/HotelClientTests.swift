@@ -172,3 +172,47 @@ struct WarningCapTests {
         #expect(log.messages.last == "warning: 3 more latitude warnings")
     }
 }
+
+@Suite("Flag and one-shot paging")
+struct FlagPagingTests {
+    /// A Sabre-style availability search: `AdditionalAvail Ind="true"` while more rows follow.
+    static func page(_ codes: [String], more: Bool) -> FakeHTTPClient.Response {
+        let rows = codes.map { "<BasicPropertyInfo HotelCode=\"\($0)\" HotelName=\"Hotel \($0)\"/>" }.joined()
+        return .xml("""
+            <soap-env:Envelope xmlns:soap-env="http://schemas.xmlsoap.org/soap/envelope/"><soap-env:Body>\
+            <OTA_HotelAvailRS xmlns="http://webservices.sabre.com/sabreXML/2011/10"><AdditionalAvail Ind="\(more ? "true" : "false")"/>\
+            <AvailabilityOptions>\(rows)</AvailabilityOptions></OTA_HotelAvailRS></soap-env:Body></soap-env:Envelope>
+            """)
+    }
+
+    func profile(_ paging: String, body: String) throws -> ServiceProfile {
+        let json = #"{"name": "sabre-style", "body": "\#(body)", "record": "BasicPropertyInfo", "fields": {"code": "@HotelCode", "name": "@HotelName"}\#(paging)}"#
+        return try ServiceProfile(json: Data(json.utf8), source: "test")
+    }
+
+    @Test("flag paging asks for more, sending the flag back, until the flag is off")
+    func flag() async throws {
+        let http = FakeHTTPClient { _, index in
+            index == 0 ? Self.page(["A", "B"], more: true) : index == 1 ? Self.page(["C", "D"], more: true) : Self.page(["E"], more: false)
+        }
+        let profile = try profile(#", "paging": {"style": "flag", "more": "//AdditionalAvail/@Ind"}"#,
+                                  body: #"<OTA_HotelAvailRQ><AdditionalAvail Ind=\"{more}\"/><City>{city}</City></OTA_HotelAvailRQ>"#)
+        let client = HotelClient(profile: profile, endpoint: "http://sabre.test/", configuration: HotelClientConfiguration(transport: http))
+        var pages: [FetchedPage] = []
+        for try await page in client.pages(city: "DFW", pageSize: 2) { pages.append(page) }
+        #expect(pages.flatMap(\.hotels).map(\.code) == ["A", "B", "C", "D", "E"])
+        #expect(pages.map(\.end) == [nil, nil, .noMore])
+        #expect(http.bodies.map { $0.contains(#"Ind="true""#) } == [false, true, true])
+    }
+
+    @Test("a profile with no paging makes one request, and that is the answer")
+    func oneShot() async throws {
+        let http = FakeHTTPClient { _, _ in Self.page(["A", "B"], more: true) }
+        let client = HotelClient(profile: try profile("", body: "<OTA_HotelDescriptiveInfoRQ><City>{city}</City></OTA_HotelDescriptiveInfoRQ>"),
+                                 endpoint: "http://sabre.test/", configuration: HotelClientConfiguration(transport: http))
+        var pages: [FetchedPage] = []
+        for try await page in client.pages(city: "DFW") { pages.append(page) }
+        #expect(pages.map(\.end) == [.single] && pages[0].hotels.count == 2)
+        #expect(http.requests.count == 1)
+    }
+}

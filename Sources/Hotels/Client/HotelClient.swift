@@ -205,8 +205,10 @@ private final class PageSink: HTTPBodySink {
         do {
             if let failure { throw failure }
             let summary = try session.finish()
-            return HotelPage(hotels: hotels, warnings: warnings, nextCursor: summary.nextCursor, lastCursor: summary.lastCursor,
-                             warningsByKind: summary.warningsByKind, noRecordsHint: summary.noRecordsHint)
+            var page = HotelPage(hotels: hotels, warnings: warnings, nextCursor: summary.nextCursor, lastCursor: summary.lastCursor,
+                                 warningsByKind: summary.warningsByKind, noRecordsHint: summary.noRecordsHint)
+            page.moreFlag = summary.moreFlag
+            return page
         } catch let fault as SOAPFault {
             throw fault // a fault is a fault, whatever the status
         } catch is NotSOAPEnvelopeError where !(200..<300).contains(status) {

@@ -17,6 +17,10 @@ public struct Pager: Sendable, Equatable {
         /// A page brought no record that an earlier page of this run had not:
         /// the service ignores its paging parameter, and would send the same page forever.
         case noNewRecords
+        /// The response's more-rows flag was off, or absent (flag paging).
+        case noMore
+        /// A one-shot operation: its one response is the whole answer.
+        case single
     }
 
     public let paging: ServiceProfile.Paging
@@ -81,6 +85,10 @@ public struct Pager: Sendable, Equatable {
             return RequestParameters(city: city, keyword: keyword, page: nextPage, pageSize: pageSize)
         case .cursor:
             return RequestParameters(city: city, keyword: keyword, pageSize: pageSize, cursor: nextCursor)
+        case .flag:
+            return RequestParameters(city: city, keyword: keyword, pageSize: pageSize, more: pagesRequested > 0)
+        case .none:
+            return RequestParameters(city: city, keyword: keyword, pageSize: pageSize)
         }
     }
 
@@ -91,8 +99,12 @@ public struct Pager: Sendable, Equatable {
         for hotel in page.hotels where seenCodes.insert(hotel.code).inserted { bringsNew = true }
         if !page.hotels.isEmpty, !bringsNew {
             end = .noNewRecords
+        } else if case .none = paging {
+            end = .single
         } else if page.hotels.isEmpty || (page.hotels.count < pageSize && isPaged) {
             end = .shortPage
+        } else if case .flag = paging {
+            if !page.saysMore { end = .noMore }
         } else if case .cursor = paging {
             if let last = page.lastCursor, last == page.nextCursor {
                 end = .endMarker

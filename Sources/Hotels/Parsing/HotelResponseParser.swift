@@ -46,8 +46,10 @@ public struct HotelResponseParser: Sendable {
         let session = try session(onRecord: { hotels.append($0) }, onWarning: { warnings.append($0) })
         try session.feed(bytes)
         let summary = try session.finish()
-        return HotelPage(hotels: hotels, warnings: warnings, nextCursor: summary.nextCursor, lastCursor: summary.lastCursor,
-                         warningsByKind: summary.warningsByKind, noRecordsHint: summary.noRecordsHint)
+        var page = HotelPage(hotels: hotels, warnings: warnings, nextCursor: summary.nextCursor, lastCursor: summary.lastCursor,
+                             warningsByKind: summary.warningsByKind, noRecordsHint: summary.noRecordsHint)
+        page.moreFlag = summary.moreFlag
+        return page
     }
 }
 
@@ -63,6 +65,13 @@ public struct HotelPage: Sendable, Equatable {
     public var warningsByKind: [String: Int]
     /// See ``ParseSummary/noRecordsHint``.
     public var noRecordsHint: String?
+    /// The more-rows flag under flag paging, as the response wrote it.
+    public var moreFlag: String?
+
+    /// Whether the flag says more rows follow: `true`, `1`, `Y` or `yes`, in any case.
+    public var saysMore: Bool {
+        ["true", "1", "y", "yes"].contains(moreFlag?.trimmingWhitespace().lowercased() ?? "")
+    }
 
     public init(hotels: [Hotel], warnings: [RecordWarning], nextCursor: String?, lastCursor: String? = nil,
                 warningsByKind: [String: Int]? = nil, noRecordsHint: String? = nil) {
@@ -91,6 +100,8 @@ public struct ParseSummary: Sendable, Equatable {
     public var noRecordsHint: String?
     public var nextCursor: String?
     public var lastCursor: String?
+    /// The more-rows flag under flag paging, as the response wrote it.
+    public var moreFlag: String?
     public var bytes: Int
 }
 
@@ -169,6 +180,7 @@ public final class HotelParseSession {
             noRecordsHint: reader.body.noRecordsHint,
             nextCursor: reader.body.nextCursor,
             lastCursor: reader.body.lastCursor,
+            moreFlag: reader.body.moreFlag,
             bytes: reader.inputBytes
         )
     }

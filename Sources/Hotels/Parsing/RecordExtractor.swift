@@ -75,7 +75,7 @@ struct FieldBytes {
 /// retains nothing.
 final class RecordExtractor: SOAPBodyHandler {
     private struct DocumentMatcher {
-        enum Role: Equatable { case error, errorMessage, cursor, endMarker }
+        enum Role: Equatable { case error, errorMessage, cursor, endMarker, more }
         let role: Role
         let path: DocumentPath
         /// This matcher's steps in ``RecordExtractor/matcherSteps``.
@@ -201,7 +201,10 @@ final class RecordExtractor: SOAPBodyHandler {
             cursorField = nil
         case .cursor(.field(let field)):
             cursorField = field
-        case .page:
+        case .flag(let path):
+            documentPaths.append((.more, path))
+            cursorField = nil
+        case .page, .none:
             cursorField = nil
         }
         if let endMarker = profile.endMarker { documentPaths.append((.endMarker, endMarker)) }
@@ -280,6 +283,11 @@ final class RecordExtractor: SOAPBodyHandler {
     var nextCursor: String? {
         guard cursorField != nil else { return matchers.first { $0.role == .cursor }?.value }
         return lastRecordHasCursor ? String(decoding: lastRecordCursor.bytes(from: 0), as: UTF8.self) : nil
+    }
+
+    /// The more-rows flag, under flag paging.
+    var moreFlag: String? {
+        matchers.first { $0.role == .more }?.value
     }
 
     /// The list's final cursor, where the profile's end marker gives it.

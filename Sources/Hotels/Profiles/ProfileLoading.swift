@@ -98,24 +98,30 @@ private struct ProfileDocument: Decodable {
     var error: ErrorDocument?
     var coordinateScale: Double?
     var transientFaults: [String]?
-    var paging: PagingDocument
+    var paging: PagingDocument?
 
     struct PagingDocument: Decodable {
         var style: String
         var first: Int?
         var next: String?
         var last: String?
+        var more: String?
+
+        init(style: String) {
+            self.style = style
+        }
 
         init(from decoder: any Decoder) throws {
-            try decoder.refuseUnknownKeys(["style", "first", "next", "last"], under: "paging")
+            try decoder.refuseUnknownKeys(["style", "first", "next", "last", "more"], under: "paging")
             let container = try decoder.container(keyedBy: CodingKeys.self)
             style = try container.decode(String.self, forKey: .style)
             first = try container.decodeIfPresent(Int.self, forKey: .first)
             next = try container.decodeIfPresent(String.self, forKey: .next)
             last = try container.decodeIfPresent(String.self, forKey: .last)
+            more = try container.decodeIfPresent(String.self, forKey: .more)
         }
 
-        private enum CodingKeys: String, CodingKey { case style, first, next, last }
+        private enum CodingKeys: String, CodingKey { case style, first, next, last, more }
     }
 
     /// `"code": "@HotelCode"`, or `{"join": ["Address/AddressLine", "Address/CityName"], "separator": ", "}`.
@@ -176,7 +182,7 @@ private struct ProfileDocument: Decodable {
         error = try container.decodeIfPresent(ErrorDocument.self, forKey: .error)
         coordinateScale = try container.decodeIfPresent(Double.self, forKey: .coordinateScale)
         transientFaults = try container.decodeIfPresent([String].self, forKey: .transientFaults)
-        paging = try container.decode(PagingDocument.self, forKey: .paging)
+        paging = try container.decodeIfPresent(PagingDocument.self, forKey: .paging)
     }
 
     static func describe(_ type: Any.Type) -> String {
@@ -248,7 +254,7 @@ private struct ProfileDocument: Decodable {
         guard scale.isFinite, scale > 0 else {
             throw ProfileKeyError(key: "coordinateScale", reason: "must be a positive number")
         }
-        let endMarker = try paging.last.map { text throws(ProfileKeyError) in
+        let endMarker = try paging?.last.map { text throws(ProfileKeyError) in
             try checked("paging.last") { () throws(PathSyntaxError) in try DocumentPath(parsing: text) }
         }
         let transient = transientFaults ?? []
@@ -263,6 +269,8 @@ private struct ProfileDocument: Decodable {
             throw ProfileKeyError(key: "body", reason: "page paging needs {page} in the body, or every request asks for the same page")
         case .cursor where !body.contains("{cursor}"):
             throw ProfileKeyError(key: "body", reason: "cursor paging needs {cursor} in the body, or every request asks for the same page")
+        case .flag where !body.contains("{more}"):
+            throw ProfileKeyError(key: "body", reason: "flag paging needs {more} in the body, to ask for the rows that follow")
         default:
             break
         }
@@ -274,18 +282,30 @@ private struct ProfileDocument: Decodable {
     }
 
     private func pagingStyle(fields: [HotelField: FieldPath]) throws(ProfileKeyError) -> ServiceProfile.Paging {
+        let paging = self.paging ?? PagingDocument(style: "none")
+        let keys: [(String, Any?)] = [("first", paging.first), ("next", paging.next), ("last", paging.last), ("more", paging.more)]
+        let allowed: Set<String> = switch paging.style {
+        case "page": ["first"]
+        case "cursor": ["next", "last"]
+        case "flag": ["more"]
+        default: []
+        }
+        for (key, value) in keys where value != nil && !allowed.contains(key) {
+            throw ProfileKeyError(key: "paging.\(key)", reason: "does not belong to \(paging.style) paging")
+        }
         switch paging.style {
-        case "page":
-            for (key, value) in [("next", paging.next), ("last", paging.last)] where value != nil {
-                throw ProfileKeyError(key: "paging.\(key)", reason: "belongs to cursor paging, not page paging")
+        case "none":
+            return .none
+        case "flag":
+            guard let more = paging.more else {
+                throw ProfileKeyError(key: "paging.more", reason: "is required for flag paging: the “//path” of the more-rows flag")
             }
+            return .flag(try checked("paging.more") { () throws(PathSyntaxError) in try DocumentPath(parsing: more) })
+        case "page":
             let first = paging.first ?? 1
             guard first == 0 || first == 1 else { throw ProfileKeyError(key: "paging.first", reason: "must be 0 or 1") }
             return .page(first: first)
         case "cursor":
-            guard paging.first == nil else {
-                throw ProfileKeyError(key: "paging.first", reason: "belongs to page paging, not cursor paging")
-            }
             guard let next = paging.next else {
                 throw ProfileKeyError(key: "paging.next", reason: "is required for cursor paging: “//path” or “field:NAME”")
             }
@@ -298,7 +318,7 @@ private struct ProfileDocument: Decodable {
             }
             return .cursor(.document(try checked("paging.next") { () throws(PathSyntaxError) in try DocumentPath(parsing: next) }))
         default:
-            throw ProfileKeyError(key: "paging.style", reason: "must be \"page\" or \"cursor\", not \"\(paging.style)\"")
+            throw ProfileKeyError(key: "paging.style", reason: "must be \"page\", \"cursor\", \"flag\" or \"none\", not \"\(paging.style)\"")
         }
     }
 

@@ -53,6 +53,11 @@ public struct ServiceProfile: Sendable, Equatable {
         /// The next request carries a token taken from this response; no token,
         /// or a repeated one, is the end.
         case cursor(CursorSource)
+        /// The response says whether more rows follow (`true`, `1`, `Y`), at this
+        /// path (Sabre's `//AdditionalAvail/@Ind`); the next request sets `{more}`.
+        case flag(DocumentPath)
+        /// A one-shot operation (descriptive info, a booking): one request, one response.
+        case none
     }
 
     /// Where a cursor comes from.
@@ -181,10 +186,10 @@ public struct PathSyntaxError: Error, Sendable, Equatable {
     init(_ reason: String) { self.reason = reason }
 }
 
-/// A request body with `{city}`, `{keyword}`, `{page}`, `{pageSize}` and
-/// `{cursor}` placeholders, each replaced by an XML-escaped value.
+/// A request body with `{city}`, `{keyword}`, `{page}`, `{pageSize}`,
+/// `{cursor}` and `{more}` placeholders, each replaced by an XML-escaped value.
 public struct RequestTemplate: Sendable, Equatable {
-    public static let placeholders: Set<String> = ["city", "keyword", "page", "pageSize", "cursor"]
+    public static let placeholders: Set<String> = ["city", "keyword", "page", "pageSize", "cursor", "more"]
     public let text: String
 
     /// Checks that every `{name}` in `text` is a known placeholder.
@@ -228,18 +233,22 @@ public struct RequestParameters: Sendable, Equatable {
     public var page: Int?
     public var pageSize: Int?
     public var cursor: String?
+    /// Under flag paging, true on every request after the first: `{more}` is `true`, else empty.
+    public var more: Bool
 
-    public init(city: String? = nil, keyword: String? = nil, page: Int? = nil, pageSize: Int? = nil, cursor: String? = nil) {
+    public init(city: String? = nil, keyword: String? = nil, page: Int? = nil, pageSize: Int? = nil, cursor: String? = nil,
+                more: Bool = false) {
         self.city = city
         self.keyword = keyword
         self.page = page
         self.pageSize = pageSize
         self.cursor = cursor
+        self.more = more
     }
 
     var byPlaceholder: [(String, String?)] {
         [("city", city), ("keyword", keyword), ("page", page.map(String.init)),
-         ("pageSize", pageSize.map(String.init)), ("cursor", cursor)]
+         ("pageSize", pageSize.map(String.init)), ("cursor", cursor), ("more", more ? "true" : nil)]
     }
 }
 
