@@ -3,6 +3,15 @@
 public protocol SOAPBodyHandler: XMLEventHandler {
     /// Called at `</Body>`, once every body event has been delivered.
     func bodyDidEnd() throws
+
+    /// Receives what is inside the SOAP `Header` (session tokens, message
+    /// headers), or nil when nothing there is wanted.
+    var headerHandler: (any XMLEventHandler)? { get }
+}
+
+extension SOAPBodyHandler {
+    /// Nothing in the Header is wanted.
+    public var headerHandler: (any XMLEventHandler)? { nil }
 }
 
 /// Whether a service wraps its messages in a SOAP envelope.
@@ -110,6 +119,9 @@ final class SOAPMessageHandler: XMLEventHandler {
     private(set) var isBare = false
     private let envelopeName: XMLName
     private let bodyName: XMLName
+    private let headerName: XMLName
+    /// The depth of the `Header` element while inside it and something there is wanted.
+    @exclusivity(unchecked) private var headerDepth: Int?
     private let faultName: XMLName
     private let textInterest: XMLTextInterest
     private let route: XMLEventRoute
@@ -126,6 +138,7 @@ final class SOAPMessageHandler: XMLEventHandler {
         self.envelope = envelope
         envelopeName = names.name("Envelope")
         bodyName = names.name("Body")
+        headerName = names.name("Header")
         faultName = names.name("Fault")
         textInterest = names.textInterest
         route = names.route
@@ -159,8 +172,10 @@ final class SOAPMessageHandler: XMLEventHandler {
         case 2 where element.localName == bodyName && element.namespaceURI == version?.namespaceURI:
             bodyDepth = depth
             record(element.namespaceDeclarations)
+        case 2 where element.localName == headerName && element.namespaceURI == version?.namespaceURI && body.headerHandler != nil:
+            headerDepth = depth
         default:
-            break // Header and its content: nothing here needs it.
+            if headerDepth != nil { try body.headerHandler?.startElement(element) }
         }
     }
 
@@ -168,6 +183,10 @@ final class SOAPMessageHandler: XMLEventHandler {
         defer { depth -= 1 }
         if fault != nil {
             if let finished = try fault?.end() { throw finished }
+            return
+        }
+        if let headerDepth {
+            if depth == headerDepth { self.headerDepth = nil } else { try body.headerHandler?.endElement(localName) }
             return
         }
         guard let bodyDepth else { return }
@@ -214,6 +233,8 @@ final class SOAPMessageHandler: XMLEventHandler {
             try fault?.characters(text)
         } else if bodyDepth != nil {
             try body.characters(text)
+        } else if headerDepth != nil {
+            try body.headerHandler?.characters(text)
         }
     }
 

@@ -184,7 +184,7 @@ struct EmptyResultTests {
     @Test("no record but a repeated element: say what the body repeats, and suggest the OTA profile for an OTA payload")
     func hints() throws {
         #expect(try summary("Fixtures/ota-search.xml", profile: "sample").noRecordsHint
-            == #"no <Hotel> records; the body repeats <Property> ×3 and <TPA_Extensions> ×3: try the built-in profile ota-search (this is an OpenTravel <OTA_HotelSearchRS>), or "record": "Property""#)
+            == #"no <Hotel> records; the body repeats <Property> ×3 and <Position> ×3: try the built-in profile ota-search (this is an OpenTravel <OTA_HotelSearchRS>), or "record": "Property""#)
         #expect(try summary("Real/travelport/HotelSearchAvailabilityRsp-london.xml", profile: "Samples/Profiles/ota-plain-xml.json").noRecordsHint?
             .hasPrefix("no <Property> records; the body repeats <HotelSearchResult> ×10") == true)
     }
@@ -193,5 +193,35 @@ struct EmptyResultTests {
     func quiet() throws {
         #expect(try summary("Fixtures/sample-empty.xml", profile: "sample").noRecordsHint == nil)
         #expect(try summary("Fixtures/sample-soap11.xml", profile: "sample").noRecordsHint == nil)
+    }
+}
+
+@Suite("Header values")
+struct HeaderValueTests {
+    func profile(header: String, paging: String = "") throws -> ServiceProfile {
+        let json = #"{"name": "h", "envelope": "auto", "body": "<Q>{cursor}</Q>", "record": "Hotel", "fields": {"code": "@Code"}, "header": \#(header)\#(paging)}"#
+        return try ServiceProfile(json: Data(json.utf8), source: "test")
+    }
+
+    @Test("values are read from the SOAP Header into the page's metadata (TBO's WS-Addressing Action)")
+    func tbo() throws {
+        let profile = try profile(header: #"{"action": "//Action"}"#)
+        let session = try HotelResponseParser(profile: profile).session(onRecord: { _ in })
+        try session.feed(Array(Data(contentsOf: Samples.url("Real/tbo/HotelCancelResponse-status-05.xml"))))
+        #expect(try session.finish().headerValues == ["action": "http://TekTravel/HotelBookingApi/IHotelService/HotelCancelResponse"])
+    }
+
+    @Test("a cursor can come from the Header; attributes too; the Body's elements of the same name are not the Header's")
+    func headerCursor() throws {
+        let profile = try profile(header: #"{"token": "//Session/Token", "sequence": "//Session/@Seq"}"#,
+                                  paging: #", "paging": {"style": "cursor", "next": "header:token"}"#)
+        let response = """
+            <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Header><x:Session xmlns:x="urn:x" Seq="7">\
+            <x:Token> T-42 </x:Token></x:Session></soap:Header><soap:Body><R><Hotel Code="A"/><Session><Token>decoy</Token></Session></R></soap:Body></soap:Envelope>
+            """
+        let page = try HotelResponseParser(profile: profile).parse(bytes: Array(response.utf8))
+        #expect(page.headerValues == ["token": "T-42", "sequence": "7"])
+        #expect(page.nextCursor == "T-42")
+        #expect(throws: ProfileError.self) { try self.profile(header: #"{"token": "//T"}"#, paging: #", "paging": {"style": "cursor", "next": "header:other"}"#) }
     }
 }

@@ -100,6 +100,8 @@ public struct FetchedPage: Sendable, Equatable {
     public var warnings: [RecordWarning]
     /// Every warning by kind, delivered or not.
     public var warningsByKind: [String: Int]
+    /// The profile's header values this response gave: a session's token, say.
+    public var headerValues: [String: String]
     /// Where "load more" stands after this page: store it to resume later.
     public var checkpoint: Pager.Checkpoint
     /// Why the list ended with this page, or nil when more pages follow.
@@ -151,7 +153,7 @@ public struct HotelPages: AsyncSequence, Sendable {
                     "page \(number) brought no hotel that earlier pages had not: the service seems to ignore the profile's paging parameter; stopped here")
             }
             return FetchedPage(number: number, hotels: page.hotels, warnings: page.warnings, warningsByKind: page.warningsByKind,
-                               checkpoint: pager.checkpoint, end: pager.end)
+                               headerValues: page.headerValues, checkpoint: pager.checkpoint, end: pager.end)
         }
 
         private mutating func log(_ warnings: [RecordWarning], of page: Int) {
@@ -208,6 +210,7 @@ private final class PageSink: HTTPBodySink {
             var page = HotelPage(hotels: hotels, warnings: warnings, nextCursor: summary.nextCursor, lastCursor: summary.lastCursor,
                                  warningsByKind: summary.warningsByKind, noRecordsHint: summary.noRecordsHint)
             page.moreFlag = summary.moreFlag
+            page.headerValues = summary.headerValues
             return page
         } catch let fault as SOAPFault {
             throw fault // a fault is a fault, whatever the status

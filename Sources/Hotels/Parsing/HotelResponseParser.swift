@@ -49,6 +49,7 @@ public struct HotelResponseParser: Sendable {
         var page = HotelPage(hotels: hotels, warnings: warnings, nextCursor: summary.nextCursor, lastCursor: summary.lastCursor,
                              warningsByKind: summary.warningsByKind, noRecordsHint: summary.noRecordsHint)
         page.moreFlag = summary.moreFlag
+        page.headerValues = summary.headerValues
         return page
     }
 }
@@ -67,6 +68,8 @@ public struct HotelPage: Sendable, Equatable {
     public var noRecordsHint: String?
     /// The more-rows flag under flag paging, as the response wrote it.
     public var moreFlag: String?
+    /// The profile's header values this response gave.
+    public var headerValues: [String: String] = [:]
 
     /// Whether the flag says more rows follow: `true`, `1`, `Y` or `yes`, in any case.
     public var saysMore: Bool {
@@ -102,6 +105,8 @@ public struct ParseSummary: Sendable, Equatable {
     public var lastCursor: String?
     /// The more-rows flag under flag paging, as the response wrote it.
     public var moreFlag: String?
+    /// The profile's ``ServiceProfile/header`` values this response gave.
+    public var headerValues: [String: String] = [:]
     public var bytes: Int
 }
 
@@ -181,6 +186,7 @@ public final class HotelParseSession {
             nextCursor: reader.body.nextCursor,
             lastCursor: reader.body.lastCursor,
             moreFlag: reader.body.moreFlag,
+            headerValues: reader.body.headerValues,
             bytes: reader.inputBytes
         )
     }

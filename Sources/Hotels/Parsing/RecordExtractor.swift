@@ -174,10 +174,18 @@ final class RecordExtractor: SOAPBodyHandler {
     @exclusivity(unchecked) private(set) var recordCount = 0
     /// Until the first record: every element's name, how often it came and
     /// how shallow, for saying what the body holds when no record matches.
-    @exclusivity(unchecked) private var seenBeforeRecords: [UInt: (name: String, count: Int, depth: Int)] = [:]
+    @exclusivity(unchecked) private var seenBeforeRecords: [UInt: (name: String, count: Int, depth: Int, order: Int)] = [:]
     /// The payload's root (the Body's first child) and its namespace.
     @exclusivity(unchecked) private(set) var payload: (name: String, namespace: String?)?
     private let recordElement: String
+    private let headerReader: HeaderValueReader?
+    /// The header value that is the cursor, under `header:NAME` cursor paging.
+    private let headerCursor: String?
+
+    var headerHandler: (any XMLEventHandler)? { headerReader }
+
+    /// The profile's header values this response gave.
+    var headerValues: [String: String] { headerReader?.values ?? [:] }
 
     /// - Parameter onRecord: receives each record's fields and its 1-based ordinal.
     init(profile: ServiceProfile, names: XMLNameTable, limits: XMLReaderLimits,
@@ -204,9 +212,11 @@ final class RecordExtractor: SOAPBodyHandler {
         case .flag(let path):
             documentPaths.append((.more, path))
             cursorField = nil
-        case .page, .none:
+        case .page, .none, .cursor(.header):
             cursorField = nil
         }
+        headerReader = profile.header.isEmpty ? nil : HeaderValueReader(profile.header, names: names)
+        if case .cursor(.header(let name)) = profile.paging { headerCursor = name } else { headerCursor = nil }
         if let endMarker = profile.endMarker { documentPaths.append((.endMarker, endMarker)) }
         var steps: [XMLName] = []
         for (role, path) in documentPaths {
@@ -281,6 +291,7 @@ final class RecordExtractor: SOAPBodyHandler {
 
     /// The cursor for the next page, if this response gave one.
     var nextCursor: String? {
+        if let headerCursor { return headerValues[headerCursor] }
         guard cursorField != nil else { return matchers.first { $0.role == .cursor }?.value }
         return lastRecordHasCursor ? String(decoding: lastRecordCursor.bytes(from: 0), as: UTF8.self) : nil
     }
@@ -348,15 +359,16 @@ final class RecordExtractor: SOAPBodyHandler {
     private func noteBeforeRecords(_ element: XMLStartElement) {
         if payload == nil { payload = (element.localName.string, element.namespaceURI) }
         guard element.localName != recordName, seenBeforeRecords.count < 512 || seenBeforeRecords[element.localName.identity] != nil else { return }
-        seenBeforeRecords[element.localName.identity, default: (element.localName.string, 0, depth)].count += 1
+        seenBeforeRecords[element.localName.identity, default: (element.localName.string, 0, depth, seenBeforeRecords.count)].count += 1
     }
 
     /// Why a body with content gave no record, when it repeats some element
     /// that could be the record: `no <Hotel> records; the body repeats <Property> ×100`.
     var noRecordsHint: String? {
         guard recordCount == 0 else { return nil }
-        // The shallowest repeated elements are the likeliest records.
-        let repeated = seenBeforeRecords.values.filter { $0.count > 1 }.sorted { ($0.depth, -$0.count) < ($1.depth, -$1.count) }.prefix(2)
+        // The shallowest repeated elements are the likeliest records; then the most repeated, then the first seen.
+        let repeated = seenBeforeRecords.values.filter { $0.count > 1 }
+            .sorted { ($0.depth, -$0.count, $0.order) < ($1.depth, -$1.count, $1.order) }.prefix(2)
         guard let likeliest = repeated.first else { return nil }
         var hint = "no <\(recordElement)> records; the body repeats "
             + repeated.map { "<\($0.name)> ×\($0.count)" }.joined(separator: " and ")

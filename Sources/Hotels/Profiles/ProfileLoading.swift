@@ -98,6 +98,7 @@ private struct ProfileDocument: Decodable {
     var error: ErrorDocument?
     var coordinateScale: Double?
     var transientFaults: [String]?
+    var header: [String: String]?
     var paging: PagingDocument?
 
     struct PagingDocument: Decodable {
@@ -166,7 +167,7 @@ private struct ProfileDocument: Decodable {
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, envelope, soapVersion, soapAction, body, record, fields, error, coordinateScale, transientFaults, paging
+        case name, envelope, soapVersion, soapAction, body, record, fields, error, coordinateScale, transientFaults, header, paging
     }
 
     init(from decoder: any Decoder) throws {
@@ -182,6 +183,7 @@ private struct ProfileDocument: Decodable {
         error = try container.decodeIfPresent(ErrorDocument.self, forKey: .error)
         coordinateScale = try container.decodeIfPresent(Double.self, forKey: .coordinateScale)
         transientFaults = try container.decodeIfPresent([String].self, forKey: .transientFaults)
+        header = try container.decodeIfPresent([String: String].self, forKey: .header)
         paging = try container.decodeIfPresent(PagingDocument.self, forKey: .paging)
     }
 
@@ -262,7 +264,11 @@ private struct ProfileDocument: Decodable {
             throw ProfileKeyError(key: "transientFaults", reason: "“\(transient[empty])”: name a fault code by its local name, "
                 + "without a prefix (Server.Busy, ServiceUnavailable)")
         }
-        let paging = try pagingStyle(fields: mapped)
+        var headerPaths: [String: DocumentPath] = [:]
+        for (name, path) in header ?? [:] {
+            headerPaths[name] = try checked("header.\(name)") { () throws(PathSyntaxError) in try DocumentPath(parsing: path) }
+        }
+        let paging = try pagingStyle(fields: mapped, header: headerPaths)
         // Without its placeholder the request never changes, and the service sends the same page forever.
         switch paging {
         case .page where !body.contains("{page}"):
@@ -277,11 +283,11 @@ private struct ProfileDocument: Decodable {
         return ServiceProfile(
             name: name, envelope: envelope, soapVersion: version, soapAction: soapAction ?? "", body: template, record: record,
             fields: mapped, joins: joins, error: errorRule, coordinateScale: scale, transientFaults: Set(transient), paging: paging,
-            endMarker: endMarker
+            endMarker: endMarker, header: headerPaths
         )
     }
 
-    private func pagingStyle(fields: [HotelField: FieldPath]) throws(ProfileKeyError) -> ServiceProfile.Paging {
+    private func pagingStyle(fields: [HotelField: FieldPath], header: [String: DocumentPath]) throws(ProfileKeyError) -> ServiceProfile.Paging {
         let paging = self.paging ?? PagingDocument(style: "none")
         let keys: [(String, Any?)] = [("first", paging.first), ("next", paging.next), ("last", paging.last), ("more", paging.more)]
         let allowed: Set<String> = switch paging.style {
@@ -307,7 +313,7 @@ private struct ProfileDocument: Decodable {
             return .page(first: first)
         case "cursor":
             guard let next = paging.next else {
-                throw ProfileKeyError(key: "paging.next", reason: "is required for cursor paging: “//path” or “field:NAME”")
+                throw ProfileKeyError(key: "paging.next", reason: "is required for cursor paging: “//path”, “field:NAME” or “header:NAME”")
             }
             if next.hasPrefix("field:") {
                 let name = String(next.dropFirst("field:".count))
@@ -315,6 +321,13 @@ private struct ProfileDocument: Decodable {
                     throw ProfileKeyError(key: "paging.next", reason: "“\(name)” is not one of this profile's fields")
                 }
                 return .cursor(.field(field))
+            }
+            if next.hasPrefix("header:") {
+                let name = String(next.dropFirst("header:".count))
+                guard header[name] != nil else {
+                    throw ProfileKeyError(key: "paging.next", reason: "“\(name)” is not one of this profile's header values")
+                }
+                return .cursor(.header(name))
             }
             return .cursor(.document(try checked("paging.next") { () throws(PathSyntaxError) in try DocumentPath(parsing: next) }))
         default:

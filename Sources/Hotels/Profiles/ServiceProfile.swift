@@ -45,6 +45,9 @@ public struct ServiceProfile: Sendable, Equatable {
     /// Under cursor paging, where the response says what the list's final
     /// cursor is (`//lastAddTime`): a page whose cursor equals it is the last.
     public var endMarker: DocumentPath?
+    /// Named values read from the SOAP Header (`"token": "//BinarySecurityToken"`):
+    /// part of each page's metadata, for paging and sessions.
+    public var header: [String: DocumentPath] = [:]
 
     /// How "load more" asks for the next page.
     public enum Paging: Sendable, Equatable {
@@ -66,6 +69,8 @@ public struct ServiceProfile: Sendable, Equatable {
         case document(DocumentPath)
         /// A field of the last record (`field:addtime`), as the service wrote it.
         case field(HotelField)
+        /// One of the profile's ``ServiceProfile/header`` values (`header:token`).
+        case header(String)
     }
 }
 
