@@ -29,13 +29,17 @@ struct ParseCommand: ParsableCommand {
 
     @OptionGroup var warningOptions: WarningOptions
 
+    @Flag(help: "After each file's records, print its paging state (the next token or flag, the end marker), its header values and its error state on standard error.")
+    var summary = false
+
     @OptionGroup var limits: XMLLimitOptions
 
     func run() throws {
         let parser: HotelResponseParser
+        let profile: ServiceProfile
         do {
-            parser = HotelResponseParser(profile: try ServiceProfile.named(profile), limits: limits.limits,
-                                         warningsPerKind: warningOptions.perKind)
+            profile = try ServiceProfile.named(self.profile)
+            parser = HotelResponseParser(profile: profile, limits: limits.limits, warningsPerKind: warningOptions.perKind)
         } catch {
             throw Diagnostics.report(error, context: "--profile").code
         }
@@ -52,9 +56,14 @@ struct ParseCommand: ParsableCommand {
                 byKind.merge(summary.warningsByKind, uniquingKeysWith: +)
                 warningOptions.reportSuppressed(summary.warningsByKind, context: file == "-" ? "standard input" : file)
                 if let hint = summary.noRecordsHint { Diagnostics.warning("\(file == "-" ? "standard input" : file): \(hint)") }
+                if self.summary {
+                    output.flush()
+                    printSummary(summary, of: file == "-" ? "standard input" : file, profile: profile)
+                }
             } catch {
                 output.flush()
                 let status = Diagnostics.report(error, context: file == "-" ? "standard input" : file)
+                if self.summary { Diagnostics.note("\(file == "-" ? "standard input" : file): error: \(error)") }
                 failure = failure ?? status
             }
         }
@@ -64,6 +73,26 @@ struct ParseCommand: ParsableCommand {
         }
         output.flush()
         if let failure { throw failure.code }
+    }
+
+    /// What the response says about paging, its header values (secret-looking ones hidden) and its error state.
+    private func printSummary(_ summary: ParseSummary, of file: String, profile: ServiceProfile) {
+        Diagnostics.note("\(file): \(summary.records) records, \(summary.skipped) skipped, \(summary.warnings) warnings")
+        Diagnostics.note("\(file): paging: " + summary.pagingState(profile.paging, endMarker: profile.endMarker))
+        for (name, value) in summary.headerValues.sorted(by: { $0.key < $1.key }) {
+            Diagnostics.note("\(file): header \(name): " + (Self.looksSecret(name, profile.header[name]?.description ?? "")
+                ? "(hidden, \(value.count) characters)" : "“\(value)”"))
+        }
+        for name in profile.header.keys.sorted() where summary.headerValues[name] == nil {
+            Diagnostics.note("\(file): header \(name): absent")
+        }
+        Diagnostics.note("\(file): error: none")
+    }
+
+    /// Session tokens and credentials never reach the output.
+    static func looksSecret(_ name: String, _ path: String) -> Bool {
+        let text = (name + " " + path).lowercased()
+        return ["token", "session", "password", "secret", "security", "key", "auth", "credential", "nonce"].contains { text.contains($0) }
     }
 
     private func parse(_ file: String, with parser: HotelResponseParser, output: StandardOutput) throws -> ParseSummary {

@@ -82,3 +82,26 @@ struct ParseWarningsTests {
         #expect(try HotelsProcess.run(["parse", "--warnings", "some", file.path]).status == 64)
     }
 }
+
+@Suite("hotels parse --summary")
+struct ParseSummaryTests {
+    @Test("the paging state, header values with secrets hidden, and the error state follow the records")
+    func summary() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hotelkit-summary-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let profile = directory.appendingPathComponent("p.json"), response = directory.appendingPathComponent("r.xml")
+        try Data(#"{"name": "s", "body": "<Q>{cursor}</Q>", "record": "Hotel", "fields": {"code": "@Code"}, "header": {"token": "//BinarySecurityToken", "conversation": "//ConversationId", "echo": "//Echo"}, "paging": {"style": "cursor", "next": "//Next"}}"#.utf8).write(to: profile)
+        try Data("""
+            <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Header><BinarySecurityToken>Shared/IDL:SECRET-123</BinarySecurityToken>\
+            <ConversationId>conv-9</ConversationId></soap:Header><soap:Body><R><Hotel Code="A"/><Next>n2</Next></R></soap:Body></soap:Envelope>
+            """.utf8).write(to: response)
+        let result = try HotelsProcess.run(["parse", "--summary", "--profile", profile.path, response.path])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix(#"{"code":"A""#))
+        let lines = result.stderr.split(separator: "\n").map { String($0.dropFirst("hotels: \(response.path): ".count)) }
+        #expect(lines == ["1 records, 0 skipped, 0 warnings", "paging: cursor //Next: “n2”: the next page asks for it",
+                          "header conversation: “conv-9”", "header token: (hidden, 21 characters)", "header echo: absent", "error: none"])
+        #expect(!result.stderr.contains("SECRET"))
+    }
+}
