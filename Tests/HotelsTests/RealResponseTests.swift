@@ -225,3 +225,31 @@ struct HeaderValueTests {
         #expect(throws: ProfileError.self) { try self.profile(header: #"{"token": "//T"}"#, paging: #", "paging": {"style": "cursor", "next": "header:other"}"#) }
     }
 }
+
+@Suite("Ancestor paths")
+struct AncestorPathTests {
+    func parse(_ fields: String) throws -> [Hotel] {
+        let json = #"{"name": "d", "envelope": "none", "body": "<Q>{city}</Q>", "record": "HotelDescriptiveContent", "fields": \#(fields)}"#
+        let parser = HotelResponseParser(profile: try ServiceProfile(json: Data(json.utf8), source: "test"))
+        return try parser.parse(bytes: Samples.fixture("ota-descriptive-parent-code.xml")).hotels
+    }
+
+    @Test("../@HotelCode takes the code from the enclosing element; the record's own attribute is not an ancestor's")
+    func parentCode() throws {
+        let hotels = try parse(#"{"code": "../@HotelCode", "name": "../@HotelName", "latitude": "HotelInfo/Position/@Latitude"}"#)
+        #expect(hotels.map(\.code) == ["msynh", "bosmc"])
+        #expect(hotels.map(\.name) == ["Marriott Syracuse", "Boston Marriott Copley Place"])
+        #expect(hotels.map(\.latitude) == [43.0481, 42.3473])
+        #expect(try parse(#"{"code": "../@HotelCode", "name": "@HotelName"}"#).map(\.name) == [nil, "Copley Place (own name)"])
+        // Two levels up there is no HotelCode: the records have no code and are skipped.
+        #expect(try parse(#"{"code": "../../@HotelCode"}"#).isEmpty)
+    }
+
+    @Test("a climbing path names an attribute, and is no part of a join")
+    func refusals() throws {
+        #expect(throws: PathSyntaxError.self) { try FieldPath(parsing: "../Name") }
+        #expect(throws: PathSyntaxError.self) { try FieldPath(parsing: "../@A/B") }
+        #expect(try FieldPath(parsing: "../../@HotelCode").description == "../../@HotelCode")
+        #expect(throws: ProfileError.self) { try parse(#"{"code": "../@HotelCode", "address": {"join": ["../@City"]}}"#) }
+    }
+}

@@ -179,6 +179,10 @@ final class RecordExtractor: SOAPBodyHandler {
     @exclusivity(unchecked) private(set) var payload: (name: String, namespace: String?)?
     private let recordElement: String
     private let headerReader: HeaderValueReader?
+    /// Fields taken from an enclosing element: slot, how many levels up to start, which attribute.
+    private let ancestorFields: [(slot: Int, levels: Int, attribute: XMLName)]
+    /// Open elements outside records that hold an attribute some ancestor field wants: depth and values.
+    @exclusivity(unchecked) private var ancestorFrames: [(depth: Int, values: [String?])] = []
     /// The header value that is the cursor, under `header:NAME` cursor paging.
     private let headerCursor: String?
 
@@ -243,7 +247,10 @@ final class RecordExtractor: SOAPBodyHandler {
         var firstSlot: [FieldPath: Int] = [:]
         var aliases: [(slot: Int, source: Int)] = []
         var distinct: [(slot: Int, path: FieldPath)] = []
-        for (slot, path) in mapped {
+        ancestorFields = mapped.compactMap { slot, path in
+            path.ancestorLevels > 0 ? path.attribute.map { (slot, path.ancestorLevels, names.name($0)) } : nil
+        }
+        for (slot, path) in mapped where path.ancestorLevels == 0 {
             if let source = firstSlot[path] {
                 aliases.append((slot, source))
             } else {
@@ -321,6 +328,7 @@ final class RecordExtractor: SOAPBodyHandler {
                 try advance(matcher: index, parent: matcherProgress[frame + position], into: element)
             }
         }
+        if !ancestorFields.isEmpty, recordDepth == nil, element.localName != recordName { noteAncestor(element) }
         if recordDepth != nil {
             let parent = nodeStack.top
             let child = parent >= 0 ? trie.child(of: parent, named: element.localName) : -1
@@ -329,6 +337,7 @@ final class RecordExtractor: SOAPBodyHandler {
         } else if element.localName == recordName {
             recordDepth = depth
             try nodeStack.push(0, maxDepth: maxDepth)
+            if !ancestorFields.isEmpty { takeAncestors() }
             try visit(node: 0, element)
         }
     }
@@ -339,6 +348,7 @@ final class RecordExtractor: SOAPBodyHandler {
             try finish(captures.pop())
         }
         matcherProgress.pop(chainedMatchers.count)
+        if ancestorFrames.last?.depth == depth { ancestorFrames.removeLast() }
         guard let recordDepth else { return }
         nodeStack.pop(1)
         if depth == recordDepth {
@@ -352,6 +362,26 @@ final class RecordExtractor: SOAPBodyHandler {
         text.append(bytes)
         if text.count - captures[0].start > maxCapture {
             throw XMLReaderError.limitExceeded(.textLength(maxCapture), at: XMLPosition(line: 0, column: 0))
+        }
+    }
+
+    /// Remembers an element that encloses records and holds an attribute some ancestor field wants.
+    private func noteAncestor(_ element: XMLStartElement) {
+        let values = ancestorFields.map { element.attribute($0.attribute) }
+        if values.contains(where: { $0 != nil }) { ancestorFrames.append((depth, values)) }
+    }
+
+    /// Fills the ancestor fields of a record that starts now: for each, the
+    /// nearest enclosing element, from its level up, that has the attribute.
+    private func takeAncestors() {
+        guard let recordDepth else { return }
+        for (index, field) in ancestorFields.enumerated() {
+            guard let frame = ancestorFrames.last(where: { $0.depth <= recordDepth - field.levels && $0.values[index] != nil }),
+                  let value = frame.values[index] else { continue }
+            let start = attributes.count
+            Array(value.trimmingWhitespace().utf8).withUnsafeBufferPointer { attributes.append($0) }
+            fields[field.slot] = FieldBytes(start: start, count: attributes.count - start, source: .attributes)
+            claimed |= 1 << field.slot
         }
     }
 

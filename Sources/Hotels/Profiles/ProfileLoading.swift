@@ -222,7 +222,11 @@ private struct ProfileDocument: Decodable {
                 guard !paths.isEmpty else { throw ProfileKeyError(key: "fields.\(key).join", reason: "needs at least one path") }
                 var parsed: [FieldPath] = []
                 for (index, path) in paths.enumerated() {
-                    parsed.append(try checked("fields.\(key).join[\(index)]") { () throws(PathSyntaxError) in try FieldPath(parsing: path) })
+                    let part = try checked("fields.\(key).join[\(index)]") { () throws(PathSyntaxError) in try FieldPath(parsing: path) }
+                    guard part.ancestorLevels == 0 else {
+                        throw ProfileKeyError(key: "fields.\(key).join[\(index)]", reason: "the parts of a join are inside the record; “../” cannot be one")
+                    }
+                    parsed.append(part)
                 }
                 joins[field] = FieldJoin(paths: parsed, separator: separator ?? ", ")
             }

@@ -120,13 +120,20 @@ public enum HotelField: String, Sendable, Hashable, CaseIterable, Codable {
 
 /// A path relative to a record: child elements by local name, namespace-agnostic,
 /// and an optional final attribute: `Position/@Latitude`, `@HotelCode`, `Title`.
+///
+/// `../@HotelCode` climbs out of the record: the attribute of the nearest
+/// enclosing element that has it (OTA's `HotelDescriptiveContents/@HotelCode`
+/// around each `HotelDescriptiveContent`); `../../@X` starts one level higher.
 public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     public var elements: [String]
     public var attribute: String?
+    /// How many levels the path climbs before it looks: 0 inside the record.
+    public var ancestorLevels: Int
 
-    public init(elements: [String], attribute: String? = nil) {
+    public init(elements: [String], attribute: String? = nil, ancestorLevels: Int = 0) {
         self.elements = elements
         self.attribute = attribute
+        self.ancestorLevels = ancestorLevels
     }
 
     /// Parses a path; the error says what is wrong with it.
@@ -135,6 +142,11 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
             throw PathSyntaxError("field paths are relative to the record: drop the leading “/”")
         }
         var steps = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let levels = steps.prefix { $0 == ".." }.count
+        steps.removeFirst(levels)
+        if levels > 0, steps.count != 1 || steps.first?.hasPrefix("@") != true {
+            throw PathSyntaxError("a path that climbs (“\(text)”) names an attribute of an enclosing element, as in ../@HotelCode")
+        }
         var attribute: String?
         if let last = steps.last, last.hasPrefix("@") {
             attribute = String(last.dropFirst())
@@ -145,11 +157,11 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
             if step.hasPrefix("@") { throw PathSyntaxError("an attribute step (“\(step)”) can only come last") }
             try FieldPath.checkName(step, in: text)
         }
-        self.init(elements: steps, attribute: attribute)
+        self.init(elements: steps, attribute: attribute, ancestorLevels: levels)
     }
 
     public var description: String {
-        (elements + (attribute.map { ["@" + $0] } ?? [])).joined(separator: "/")
+        (Array(repeating: "..", count: ancestorLevels) + elements + (attribute.map { ["@" + $0] } ?? [])).joined(separator: "/")
     }
 
     static func checkName(_ name: String, in path: String) throws(PathSyntaxError) {
