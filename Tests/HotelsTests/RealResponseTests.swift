@@ -253,3 +253,20 @@ struct AncestorPathTests {
         #expect(throws: ProfileError.self) { try parse(#"{"code": "../@HotelCode", "address": {"join": ["../@City"]}}"#) }
     }
 }
+
+@Suite("Document paths at the first element")
+struct FirstElementPathTests {
+    /// A regression: the first element's parent progress was read from before
+    /// the stack's memory, and a chained path could crash or match at random.
+    @Test("a chained path that starts at the payload's root matches, and one that does not is not matched")
+    func rootStartsAPath() throws {
+        let json = #"{"name": "e", "envelope": "none", "body": "<Q>{city}</Q>", "record": "Hotel", "fields": {"code": "@Code"}, "error": {"path": "//Errors/Error", "message": ["//Errors/Error/@Code", "//Errors/Error/@ShortText"]}}"#
+        let parser = HotelResponseParser(profile: try ServiceProfile(json: Data(json.utf8), source: "test"))
+        for _ in 0..<200 {
+            #expect(throws: ServiceReportedError(message: "15 Busy", path: "//Errors/Error")) {
+                try parser.parse(bytes: Array(#"<Errors><Error Code="15" ShortText="Busy"/></Errors>"#.utf8))
+            }
+            #expect(try parser.parse(bytes: Array(#"<Error Code="15"><Hotel Code="A"/></Error>"#.utf8)).hotels.count == 1)
+        }
+    }
+}

@@ -238,7 +238,9 @@ final class RecordExtractor: SOAPBodyHandler {
         // every stack: one node per open element, and per element at most
         // one field capture and one capture per matcher.
         let frames = limits.maxDepth + 1
-        matcherProgress = FixedStack(capacity: frames * chainedMatchers.count + 1)
+        // One frame more, of zeros, for the document above the first element:
+        // the first element's parent frame is read like any other.
+        matcherProgress = FixedStack(Array(repeating: 0, count: chainedMatchers.count), capacity: (frames + 1) * chainedMatchers.count + 1)
         nodeStack = FixedStack(capacity: frames)
         captures = FixedStack(capacity: frames * (1 + matchers.count))
         fields.initialize(repeating: .absent, count: RecordExtractor.slotCount)
@@ -710,9 +712,9 @@ private struct FixedStack<Element: BitwiseCopyable> {
         self.capacity = capacity
     }
 
-    /// A full stack of these elements, for reading by index.
-    init(_ elements: [Element]) {
-        self.init(capacity: elements.count)
+    /// A stack holding these elements, with room for `capacity` in all.
+    init(_ elements: [Element], capacity: Int? = nil) {
+        self.init(capacity: max(capacity ?? elements.count, elements.count))
         base.initialize(from: elements, count: elements.count)
         count = elements.count
     }
