@@ -206,12 +206,7 @@ private final class PageSink: HTTPBodySink {
     func page(status: Int) throws -> HotelPage {
         do {
             if let failure { throw failure }
-            let summary = try session.finish()
-            var page = HotelPage(hotels: hotels, warnings: warnings, nextCursor: summary.nextCursor, lastCursor: summary.lastCursor,
-                                 warningsByKind: summary.warningsByKind, noRecordsHint: summary.noRecordsHint)
-            page.moreFlag = summary.moreFlag
-            page.headerValues = summary.headerValues
-            return page
+            return HotelPage(hotels: hotels, warnings: warnings, summary: try session.finish())
         } catch let fault as SOAPFault {
             throw fault // a fault is a fault, whatever the status
         } catch is NotSOAPEnvelopeError where !(200..<300).contains(status) {

@@ -45,12 +45,7 @@ public struct HotelResponseParser: Sendable {
         var warnings: [RecordWarning] = []
         let session = try session(onRecord: { hotels.append($0) }, onWarning: { warnings.append($0) })
         try session.feed(bytes)
-        let summary = try session.finish()
-        var page = HotelPage(hotels: hotels, warnings: warnings, nextCursor: summary.nextCursor, lastCursor: summary.lastCursor,
-                             warningsByKind: summary.warningsByKind, noRecordsHint: summary.noRecordsHint)
-        page.moreFlag = summary.moreFlag
-        page.headerValues = summary.headerValues
-        return page
+        return HotelPage(hotels: hotels, warnings: warnings, summary: try session.finish())
     }
 }
 
@@ -70,6 +65,14 @@ public struct HotelPage: Sendable, Equatable {
     public var moreFlag: String?
     /// The profile's header values this response gave.
     public var headerValues: [String: String] = [:]
+
+    /// A finished parse's records and warnings, with what its summary says about paging and the Header.
+    public init(hotels: [Hotel], warnings: [RecordWarning], summary: ParseSummary) {
+        self.init(hotels: hotels, warnings: warnings, nextCursor: summary.nextCursor, lastCursor: summary.lastCursor,
+                  warningsByKind: summary.warningsByKind, noRecordsHint: summary.noRecordsHint)
+        moreFlag = summary.moreFlag
+        headerValues = summary.headerValues
+    }
 
     /// Whether the flag says more rows follow: `true`, `1`, `Y` or `yes`, in any case.
     public var saysMore: Bool {
