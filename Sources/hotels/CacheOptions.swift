@@ -68,15 +68,12 @@ struct ListOutput {
     }
 }
 
-/// Writes a cached list as JSON Lines, a slice at a time, so memory stays flat for any length.
+/// Writes a cached list as JSON Lines, a batch at a time from one read, so memory stays flat for any length.
 func writeList(_ list: CachedList, from store: HotelStore, to handle: FileHandle) throws {
-    var offset = 0
-    while offset < list.count {
-        let slice = try store.hotels(in: list, offset: offset, limit: 5000)
-        guard !slice.isEmpty else { break }
-        var lines: [UInt8] = []
-        slice.forEach { HotelJSONLines.append($0, to: &lines) }
-        try handle.write(contentsOf: Data(lines))
-        offset += slice.count
+    var lines: [UInt8] = []
+    try store.forEachBatch(in: list, batchSize: 5000) { batch in
+        batch.forEach { HotelJSONLines.append($0, to: &lines) }
+        try handle.write(contentsOf: lines)
+        lines.removeAll(keepingCapacity: true)
     }
 }
