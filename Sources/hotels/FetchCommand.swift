@@ -68,7 +68,7 @@ struct FetchCommand: AsyncParsableCommand {
         let store = try cacheOptions.folder.openStore()
         let sync = ListSync(client: client, storage: store, city: city, keyword: keyword, options: ListSync.Options(
             pageSize: pageSize, maxPages: maxPages, cacheFirst: !refresh || offline, cacheOnly: offline,
-            servesCacheWhenOffline: !requireFresh))
+            servesCacheWhenOffline: !requireFresh, readAhead: true))
         let folder = URL(fileURLWithPath: out)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let output = ListOutput(folder: folder, store: store)
