@@ -187,7 +187,7 @@ extension HotelStore {
 
         mutating func flush(_ db: Database) throws {
             guard !rows.isEmpty else { return }
-            let statement = try db.cachedStatement(sql: Self.sql(rows: rows.count))
+            let statement = try db.cachedStatement(sql: rows.count == Self.rowsPerStatement ? Self.fullSQL : Self.sql(rows: rows.count))
             // Resets the statement and clears its bindings; execute() then runs what is bound below.
             statement.setUncheckedArguments(StatementArguments())
             let sqlite = statement.sqliteStatement
@@ -195,7 +195,13 @@ extension HotelStore {
             func bind(_ value: some StatementBinding) throws {
                 index += 1
                 let code = value.bind(to: sqlite, at: index)
-                guard code == 0 else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot bind argument \(index)") }
+                guard code == 0 /* SQLITE_OK */ else {
+                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot bind argument \(index)")
+                }
+            }
+            // Optionals unwrapped here: Optional's own binding is generic, and slow unspecialized.
+            func bind<Value: StatementBinding>(_ value: Value?) throws {
+                if let value { try bind(value) } else { try bind(DatabaseValue.null) }
             }
             for (hotel, position) in rows {
                 try bind(listId)
@@ -211,6 +217,9 @@ extension HotelStore {
             try statement.execute()
             rows.removeAll(keepingCapacity: true)
         }
+
+        /// The SQL of a full statement, made once.
+        static let fullSQL = sql(rows: rowsPerStatement)
 
         static func sql(rows: Int) -> String {
             let row = "(" + Array(repeating: "?", count: columns).joined(separator: ",") + ")"
