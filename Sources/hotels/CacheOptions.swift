@@ -68,6 +68,72 @@ struct ListOutput {
     }
 }
 
+/// `hotels.jsonl` written page by page as pages are stored, for as long as
+/// the list is exactly those pages in order: started on a first page whose
+/// rows were all inserted (the list was empty, or was replaced by it), kept
+/// while each "load more" page adds every one of its rows. Then the list
+/// need not be read back from the store at the end. A page that updated a
+/// cached row or repeated a code stops it, and the list is read back instead.
+final class PagesOutput {
+    private let file: URL
+    private let temporary: URL
+    private var handle: FileHandle?
+    private var lines: [UInt8] = []
+    /// Rows written so far.
+    private(set) var rows = 0
+
+    init(folder: URL) {
+        file = folder.appendingPathComponent("hotels.jsonl")
+        temporary = folder.appendingPathComponent(".hotels.jsonl.\(getpid()).pages.tmp")
+    }
+
+    /// Page 1 after its merge: starts the file when the list is now that page alone.
+    func merged(_ page: [Hotel], _ merge: MergeResult) {
+        guard !page.isEmpty, merge.inserted == page.count,
+              FileManager.default.createFile(atPath: temporary.path, contents: nil),
+              let handle = try? FileHandle(forWritingTo: temporary) else { return }
+        self.handle = handle
+        append(page)
+    }
+
+    /// A "load more" page after it was stored: `added` of its rows were new.
+    func appended(_ page: [Hotel], added: Int) {
+        guard handle != nil else { return }
+        guard added == page.count else { return abandon() }
+        append(page)
+    }
+
+    /// Puts the file in place if it holds `list`; false if the list must be written from the store.
+    func finish(_ list: CachedList) -> Bool {
+        guard let handle else { return false }
+        self.handle = nil
+        guard (try? handle.close()) != nil, rows == list.count, rename(temporary.path, file.path) == 0 else {
+            unlink(temporary.path)
+            return false
+        }
+        return true
+    }
+
+    /// Drops the file: the list is no longer just the pages.
+    func abandon() {
+        guard let handle else { return }
+        self.handle = nil
+        try? handle.close()
+        unlink(temporary.path)
+    }
+
+    private func append(_ page: [Hotel]) {
+        page.forEach { HotelJSONLines.append($0, to: &lines) }
+        do {
+            try handle?.write(contentsOf: lines)
+            rows += page.count
+        } catch {
+            abandon()
+        }
+        lines.removeAll(keepingCapacity: true)
+    }
+}
+
 /// Writes a cached list as JSON Lines, a batch at a time from one read, so memory stays flat for any length.
 func writeList(_ list: CachedList, from store: HotelStore, to handle: FileHandle) throws {
     var lines: [UInt8] = []
