@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import Hotels
 
 extension HotelStore {
@@ -127,9 +128,23 @@ extension HotelStore {
     private static func append(_ db: Database, _ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date) throws -> Int {
         var list = try upsertList(db, key, now: now)
         let id = list.id ?? 0
-        let existing = try existingCodes(db, id, codes: page.map(\.code))
         var next = (try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(position) FROM hotels WHERE listId = ?"),
                                        arguments: [id]) ?? -1) + 1
+        // The usual "load more" page: no code repeats, and none is in the list
+        // yet. Its rows go in at once, a code already there skipped; if one
+        // was, this page's rows (all at `next` or after) are taken out again
+        // and the page goes the way below, which looks its codes up first.
+        if !page.isEmpty, Set(page.lazy.map(\.code)).count == page.count {
+            var inserts = RowInserter(listId: id, skippingCodesInList: true)
+            for (offset, hotel) in page.enumerated() { try inserts.add(hotel, position: next + Int64(offset), db) }
+            try inserts.flush(db)
+            if inserts.inserted == page.count {
+                try saveCheckpoint(db, &list, checkpoint)
+                return page.count
+            }
+            try db.cachedStatement(sql: "DELETE FROM hotels WHERE listId = ? AND position >= ?").execute(arguments: [id, next])
+        }
+        let existing = try existingCodes(db, id, codes: page.map(\.code))
         var added = 0
         var seen = Set<String>()
         var inserts = RowInserter(listId: id)
@@ -166,17 +181,25 @@ extension HotelStore {
 
     /// New rows of one list, inserted `rowsPerStatement` at a time by one
     /// multi-row INSERT, compiled once per connection for each row count.
-    /// Values are bound straight to the statement: building
-    /// `StatementArguments` for them cost more than SQLite's insert itself.
+    /// Values are bound with SQLite's own calls: through `StatementArguments`,
+    /// or GRDB's `String` binding (a C string, then `strlen`), binding cost
+    /// more than SQLite's insert itself.
     private struct RowInserter {
         static let rowsPerStatement = 100
         static let columns = 9
+        /// The SQL of a full statement, made once.
+        static let fullSQL = sql(rows: rowsPerStatement)
 
         let listId: Int64
+        /// ON CONFLICT DO NOTHING: a row whose code the list holds is skipped, not an error.
+        let skipsCodesInList: Bool
+        /// Rows inserted so far.
+        private(set) var inserted = 0
         private var rows: [(hotel: Hotel, position: Int64)] = []
 
-        init(listId: Int64) {
+        init(listId: Int64, skippingCodesInList: Bool = false) {
             self.listId = listId
+            skipsCodesInList = skippingCodesInList
         }
 
         mutating func add(_ hotel: Hotel, position: Int64, _ db: Database) throws {
@@ -187,44 +210,74 @@ extension HotelStore {
 
         mutating func flush(_ db: Database) throws {
             guard !rows.isEmpty else { return }
-            let statement = try db.cachedStatement(sql: rows.count == Self.rowsPerStatement ? Self.fullSQL : Self.sql(rows: rows.count))
+            let sql = rows.count == Self.rowsPerStatement ? Self.fullSQL : Self.sql(rows: rows.count)
+            let statement = try db.cachedStatement(sql: skipsCodesInList ? sql + " ON CONFLICT (listId, code) DO NOTHING" : sql)
             // Resets the statement and clears its bindings; execute() then runs what is bound below.
             statement.setUncheckedArguments(StatementArguments())
-            let sqlite = statement.sqliteStatement
-            var index: CInt = 0
-            func bind(_ value: some StatementBinding) throws {
-                index += 1
-                let code = value.bind(to: sqlite, at: index)
-                guard code == 0 /* SQLITE_OK */ else {
-                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot bind argument \(index)")
-                }
-            }
-            // Optionals unwrapped here: Optional's own binding is generic, and slow unspecialized.
-            func bind<Value: StatementBinding>(_ value: Value?) throws {
-                if let value { try bind(value) } else { try bind(DatabaseValue.null) }
-            }
+            var binder = Binder(statement: statement.sqliteStatement)
             for (hotel, position) in rows {
-                try bind(listId)
-                try bind(hotel.code)
-                try bind(hotel.name)
-                try bind(hotel.address)
-                try bind(hotel.latitude)
-                try bind(hotel.longitude)
-                try bind(hotel.logoURL)
-                try bind(hotel.addtime)
-                try bind(position)
+                try binder.bind(listId)
+                try binder.bind(hotel.code)
+                try binder.bind(hotel.name)
+                try binder.bind(hotel.address)
+                try binder.bind(hotel.latitude)
+                try binder.bind(hotel.longitude)
+                try binder.bind(hotel.logoURL)
+                try binder.bind(hotel.addtime)
+                try binder.bind(position)
             }
             try statement.execute()
+            inserted += db.changesCount
             rows.removeAll(keepingCapacity: true)
         }
-
-        /// The SQL of a full statement, made once.
-        static let fullSQL = sql(rows: rowsPerStatement)
 
         static func sql(rows: Int) -> String {
             let row = "(" + Array(repeating: "?", count: columns).joined(separator: ",") + ")"
             return "INSERT INTO hotels (listId, code, name, address, latitude, longitude, logoURL, addtime, position) VALUES "
                 + Array(repeating: row, count: rows).joined(separator: ",")
+        }
+    }
+
+    /// Binds a statement's arguments in order, as GRDB would bind the same values.
+    private struct Binder {
+        /// SQLite copies the bytes before the call returns.
+        private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+        let statement: SQLiteStatement
+        private var index: CInt = 0
+
+        init(statement: SQLiteStatement) {
+            self.statement = statement
+        }
+
+        mutating func bind(_ value: Int64?) throws {
+            try next { statement, index in value.map { sqlite3_bind_int64(statement, index, $0) } ?? sqlite3_bind_null(statement, index) }
+        }
+
+        mutating func bind(_ value: Double?) throws {
+            try next { statement, index in value.map { sqlite3_bind_double(statement, index, $0) } ?? sqlite3_bind_null(statement, index) }
+        }
+
+        /// Text up to its first NUL, as GRDB binds a `String` (as a C string).
+        mutating func bind(_ value: String?) throws {
+            guard var value else { return try next { sqlite3_bind_null($0, $1) } }
+            try next { statement, index in
+                value.withUTF8 { bytes in
+                    guard let base = bytes.baseAddress, !bytes.isEmpty else { return sqlite3_bind_text(statement, index, "", 0, Self.transient) }
+                    let length = memchr(base, 0, bytes.count).map { UnsafeRawPointer(base).distance(to: $0) } ?? bytes.count
+                    return base.withMemoryRebound(to: CChar.self, capacity: length) {
+                        sqlite3_bind_text(statement, index, $0, CInt(length), Self.transient)
+                    }
+                }
+            }
+        }
+
+        private mutating func next(_ bind: (SQLiteStatement, CInt) -> CInt) throws {
+            index += 1
+            let code = bind(statement, index)
+            guard code == SQLITE_OK else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errstr(code)))
+            }
         }
     }
 
