@@ -34,8 +34,8 @@ private func samplePage(before: String) -> String {
         """
 }
 
-@Suite("ListSync")
-struct ListSyncTests {
+@Suite("ListSync read-ahead")
+struct ReadAheadTests {
     @Test("Read-ahead asks for the next page while one is stored: never past maxPages, and a page that failed is asked for again")
     func readAhead() async throws {
         let log = CursorLog()
