@@ -74,13 +74,20 @@ struct ListOutput {
 /// while each "load more" page adds every one of its rows. Then the list
 /// need not be read back from the store at the end. A page that updated a
 /// cached row or repeated a code stops it, and the list is read back instead.
-final class PagesOutput {
+///
+/// Pages are encoded and written on a queue of their own, while the next
+/// page is fetched and stored.
+final class PagesOutput: @unchecked Sendable {
+    // @unchecked: the mutable state below is touched only on `queue`.
     private let file: URL
     private let temporary: URL
+    private let queue = DispatchQueue(label: "hotelkit.fetch.pages-output")
     private var handle: FileHandle?
     private var lines: [UInt8] = []
     /// Rows written so far.
-    private(set) var rows = 0
+    private var rows = 0
+    /// Whether pages are being written: read and changed on the caller's side only.
+    private var writing = false
 
     init(folder: URL) {
         file = folder.appendingPathComponent("hotels.jsonl")
@@ -92,30 +99,43 @@ final class PagesOutput {
         guard !page.isEmpty, merge.inserted == page.count,
               FileManager.default.createFile(atPath: temporary.path, contents: nil),
               let handle = try? FileHandle(forWritingTo: temporary) else { return }
-        self.handle = handle
-        append(page)
+        writing = true
+        queue.async { [self] in
+            self.handle = handle
+            append(page)
+        }
     }
 
     /// A "load more" page after it was stored: `added` of its rows were new.
     func appended(_ page: [Hotel], added: Int) {
-        guard handle != nil else { return }
+        guard writing else { return }
         guard added == page.count else { return abandon() }
-        append(page)
+        queue.async { [self] in append(page) }
     }
 
     /// Puts the file in place if it holds `list`; false if the list must be written from the store.
     func finish(_ list: CachedList) -> Bool {
-        guard let handle else { return false }
-        self.handle = nil
-        guard (try? handle.close()) != nil, rows == list.count, rename(temporary.path, file.path) == 0 else {
-            unlink(temporary.path)
-            return false
+        guard writing else { return false }
+        writing = false
+        return queue.sync {
+            guard let handle else { return false }
+            self.handle = nil
+            guard (try? handle.close()) != nil, rows == list.count, rename(temporary.path, file.path) == 0 else {
+                unlink(temporary.path)
+                return false
+            }
+            return true
         }
-        return true
     }
 
     /// Drops the file: the list is no longer just the pages.
     func abandon() {
+        guard writing else { return }
+        writing = false
+        queue.sync { close() }
+    }
+
+    private func close() {
         guard let handle else { return }
         self.handle = nil
         try? handle.close()
@@ -123,12 +143,13 @@ final class PagesOutput {
     }
 
     private func append(_ page: [Hotel]) {
+        guard let handle else { return }
         page.forEach { HotelJSONLines.append($0, to: &lines) }
         do {
-            try handle?.write(contentsOf: lines)
+            try handle.write(contentsOf: lines)
             rows += page.count
         } catch {
-            abandon()
+            close()
         }
         lines.removeAll(keepingCapacity: true)
     }
