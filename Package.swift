@@ -63,7 +63,11 @@ let package = Package(
         .target(name: "Logos", dependencies: ["HTTP", "Imaging", "Scheduling", logging]),
         .target(
             name: "OfflineStore",
-            dependencies: ["Hotels", "Imaging", logging, .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "Hotels", "Imaging", logging, .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, as GRDB links it: the store binds new rows' values with it.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         // The simulation and the sample server: linked by the executable
         // alone, so library users never pull in a web server.

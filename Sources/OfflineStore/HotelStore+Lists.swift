@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import Hotels
 
 extension HotelStore {
@@ -28,6 +29,25 @@ extension HotelStore {
     /// Rows of a list in service order: `limit` of them from `offset`, or all.
     public func hotels(in list: CachedList, offset: Int = 0, limit: Int? = nil) throws -> [Hotel] {
         try writer.read { db in try Self.hotels(db, list, offset: offset, limit: limit) }
+    }
+
+    /// Every row of a list in service order, handed to `body` `batchSize` at
+    /// a time from one read, so memory stays flat whatever the list's length
+    /// and no batch skips the rows before it again (as an offset would).
+    public func forEachBatch(in list: CachedList, batchSize: Int = 5000, _ body: ([Hotel]) throws -> Void) throws {
+        try writer.read { db in
+            let rows = try Row.fetchCursor(try db.cachedStatement(sql: Self.selectHotels + " ORDER BY position"), arguments: [list.id])
+            var batch: [Hotel] = []
+            batch.reserveCapacity(max(1, batchSize))
+            while let row = try rows.next() {
+                batch.append(Self.hotel(row))
+                if batch.count >= batchSize {
+                    try body(batch)
+                    batch.removeAll(keepingCapacity: true)
+                }
+            }
+            if !batch.isEmpty { try body(batch) }
+        }
     }
 
     /// Merges a fresh first page: new codes are inserted, changed rows
@@ -79,23 +99,25 @@ extension HotelStore {
             try HotelRecord.filter(HotelRecord.Columns.listId == id).deleteAll(db)
             result.replaced = true
         }
-        let top = result.replaced ? 0 : try Int64.fetchOne(db, HotelRecord.filter(HotelRecord.Columns.listId == id)
-            .select(min(HotelRecord.Columns.position))) ?? 0
+        let top = result.replaced ? 0 : try Int64.fetchOne(db.cachedStatement(sql: "SELECT min(position) FROM hotels WHERE listId = ?"),
+                                                            arguments: [id]) ?? 0
         var seen = Set<String>()
+        var inserts = RowInserter(listId: id)
         for (index, hotel) in page.enumerated() where seen.insert(hotel.code).inserted {
-            let record = HotelRecord(listId: id, hotel: hotel, position: top - Int64(page.count) + Int64(index))
+            let position = top - Int64(page.count) + Int64(index)
             if let old = result.replaced ? nil : existing[hotel.code] {
                 if old.addtime != hotel.addtime {
                     result.moved += 1
                 } else if old != hotel {
                     result.updated += 1
                 }
-                try record.update(db)
+                try update(db, hotel, in: id, position: position)
             } else {
-                try record.insert(db)
+                try inserts.add(hotel, position: position, db)
                 result.inserted += 1
             }
         }
+        try inserts.flush(db)
         // The cached continuation still holds unless the list started over.
         if result.replaced || list.checkpoint == nil || wasEmpty {
             try saveCheckpoint(db, &list, checkpoint)
@@ -106,26 +128,157 @@ extension HotelStore {
     private static func append(_ db: Database, _ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date) throws -> Int {
         var list = try upsertList(db, key, now: now)
         let id = list.id ?? 0
-        let existing = try existing(db, id, codes: page.map(\.code))
-        var next = (try Int64.fetchOne(db, HotelRecord.filter(HotelRecord.Columns.listId == id)
-            .select(max(HotelRecord.Columns.position))) ?? -1) + 1
+        var next = (try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(position) FROM hotels WHERE listId = ?"),
+                                       arguments: [id]) ?? -1) + 1
+        // The usual "load more" page: no code repeats, and none is in the list
+        // yet. Its rows go in at once, a code already there skipped; if one
+        // was, this page's rows (all at `next` or after) are taken out again
+        // and the page goes the way below, which looks its codes up first.
+        if !page.isEmpty, Set(page.lazy.map(\.code)).count == page.count {
+            var inserts = RowInserter(listId: id, skippingCodesInList: true)
+            for (offset, hotel) in page.enumerated() { try inserts.add(hotel, position: next + Int64(offset), db) }
+            try inserts.flush(db)
+            if inserts.inserted == page.count {
+                try saveCheckpoint(db, &list, checkpoint)
+                return page.count
+            }
+            try db.cachedStatement(sql: "DELETE FROM hotels WHERE listId = ? AND position >= ?").execute(arguments: [id, next])
+        }
+        let existing = try existingCodes(db, id, codes: page.map(\.code))
         var added = 0
         var seen = Set<String>()
+        var inserts = RowInserter(listId: id)
         for hotel in page where seen.insert(hotel.code).inserted {
-            if existing[hotel.code] != nil {
-                try db.cachedStatement(sql: """
-                    UPDATE hotels SET name = ?, address = ?, latitude = ?, longitude = ?, logoURL = ?, addtime = ?
-                    WHERE listId = ? AND code = ?
-                    """).execute(arguments: [hotel.name, hotel.address, hotel.latitude, hotel.longitude, hotel.logoURL,
-                                             hotel.addtime, id, hotel.code])
+            if existing.contains(hotel.code) {
+                try update(db, hotel, in: id, position: nil)
             } else {
-                try HotelRecord(listId: id, hotel: hotel, position: next).insert(db)
+                try inserts.add(hotel, position: next, db)
                 next += 1
                 added += 1
             }
         }
+        try inserts.flush(db)
         try saveCheckpoint(db, &list, checkpoint)
         return added
+    }
+
+    /// Updates a row's columns in place; its position too, when given.
+    private static func update(_ db: Database, _ hotel: Hotel, in id: Int64, position: Int64?) throws {
+        if let position {
+            try db.cachedStatement(sql: """
+                UPDATE hotels SET name = ?, address = ?, latitude = ?, longitude = ?, logoURL = ?, addtime = ?, position = ?
+                WHERE listId = ? AND code = ?
+                """).execute(arguments: [hotel.name, hotel.address, hotel.latitude, hotel.longitude, hotel.logoURL,
+                                         hotel.addtime, position, id, hotel.code])
+        } else {
+            try db.cachedStatement(sql: """
+                UPDATE hotels SET name = ?, address = ?, latitude = ?, longitude = ?, logoURL = ?, addtime = ?
+                WHERE listId = ? AND code = ?
+                """).execute(arguments: [hotel.name, hotel.address, hotel.latitude, hotel.longitude, hotel.logoURL,
+                                         hotel.addtime, id, hotel.code])
+        }
+    }
+
+    /// New rows of one list, inserted `rowsPerStatement` at a time by one
+    /// multi-row INSERT, compiled once per connection for each row count.
+    /// Values are bound with SQLite's own calls: through `StatementArguments`,
+    /// or GRDB's `String` binding (a C string, then `strlen`), binding cost
+    /// more than SQLite's insert itself.
+    private struct RowInserter {
+        static let rowsPerStatement = 100
+        static let columns = 9
+        /// The SQL of a full statement, made once.
+        static let fullSQL = sql(rows: rowsPerStatement)
+
+        let listId: Int64
+        /// ON CONFLICT DO NOTHING: a row whose code the list holds is skipped, not an error.
+        let skipsCodesInList: Bool
+        /// Rows inserted so far.
+        private(set) var inserted = 0
+        private var rows: [(hotel: Hotel, position: Int64)] = []
+
+        init(listId: Int64, skippingCodesInList: Bool = false) {
+            self.listId = listId
+            skipsCodesInList = skippingCodesInList
+        }
+
+        mutating func add(_ hotel: Hotel, position: Int64, _ db: Database) throws {
+            if rows.isEmpty { rows.reserveCapacity(Self.rowsPerStatement) }
+            rows.append((hotel, position))
+            if rows.count >= min(Self.rowsPerStatement, max(1, db.maximumStatementArgumentCount / Self.columns)) { try flush(db) }
+        }
+
+        mutating func flush(_ db: Database) throws {
+            guard !rows.isEmpty else { return }
+            let sql = rows.count == Self.rowsPerStatement ? Self.fullSQL : Self.sql(rows: rows.count)
+            let statement = try db.cachedStatement(sql: skipsCodesInList ? sql + " ON CONFLICT (listId, code) DO NOTHING" : sql)
+            // Resets the statement and clears its bindings; execute() then runs what is bound below.
+            statement.setUncheckedArguments(StatementArguments())
+            var binder = Binder(statement: statement.sqliteStatement)
+            for (hotel, position) in rows {
+                try binder.bind(listId)
+                try binder.bind(hotel.code)
+                try binder.bind(hotel.name)
+                try binder.bind(hotel.address)
+                try binder.bind(hotel.latitude)
+                try binder.bind(hotel.longitude)
+                try binder.bind(hotel.logoURL)
+                try binder.bind(hotel.addtime)
+                try binder.bind(position)
+            }
+            try statement.execute()
+            inserted += db.changesCount
+            rows.removeAll(keepingCapacity: true)
+        }
+
+        static func sql(rows: Int) -> String {
+            let row = "(" + Array(repeating: "?", count: columns).joined(separator: ",") + ")"
+            return "INSERT INTO hotels (listId, code, name, address, latitude, longitude, logoURL, addtime, position) VALUES "
+                + Array(repeating: row, count: rows).joined(separator: ",")
+        }
+    }
+
+    /// Binds a statement's arguments in order, as GRDB would bind the same values.
+    private struct Binder {
+        /// SQLite copies the bytes before the call returns.
+        private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+        let statement: SQLiteStatement
+        private var index: CInt = 0
+
+        init(statement: SQLiteStatement) {
+            self.statement = statement
+        }
+
+        mutating func bind(_ value: Int64?) throws {
+            try next { statement, index in value.map { sqlite3_bind_int64(statement, index, $0) } ?? sqlite3_bind_null(statement, index) }
+        }
+
+        mutating func bind(_ value: Double?) throws {
+            try next { statement, index in value.map { sqlite3_bind_double(statement, index, $0) } ?? sqlite3_bind_null(statement, index) }
+        }
+
+        /// Text up to its first NUL, as GRDB binds a `String` (as a C string).
+        mutating func bind(_ value: String?) throws {
+            guard var value else { return try next { sqlite3_bind_null($0, $1) } }
+            try next { statement, index in
+                value.withUTF8 { bytes in
+                    guard let base = bytes.baseAddress, !bytes.isEmpty else { return sqlite3_bind_text(statement, index, "", 0, Self.transient) }
+                    let length = memchr(base, 0, bytes.count).map { UnsafeRawPointer(base).distance(to: $0) } ?? bytes.count
+                    return base.withMemoryRebound(to: CChar.self, capacity: length) {
+                        sqlite3_bind_text(statement, index, $0, CInt(length), Self.transient)
+                    }
+                }
+            }
+        }
+
+        private mutating func next(_ bind: (SQLiteStatement, CInt) -> CInt) throws {
+            index += 1
+            let code = bind(statement, index)
+            guard code == SQLITE_OK else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errstr(code)))
+            }
+        }
     }
 
     // MARK: Rows
@@ -135,8 +288,8 @@ extension HotelStore {
     }
 
     private static func record(_ db: Database, _ key: ListKey) throws -> ListRecord? {
-        try ListRecord.filter(Column("profile") == key.profile && Column("endpoint") == key.endpoint
-            && Column("city") == key.city && Column("keyword") == key.keyword).fetchOne(db)
+        try ListRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM lists WHERE profile = ? AND endpoint = ? AND city = ? AND keyword = ?"),
+                                arguments: [key.profile, key.endpoint, key.city, key.keyword])
     }
 
     private static func list(_ db: Database, _ record: ListRecord) throws -> CachedList? {
@@ -146,16 +299,24 @@ extension HotelStore {
                           checkpoint: record.decodedCheckpoint)
     }
 
+    /// The columns of a `Hotel`, in the order ``hotel(_:)`` reads them.
+    private static let selectHotels = "SELECT code, name, address, latitude, longitude, logoURL, addtime FROM hotels WHERE listId = ?"
+
+    /// The hotel of a row of ``selectHotels``, read by column index.
+    private static func hotel(_ row: Row) -> Hotel {
+        Hotel(code: row[0], name: row[1], address: row[2], latitude: row[3], longitude: row[4], logoURL: row[5], addtime: row[6])
+    }
+
     private static func hotels(_ db: Database, _ list: CachedList, offset: Int, limit: Int?) throws -> [Hotel] {
-        try HotelRecord.filter(HotelRecord.Columns.listId == list.id).order(HotelRecord.Columns.position)
-            .limit(limit ?? -1, offset: offset).fetchAll(db).map(\.hotel)
+        try Array(Row.fetchCursor(db.cachedStatement(sql: selectHotels + " ORDER BY position LIMIT ? OFFSET ?"),
+                                  arguments: [list.id, limit ?? -1, offset]).map(hotel))
     }
 
     /// The list's record, made if new; its fetch time is now.
     private static func upsertList(_ db: Database, _ key: ListKey, now: Date) throws -> ListRecord {
         if var list = try record(db, key) {
             list.fetchedAt = now.timeIntervalSince1970
-            try list.update(db, columns: ["fetchedAt"])
+            try db.cachedStatement(sql: "UPDATE lists SET fetchedAt = ? WHERE id = ?").execute(arguments: [list.fetchedAt, list.id])
             return list
         }
         var list = ListRecord(id: nil, profile: key.profile, endpoint: key.endpoint, city: key.city, keyword: key.keyword,
@@ -167,18 +328,38 @@ extension HotelStore {
     private static func saveCheckpoint(_ db: Database, _ list: inout ListRecord, _ checkpoint: Pager.Checkpoint) throws {
         list.checkpoint = String(decoding: try JSONEncoder().encode(checkpoint), as: UTF8.self)
         list.exhausted = checkpoint.end != nil
-        try list.update(db, columns: ["checkpoint", "exhausted"])
+        try db.cachedStatement(sql: "UPDATE lists SET checkpoint = ?, exhausted = ? WHERE id = ?")
+            .execute(arguments: [list.checkpoint, list.exhausted, list.id])
     }
 
+    /// `codes` as a JSON array, for `json_each`: one statement looks up a page of any length.
+    private static func jsonArray(_ codes: [String]) -> String {
+        var json: [UInt8] = [UInt8(ascii: "[")]
+        for (index, code) in codes.enumerated() {
+            if index > 0 { json.append(UInt8(ascii: ",")) }
+            HotelJSONLines.appendString(code, to: &json)
+        }
+        json.append(UInt8(ascii: "]"))
+        return String(decoding: json, as: UTF8.self)
+    }
+
+    /// The rows of the list among `codes`, by code.
     private static func existing(_ db: Database, _ id: Int64, codes: [String]) throws -> [String: Hotel] {
         guard !codes.isEmpty else { return [:] }
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: selectHotels + " AND code IN (SELECT value FROM json_each(?))"),
+                                       arguments: [id, jsonArray(codes)])
         var found: [String: Hotel] = [:]
-        // SQLite limits bound parameters; a page is looked up in slices.
-        for start in stride(from: 0, to: codes.count, by: 500) {
-            let slice = codes[start..<min(codes.count, start + 500)]
-            let records = try HotelRecord.filter(HotelRecord.Columns.listId == id && slice.contains(HotelRecord.Columns.code)).fetchAll(db)
-            for record in records { found[record.hotel.code] = record.hotel }
+        while let row = try rows.next() {
+            let hotel = hotel(row)
+            found[hotel.code] = hotel
         }
         return found
+    }
+
+    /// The codes among `codes` that the list holds.
+    private static func existingCodes(_ db: Database, _ id: Int64, codes: [String]) throws -> Set<String> {
+        guard !codes.isEmpty else { return [] }
+        return try Set(String.fetchCursor(db.cachedStatement(sql: "SELECT code FROM hotels WHERE listId = ? AND code IN (SELECT value FROM json_each(?))"),
+                                          arguments: [id, jsonArray(codes)]))
     }
 }

@@ -97,8 +97,9 @@ public enum ListSyncError: Error, Sendable, CustomStringConvertible {
 /// ```
 ///
 /// Pages are asked for only as the sequence is iterated, so a table can pull
-/// one page per "load more". A page's error is thrown from `next()`; calling
-/// `next()` again asks for that page again.
+/// one page per "load more" (``Options/readAhead`` asks for one more while a
+/// page is stored). A page's error is thrown from `next()`; calling `next()`
+/// again asks for that page again.
 public struct ListSync: AsyncSequence, Sendable {
     public typealias Element = ListSyncEvent
 
@@ -121,15 +122,23 @@ public struct ListSync: AsyncSequence, Sendable {
         public var cacheOnly: Bool
         /// When the network is gone, serve the cached list rather than fail.
         public var servesCacheWhenOffline: Bool
+        /// Ask for the next "load more" page while this one is being stored,
+        /// so the network and the store work at once: for a caller that
+        /// iterates to the end, such as a batch fetch. One page ahead at most,
+        /// never past `maxPages` or the list's end. A page asked for ahead is
+        /// stored only when the sequence is iterated again; if it never is,
+        /// that page was fetched for nothing, and the next run asks for it again.
+        public var readAhead: Bool
 
         public init(pageSize: Int = 50, maxPages: Int? = nil, cacheFirst: Bool = true, firstPage: FirstPage = .refresh,
-                    cacheOnly: Bool = false, servesCacheWhenOffline: Bool = true) {
+                    cacheOnly: Bool = false, servesCacheWhenOffline: Bool = true, readAhead: Bool = false) {
             self.pageSize = pageSize
             self.maxPages = maxPages
             self.cacheFirst = cacheFirst
             self.firstPage = firstPage
             self.cacheOnly = cacheOnly
             self.servesCacheWhenOffline = servesCacheWhenOffline
+            self.readAhead = readAhead
         }
     }
 
@@ -164,7 +173,24 @@ public struct ListSync: AsyncSequence, Sendable {
         private var phase = Phase.start
         private var cached: CachedList?
         private var pages: HotelPages.Iterator?
+        /// With ``Options/readAhead``: the page asked for while the last one was stored, and the pages past it.
+        private var ahead: ReadAhead?
         private var fetched = 0
+
+        private struct ReadAhead: Sendable {
+            var page: Result<FetchedPage?, any Error>
+            /// Past that page; unchanged when asking for it failed.
+            var pages: HotelPages.Iterator
+
+            static func fetch(_ pages: HotelPages.Iterator) async -> ReadAhead {
+                var pages = pages
+                do {
+                    return ReadAhead(page: .success(try await pages.next()), pages: pages)
+                } catch {
+                    return ReadAhead(page: .failure(error), pages: pages)
+                }
+            }
+        }
 
         init(sync: ListSync) {
             self.sync = sync
@@ -210,11 +236,27 @@ public struct ListSync: AsyncSequence, Sendable {
 
             case .more:
                 guard var iterator = pages else { return nil }
-                let next = try await iterator.next()
+                let next: FetchedPage?
+                if let ahead {
+                    self.ahead = nil
+                    // A failed page leaves `pages` where it was: calling next() again asks for it again.
+                    next = try ahead.page.get()
+                    iterator = ahead.pages
+                } else {
+                    next = try await iterator.next()
+                }
                 pages = iterator
                 guard let page = next else { return try await finish(iterator) }
                 fetched += 1
-                let added = try await sync.storage.appendPage(page.hotels, to: sync.key, checkpoint: page.checkpoint, now: sync.now())
+                let added: Int
+                if options.readAhead {
+                    let after = iterator
+                    async let following = ReadAhead.fetch(after)
+                    added = try await sync.storage.appendPage(page.hotels, to: sync.key, checkpoint: page.checkpoint, now: sync.now())
+                    ahead = await following
+                } else {
+                    added = try await sync.storage.appendPage(page.hotels, to: sync.key, checkpoint: page.checkpoint, now: sync.now())
+                }
                 sync.client.configuration.logger.info("\(sync.key): page \(page.number) appended: \(page.hotels.count) hotels, \(added) new")
                 return .appended(page, added: added)
 

@@ -68,15 +68,99 @@ struct ListOutput {
     }
 }
 
-/// Writes a cached list as JSON Lines, a slice at a time, so memory stays flat for any length.
+/// `hotels.jsonl` written page by page as pages are stored, for as long as
+/// the list is exactly those pages in order: started on a first page whose
+/// rows were all inserted (the list was empty, or was replaced by it), kept
+/// while each "load more" page adds every one of its rows. Then the list
+/// need not be read back from the store at the end. A page that updated a
+/// cached row or repeated a code stops it, and the list is read back instead.
+///
+/// Pages are encoded and written on a queue of their own, while the next
+/// page is fetched and stored.
+final class PagesOutput: @unchecked Sendable {
+    // @unchecked: the mutable state below is touched only on `queue`.
+    private let file: URL
+    private let temporary: URL
+    private let queue = DispatchQueue(label: "hotelkit.fetch.pages-output")
+    private var handle: FileHandle?
+    private var lines: [UInt8] = []
+    /// Rows written so far.
+    private var rows = 0
+    /// Whether pages are being written: read and changed on the caller's side only.
+    private var writing = false
+
+    init(folder: URL) {
+        file = folder.appendingPathComponent("hotels.jsonl")
+        temporary = folder.appendingPathComponent(".hotels.jsonl.\(getpid()).pages.tmp")
+    }
+
+    /// Page 1 after its merge: starts the file when the list is now that page alone.
+    func merged(_ page: [Hotel], _ merge: MergeResult) {
+        guard !page.isEmpty, merge.inserted == page.count,
+              FileManager.default.createFile(atPath: temporary.path, contents: nil),
+              let handle = try? FileHandle(forWritingTo: temporary) else { return }
+        writing = true
+        queue.async { [self] in
+            self.handle = handle
+            append(page)
+        }
+    }
+
+    /// A "load more" page after it was stored: `added` of its rows were new.
+    func appended(_ page: [Hotel], added: Int) {
+        guard writing else { return }
+        guard added == page.count else { return abandon() }
+        queue.async { [self] in append(page) }
+    }
+
+    /// Puts the file in place if it holds `list`; false if the list must be written from the store.
+    func finish(_ list: CachedList) -> Bool {
+        guard writing else { return false }
+        writing = false
+        return queue.sync {
+            guard let handle else { return false }
+            self.handle = nil
+            guard (try? handle.close()) != nil, rows == list.count, rename(temporary.path, file.path) == 0 else {
+                unlink(temporary.path)
+                return false
+            }
+            return true
+        }
+    }
+
+    /// Drops the file: the list is no longer just the pages.
+    func abandon() {
+        guard writing else { return }
+        writing = false
+        queue.sync { close() }
+    }
+
+    private func close() {
+        guard let handle else { return }
+        self.handle = nil
+        try? handle.close()
+        unlink(temporary.path)
+    }
+
+    private func append(_ page: [Hotel]) {
+        guard let handle else { return }
+        page.forEach { HotelJSONLines.append($0, to: &lines) }
+        do {
+            try handle.write(contentsOf: lines)
+            rows += page.count
+        } catch {
+            close()
+        }
+        lines.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Writes a cached list as JSON Lines, a batch at a time from one read, so memory stays flat for any length.
 func writeList(_ list: CachedList, from store: HotelStore, to handle: FileHandle) throws {
-    var offset = 0
-    while offset < list.count {
-        let slice = try store.hotels(in: list, offset: offset, limit: 5000)
-        guard !slice.isEmpty else { break }
-        var lines: [UInt8] = []
-        slice.forEach { HotelJSONLines.append($0, to: &lines) }
-        try handle.write(contentsOf: Data(lines))
-        offset += slice.count
+    var lines: [UInt8] = []
+    try store.forEachBatch(in: list, batchSize: 5000) { batch in
+        batch.forEach { HotelJSONLines.append($0, to: &lines) }
+        try handle.write(contentsOf: lines)
+        lines.removeAll(keepingCapacity: true)
     }
 }

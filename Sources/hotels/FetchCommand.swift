@@ -70,16 +70,19 @@ struct FetchCommand: AsyncParsableCommand {
         let store = try cacheOptions.folder.openStore()
         let sync = ListSync(client: client, storage: store, city: city, keyword: keyword, options: ListSync.Options(
             pageSize: pageSize, maxPages: maxPages, cacheFirst: !refresh || offline, cacheOnly: offline,
-            servesCacheWhenOffline: !requireFresh))
+            servesCacheWhenOffline: !requireFresh, readAhead: true))
         let folder = URL(fileURLWithPath: out)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let output = ListOutput(folder: folder, store: store)
+        let pagesOutput = PagesOutput(folder: folder)
+        defer { pagesOutput.abandon() }
         let logoSaver = logos ? LogoSaver(folder: folder.appendingPathComponent("logos"), concurrency: concurrency, pipeline: LogoPipeline(
             configuration: .init(transport: HTTPLogoTransport(client: http), filter: chain, diskCache: cacheOptions.folder.openImages(),
                                  index: store, downloadConcurrency: concurrency))) : nil
         var summary = FetchSummary(out: folder.path)
         let started = Date()
         let progress = ProgressLine(total: 0, label: "hotels", quiet: json)
+        var finished: CachedList?
         do {
             for try await event in sync {
                 switch event {
@@ -88,8 +91,10 @@ struct FetchCommand: AsyncParsableCommand {
                     summary.cached = list.count
                 case .merged(let page, let merge):
                     summary.merge = merge
+                    pagesOutput.merged(page.hotels, merge)
                     try await summary.received(page, progress: progress, logos: logoSaver)
-                case .appended(let page, _):
+                case .appended(let page, let added):
+                    pagesOutput.appended(page.hotels, added: added)
                     try await summary.received(page, progress: progress, logos: logoSaver)
                 case .offline(let offline):
                     progress.finish()
@@ -103,6 +108,7 @@ struct FetchCommand: AsyncParsableCommand {
                     return
                 case .finished(let end):
                     summary.end = end.reason
+                    finished = end.list
                 }
             }
         } catch let error as ListSyncError {
@@ -114,8 +120,11 @@ struct FetchCommand: AsyncParsableCommand {
             summary.failure = error
         }
         progress.finish()
-        if let list = try await store.cachedList(sync.key) {
-            try output.write(list)
+        // The list as the sync finished it; after an error, as the store has it.
+        let list: CachedList?
+        if let finished { list = finished } else { list = try await store.cachedList(sync.key) }
+        if let list {
+            if !pagesOutput.finish(list) { try output.write(list) }
             summary.hotels = list.count
         }
         summary.seconds = Date().timeIntervalSince(started)

@@ -77,6 +77,56 @@ struct StoreTests {
         #expect(try reopened.cachedList(key)?.checkpoint == end)
     }
 
+    @Test("Pages longer than one INSERT keep service order and contiguous positions, skip repeated codes, update cached rows")
+    func longPages() throws {
+        let store = try HotelStore(folder: temporaryFolder("long"))
+        let first = hotels((0..<250).map { ("A\($0)", Int64(10_000 - $0)) })
+        #expect(try store.mergeFirstPage(first, into: key, checkpoint: checkpoint) == MergeResult(inserted: 250))
+        // 230 new codes, one of them twice, then 20 rows already cached (renamed: updated in place).
+        var more = hotels((0..<230).map { ("B\($0)", Int64(5_000 - $0)) })
+        more.insert(more[3], at: 150)
+        more += hotels((0..<20).map { ("A\($0)", Int64(10_000 - $0)) }, name: "Renamed")
+        #expect(try store.appendPage(more, to: key, checkpoint: checkpoint) == 230)
+        let expected = first.map(\.code) + (0..<230).map { "B\($0)" }
+        #expect(try codes(store) == expected)
+        let list = try #require(try store.cachedList(key))
+        #expect(list.count == 480)
+        #expect(try store.hotels(in: list, offset: 19, limit: 2).map(\.name) == ["Renamed A19", "Hotel A20"])
+        let positions = try store.writer.read { db in try Int64.fetchAll(db, sql: "SELECT position FROM hotels ORDER BY position") }
+        #expect(positions == Array(-250..<230))
+        // No code repeats, but the last 10 are cached: the rows go in at once, come out again, and the page is redone after a lookup.
+        let overlapping = hotels((0..<150).map { ("C\($0)", Int64(4_000 - $0)) }) + hotels((0..<10).map { ("B\($0)", Int64(5_000 - $0)) }, name: "Again")
+        #expect(try store.appendPage(overlapping, to: key, checkpoint: checkpoint) == 150)
+        #expect(try codes(store) == expected + (0..<150).map { "C\($0)" })
+        #expect(try store.writer.read { db in try Int64.fetchAll(db, sql: "SELECT position FROM hotels ORDER BY position") } == Array(-250..<380))
+        #expect(try store.hotels(in: #require(try store.cachedList(key)), offset: 250, limit: 1).first?.name == "Again B0")
+        let expected2 = expected + (0..<150).map { "C\($0)" }
+
+        // A fresh first page of 150: 120 new rows, then 30 cached ones, one moved (new addtime), one renamed.
+        var fresh = hotels((0..<120).map { ("N\($0)", Int64(20_000 - $0)) })
+            + hotels((0..<20).map { ("A\($0)", Int64(10_000 - $0)) }, name: "Renamed") + hotels((20..<30).map { ("A\($0)", Int64(10_000 - $0)) })
+        fresh[125].addtime = 9_999_999
+        fresh[126].name = "Renamed again"
+        #expect(try store.mergeFirstPage(fresh, into: key, checkpoint: checkpoint) == MergeResult(inserted: 120, updated: 1, moved: 1))
+        let merged = fresh.map(\.code) + expected2.filter { !Set(fresh.map(\.code)).contains($0) }
+        #expect(try codes(store) == merged)
+        #expect(try store.hotels(in: #require(try store.cachedList(key))).first { $0.code == "A6" }?.name == "Renamed again")
+    }
+
+    @Test("forEachBatch hands over the whole list in service order, a batch at a time")
+    func batches() throws {
+        let store = try HotelStore(folder: temporaryFolder("batches"))
+        let page = hotels((0..<480).map { ("C\($0)", Int64(10_000 - $0)) })
+        try store.mergeFirstPage(Array(page[..<300]), into: key, checkpoint: checkpoint)
+        try store.appendPage(Array(page[300...]), to: key, checkpoint: checkpoint)
+        let list = try #require(try store.cachedList(key))
+        var batches: [[Hotel]] = []
+        try store.forEachBatch(in: list, batchSize: 200) { batches.append($0) }
+        #expect(batches.map(\.count) == [200, 200, 80])
+        #expect(batches.flatMap { $0 } == page)
+        #expect(try store.hotels(in: list) == page)
+    }
+
     @Test("Lists are kept apart by profile, endpoint, city and keyword; the latest of a city is found without an endpoint")
     func separateLists() throws {
         let store = try HotelStore(folder: temporaryFolder("lists"))

@@ -4,14 +4,15 @@
 import Foundation
 import Hotels
 
-guard CommandLine.arguments.count == 2 else {
-    FileHandle.standardError.write(Data("usage: parse-count FILE\n".utf8))
+guard (2...3).contains(CommandLine.arguments.count) else {
+    FileHandle.standardError.write(Data("usage: parse-count FILE [PROFILE]\n".utf8))
     exit(64)
 }
 let descriptor = open(CommandLine.arguments[1], O_RDONLY)
 guard descriptor >= 0 else { exit(66) }
 do {
-    let session = try HotelResponseParser(profile: try ServiceProfile.named("sample")).session(onRecord: { _ in })
+    let profile = try ServiceProfile.named(CommandLine.arguments.count == 3 ? CommandLine.arguments[2] : "sample")
+    let session = try HotelResponseParser(profile: profile).session(onRecord: { _ in })
     try session.feed(fileDescriptor: descriptor)
     let summary = try session.finish()
     print(#"{"records": \#(summary.records), "warnings": \#(summary.warnings)}"#)

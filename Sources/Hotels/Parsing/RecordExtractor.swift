@@ -139,7 +139,7 @@ final class RecordExtractor: SOAPBodyHandler {
     private let aliases: [(slot: Int, source: Int)]
     /// Every path of every joined field, and the joined fields with their separators, by slot.
     private let joinParts: [JoinPart]
-    private let joinSeparators: [(slot: Int, separator: [UInt8])]
+    private let joinSeparators: [(slot: Int, separator: [UInt8], paths: Int)]
     /// The parts of joined fields found in the open record, and the joined values built from them.
     @exclusivity(unchecked) private var foundParts: [FoundPart] = []
     private let joined = ByteBuffer()
@@ -181,8 +181,13 @@ final class RecordExtractor: SOAPBodyHandler {
     private let headerReader: HeaderValueReader?
     /// Fields taken from an enclosing element: slot, how many levels up to start, which attribute.
     private let ancestorFields: [(slot: Int, levels: Int, attribute: XMLName)]
+    /// Whether the profile uses ancestors, joins or shared paths: plain flags,
+    /// so a profile without them pays no array access per element or record.
+    private let hasAncestorFields: Bool
+    private let hasJoins: Bool
+    private let hasAliases: Bool
     /// Open elements outside records that hold an attribute some ancestor field wants: depth and values.
-    @exclusivity(unchecked) private var ancestorFrames: [(depth: Int, values: [String?])] = []
+    @exclusivity(unchecked) private var ancestorFrames: [(depth: Int, values: [[UInt8]?])] = []
     /// The header value that is the cursor, under `header:NAME` cursor paging.
     private let headerCursor: String?
 
@@ -261,6 +266,9 @@ final class RecordExtractor: SOAPBodyHandler {
             }
         }
         self.aliases = aliases
+        hasAliases = !aliases.isEmpty
+        hasAncestorFields = !ancestorFields.isEmpty
+        hasJoins = !profile.joins.isEmpty
         var parts: [JoinPart] = []
         var targets = distinct
         for (field, join) in profile.joins.sorted(by: { RecordExtractor.slot($0.key) < RecordExtractor.slot($1.key) }) {
@@ -270,7 +278,8 @@ final class RecordExtractor: SOAPBodyHandler {
             }
         }
         joinParts = parts
-        joinSeparators = profile.joins.map { (RecordExtractor.slot($0.key), Array($0.value.separator.utf8)) }.sorted { $0.slot < $1.slot }
+        joinSeparators = profile.joins.map { (RecordExtractor.slot($0.key), Array($0.value.separator.utf8), $0.value.paths.count) }
+            .sorted { $0.slot < $1.slot }
         trie = FieldTrie(targets, names: names)
     }
 
@@ -319,7 +328,6 @@ final class RecordExtractor: SOAPBodyHandler {
 
     func startElement(_ element: XMLStartElement) throws {
         depth += 1
-        if recordCount == 0, recordDepth == nil { noteBeforeRecords(element) }
         for position in 0..<singleStepMatchers.count where singleStepMatchers[position].name == element.localName.identity {
             let index = singleStepMatchers[position].matcher
             if !matchers[index].isDone || matchers[index].role == .error { try matched(matcher: index, element) }
@@ -330,17 +338,22 @@ final class RecordExtractor: SOAPBodyHandler {
                 try advance(matcher: index, parent: matcherProgress[frame + position], into: element)
             }
         }
-        if !ancestorFields.isEmpty, recordDepth == nil, element.localName != recordName { noteAncestor(element) }
         if recordDepth != nil {
             let parent = nodeStack.top
             let child = parent >= 0 ? trie.child(of: parent, named: element.localName) : -1
             try nodeStack.push(child, maxDepth: maxDepth)
             if child >= 0 { try visit(node: child, element) }
-        } else if element.localName == recordName {
-            recordDepth = depth
-            try nodeStack.push(0, maxDepth: maxDepth)
-            if !ancestorFields.isEmpty { takeAncestors() }
-            try visit(node: 0, element)
+        } else {
+            // Outside records only, so a record's elements pay nothing for these.
+            if recordCount == 0 { noteBeforeRecords(element) }
+            if element.localName == recordName {
+                recordDepth = depth
+                try nodeStack.push(0, maxDepth: maxDepth)
+                if hasAncestorFields { takeAncestors() }
+                try visit(node: 0, element)
+            } else if hasAncestorFields {
+                noteAncestor(element)
+            }
         }
     }
 
@@ -350,8 +363,11 @@ final class RecordExtractor: SOAPBodyHandler {
             try finish(captures.pop())
         }
         matcherProgress.pop(chainedMatchers.count)
-        if ancestorFrames.last?.depth == depth { ancestorFrames.removeLast() }
-        guard let recordDepth else { return }
+        guard let recordDepth else {
+            // Ancestor frames open and close outside records only.
+            if hasAncestorFields, ancestorFrames.last?.depth == depth { ancestorFrames.removeLast() }
+            return
+        }
         nodeStack.pop(1)
         if depth == recordDepth {
             self.recordDepth = nil
@@ -369,7 +385,8 @@ final class RecordExtractor: SOAPBodyHandler {
 
     /// Remembers an element that encloses records and holds an attribute some ancestor field wants.
     private func noteAncestor(_ element: XMLStartElement) {
-        let values = ancestorFields.map { element.attribute($0.attribute) }
+        // Trimmed once, here: every record below copies the bytes.
+        let values = ancestorFields.map { field in element.attributeBytes(field.attribute).map { Array(RecordExtractor.trimmed($0)) } }
         if values.contains(where: { $0 != nil }) { ancestorFrames.append((depth, values)) }
     }
 
@@ -378,10 +395,11 @@ final class RecordExtractor: SOAPBodyHandler {
     private func takeAncestors() {
         guard let recordDepth else { return }
         for (index, field) in ancestorFields.enumerated() {
-            guard let frame = ancestorFrames.last(where: { $0.depth <= recordDepth - field.levels && $0.values[index] != nil }),
-                  let value = frame.values[index] else { continue }
+            var frame = ancestorFrames.count - 1
+            while frame >= 0, ancestorFrames[frame].depth > recordDepth - field.levels || ancestorFrames[frame].values[index] == nil { frame -= 1 }
+            guard frame >= 0, let value = ancestorFrames[frame].values[index] else { continue }
             let start = attributes.count
-            Array(value.trimmingWhitespace().utf8).withUnsafeBufferPointer { attributes.append($0) }
+            value.withUnsafeBufferPointer { attributes.append($0) }
             fields[field.slot] = FieldBytes(start: start, count: attributes.count - start, source: .attributes)
             claimed |= 1 << field.slot
         }
@@ -461,6 +479,13 @@ final class RecordExtractor: SOAPBodyHandler {
         }
     }
 
+    /// Out of line: a profile without joins never comes here, and its hot path stays small.
+    @inline(never)
+    private func finish(part: Int, _ bytes: UnsafeBufferPointer<UInt8>) {
+        found(part: part, FieldBytes(start: bytes.baseAddress.map { $0 - text.base } ?? 0, count: bytes.count, source: .text))
+        stopCapturingIfDone()
+    }
+
     private func found(part index: Int, _ bytes: FieldBytes) {
         guard bytes.count > 0 else { return }
         foundParts.append(FoundPart(slot: joinParts[index].slot, order: joinParts[index].order, bytes: bytes))
@@ -470,27 +495,27 @@ final class RecordExtractor: SOAPBodyHandler {
     /// matches in document order, with the separator between them.
     private func joinFields() {
         joined.count = 0
-        for (slot, separator) in joinSeparators {
-            let parts = foundParts.enumerated().filter { $0.element.slot == slot }
-                .sorted { ($0.element.order, $0.offset) < ($1.element.order, $1.offset) }
-            guard !parts.isEmpty else { continue }
+        for (slot, separator, paths) in joinSeparators {
             let start = joined.count
-            for (position, part) in parts.enumerated() {
-                if position > 0 { separator.withUnsafeBufferPointer { joined.append($0) } }
-                let base = part.element.bytes.source == .attributes ? attributes.base : text.base
-                joined.append(UnsafeBufferPointer(start: base + part.element.bytes.start, count: part.element.bytes.count))
+            // A handful of parts: a pass per path keeps them in path order, each path's in document order, with no sort.
+            for order in 0..<paths {
+                for part in foundParts where part.slot == slot && part.order == order {
+                    if joined.count > start { separator.withUnsafeBufferPointer { joined.append($0) } }
+                    let base = part.bytes.source == .attributes ? attributes.base : text.base
+                    joined.append(UnsafeBufferPointer(start: base + part.bytes.start, count: part.bytes.count))
+                }
             }
-            fields[slot] = FieldBytes(start: start, count: joined.count - start, source: .joined)
+            if joined.count > start { fields[slot] = FieldBytes(start: start, count: joined.count - start, source: .joined) }
         }
         foundParts.removeAll(keepingCapacity: true)
     }
 
     private func emitRecord() throws {
         recordCount += 1
-        if !aliases.isEmpty {
+        if hasAliases {
             for (slot, source) in aliases { fields[slot] = fields[source] }
         }
-        if !joinSeparators.isEmpty { joinFields() }
+        if hasJoins { joinFields() }
         let record = RecordFields(ranges: fields, text: text.base, attributes: attributes.base, joined: joined.base)
         if let cursorField {
             let cursor = record[cursorField]
@@ -515,8 +540,7 @@ final class RecordExtractor: SOAPBodyHandler {
             fields[slot] = FieldBytes(start: bytes.baseAddress.map { $0 - text.base } ?? 0, count: bytes.count, source: .text)
             stopCapturingIfDone()
         case .joinPart(let part):
-            found(part: part, FieldBytes(start: bytes.baseAddress.map { $0 - text.base } ?? 0, count: bytes.count, source: .text))
-            stopCapturingIfDone()
+            finish(part: part, bytes)
         case .document(let index):
             let value = String(decoding: bytes, as: UTF8.self)
             stopCapturingIfDone()
