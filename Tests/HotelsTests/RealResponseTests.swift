@@ -28,6 +28,28 @@ struct RealResponseTests {
         throw CocoaError(.coderInvalidValue)
     }
 
+    struct Case: Decodable, Sendable, CustomStringConvertible {
+        var file: String
+        var profile: String
+        var expected: String
+        var warnings: Int
+        var description: String { file }
+    }
+
+    static let cases: [Case] = (try? JSONDecoder().decode([Case].self, from: Data(contentsOf: Samples.url("Real/manifest.json")))) ?? []
+
+    /// Each expected file was checked by hand against its XML.
+    @Test("each profiled response gives the records checked by hand", arguments: cases)
+    func profiled(_ item: Case) throws {
+        let parser = HotelResponseParser(profile: try .named(Samples.url("Real/profiles/\(item.profile)").path))
+        let page = try parser.parse(bytes: Array(try Data(contentsOf: Samples.url("Real/\(item.file)"))))
+        var lines: [UInt8] = []
+        page.hotels.forEach { HotelJSONLines.append($0, to: &lines) }
+        let expected = try Data(contentsOf: Samples.url("Real/expected/\(item.expected)"))
+        #expect(String(decoding: lines, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+        #expect(page.warnings.count == item.warnings)
+    }
+
     @Test("every file's origin is recorded in SOURCES.md")
     func sources() throws {
         let sources = try String(contentsOf: Samples.url("Real/SOURCES.md"), encoding: .utf8)

@@ -228,11 +228,15 @@ struct HotelRecordConverter {
     }
 
     /// Unix seconds as plain digits, read from the bytes, or an ISO 8601 time.
+    private static let calendarDate = Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day()
+
     static func unixSeconds(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         if let seconds = integer(bytes) { return seconds }
         let text = String(decoding: bytes, as: UTF8.self)
         if let seconds = Int64(text) { return seconds }
-        guard let date = try? Date(text, strategy: .iso8601) else { return nil }
+        if let date = try? Date(text, strategy: .iso8601) { return Int64(date.timeIntervalSince1970.rounded(.down)) }
+        // A calendar date alone (OTA's TimeSpan/@Start, "2021-09-28"): midnight UTC.
+        guard text.utf8.count == 10, let date = try? Date(text, strategy: Self.calendarDate) else { return nil }
         return Int64(date.timeIntervalSince1970.rounded(.down))
     }
 
