@@ -76,7 +76,7 @@ struct FetchCommand: AsyncParsableCommand {
         let output = ListOutput(folder: folder, store: store)
         let pagesOutput = PagesOutput(folder: folder)
         defer { pagesOutput.abandon() }
-        let logoSaver = logos ? LogoSaver(folder: folder.appendingPathComponent("logos"), concurrency: concurrency, pipeline: LogoPipeline(
+        let logoSaver = logos ? LogoSaver(folder: folder.appendingPathComponent("logos"), pipeline: LogoPipeline(
             configuration: .init(transport: HTTPLogoTransport(client: http), filter: chain, diskCache: cacheOptions.folder.openImages(),
                                  index: store, downloadConcurrency: concurrency))) : nil
         var summary = FetchSummary(out: folder.path)
@@ -92,10 +92,10 @@ struct FetchCommand: AsyncParsableCommand {
                 case .merged(let page, let merge):
                     summary.merge = merge
                     pagesOutput.merged(page.hotels, merge)
-                    try await summary.received(page, progress: progress, logos: logoSaver)
+                    await summary.received(page, progress: progress, logos: logoSaver)
                 case .appended(let page, let added):
                     pagesOutput.appended(page.hotels, added: added)
-                    try await summary.received(page, progress: progress, logos: logoSaver)
+                    await summary.received(page, progress: progress, logos: logoSaver)
                 case .offline(let offline):
                     progress.finish()
                     if !json { Diagnostics.note(offline.banner()) }
@@ -177,7 +177,7 @@ struct FaultSummary: Encodable {
 /// Saves each hotel's logo into a folder as CODE.png|jpg, through the logo pipeline.
 struct LogoSaver {
     var folder: URL
-    var concurrency: Int
+    /// Its request queue runs `--concurrency` downloads at once.
     var pipeline: LogoPipeline
 
     func save(_ hotels: [Hotel], policy: LogoCachePolicy = .revalidate) async -> LogoSummary {
@@ -272,7 +272,7 @@ struct FetchSummary: Encodable {
 
     /// Counts a fetched page, and saves its logos: page by page, so nothing
     /// accumulates, whatever the length of the list.
-    mutating func received(_ page: FetchedPage, progress: ProgressLine, logos: LogoSaver?) async throws {
+    mutating func received(_ page: FetchedPage, progress: ProgressLine, logos: LogoSaver?) async {
         pages += 1
         fetched += page.hotels.count
         warnings.merge(page.warningsByKind, uniquingKeysWith: +)

@@ -46,7 +46,8 @@ final class WarningGate {
 
     /// Counts a warning of `field`'s kind (nil: no code) and says whether to build and deliver it.
     func admits(_ field: HotelField?) -> Bool {
-        let slot = field.map { $0 == .code ? 0 : RecordExtractor.slot($0) } ?? 0
+        // A record with no code counts as the code's kind: slot 0, as `kinds` orders them.
+        let slot = field.map(RecordExtractor.slot) ?? 0
         counts[slot] += 1
         return counts[slot] <= perKind
     }

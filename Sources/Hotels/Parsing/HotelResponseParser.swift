@@ -76,7 +76,7 @@ public struct HotelPage: Sendable, Equatable {
 
     /// Whether the flag says more rows follow: `true`, `1`, `Y` or `yes`, in any case.
     public var saysMore: Bool {
-        ["true", "1", "y", "yes"].contains(moreFlag?.trimmingWhitespace().lowercased() ?? "")
+        flagSaysMore(moreFlag)
     }
 
     public init(hotels: [Hotel], warnings: [RecordWarning], nextCursor: String?, lastCursor: String? = nil,
@@ -123,7 +123,7 @@ extension ParseSummary {
         case .page:
             return "numbered pages: \(records) records here; a page with fewer records than were asked for is the last"
         case .flag(let path):
-            let more = ["true", "1", "y", "yes"].contains(moreFlag?.trimmingWhitespace().lowercased() ?? "")
+            let more = flagSaysMore(moreFlag)
             return "more flag \(path): " + (moreFlag.map { "“\($0)”" } ?? "absent")
                 + (more ? ": more pages follow" : ": this is the last page")
         case .cursor(let source):
@@ -141,6 +141,11 @@ extension ParseSummary {
             return state + ": the next page asks for it"
         }
     }
+}
+
+/// Whether a more-rows flag says more rows follow: `true`, `1`, `Y` or `yes`, in any case.
+private func flagSaysMore(_ flag: String?) -> Bool {
+    ["true", "1", "y", "yes"].contains(flag?.trimmingWhitespace().lowercased() ?? "")
 }
 
 /// A read from a file or pipe failed.
