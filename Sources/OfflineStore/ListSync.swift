@@ -173,24 +173,9 @@ public struct ListSync: AsyncSequence, Sendable {
         private var phase = Phase.start
         private var cached: CachedList?
         private var pages: HotelPages.Iterator?
-        /// With ``Options/readAhead``: the page asked for while the last one was stored, and the pages past it.
-        private var ahead: ReadAhead?
+        /// With ``Options/readAhead``: the page asked for while the last one was stored.
+        private var ahead: Result<FetchedPage?, any Error>?
         private var fetched = 0
-
-        private struct ReadAhead: Sendable {
-            var page: Result<FetchedPage?, any Error>
-            /// Past that page; unchanged when asking for it failed.
-            var pages: HotelPages.Iterator
-
-            static func fetch(_ pages: HotelPages.Iterator) async -> ReadAhead {
-                var pages = pages
-                do {
-                    return ReadAhead(page: .success(try await pages.next()), pages: pages)
-                } catch {
-                    return ReadAhead(page: .failure(error), pages: pages)
-                }
-            }
-        }
 
         init(sync: ListSync) {
             self.sync = sync
@@ -235,25 +220,30 @@ public struct ListSync: AsyncSequence, Sendable {
                 return .merged(page, merge)
 
             case .more:
-                guard var iterator = pages else { return nil }
+                // The iterator is taken out, so its pager is never shared: a pager
+                // copied while its set of seen codes grows would copy that set on
+                // every page.
+                guard var iterator = pages.take() else { return nil }
+                // A failed page leaves the iterator where it was: calling next() again asks for it again.
+                defer { pages = iterator }
                 let next: FetchedPage?
-                if let ahead {
-                    self.ahead = nil
-                    // A failed page leaves `pages` where it was: calling next() again asks for it again.
-                    next = try ahead.page.get()
-                    iterator = ahead.pages
+                if let ahead = ahead.take() {
+                    next = try ahead.get()
                 } else {
                     next = try await iterator.next()
                 }
-                pages = iterator
                 guard let page = next else { return try await finish(iterator) }
                 fetched += 1
                 let added: Int
                 if options.readAhead {
-                    let after = iterator
-                    async let following = ReadAhead.fetch(after)
-                    added = try await sync.storage.appendPage(page.hotels, to: sync.key, checkpoint: page.checkpoint, now: sync.now())
-                    ahead = await following
+                    let (storage, key, now) = (sync.storage, sync.key, sync.now())
+                    async let stored = storage.appendPage(page.hotels, to: key, checkpoint: page.checkpoint, now: now)
+                    do {
+                        ahead = .success(try await iterator.next())
+                    } catch {
+                        ahead = .failure(error)
+                    }
+                    added = try await stored
                 } else {
                     added = try await sync.storage.appendPage(page.hotels, to: sync.key, checkpoint: page.checkpoint, now: sync.now())
                 }
