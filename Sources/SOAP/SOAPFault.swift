@@ -301,7 +301,8 @@ struct FaultBuilder {
     }
 
     /// Each element under `detail` that holds text of its own, in document
-    /// order, as `Name: text`; at most 8 lines of 200 characters.
+    /// order, as `Name: text`; at most 8 lines, each text cut at 200 characters
+    /// with an ellipsis.
     static func detailLines(_ detail: FaultTreeElement) -> [String] {
         var lines: [String] = []
         func visit(_ element: FaultTreeElement) {
@@ -311,7 +312,9 @@ struct FaultBuilder {
             }
             if children.isEmpty {
                 let text = element.text.foldingWhitespace()
-                if !text.isEmpty, lines.count < 8 { lines.append("\(element.localName): \(text.prefix(200))") }
+                if !text.isEmpty, lines.count < 8 {
+                    lines.append("\(element.localName): " + (text.count > 200 ? text.prefix(199) + "…" : text))
+                }
             }
             children.forEach(visit)
         }

@@ -60,13 +60,16 @@ enum Diagnostics {
             case .authentication: "the service refused the credentials or the session: check the credentials, or start a new session"
             case .addressing: "the service did not accept the action: check the profile's soapAction"
             case .request: "the service rejected the request; check the profile's body and parameters"
-            case .service: "the service failed; try again later, or tell its operator"
+            case .service: "the service could not carry out the request; its reason says why (retry only if it is passing, or tell its operator)"
             case .other: nil
             }
             return (.protocolError, hint)
         case is ServiceReportedError:
             return (.protocolError, nil)
         case let error as NotSOAPEnvelopeError:
+            if error.xmlRoot == "Fault" {
+                return (.dataError, "the service sent a SOAP fault without its Envelope: set \"envelope\": \"auto\" in the profile to read it")
+            }
             if let root = error.xmlRoot {
                 return (.dataError, "the service answers plain XML, with <\(root)> as the root: set \"envelope\": \"none\" "
                     + "(or \"auto\") in the profile")

@@ -67,6 +67,10 @@ struct SOAPResponseTests {
         #expect(multiline.reason == "Server was unable to process request. ---> Object reference not set to an instance of an object.")
         #expect(multiline.detailLines == ["Message: Property 'HotelCode' is required. at Acme.Search.Validate()",
                                           "Type: System.NullReferenceException"])
+        // WCF writes &#xD; before each newline of a stack trace: one line still.
+        let wcf = try fault("fault-detail-xD.xml")
+        #expect(wcf.detailLines.contains("StackTrace: at System.Xml.XmlConvert.ToBoolean(String s) at System.Xml.XmlConverter.ToBoolean(String value)"))
+        #expect(!wcf.description.contains("\r") && !wcf.description.contains("\n"))
         #expect(multiline.description.hasSuffix("; detail: Message: Property 'HotelCode' is required. at Acme.Search.Validate(); Type: System.NullReferenceException"))
     }
 

@@ -113,7 +113,7 @@ struct HotelRecordConverter {
         var addtime: Int64?
         if let bytes = fields[.addtime] {
             addtime = HotelRecordConverter.unixSeconds(bytes)
-            if addtime == nil { drop(.addtime, bytes, "is neither Unix seconds nor an ISO 8601 time") }
+            if addtime == nil { drop(.addtime, bytes, "is neither Unix seconds nor an ISO 8601 date or time") }
         }
         // Made whole at the end: no copy of a half-built record.
         return Hotel(code: code, name: fields.string(.name), address: fields.string(.address),
@@ -230,6 +230,10 @@ struct HotelRecordConverter {
 
     /// Unix seconds as plain digits, read from the bytes, or an ISO 8601 time.
     private static let calendarDate = Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day()
+    /// A local date-time with no zone (OTA's `LastUpdated="2002-07-15T01:00:00"`), read as UTC.
+    private static let zonelessDateTime = Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().time(includingFractionalSeconds: false)
+    private static let zonelessDateTimeFraction = Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day()
+        .time(includingFractionalSeconds: true)
 
     static func unixSeconds(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         if let seconds = integer(bytes) { return seconds }
@@ -237,7 +241,12 @@ struct HotelRecordConverter {
         if let seconds = Int64(text) { return seconds }
         if let date = try? Date(text, strategy: .iso8601) { return Int64(date.timeIntervalSince1970.rounded(.down)) }
         // A calendar date alone (OTA's TimeSpan/@Start, "2021-09-28"): midnight UTC.
-        guard text.utf8.count == 10, let date = try? Date(text, strategy: Self.calendarDate) else { return nil }
+        if text.utf8.count == 10, let date = try? Date(text, strategy: Self.calendarDate) {
+            return Int64(date.timeIntervalSince1970.rounded(.down))
+        }
+        guard let date = (try? Date(text, strategy: Self.zonelessDateTime)) ?? (try? Date(text, strategy: Self.zonelessDateTimeFraction)) else {
+            return nil
+        }
         return Int64(date.timeIntervalSince1970.rounded(.down))
     }
 

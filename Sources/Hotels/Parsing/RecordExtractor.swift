@@ -511,6 +511,9 @@ final class RecordExtractor: SOAPBodyHandler {
     }
 
     private func emitRecord() throws {
+        // The response is an error (TBO's StatusCode before the payload): what
+        // follows is no list, and a streaming reader must not print it.
+        guard errorValue == nil else { return }
         recordCount += 1
         if hasAliases {
             for (slot, source) in aliases { fields[slot] = fields[source] }
