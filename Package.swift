@@ -48,7 +48,7 @@ let package = Package(
         // pipeline); OfflineStore (the list flow) on Hotels. Nothing points back.
         .target(name: "HTTP", dependencies: ["CCurl", logging]),
         .target(name: "SOAP", dependencies: ["CLibXML2", "HTTP"]),
-        .target(name: "Hotels", dependencies: ["SOAP", "HTTP", logging]),
+        .target(name: "Hotels", dependencies: ["SOAP", "HTTP", logging, .product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "Imaging",
             dependencies: [

@@ -53,7 +53,8 @@ struct ProfileTests {
     @Test("placeholders are replaced with escaped values, inside the right envelope")
     func requestMessage() throws {
         let profile = try profile(ProfileTests.acme)
-        let message = profile.requestMessage(RequestParameters(city: "Paris & <Co>", pageSize: 50, cursor: nil))
+        let message = String(decoding: try profile.request(to: "http://h.test/", RequestParameters(city: "Paris & <Co>", pageSize: 50)).body ?? [],
+                             as: UTF8.self)
         #expect(message.contains(#"<a:City>Paris &amp; &lt;Co&gt;</a:City><a:Max>50</a:Max><a:After></a:After>"#))
         #expect(message.contains(SOAPVersion.v1_2.namespaceURI))
         let reader = try SOAPResponseReader { _ in NoBody() }

@@ -29,10 +29,13 @@ public struct Pager: Sendable, Equatable {
     public private(set) var end: End?
     private var nextPage: Int
     private var nextCursor: String?
+    private var nextCursorAttributes: [String: String] = [:]
     private var usedCursors: Set<String> = []
-    /// The codes this pager has seen, for the loop guard; not part of the
-    /// checkpoint, so a resumed run guards from its own first page on.
-    private var seenCodes: Set<String> = []
+    /// The hashes of the codes this pager has seen, for the loop guard; not
+    /// part of the checkpoint, so a resumed run guards from its own first page
+    /// on. Hashes, not codes: a set of 100,000 strings costs more to grow than
+    /// to fill, and the guard errs only if every code of a page collides.
+    private var seenCodes: Set<Int> = []
 
     public init(paging: ServiceProfile.Paging, pageSize: Int) {
         self.paging = paging
@@ -49,14 +52,18 @@ public struct Pager: Sendable, Equatable {
         public var pagesReceived: Int
         public var nextPage: Int
         public var nextCursor: String?
+        /// The attributes that travel with the cursor; nil when there are none.
+        public var nextCursorAttributes: [String: String]?
         public var usedCursors: [String]
         /// The list's real end; `pageLimit` is not kept, so a later run goes on.
         public var end: End?
 
-        public init(pagesReceived: Int, nextPage: Int, nextCursor: String?, usedCursors: [String], end: End?) {
+        public init(pagesReceived: Int, nextPage: Int, nextCursor: String?, nextCursorAttributes: [String: String]? = nil,
+                    usedCursors: [String], end: End?) {
             self.pagesReceived = pagesReceived
             self.nextPage = nextPage
             self.nextCursor = nextCursor
+            self.nextCursorAttributes = nextCursorAttributes
             self.usedCursors = usedCursors
             self.end = end
         }
@@ -64,6 +71,7 @@ public struct Pager: Sendable, Equatable {
 
     public var checkpoint: Checkpoint {
         Checkpoint(pagesReceived: pagesRequested, nextPage: nextPage, nextCursor: nextCursor,
+                   nextCursorAttributes: nextCursorAttributes.isEmpty ? nil : nextCursorAttributes,
                    usedCursors: usedCursors.sorted(), end: end == .pageLimit ? nil : end)
     }
 
@@ -73,6 +81,7 @@ public struct Pager: Sendable, Equatable {
         pagesRequested = checkpoint.pagesReceived
         nextPage = checkpoint.nextPage
         nextCursor = checkpoint.nextCursor
+        nextCursorAttributes = checkpoint.nextCursorAttributes ?? [:]
         usedCursors = Set(checkpoint.usedCursors)
         end = checkpoint.end
     }
@@ -84,7 +93,8 @@ public struct Pager: Sendable, Equatable {
         case .page:
             return RequestParameters(city: city, keyword: keyword, page: nextPage, pageSize: pageSize)
         case .cursor:
-            return RequestParameters(city: city, keyword: keyword, pageSize: pageSize, cursor: nextCursor)
+            return RequestParameters(city: city, keyword: keyword, pageSize: pageSize, cursor: nextCursor,
+                                     cursorAttributes: nextCursorAttributes)
         case .flag:
             return RequestParameters(city: city, keyword: keyword, pageSize: pageSize, more: pagesRequested > 0)
         case .none:
@@ -96,7 +106,7 @@ public struct Pager: Sendable, Equatable {
     public mutating func received(_ page: HotelPage, maxPages: Int? = nil) {
         pagesRequested += 1
         var bringsNew = seenCodes.isEmpty
-        for hotel in page.hotels where seenCodes.insert(hotel.code).inserted { bringsNew = true }
+        for hotel in page.hotels where seenCodes.insert(hotel.code.hashValue).inserted { bringsNew = true }
         if !page.hotels.isEmpty, !bringsNew {
             end = .noNewRecords
         } else if case .none = paging {
@@ -114,6 +124,7 @@ public struct Pager: Sendable, Equatable {
                 } else {
                     usedCursors.insert(cursor)
                     nextCursor = cursor
+                    nextCursorAttributes = page.nextCursorAttributes
                 }
             } else {
                 end = .noCursor

@@ -55,6 +55,8 @@ public struct HotelPage: Sendable, Equatable {
     public var warnings: [RecordWarning]
     /// The cursor for the next page, under cursor paging, if the response gave one.
     public var nextCursor: String?
+    /// The attributes that travel with it.
+    public var nextCursorAttributes: [String: String] = [:]
     /// The list's final cursor, from the profile's end marker.
     public var lastCursor: String?
     /// Every warning by kind, counted whether or not its cap let it into ``warnings``.
@@ -72,6 +74,7 @@ public struct HotelPage: Sendable, Equatable {
                   warningsByKind: summary.warningsByKind, noRecordsHint: summary.noRecordsHint)
         moreFlag = summary.moreFlag
         headerValues = summary.headerValues
+        nextCursorAttributes = summary.nextCursorAttributes
     }
 
     /// Whether the flag says more rows follow: `true`, `1`, `Y` or `yes`, in any case.
@@ -105,10 +108,13 @@ public struct ParseSummary: Sendable, Equatable {
     /// it repeats, and what to try (`no <Hotel> records; the body repeats <Property> ×100: …`).
     public var noRecordsHint: String?
     public var nextCursor: String?
+    /// The attributes that travel with the cursor (``ServiceProfile/cursorAttributes``).
+    public var nextCursorAttributes: [String: String] = [:]
     public var lastCursor: String?
     /// The more-rows flag under flag paging, as the response wrote it.
     public var moreFlag: String?
-    /// The profile's ``ServiceProfile/header`` values this response gave.
+    /// The profile's ``ServiceProfile/header`` values this response gave, and
+    /// its session's captured values as `session.NAME`.
     public var headerValues: [String: String] = [:]
     public var bytes: Int
 }
@@ -222,6 +228,7 @@ public final class HotelParseSession {
             warningsByKind: warnings.byKind,
             noRecordsHint: reader.body.noRecordsHint,
             nextCursor: reader.body.nextCursor,
+            nextCursorAttributes: reader.body.nextCursorAttributes,
             lastCursor: reader.body.lastCursor,
             moreFlag: reader.body.moreFlag,
             headerValues: reader.body.headerValues,
