@@ -92,7 +92,8 @@ let package = Package(
         .executableTarget(name: "ParseResponse", dependencies: ["Hotels"], path: "Examples/ParseResponse"),
         .executableTarget(name: "Thumbnail", dependencies: ["Logos", "Imaging"], path: "Examples/Thumbnail"),
 
-        .target(name: "TestSupport", dependencies: ["HTTP", "Logos", logging], path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: ["HTTP", "Logos", logging, .product(name: "Crypto", package: "swift-crypto")],
+                path: "Tests/Support"),
         .testTarget(name: "SOAPTests", dependencies: ["SOAP", "TestSupport"]),
         .testTarget(name: "NetworkTests", dependencies: ["HTTP", "SOAP", "Hotels", "TestSupport", "hotels"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport", "hotels"]),

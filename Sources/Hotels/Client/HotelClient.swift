@@ -163,16 +163,16 @@ public struct HotelClient: Sendable {
     private func exchangePage(_ parameters: RequestParameters, context: String,
                               session: SessionState?) async throws -> (page: HotelPage, session: SessionState?) {
         let parser = HotelResponseParser(profile: profile, limits: configuration.limits, warningsPerKind: configuration.warningsPerKind)
-        var page = try await configuration.retry.run(logger: configuration.logger, context: context, isRetryable: isRetryable) {
+        var (page, exchange) = try await configuration.retry.run(logger: configuration.logger, context: context, isRetryable: isRetryable) {
             // Built for each attempt: a retry carries a fresh nonce, a new MessageID.
             let request = try requests.request(.page(parameters), session: session)
             let sink = try PageSink(parser: parser, keepsBody: configuration.exchangeLog != nil)
+            var head: HTTPResponseHead?
             do {
-                let head = try await configuration.transport.send(request, into: sink)
-                record(context, request, head: head, body: sink.body, error: nil)
-                return try sink.page(status: head.status)
+                head = try await configuration.transport.send(request, into: sink)
+                return (try sink.page(status: head?.status ?? 0), Exchange(request: request, head: head, body: sink.body))
             } catch {
-                record(context, request, head: nil, body: sink.body, error: error)
+                record(context, Exchange(request: request, head: head, body: sink.body), error: error)
                 throw secrets.redact(error)
             }
         }
@@ -183,6 +183,8 @@ public struct HotelClient: Sendable {
             capture(SessionValues.captured(in: page.headerValues), into: &current)
             state = current
         }
+        // Recorded once the reply's new secrets are known, so they are redacted too.
+        record(context, exchange, error: nil)
         page.headerValues = SessionValues.withoutSession(page.headerValues)
         return (page, state)
     }
@@ -192,27 +194,28 @@ public struct HotelClient: Sendable {
                                      context: String) async throws -> [String: String] {
         let captures = profile.session?.capture ?? [:]
         let current = session
-        let values = try await configuration.retry.run(logger: configuration.logger, context: context, isRetryable: isRetryable) {
+        let (values, exchange) = try await configuration.retry.run(logger: configuration.logger, context: context, isRetryable: isRetryable) {
             let request = try requests.request(call, session: current)
             let (head, body) = try await configuration.transport.data(for: request)
-            record(context, request, head: head, body: body, error: nil)
+            let exchange = Exchange(request: request, head: head, body: body)
             let reader = try SOAPResponseReader(limits: configuration.limits, envelope: profile.envelope) { names in
                 SessionReplyReader(captures: captures, names: names)
             }
             do {
                 try reader.feed(body)
                 try reader.finish()
-            } catch let fault as SOAPFault {
-                throw secrets.redact(fault)
-            } catch where !(200..<300).contains(head.status) {
+                guard (200..<300).contains(head.status) else { throw TransportError.httpStatus(head.status, snippet: "") }
+            } catch {
+                record(context, exchange, error: error)
+                if error is SOAPFault || (200..<300).contains(head.status) { throw secrets.redact(error) }
                 throw TransportError.httpStatus(head.status, snippet: secrets.redact(String(decoding: body.prefix(160), as: UTF8.self)))
             }
-            guard (200..<300).contains(head.status) else { throw TransportError.httpStatus(head.status, snippet: "") }
-            return reader.body.values
+            return (reader.body.values, exchange)
         }
         session.calls += 1
         session.isStarted = true
         capture(values, into: &session)
+        record(context, exchange, error: nil)
         return values
     }
 
@@ -224,9 +227,17 @@ public struct HotelClient: Sendable {
         }
     }
 
-    private func record(_ context: String, _ request: HTTPRequest, head: HTTPResponseHead?, body: [UInt8], error: (any Error)?) {
+    /// A request and what came back, for the ``ExchangeLog``.
+    private struct Exchange: Sendable {
+        var request: HTTPRequest
+        var head: HTTPResponseHead?
+        var body: [UInt8]
+    }
+
+    private func record(_ context: String, _ exchange: Exchange, error: (any Error)?) {
         guard let log = configuration.exchangeLog else { return }
-        log.record(RecordedExchange(call: context, request: request, responseHead: head, responseBody: body, error: error, secrets: secrets))
+        log.record(RecordedExchange(call: context, request: exchange.request, responseHead: exchange.head, responseBody: exchange.body,
+                                    error: error, secrets: secrets))
     }
 
     /// Whether a failed page is worth asking for again: the network, or a

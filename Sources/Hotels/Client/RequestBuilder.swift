@@ -171,9 +171,10 @@ public struct RequestBuilder: Sendable {
         case .text:
             passwordText = password
         case .digest, .digestOfSHA1:
+            // Not registered: a new digest each request would grow the redactor
+            // without end; ``SecretRedactor`` masks every Password element instead.
             passwordText = Self.passwordDigest(nonce: nonce, created: options.created ? created : "", password: password,
                                                hashingPassword: options.passwordForm == .digestOfSHA1)
-            secrets.add(passwordText)
         }
         secrets.add(password)
         return Self.securityHeader(options, username: options.username.render(values) { $0 }, password: passwordText, nonce: nonce,

@@ -51,6 +51,12 @@ public struct CredentialsError: Error, Sendable, Equatable, CustomStringConverti
 public struct MissingCredentialsError: Error, Sendable, Equatable, CustomStringConvertible {
     public var profile: String
     public var names: [String]
+
+    public init(profile: String, names: [String]) {
+        self.profile = profile
+        self.names = names
+    }
+
     public var description: String {
         "profile \(profile) needs " + names.map { "{env:\($0)}" }.joined(separator: ", ")
             + ": export " + names.map { "\($0)=…" }.joined(separator: " ") + ", or put them in a --credentials file"
@@ -85,10 +91,17 @@ public final class SecretRedactor: Sendable {
 
     public var isEmpty: Bool { secrets.withLock { $0.isEmpty } }
 
-    /// `text` with every secret replaced by ``mask``.
+    /// `text` with every secret replaced by ``mask``, and the content of
+    /// every WS-Security `Password` element, whatever it holds (a digest is
+    /// made anew for each request, so it is never in the list).
     public func redact(_ text: String) -> String {
         let list = secrets.withLock { $0 }
         var result = text
+        if text.contains(":Password") || text.contains("<Password") {
+            // `<wsse:Password Type="…">…</wsse:Password>`: the opening tag, the content, the closing tag.
+            let element = /(<(?:[\w.-]+:)?Password\b[^>]*>)([^<]*)(<\/(?:[\w.-]+:)?Password>)/
+            result = text.replacing(element) { match in match.1 + Self.mask + match.3 }
+        }
         for secret in list where result.contains(secret) {
             result = result.replacingOccurrences(of: secret, with: Self.mask)
         }
@@ -97,13 +110,11 @@ public final class SecretRedactor: Sendable {
 
     /// The same for bytes; bytes that are not UTF-8 are redacted as decoded with replacements.
     public func redact(_ bytes: [UInt8]) -> [UInt8] {
-        guard !isEmpty else { return bytes }
         return Array(redact(String(decoding: bytes, as: UTF8.self)).utf8)
     }
 
     /// An error with every secret in its text redacted, of the same type where HotelKit knows it.
     public func redact(_ error: any Error) -> any Error {
-        guard !isEmpty else { return error }
         switch error {
         case var fault as SOAPFault:
             fault.reasons = fault.reasons.map { SOAPFault.Reason(text: redact($0.text), language: $0.language) }

@@ -105,6 +105,8 @@ private struct ProfileDocument: Decodable {
     var security: Strict<SecurityDocument>?
     var addressing: Strict<AddressingDocument>?
     var session: Strict<SessionDocument>?
+    /// What a user must supply or check, for people only: a string or a list of them.
+    var notes: [String]?
 
     struct PagingDocument: Decodable {
         var style: String
@@ -175,7 +177,7 @@ private struct ProfileDocument: Decodable {
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case name, envelope, soapVersion, soapAction, body, record, fields, error, coordinateScale, transientFaults, header, paging
-        case http, soapHeader, security, addressing, session
+        case http, soapHeader, security, addressing, session, notes
     }
 
     init(from decoder: any Decoder) throws {
@@ -198,6 +200,11 @@ private struct ProfileDocument: Decodable {
         security = try container.decodeIfPresent(Strict<SecurityDocument>.self, forKey: .security)
         addressing = try container.decodeIfPresent(Strict<AddressingDocument>.self, forKey: .addressing)
         session = try container.decodeIfPresent(Strict<SessionDocument>.self, forKey: .session)
+        if let note = try? container.decodeIfPresent(String.self, forKey: .notes) {
+            notes = [note]
+        } else {
+            notes = try container.decodeIfPresent([String].self, forKey: .notes)
+        }
     }
 
     static func describe(_ type: Any.Type) -> String {
@@ -303,6 +310,7 @@ private struct ProfileDocument: Decodable {
             endMarker: endMarker, header: headerPaths
         )
         profile.cursorAttributes = try cursorAttributes(paging)
+        profile.notes = notes ?? []
         try requestSide(&profile)
         try profile.checkPlaceholders()
         return profile

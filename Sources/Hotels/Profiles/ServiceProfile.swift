@@ -64,6 +64,8 @@ public struct ServiceProfile: Sendable, Equatable {
     public var addressing: AddressingOptions?
     /// A stateful service's session.
     public var session: SessionOptions?
+    /// The profile's notes for people: what it needs from the user, what was guessed.
+    public var notes: [String] = []
 
     /// How "load more" asks for the next page.
     public enum Paging: Sendable, Equatable {
