@@ -76,7 +76,7 @@ let package = Package(
             name: "SampleService",
             dependencies: [
                 "SOAP", "Imaging", "Simulation",
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .executableTarget(

@@ -29,6 +29,10 @@ public final class VendorEmulator: Sendable {
     public let pageSize: Int
     /// A session's token stops working after this many calls: the client must log in again.
     public let expireAfterCalls: Int?
+    /// The request (counted from 1) left unanswered until the client hangs up.
+    public let stallRequest: Int?
+    /// Signalled when the stalled request has arrived.
+    public let stalled = DispatchSemaphore(value: 0)
     private let server: ScriptedHTTPServer
     private let state = Mutex(State())
 
@@ -53,15 +57,26 @@ public final class VendorEmulator: Sendable {
     }
 
     public init(_ style: Style, credentials: [String: String], hotels: Int = 23, pageSize: Int = 10,
-                expireAfterCalls: Int? = nil) throws {
+                expireAfterCalls: Int? = nil, stallRequest: Int? = nil) throws {
         self.style = style
         self.credentials = credentials
         self.hotels = hotels
         self.pageSize = pageSize
         self.expireAfterCalls = expireAfterCalls
+        self.stallRequest = stallRequest
         let box = Mutex<VendorEmulator?>(nil)
+        let count = Mutex(0)
         server = try ScriptedHTTPServer { request, connection in
             guard let emulator = box.withLock({ $0 }) else { return connection.respond(status: 503, body: []) }
+            let number = count.withLock { count in
+                count += 1
+                return count
+            }
+            if number == emulator.stallRequest {
+                emulator.stalled.signal()
+                _ = connection.waitForClientClose(seconds: 30)
+                return
+            }
             let reply = emulator.answer(request)
             connection.respond(status: reply.status, headers: reply.headers, body: reply.body)
         }
