@@ -138,7 +138,8 @@ public struct RequestBuilder: Sendable {
     /// A header's value: no XML escaping, and no line break that would start another header.
     private func headerValue(_ template: RequestTemplate, _ values: RequestValues, key: String) throws -> String {
         let value = template.render(values) { $0 }
-        guard !value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+        // Scalars, not Characters: "\r\n" is one Character, equal to neither "\r" nor "\n".
+        guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
             throw RequestBuildError(key: key, reason: "has a line break in its value, which HTTP headers cannot carry")
         }
         return value
