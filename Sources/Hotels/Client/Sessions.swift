@@ -37,7 +37,7 @@ public struct SessionState: Sendable, Equatable {
 }
 
 /// How session values travel in a parsed page's header values.
-public enum SessionValues {
+enum SessionValues {
     static let prefix = "session."
 
     static func headerKey(_ name: String) -> String { prefix + name }
