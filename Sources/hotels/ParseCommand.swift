@@ -80,8 +80,11 @@ struct ParseCommand: ParsableCommand {
         Diagnostics.note("\(file): \(summary.records) records, \(summary.skipped) skipped, \(summary.warnings) warnings")
         Diagnostics.note("\(file): paging: " + summary.pagingState(profile.paging, endMarker: profile.endMarker))
         for (name, value) in summary.headerValues.sorted(by: { $0.key < $1.key }) {
-            Diagnostics.note("\(file): header \(name): " + (Self.looksSecret(name, profile.header[name]?.description ?? "")
-                ? "(hidden, \(value.count) characters)" : "“\(value)”"))
+            // A session's captured values are secrets unless the profile calls them public.
+            let secret = name.hasPrefix("session.")
+                ? profile.session?.publicValues.contains(String(name.dropFirst("session.".count))) != true
+                : Self.looksSecret(name, profile.header[name]?.description ?? "")
+            Diagnostics.note("\(file): header \(name): " + (secret ? "(hidden, \(value.count) characters)" : "“\(value)”"))
         }
         for name in profile.header.keys.sorted() where summary.headerValues[name] == nil {
             Diagnostics.note("\(file): header \(name): absent")

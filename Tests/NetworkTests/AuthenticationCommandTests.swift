@@ -73,6 +73,37 @@ struct AuthenticationCommandTests {
         #expect(response.hasPrefix("HTTP 200\n") && response.contains("QueryHotelsResponse"))
     }
 
+    @Test("parse --summary shows a session's public values and hides the others")
+    func summaryHidesSessionSecrets() throws {
+        let result = try HotelsProcess.run(["parse", "--summary", "--profile", "Samples/Profiles/amadeus-style.json",
+                                            "Samples/Real/amadeus/OTA_HotelAvailRS-multisingle-mty-tst.xml"])
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("header session.sequence: “1”") && result.stderr.contains("header session.token: (hidden"))
+        #expect(!result.stderr.contains("SESSION0011") && !result.stderr.contains("SECURITYTOKEN0021"))
+    }
+
+    @Test("--json and stderr: a fault that echoes the session token shows it redacted")
+    func jsonSummaryRedacted() throws {
+        let emulator = try VendorEmulator(.sabre, credentials: vendorCredentials, expireAfterCalls: 2)
+        defer { emulator.stop() }
+        // The profile without its expiry rule: the expired-token fault, which echoes the token, is the outcome.
+        var document = try JSONSerialization.jsonObject(with: Data(contentsOf: Samples.url("Profiles/sabre-style.json"))) as? [String: Any] ?? [:]
+        var session = document["session"] as? [String: Any] ?? [:]
+        session["expired"] = nil
+        document["session"] = session
+        let profile = temporaryPath("sabre-no-expiry.json")
+        try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: profile))
+        let result = try HotelsProcess.run(["fetch", "--profile", profile, "--endpoint", emulator.url, "--city", "PAR", "--json",
+                                            "--out", temporaryPath("redacted-out"), "--cache", temporaryPath("redacted-cache")],
+                                           environment: vendorCredentials)
+        #expect(result.status == 77)
+        #expect(result.stdout.contains("Invalid or Expired binary security token: ‹redacted›"), "\(result.stdout)")
+        for output in [result.stdout, result.stderr] {
+            #expect(!output.contains("IceSess") && !output.contains("sabre-WS-pass"))
+        }
+        #expect(Array(emulator.log.prefix(3)) == ["login s1", "page PAR 1 s1", "expired s1"])
+    }
+
     @Test("Ctrl-C during a session: the fetch stops, stores what it has, logs the session out, and exits 130")
     func interruptLogsOut() throws {
         // Request 1 logs in, request 2 is page 1, request 3 (page 2) hangs until the client gives up.
