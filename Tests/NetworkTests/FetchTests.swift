@@ -21,6 +21,17 @@ struct PagerTests {
         #expect(pager.end == .shortPage && pager.nextRequest(city: "X") == nil)
     }
 
+    @Test("a checkpoint keeps the latest 100 cursors, in order: its size does not grow with the list")
+    func checkpointKeepsRecentCursors() throws {
+        var pager = Pager(paging: .cursor(.field(.addtime)), pageSize: 1)
+        for number in 1...250 { pager.received(page(["h\(number)"], next: "c\(number)")) }
+        let checkpoint = pager.checkpoint
+        #expect(checkpoint.usedCursors == (151...250).map { "c\($0)" })
+        var resumed = Pager(paging: .cursor(.field(.addtime)), pageSize: 1, resuming: checkpoint)
+        resumed.received(page(["h251"], next: "c200"))
+        #expect(resumed.end == .repeatedCursor)
+    }
+
     @Test("cursor paging sends each token once and ends on a repeat, no token, or the end marker")
     func cursors() {
         var pager = Pager(paging: .cursor(.field(.addtime)), pageSize: 2)

@@ -31,6 +31,11 @@ public struct Pager: Sendable, Equatable {
     private var nextCursor: String?
     private var nextCursorAttributes: [String: String] = [:]
     private var usedCursors: Set<String> = []
+    /// The latest cursors, oldest first: what a checkpoint keeps of `usedCursors`.
+    private var recentCursors: [String] = []
+    /// A checkpoint is rewritten with every page; with every cursor in it,
+    /// a list of N pages would write N²/2 of them.
+    public static let cursorsKept = 100
     /// The hashes of the codes this pager has seen, for the loop guard; not
     /// part of the checkpoint, so a resumed run guards from its own first page
     /// on. Hashes, not codes: a set of 100,000 strings costs more to grow than
@@ -54,6 +59,7 @@ public struct Pager: Sendable, Equatable {
         public var nextCursor: String?
         /// The attributes that travel with the cursor; nil when there are none.
         public var nextCursorAttributes: [String: String]?
+        /// The latest cursors used, oldest first (at most ``Pager/cursorsKept``).
         public var usedCursors: [String]
         /// The list's real end; `pageLimit` is not kept, so a later run goes on.
         public var end: End?
@@ -72,7 +78,7 @@ public struct Pager: Sendable, Equatable {
     public var checkpoint: Checkpoint {
         Checkpoint(pagesReceived: pagesRequested, nextPage: nextPage, nextCursor: nextCursor,
                    nextCursorAttributes: nextCursorAttributes.isEmpty ? nil : nextCursorAttributes,
-                   usedCursors: usedCursors.sorted(), end: end == .pageLimit ? nil : end)
+                   usedCursors: recentCursors, end: end == .pageLimit ? nil : end)
     }
 
     /// Resumes where `checkpoint` stopped: the next request is the page after it.
@@ -82,7 +88,8 @@ public struct Pager: Sendable, Equatable {
         nextPage = checkpoint.nextPage
         nextCursor = checkpoint.nextCursor
         nextCursorAttributes = checkpoint.nextCursorAttributes ?? [:]
-        usedCursors = Set(checkpoint.usedCursors)
+        recentCursors = Array(checkpoint.usedCursors.suffix(Self.cursorsKept))
+        usedCursors = Set(recentCursors)
         end = checkpoint.end
     }
 
@@ -123,6 +130,8 @@ public struct Pager: Sendable, Equatable {
                     end = .repeatedCursor
                 } else {
                     usedCursors.insert(cursor)
+                    recentCursors.append(cursor)
+                    if recentCursors.count > Self.cursorsKept { recentCursors.removeFirst() }
                     nextCursor = cursor
                     nextCursorAttributes = page.nextCursorAttributes
                 }
