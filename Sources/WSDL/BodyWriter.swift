@@ -57,7 +57,7 @@ struct BodyWriter {
             for child in shape.children {
                 let childPath = "\(path)/\(child.name)"
                 if let choice = child.choice, chosen[choice.group] != choice.branch { continue }
-                if child.children.isEmpty {
+                if child.children.isEmpty && child.attributes.isEmpty {
                     if let value = value(name: child.name, type: child.type, enumeration: child.enumeration,
                                          required: child.minOccurs > 0, path: childPath) {
                         content += "<\(qualified(child))>\(value)</\(qualified(child))>"

@@ -143,7 +143,7 @@ public struct ProfileDrafter: Sendable {
         } else {
             document.append(("record", .string("REPLACE_ME")))
             document.append(("fields", .object([("code", .string("REPLACE_ME"))])))
-            notes.append("record and fields: nothing in the response " + (output?.isOpen == true ? "schema (it says anyType) " : "")
+            notes.append("record and fields: nothing in the response " + (output.map(Self.isOpen) == true ? "schema (it says anyType) " : "")
                 + "repeats with a code; run again with --sample RESPONSE.xml, or set them by hand")
         }
         document.insert(("notes", .array(notes.map(JSONText.string))), at: 1)
@@ -157,6 +157,11 @@ public struct ProfileDrafter: Sendable {
             throw WSDLError.unresolved(what: "a loadable profile (\(error.reason))", in: "operation \(operation.name)")
         }
         return ProfileDraft(json: json, profile: profile, endpoint: endpoint)
+    }
+
+    /// Whether the schema leaves any part of the shape unsaid (anyType, xs:any).
+    static func isOpen(_ shape: ElementShape) -> Bool {
+        shape.isOpen || shape.children.contains(where: isOpen)
     }
 
     static func profileName(service: String, operation: String) -> String {

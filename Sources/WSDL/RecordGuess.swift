@@ -30,6 +30,12 @@ struct RecordGuess {
         }?.element
     }
 
+    /// A code is also any identifier-like name (`customerId`, `PropertyKey`), after the known names.
+    private static func fallbackRank(_ field: String, _ folded: String) -> Int? {
+        guard field == "code", ["id", "code", "key"].contains(where: folded.hasSuffix) else { return nil }
+        return NameGuesses.fieldNames.count + 100
+    }
+
     /// The fields found under a record candidate; nil without a code.
     private static func fields(of record: ElementShape) -> RecordGuess? {
         // Every value under the record, to three levels, not inside a repeating child (a list of its own).
@@ -52,7 +58,7 @@ struct RecordGuess {
             var best: (rank: Int, depth: Int, path: String, name: String, shape: ElementShape?)?
             for value in values {
                 let folded = NameGuesses.fold(value.name)
-                guard let rank = names.firstIndex(of: folded) else { continue }
+                guard let rank = names.firstIndex(of: folded) ?? fallbackRank(field, folded) else { continue }
                 // A bare `url` is a picture only under an image-like element.
                 if field == "logoURL", ["url", "uri"].contains(folded), !value.inImage { continue }
                 // A value with children is not a code, a name or a coordinate; an address may be one (its parts are joined).
