@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "Scheduling", targets: ["Scheduling"]),
         .library(name: "Logos", targets: ["Logos"]),
         .library(name: "OfflineStore", targets: ["OfflineStore"]),
+        .library(name: "WSDL", targets: ["WSDL"]),
         .executable(name: "hotels", targets: ["hotels"]),
     ],
     dependencies: [
@@ -49,6 +50,8 @@ let package = Package(
         .target(name: "HTTP", dependencies: ["CCurl", logging]),
         .target(name: "SOAP", dependencies: ["CLibXML2", "HTTP"]),
         .target(name: "Hotels", dependencies: ["SOAP", "HTTP", logging, .product(name: "Crypto", package: "swift-crypto")]),
+        // From a vendor's WSDL to a profile: loads the set, reads it, guesses a profile.
+        .target(name: "WSDL", dependencies: ["SOAP", "HTTP", "Hotels"]),
         .target(
             name: "Imaging",
             dependencies: [
@@ -82,7 +85,7 @@ let package = Package(
         .executableTarget(
             name: "hotels",
             dependencies: [
-                "HTTP", "Hotels", "Imaging", "Scheduling", "Logos", "OfflineStore", "Simulation", "SampleService", logging,
+                "HTTP", "Hotels", "Imaging", "Scheduling", "Logos", "OfflineStore", "Simulation", "SampleService", "WSDL", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -103,6 +106,7 @@ let package = Package(
             name: "OfflineStoreTests",
             dependencies: ["OfflineStore", "Hotels", "HTTP", "Imaging", "Logos", "TestSupport", "hotels", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        .testTarget(name: "WSDLTests", dependencies: ["WSDL", "Hotels", "HTTP", "SOAP", "TestSupport", "hotels"]),
         .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "Logos", "Imaging", "HTTP", "Simulation", "TestSupport", "hotels"]),
     ],
     swiftLanguageModes: [.v6]

@@ -123,29 +123,42 @@ extension ParseSummary {
     /// Where paging stands after this response, and why it would stop:
     /// what `hotels parse --summary` shows, so a profile's paging can be checked by hand.
     public func pagingState(_ paging: ServiceProfile.Paging, endMarker: DocumentPath? = nil) -> String {
-        switch paging {
-        case .none:
-            return "none: a one-shot operation, this response is the whole answer"
-        case .page:
-            return "numbered pages: \(records) records here; a page with fewer records than were asked for is the last"
-        case .flag(let path):
-            let more = flagSaysMore(moreFlag)
-            return "more flag \(path): " + (moreFlag.map { "“\($0)”" } ?? "absent")
-                + (more ? ": more pages follow" : ": this is the last page")
-        case .cursor(let source):
-            let from = switch source {
-            case .document(let path): path.description
-            case .field(let field): "field:\(field.rawValue)"
-            case .header(let name): "header:\(name)"
-            }
-            guard let next = nextCursor, records > 0 else { return "cursor \(from): none, so this is the last page" }
-            var state = "cursor \(from): “\(next)”"
-            if let endMarker {
-                state += "; end marker \(endMarker): " + (lastCursor.map { "“\($0)”" } ?? "absent")
-                if lastCursor == next { return state + ": this is the last page" }
-            }
-            return state + ": the next page asks for it"
+        describePaging(paging, endMarker: endMarker, records: records, nextCursor: nextCursor, lastCursor: lastCursor, moreFlag: moreFlag)
+    }
+}
+
+extension HotelPage {
+    /// Where paging stands after this page, and why it would stop: what
+    /// `hotels call` shows, in the words of `hotels parse --summary`.
+    public func pagingState(_ paging: ServiceProfile.Paging, endMarker: DocumentPath? = nil) -> String {
+        describePaging(paging, endMarker: endMarker, records: hotels.count, nextCursor: nextCursor, lastCursor: lastCursor, moreFlag: moreFlag)
+    }
+}
+
+private func describePaging(_ paging: ServiceProfile.Paging, endMarker: DocumentPath?, records: Int, nextCursor: String?,
+                            lastCursor: String?, moreFlag: String?) -> String {
+    switch paging {
+    case .none:
+        return "none: a one-shot operation, this response is the whole answer"
+    case .page:
+        return "numbered pages: \(records) records here; a page with fewer records than were asked for is the last"
+    case .flag(let path):
+        let more = flagSaysMore(moreFlag)
+        return "more flag \(path): " + (moreFlag.map { "“\($0)”" } ?? "absent")
+            + (more ? ": more pages follow" : ": this is the last page")
+    case .cursor(let source):
+        let from = switch source {
+        case .document(let path): path.description
+        case .field(let field): "field:\(field.rawValue)"
+        case .header(let name): "header:\(name)"
         }
+        guard let next = nextCursor, records > 0 else { return "cursor \(from): none, so this is the last page" }
+        var state = "cursor \(from): “\(next)”"
+        if let endMarker {
+            state += "; end marker \(endMarker): " + (lastCursor.map { "“\($0)”" } ?? "absent")
+            if lastCursor == next { return state + ": this is the last page" }
+        }
+        return state + ": the next page asks for it"
     }
 }
 
