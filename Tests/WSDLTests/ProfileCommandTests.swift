@@ -44,6 +44,45 @@ struct ProfileCommandTests {
         #expect(documents.compactMap { $0["origin"] as? String } == ["cache"])
     }
 
+    /// A real WSDL of `Samples/Real/wsdl`, each binding's operations as the document lists them, and one to draft a profile for.
+    struct RealWSDL: Sendable, CustomTestStringConvertible {
+        var path: String
+        var bindings: [String: [String]]
+        var operation: String
+        var testDescription: String { path }
+    }
+
+    static let realWSDLs = [
+        RealWSDL(path: "cxf/CustomerService.wsdl", bindings: ["CustomerServiceServiceSoapBinding": ["updateCustomer", "getCustomersByName"]],
+                 operation: "getCustomersByName"),
+        RealWSDL(path: "asmx/SecurityService.wsdl", bindings: ["SecurityServiceSoap": ["AppLogin", "AppLoginOut", "AppModifyPw"]],
+                 operation: "AppLogin"),
+        RealWSDL(path: "asmx/CurrencyConverterWS.wsdl", bindings: ["TestService": ["ConvertCurrency"], "TestService1": ["ConvertCurrency"]],
+                 operation: "ConvertCurrency"),
+    ]
+
+    @Test("on each real WSDL, inspect --json lists every binding's operations, and init writes a profile that check loads", arguments: realWSDLs)
+    func realWSDL(_ wsdl: RealWSDL) throws {
+        let file = Samples.url("Real/wsdl/\(wsdl.path)").path
+        let inspect = try HotelsProcess.run(["profile", "inspect", file, "--offline", "--json"])
+        #expect(inspect.status == 0, "\(inspect.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as? [String: Any])
+        let bindings = try #require(json["bindings"] as? [[String: Any]])
+        var listed: [String: [String]] = [:]
+        for binding in bindings {
+            let name = try #require(binding["name"] as? String)
+            listed[name] = (binding["operations"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        }
+        #expect(listed == wsdl.bindings)
+
+        let folder = try DocumentFolder()
+        let profile = folder.path("drafted.json")
+        let initRun = try HotelsProcess.run(["profile", "init", "--wsdl", file, "--operation", wsdl.operation, "--out", profile, "--offline"])
+        #expect(initRun.status == 0, "\(initRun.stderr)")
+        let check = try HotelsProcess.run(["profile", "check", profile])
+        #expect(check.status == 0, "\(check.stderr)")
+    }
+
     @Test("refusals carry their exit status and hint: a foreign host 65, a missing file 66, an unknown operation 64")
     func refusals() throws {
         let folder = try DocumentFolder()

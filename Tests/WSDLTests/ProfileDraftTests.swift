@@ -46,6 +46,25 @@ struct ProfileDraftTests {
         #expect(login.profile.credentialNames == ["SECURITYSERVICE_USERNAME", "SECURITYSERVICE_PASSWORD"])
     }
 
+    @Test("a .NET ASMX service with SOAP 1.1 and 1.2 bindings (a car-rental currency converter): the header on each, a profile per version")
+    func asmxBothBindings() async throws {
+        let description = try await real("asmx/CurrencyConverterWS.wsdl")
+        #expect(description.bindings.map(\.soapVersion) == [.v1_1, .v1_2])
+        for version in [SOAPVersion.v1_1, .v1_2] {
+            let operation = try description.operation(named: "ConvertCurrency", version: version)
+            #expect(operation.binding == (version == .v1_1 ? "TestService" : "TestService1"))
+            #expect(operation.soapAction == "http://tempuri.org/ConvertCurrency")
+            #expect(operation.inputHeaders == [QualifiedName(namespace: "http://tempuri.org/", name: "UserCredentials")])
+            let draft = try ProfileDrafter(description: description).draft(operation: "ConvertCurrency", version: version)
+            #expect(draft.profile.soapVersion == version)
+            #expect(draft.endpoint == "https://currencyconvertercarrental.azurewebsites.net/CurrencyConverterWS.asmx")
+            #expect(draft.profile.soapHeader?.text.contains("UserCredentials") == true)
+            // The one required child, a decimal, filled; the optional currency codes left out and listed.
+            #expect(draft.profile.body.text == #"<n1:ConvertCurrency xmlns:n1="http://tempuri.org/"><n1:amount>1</n1:amount></n1:ConvertCurrency>"#)
+            #expect(draft.profile.notes.contains { $0.contains("optional, left out: from, to") })
+        }
+    }
+
     @Test("an OpenTravel WSDL whose schemas live on opentravel.org: the import is refused by host, then named as not cached")
     func openTravelRemoteSchemas() async throws {
         var options = WSDLLoader.Options(cacheFolder: nil)
