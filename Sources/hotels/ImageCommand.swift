@@ -36,8 +36,8 @@ struct ImageCommand: ParsableCommand {
     @Option(help: "Refuse images with more pixels than this.")
     var maxPixels = ImageLimits().maxPixels
 
-    @Option(help: "Refuse files larger than this many bytes.")
-    var maxInput = ImageLimits().maxInputBytes
+    @Option(help: "Refuse files larger than this many bytes (default: no limit; files are streamed, and --max-pixels bounds memory).")
+    var maxInput: Int?
 
     @Flag(help: "Print the batch summary as JSON.")
     var json = false
@@ -73,10 +73,7 @@ struct ImageCommand: ParsableCommand {
     }
 
     private func convert(_ input: String, to output: String, pipeline: ImagePipeline) throws -> ImagePipeline.Output {
-        guard let data = FileManager.default.contents(atPath: input) else {
-            throw OpenError(path: input, errorNumber: errno)
-        }
-        let result = try pipeline.process([UInt8](data))
+        let result = try pipeline.process(.file(path: input))
         try Data(result.encoded).write(to: URL(fileURLWithPath: output), options: .atomic)
         return result
     }

@@ -86,6 +86,8 @@ enum Diagnostics {
             case .unreadable: return (.noInput, nil)
             case .invalid: return (.config, "see README.md, “Service profiles”, for the format")
             }
+        case ImageError.unreadable:
+            return (.noInput, nil)
         case is ImageError:
             return (.dataError, nil)
         case let error as TransportError:
