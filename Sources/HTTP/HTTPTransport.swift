@@ -1,6 +1,6 @@
 import CCurl
 import Foundation
-import Synchronization
+import Locking
 
 /// HTTP through libcurl: keep-alive connections reused from a pool,
 /// HTTP/1.1 and HTTP/2, gzip and deflate, bounded redirects over http(s)
@@ -11,7 +11,7 @@ import Synchronization
 /// closes the connection, so the server sees it go.
 public final class HTTPTransport: HTTPClient {
     public let configuration: TransportConfiguration
-    private let pool = Mutex<[CurlSession]>([])
+    private let pool = PosixMutex<[CurlSession]>([])
 
     public init(configuration: TransportConfiguration = TransportConfiguration()) {
         curlIsReady.assertReady()
@@ -193,7 +193,7 @@ private final class CancellationSignal: Sendable {
         var multi: UInt?
     }
 
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
 
     var isCancelled: Bool { state.withLock { $0.cancelled } }
 

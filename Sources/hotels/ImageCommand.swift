@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Imaging
+import Locking
 import Synchronization
 
 struct ImageCommand: ParsableCommand {
@@ -83,7 +84,7 @@ struct ImageCommand: ParsableCommand {
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         let started = Date()
         let next = Atomic<Int>(0)
-        let failures = Mutex<[(String, String)]>([])
+        let failures = PosixMutex<[(String, String)]>([])
         let progress = ProgressLine(total: names.count, label: "images", quiet: json)
         // Each worker takes the next file until none is left.
         DispatchQueue.concurrentPerform(iterations: min(jobs, max(1, names.count))) { _ in
