@@ -244,11 +244,11 @@ private final class Transfer {
 /// see it, so it reported the sink's writes (`PageSink.receive`) and the
 /// caller's reads (`PageSink.page`) as a race. The outcome goes through a
 /// pthread mutex, which it sees: finished before resuming, taken after.
-private final class SinkHandoff<Sink: HTTPBodySink>: @unchecked Sendable {
-    let sink: Sink
+private final class SinkHandoff: @unchecked Sendable {
+    let sink: any HTTPBodySink
     private let result = PosixMutex<Result<HTTPResponseHead, any Error>?>(nil)
 
-    init(_ sink: Sink) { self.sink = sink }
+    init(_ sink: any HTTPBodySink) { self.sink = sink }
 
     func finish(_ outcome: Result<HTTPResponseHead, any Error>) {
         result.withLock { $0 = outcome }
