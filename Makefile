@@ -1,7 +1,7 @@
 # HotelKit: the two commands a fresh machine needs are `make demo` and `make test`.
 SWIFT ?= swift
 
-.PHONY: deps build test demo sanitize clean
+.PHONY: deps build test demo sanitize fuzz clean
 
 deps:
 	@scripts/ensure-deps
@@ -24,5 +24,10 @@ sanitize: deps
 	@python3 -c "import zeep" 2>/dev/null || python3 -m pip install -q zeep
 	scripts/sanitize
 
+# Hardening: every libFuzzer target for FUZZ_SECONDS each (scripts/fuzz TARGET SECONDS runs one).
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	scripts/fuzz all $(FUZZ_SECONDS)
+
 clean:
-	rm -rf .build .build-tsan .build-asan
+	rm -rf .build .build-tsan .build-asan .build-fuzz
