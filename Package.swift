@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "Scheduling", targets: ["Scheduling"]),
         .library(name: "Logos", targets: ["Logos"]),
         .library(name: "OfflineStore", targets: ["OfflineStore"]),
+        .library(name: "WSDL", targets: ["WSDL"]),
         .executable(name: "hotels", targets: ["hotels"]),
     ],
     dependencies: [
@@ -50,7 +51,9 @@ let package = Package(
         // pipeline); OfflineStore (the list flow) on Hotels. Nothing points back.
         .target(name: "HTTP", dependencies: ["CCurl", "Locking", logging]),
         .target(name: "SOAP", dependencies: ["CLibXML2", "HTTP"]),
-        .target(name: "Hotels", dependencies: ["SOAP", "HTTP", logging]),
+        .target(name: "Hotels", dependencies: ["SOAP", "HTTP", "Locking", logging, .product(name: "Crypto", package: "swift-crypto")]),
+        // From a vendor's WSDL to a profile: loads the set, reads it, guesses a profile.
+        .target(name: "WSDL", dependencies: ["SOAP", "HTTP", "Hotels"]),
         .target(
             name: "Imaging",
             dependencies: [
@@ -78,13 +81,13 @@ let package = Package(
             name: "SampleService",
             dependencies: [
                 "SOAP", "Imaging", "Locking", "Simulation",
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .executableTarget(
             name: "hotels",
             dependencies: [
-                "HTTP", "Hotels", "Imaging", "Locking", "Scheduling", "Logos", "OfflineStore", "Simulation", "SampleService", logging,
+                "HTTP", "Hotels", "Imaging", "Locking", "Scheduling", "Logos", "OfflineStore", "Simulation", "SampleService", "WSDL", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -94,7 +97,8 @@ let package = Package(
         .executableTarget(name: "ParseResponse", dependencies: ["Hotels"], path: "Examples/ParseResponse"),
         .executableTarget(name: "Thumbnail", dependencies: ["Logos", "Imaging"], path: "Examples/Thumbnail"),
 
-        .target(name: "TestSupport", dependencies: ["HTTP", "Locking", "Logos", logging], path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: ["HTTP", "Locking", "Logos", logging, .product(name: "Crypto", package: "swift-crypto")],
+                path: "Tests/Support"),
         .testTarget(name: "SOAPTests", dependencies: ["SOAP", "TestSupport"]),
         .testTarget(name: "NetworkTests", dependencies: ["HTTP", "Locking", "SOAP", "Hotels", "TestSupport", "hotels"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport", "hotels"]),
@@ -104,6 +108,7 @@ let package = Package(
             name: "OfflineStoreTests",
             dependencies: ["OfflineStore", "Hotels", "HTTP", "Imaging", "Logos", "TestSupport", "hotels", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        .testTarget(name: "WSDLTests", dependencies: ["WSDL", "Hotels", "HTTP", "SOAP", "TestSupport", "hotels"]),
         .testTarget(name: "SchedulingTests", dependencies: ["Locking", "Scheduling", "Logos", "Imaging", "HTTP", "Simulation", "TestSupport", "hotels"]),
     ],
     swiftLanguageModes: [.v6]

@@ -15,10 +15,20 @@ struct SampleFault: Error {
     /// A temporary failure: `Server.Busy` in SOAP 1.1, `Receiver` with the
     /// subcode `h:Busy` in SOAP 1.2, which the `sample` profile calls transient.
     var busy = false
+    /// A WS-Security fault's local name (`FailedAuthentication`): the SOAP 1.1
+    /// faultcode, or the SOAP 1.2 subcode of Sender.
+    var security: String?
+
+    static func security(_ code: String, _ reason: String) -> SampleFault {
+        SampleFault(sender: true, reason: reason, security: code)
+    }
 }
 
-/// Reads `QueryHotels(city, pageSize, before?)` from a request body.
+/// Reads `QueryHotels(city, pageSize, before?)` from a request body, and
+/// the Header's UsernameToken.
 final class QueryHotelsReader: SOAPBodyHandler {
+    let security = SecurityHeaderReader()
+    var headerHandler: (any XMLEventHandler)? { security }
     private let wanted: Set<String> = ["city", "pageSize", "before"]
     private var depth = 0
     private(set) var operation: String?
@@ -51,7 +61,7 @@ final class QueryHotelsReader: SOAPBodyHandler {
 
     func bodyDidEnd() throws {}
 
-    static func parse(_ body: [UInt8]) throws(SampleFault) -> QueryHotelsRequest {
+    static func parse(_ body: [UInt8], authenticator: SampleAuthenticator? = nil) throws(SampleFault) -> QueryHotelsRequest {
         let values: [String: String]
         do {
             let reader = try SOAPResponseReader(limits: XMLReaderLimits(maxDepth: 32, maxTextLength: 4096, maxInputBytes: 1 << 20)) { _ in
@@ -63,6 +73,7 @@ final class QueryHotelsReader: SOAPBodyHandler {
                 throw SampleFault(sender: true, reason: "unknown operation \(reader.body.operation ?? "(none)"); this service has QueryHotels")
             }
             values = reader.body.values
+            try authenticator?.check(reader.body.security.token, sawSecurity: reader.body.security.sawSecurity)
         } catch let fault as SampleFault {
             throw fault
         } catch {
@@ -84,6 +95,7 @@ final class QueryHotelsReader: SOAPBodyHandler {
 /// The sample service's messages and WSDL.
 enum SampleMessages {
     static let namespace = "urn:hotelkit:sample"
+    static let wsse = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"
 
     static func response(_ hotels: ArraySlice<SampleHotel>, lastAddTime: Int64?, baseURL: String, version: SOAPVersion) -> String {
         var body = "<h:QueryHotelsResponse xmlns:h=\"\(namespace)\">"
@@ -104,11 +116,13 @@ enum SampleMessages {
         let reason = XMLEscaping.escape(fault.reason)
         switch version {
         case .v1_1:
-            let code = fault.sender ? "Client" : fault.busy ? "Server.Busy" : "Server"
+            let code = fault.security.map { "wsse:\($0)" } ?? "soap:" + (fault.sender ? "Client" : fault.busy ? "Server.Busy" : "Server")
             return SOAPEnvelope.message(version: version, body:
-                "<soap:Fault><faultcode>soap:\(code)</faultcode><faultstring>\(reason)</faultstring></soap:Fault>")
+                "<soap:Fault><faultcode\(fault.security == nil ? "" : " xmlns:wsse=\"\(wsse)\"")>\(code)</faultcode>"
+                + "<faultstring>\(reason)</faultstring></soap:Fault>")
         case .v1_2:
-            let subcode = fault.busy ? "<soap:Subcode><soap:Value xmlns:h=\"urn:hotelkit:sample\">h:Busy</soap:Value></soap:Subcode>" : ""
+            let subcode = fault.security.map { "<soap:Subcode><soap:Value xmlns:wsse=\"\(wsse)\">wsse:\($0)</soap:Value></soap:Subcode>" }
+                ?? (fault.busy ? "<soap:Subcode><soap:Value xmlns:h=\"urn:hotelkit:sample\">h:Busy</soap:Value></soap:Subcode>" : "")
             return SOAPEnvelope.message(version: version, body:
                 "<soap:Fault><soap:Code><soap:Value>soap:\(fault.sender ? "Sender" : "Receiver")</soap:Value>\(subcode)</soap:Code>"
                 + "<soap:Reason><soap:Text xml:lang=\"en\">\(reason)</soap:Text></soap:Reason></soap:Fault>")

@@ -23,6 +23,8 @@ public struct SampleServiceOptions: Sendable {
     public var logFile: String?
     /// Cache-Control max-age of logos, in seconds; 0 makes clients revalidate every time.
     public var logoMaxAge = 3600
+    /// What every SOAP request must carry; nil: nothing.
+    public var authentication: SampleAuthentication?
 
     public init() {}
 }
@@ -55,6 +57,7 @@ private final class SampleServiceState: Sendable {
     let options: SampleServiceOptions
     let catalog: SampleCatalog
     let logos: LogoGenerator
+    let authenticator: SampleAuthenticator
     private let log: PosixMutex<FileHandle?>
     /// Seeded, so a run with injected failures is the same every time.
     private let random: PosixMutex<SeededGenerator>
@@ -63,6 +66,7 @@ private final class SampleServiceState: Sendable {
         self.options = options
         catalog = SampleCatalog(seed: options.seed, count: options.hotels)
         logos = LogoGenerator(seed: options.seed)
+        authenticator = SampleAuthenticator(options.authentication)
         random = PosixMutex(SeededGenerator(seed: options.seed &+ 0x5EED))
         var handle: FileHandle?
         if let path = options.logFile {
@@ -82,6 +86,10 @@ private final class SampleServiceState: Sendable {
                 SampleFault(sender: true, reason: "Content-Type must be text/xml (SOAP 1.1) or application/soap+xml (SOAP 1.2), not “\(contentType)”"),
                 version: .v1_1), status: .unsupportedMediaType, version: .v1_1)
         }
+        if authenticator.refusesHTTP(authorization: request.headers[.authorization]) {
+            return streamed(request, status: .unauthorized, bytes: Array("Unauthorized\n".utf8),
+                            headers: [.contentType: "text/plain", .wwwAuthenticate: #"Basic realm="hotelkit-sample""#])
+        }
         if chance(options.failRate) {
             if chance(0.5) {
                 return streamed(request, status: .internalServerError, bytes: Array("Internal Server Error\n".utf8),
@@ -92,7 +100,7 @@ private final class SampleServiceState: Sendable {
         }
         let body = try await request.collectBody(upTo: 1 << 20)
         do {
-            let query = try QueryHotelsReader.parse(Array(buffer: body))
+            let query = try QueryHotelsReader.parse(Array(buffer: body), authenticator: authenticator)
             let page = catalog.page(city: query.city, pageSize: query.pageSize, before: query.before)
             let xml = SampleMessages.response(page.hotels, lastAddTime: page.lastAddTime, baseURL: baseURL(request), version: version)
             return soapReply(request, xml, status: .ok, version: version)

@@ -17,7 +17,13 @@ struct FetchCommand: AsyncParsableCommand {
         that shares nothing with the cache replaces it), and "load more" resumes where the \
         last run stopped. Stops at the end of the list or --max-pages; never asks for a page \
         twice. Offline, the cached list is served with a banner (exit 0, or 69 with \
-        --require-fresh or nothing cached). Exit 76 for a SOAP fault.
+        --require-fresh or nothing cached). Exit 76 for a SOAP fault, 77 when the service \
+        refuses the credentials, 78 when the profile's credentials are not set.
+
+        Credentials: the profile's {env:NAME} placeholders are read from the environment, or \
+        from --credentials FILE (a JSON object of strings, readable by its owner only). They \
+        never appear in any output. Sessions are logged out when the fetch ends, fails or is \
+        interrupted (Ctrl-C).
         """
     )
 
@@ -37,6 +43,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(help: "Fail (exit 69) rather than serve cached data when offline.") var requireFresh = false
     @Flag(help: "Do not verify TLS certificates (unsafe).") var insecure = false
     @Flag(help: "Print the summary as JSON.") var json = false
+    @Option(help: "A JSON file of credentials for the profile's {env:NAME} placeholders (mode 600).") var credentials: String?
+    @Option(help: "Write every request and response, with its HTTP headers, to numbered files here; secrets redacted.")
+    var dump: String?
     @OptionGroup var limits: XMLLimitOptions
     @OptionGroup var warningOptions: WarningOptions
 
@@ -65,8 +74,33 @@ struct FetchCommand: AsyncParsableCommand {
             Diagnostics.warning("--insecure: TLS certificates are NOT verified; anyone on the path can read and change the traffic")
         }
         let http = HTTPTransport(configuration: transport)
-        let client = HotelClient(profile: profile, endpoint: endpoint, configuration: HotelClientConfiguration(
-            transport: http, limits: limits.limits, warningsPerKind: warningOptions.perKind))
+        let client: HotelClient
+        do {
+            client = HotelClient(profile: profile, endpoint: endpoint, configuration: HotelClientConfiguration(
+                transport: http, limits: limits.limits, warningsPerKind: warningOptions.perKind,
+                credentials: try credentials.map(Credentials.environment(overlaidWith:)) ?? .environment,
+                exchangeLog: try dump.map(ExchangeDump.init(folder:))))
+            Diagnostics.redact(with: client.secrets)
+            try client.requests.checkCredentials()
+        } catch {
+            throw Diagnostics.report(error, context: "--profile \(self.profile)").code
+        }
+        // Ctrl-C or SIGTERM stops the fetch; its sessions are still logged out.
+        let interruption = Interruption()
+        let outcome = await interruption.run { try await fetch(client: client, http: http, chain: chain) }
+        await client.close()
+        if interruption.happened {
+            Diagnostics.note("interrupted: the pages fetched so far are stored, and every session was logged out")
+            throw ExitCode(130)
+        }
+        switch outcome {
+        case .success: break
+        case .failure(let error as ExitCode): throw error
+        case .failure(let error): throw Diagnostics.report(error, context: "fetch").code
+        }
+    }
+
+    private func fetch(client: HotelClient, http: HTTPTransport, chain: FilterChain) async throws {
         let store = try cacheOptions.folder.openStore()
         let sync = ListSync(client: client, storage: store, city: city, keyword: keyword, options: ListSync.Options(
             pageSize: pageSize, maxPages: maxPages, cacheFirst: !refresh || offline, cacheOnly: offline,
@@ -115,7 +149,7 @@ struct FetchCommand: AsyncParsableCommand {
             progress.finish()
             throw refusal(error)
         } catch {
-            summary.error = String(describing: error)
+            summary.error = Diagnostics.shown(String(describing: error))
             summary.fault = (error as? SOAPFault).map(FaultSummary.init)
             summary.failure = error
         }

@@ -20,6 +20,7 @@ struct HotelsCommand: AsyncParsableCommand {
         69 service unavailable, 76 SOAP fault or service error, 78 bad profile.
         """,
         version: HotelKitVersion.string,
-        subcommands: [ParseCommand.self, FetchCommand.self, ServeCommand.self, ImageCommand.self, ListCommand.self, CacheCommand.self, SimulateCommand.self, DemoCommand.self]
+        subcommands: [ParseCommand.self, FetchCommand.self, ServeCommand.self, ImageCommand.self, ListCommand.self, CacheCommand.self, SimulateCommand.self, DemoCommand.self,
+                      ProfileCommand.self, CallCommand.self]
     )
 }

@@ -77,16 +77,9 @@ struct ParseCommand: ParsableCommand {
 
     /// What the response says about paging, its header values (secret-looking ones hidden) and its error state.
     private func printSummary(_ summary: ParseSummary, of file: String, profile: ServiceProfile) {
-        Diagnostics.note("\(file): \(summary.records) records, \(summary.skipped) skipped, \(summary.warnings) warnings")
-        Diagnostics.note("\(file): paging: " + summary.pagingState(profile.paging, endMarker: profile.endMarker))
-        for (name, value) in summary.headerValues.sorted(by: { $0.key < $1.key }) {
-            Diagnostics.note("\(file): header \(name): " + (Self.looksSecret(name, profile.header[name]?.description ?? "")
-                ? "(hidden, \(value.count) characters)" : "“\(value)”"))
-        }
-        for name in profile.header.keys.sorted() where summary.headerValues[name] == nil {
-            Diagnostics.note("\(file): header \(name): absent")
-        }
-        Diagnostics.note("\(file): error: none")
+        ResponseSummary.print(file, records: summary.records, skipped: summary.skipped, warnings: summary.warnings,
+                              pagingState: summary.pagingState(profile.paging, endMarker: profile.endMarker),
+                              headerValues: summary.headerValues, profile: profile)
     }
 
     /// Session tokens and credentials never reach the output.

@@ -3,6 +3,7 @@ import Foundation
 import HTTP
 import Hotels
 import Imaging
+import Locking
 import Logging
 import Logos
 import OfflineStore
@@ -21,13 +22,27 @@ enum ExitStatus: Int32 {
     case unavailable = 69
     case ioError = 74
     case protocolError = 76
+    case permission = 77
     case config = 78
 
     var code: ExitCode { ExitCode(rawValue) }
 }
 
 /// Messages for people go to standard error, with the fix when one is known.
+/// Every line passes the secrets of the command's client first.
 enum Diagnostics {
+    private static let secrets = PosixMutex<SecretRedactor?>(nil)
+
+    /// From now on, everything printed is redacted with `redactor`.
+    static func redact(with redactor: SecretRedactor) {
+        secrets.withLock { $0 = redactor }
+    }
+
+    /// `text` as it may be shown: no secret the client knows.
+    static func shown(_ text: String) -> String {
+        secrets.withLock { $0 }?.redact(text) ?? text
+    }
+
     static func error(_ message: String, hint: String? = nil) {
         write("hotels: error: \(message)\n")
         if let hint { write("hotels: hint: \(hint)\n") }
@@ -43,7 +58,7 @@ enum Diagnostics {
     }
 
     private static func write(_ text: String) {
-        writeAll(Array(text.utf8), to: STDERR_FILENO)
+        writeAll(Array(shown(text).utf8), to: STDERR_FILENO)
     }
 
     /// Prints `error` with its context and returns the exit status it maps to.
@@ -53,15 +68,18 @@ enum Diagnostics {
         return status
     }
 
+    private static let authenticationHint = "the service refused the credentials or the session: check the credentials "
+        + "(the profile's {env:…} variables, or --credentials FILE), or start a new session"
+
     private static func classify(_ error: any Error) -> (ExitStatus, String?) {
         switch error {
         case let fault as SOAPFault:
+            if fault.topic == .authentication { return (.permission, authenticationHint) }
             let hint: String? = switch fault.topic {
-            case .authentication: "the service refused the credentials or the session: check the credentials, or start a new session"
             case .addressing: "the service did not accept the action: check the profile's soapAction"
             case .request: "the service rejected the request; check the profile's body and parameters"
             case .service: "the service could not carry out the request; its reason says why (retry only if it is passing, or tell its operator)"
-            case .other: nil
+            case .authentication, .other: nil
             }
             return (.protocolError, hint)
         case is ServiceReportedError:
@@ -96,6 +114,8 @@ enum Diagnostics {
                 return (.unavailable, "check that the service is running and the endpoint URL is right")
             case .tls:
                 return (.unavailable, "the certificate could not be verified; --insecure skips the check (unsafe)")
+            case .httpStatus(let status, _) where status == 401 || status == 403:
+                return (.permission, authenticationHint)
             case .httpStatus(let status, _):
                 return (status >= 500 ? .unavailable : .protocolError, nil)
             case .tooLarge:
@@ -103,6 +123,8 @@ enum Diagnostics {
             default:
                 return (.protocolError, nil)
             }
+        case is MissingCredentialsError, is CredentialsError, is RequestBuildError:
+            return (.config, nil)
         case is StoreError:
             return (.ioError, "check the folder's permissions, or give another with --cache DIR")
         case is LogoError:

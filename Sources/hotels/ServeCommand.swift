@@ -24,11 +24,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Share of responses reset mid-body, 0 to 1.") var dropRate = 0.0
     @Option(help: "Append one JSON line per request to this file.") var log: String?
     @Option(help: "Cache-Control max-age of logos, in seconds (0: clients revalidate every time).") var logoMaxAge = 3600
+    @Option(help: "Demand authentication: basic:USER:PASS (HTTP 401 when wrong) or wsse:USER:PASS[:digest] (WS-Security faults).")
+    var auth: String?
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         guard hotels > 0, latency >= 0, jitter >= 0, logoMaxAge >= 0 else { throw ValidationError("--hotels must be positive; --latency, --jitter and --logo-max-age must not be negative") }
         guard (0...1).contains(failRate), (0...1).contains(dropRate) else { throw ValidationError("rates are from 0 to 1") }
+        if let auth, SampleAuthentication(argument: auth) == nil {
+            throw ValidationError("--auth takes basic:USER:PASS, wsse:USER:PASS or wsse:USER:PASS:digest, not “\(auth)”")
+        }
     }
 
     func run() async throws {
@@ -42,6 +47,7 @@ struct ServeCommand: AsyncParsableCommand {
         options.dropRate = dropRate
         options.logFile = log
         options.logoMaxAge = logoMaxAge
+        options.authentication = auth.flatMap(SampleAuthentication.init(argument:))
         do {
             try await SampleServer.run(options) { port in
                 writeAll(Array("listening on http://127.0.0.1:\(port)/soap (WSDL: http://127.0.0.1:\(port)/soap?wsdl)\n".utf8),

@@ -126,13 +126,23 @@ func runSimulation(list: ListOptions, window: WindowOptions, script: ScrollScrip
         }
         traceFile = handle
     }
-    let run = SimulationRun(client: HotelClient(profile: profile, endpoint: list.endpoint), city: list.city, pageSize: list.pageSize,
+    let client = HotelClient(profile: profile, endpoint: list.endpoint)
+    Diagnostics.redact(with: client.secrets)
+    let run = SimulationRun(client: client, city: list.city, pageSize: list.pageSize,
                             viewport: window.viewport, concurrency: window.concurrency, policy: window.windowPolicy, filter: chain,
                             script: script, speed: speed, store: try cache?.openStore(), diskCache: cache?.openImages(), trace: traceFile)
     let progress = ProgressLine(total: script.events.count, label: "events", quiet: quiet)
     defer { progress.finish() }
     do {
-        let outcome = try await run.run { progress.advance(by: 1) }
+        let outcome: SimulationRun.Outcome
+        do {
+            outcome = try await run.run { progress.advance(by: 1) }
+        } catch {
+            await client.close()
+            throw error
+        }
+        // A stateful service's sessions end with the run.
+        await client.close()
         if let trace, let error = outcome.traceError {
             Diagnostics.warning("the trace \(trace) stopped early: \(error.localizedDescription)")
         }

@@ -35,6 +35,7 @@ struct ParseCommandTests {
          #"hint: the service answers plain XML, with <OTA_HotelSearchRS> as the root: set "envelope": "none" (or "auto") in the profile"#),
         (["parse", "Samples/Fixtures/truncated.xml"], 65, "malformed XML"),
         (["parse", "Samples/Fixtures/fault-soap12-sender.xml"], 76, "env:Sender"),
+        (["parse", "Samples/Fixtures/fault-soap11-client.xml"], 77, "Client.Authentication"),
         (["parse", "--profile", "ota-search", "Samples/Fixtures/ota-errors.xml"], 76, "Invalid hotel city code"),
         (["parse", "--profile", "nope", "Samples/Fixtures/sample-soap11.xml"], 64, "no such built-in profile"),
         (["parse", "--max-depth", "3", "Samples/Fixtures/sample-soap11.xml"], 65, "--max-depth"),

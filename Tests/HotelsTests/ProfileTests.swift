@@ -53,7 +53,8 @@ struct ProfileTests {
     @Test("placeholders are replaced with escaped values, inside the right envelope")
     func requestMessage() throws {
         let profile = try profile(ProfileTests.acme)
-        let message = profile.requestMessage(RequestParameters(city: "Paris & <Co>", pageSize: 50, cursor: nil))
+        let message = String(decoding: try profile.request(to: "http://h.test/", RequestParameters(city: "Paris & <Co>", pageSize: 50)).body ?? [],
+                             as: UTF8.self)
         #expect(message.contains(#"<a:City>Paris &amp; &lt;Co&gt;</a:City><a:Max>50</a:Max><a:After></a:After>"#))
         #expect(message.contains(SOAPVersion.v1_2.namespaceURI))
         let reader = try SOAPResponseReader { _ in NoBody() }
@@ -93,9 +94,53 @@ struct ProfileTests {
         ("body", #""<a:S xmlns:a=\"urn:a\">{city}</a:S>""#, "body", "cursor paging needs {cursor}"),
         ("transientFaults", #"["soap:Server"]"#, "transientFaults", "without a prefix"),
         ("transientFaults", #""Server""#, "transientFaults", "expected an array of strings"),
+        // The request side (#14).
+        ("body", #""<a>{env:}</a>""#, "body", "unknown placeholder {env:}"),
+        ("body", #""<a>{today+x}</a>""#, "body", "unknown placeholder {today+x}"),
+        ("body", #""<a>{cursor}{session.token}</a>""#, "body", "{session.token} needs a \"session\""),
+        ("body", #""<a>{cursor}{cursor.Provider}</a>""#, "body", "needs \"with\": [\"@Provider\"]"),
+        ("http", #"{"auth": {"digest": {}}}"#, "http.auth.digest", "unknown key"),
+        ("http", #"{"auth": {}}"#, "http.auth", "give one of \"basic\""),
+        ("http", #"{"auth": {"basic": {"user": "u"}}}"#, "http.auth.basic.password", "is required"),
+        ("http", #"{"headers": {"Bad Name": "x"}}"#, "http.headers.Bad Name", "not a valid HTTP header name"),
+        ("http", #"{"headers": {"Content-Type": "x"}}"#, "http.headers.Content-Type", "is set by HotelKit"),
+        ("http", #"{"headers": {"X-Key": "{env:KEY"}}"#, "", ""),
+        ("soapHeader", #""<h>{sessionid}</h>""#, "soapHeader", "unknown placeholder {sessionid}"),
+        ("security", #"{"username": "u"}"#, "security.password", "is required"),
+        ("security", #"{"username": "u", "password": "p", "passwordType": "md5"}"#, "security.passwordType", "\"text\", \"digest\", \"digest-sha1\""),
+        ("security", #"{"username": "u", "password": "p", "namespace": "2003"}"#, "security.namespace", "\"oasis-2004\", \"secext-2002-12\""),
+        ("security", #"{"username": "u", "password": "p", "when": "sessionStart"}"#, "security.when", "needs a \"session\""),
+        ("security", #"{"username": "u", "password": "p", "timestamp": 0}"#, "security.timestamp", "from 1 to 86400"),
+        ("addressing", #"{"version": "2003"}"#, "addressing.version", "\"1.0\", \"2004/08\""),
+        ("addressing", #"{"action": "{verb}"}"#, "addressing.action", "unknown placeholder {verb}"),
+        ("session", #"{"pool": 0}"#, "session.pool", "from 1 to 64"),
+        ("session", #"{"status": ["Start"]}"#, "session.status", "give three values"),
+        ("session", #"{"capture": {"token": "Header/Token"}}"#, "session.capture.token", "starts with “//”"),
+        ("session", #"{"public": ["seq"]}"#, "session.public", "not a captured value"),
+        ("session", #"{"counters": {"status": 1}}"#, "session.counters.status", "transaction status"),
+        ("session", #"{"start": {"id": "{session.id}"}}"#, "session.start", "cannot use {session.…}"),
+        ("session", #"{"login": {"body": "<L/>"}, "startHeader": "<S/>"}"#, "session.startHeader", "is for a session without a login"),
+        ("session", #"{"login": {"soapAction": "L"}}"#, "session.login.body", "is required"),
+        ("session", #"{"expired": [""]}"#, "session.expired", "name a fault code"),
+        ("session", #"{"logout": {"body": "<L/>", "header": "x"}}"#, "session.logout.header", "unknown key"),
+        ("envelope", #""none""#, "", ""),
+        ("paging", #"{"style": "cursor", "next": "field:addtime", "with": ["@P"]}"#, "paging.with", "needs cursor paging whose \"next\" is an element's"),
+        ("notes", "5", "notes", "expected an array of strings"),
     ] as [(String, String?, String, String)])
     func refused(key: String, value: String?, expectedKey: String, reason: String) throws {
-        let json = key == "recrod" ? ProfileTests.acme.replacingOccurrences(of: "\"record\"", with: "\"recrod\"") : acme(key, value)
+        var json = key == "recrod" ? ProfileTests.acme.replacingOccurrences(of: "\"record\"", with: "\"recrod\"") : acme(key, value)
+        if expectedKey.isEmpty {
+            // Accepted: braces that hold no placeholder are text; a plain-XML profile is fine on its own.
+            #expect(throws: Never.self) { try profile(json) }
+            json = acme("soapHeader", #""<h/>""#).replacingOccurrences(of: "\"envelope\":\"none\"", with: "")
+            if key == "envelope" {
+                var object = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] ?? [:]
+                object["envelope"] = "none"
+                json = String(decoding: (try? JSONSerialization.data(withJSONObject: object)) ?? Data(), as: UTF8.self)
+                #expect(throws: ProfileError.self) { try profile(json) }
+            }
+            return
+        }
         do {
             _ = try profile(json)
             Issue.record("accepted \(key) = \(String(describing: value))")

@@ -21,6 +21,17 @@ struct PagerTests {
         #expect(pager.end == .shortPage && pager.nextRequest(city: "X") == nil)
     }
 
+    @Test("a checkpoint keeps the latest 100 cursors, in order: its size does not grow with the list")
+    func checkpointKeepsRecentCursors() throws {
+        var pager = Pager(paging: .cursor(.field(.addtime)), pageSize: 1)
+        for number in 1...250 { pager.received(page(["h\(number)"], next: "c\(number)")) }
+        let checkpoint = pager.checkpoint
+        #expect(checkpoint.usedCursors == (151...250).map { "c\($0)" })
+        var resumed = Pager(paging: .cursor(.field(.addtime)), pageSize: 1, resuming: checkpoint)
+        resumed.received(page(["h251"], next: "c200"))
+        #expect(resumed.end == .repeatedCursor)
+    }
+
     @Test("cursor paging sends each token once and ends on a repeat, no token, or the end marker")
     func cursors() {
         var pager = Pager(paging: .cursor(.field(.addtime)), pageSize: 2)
@@ -140,7 +151,7 @@ struct FetchTests {
         let out = temporaryPath("fetch-fail")
         let result = try HotelsProcess.run(["fetch", "--endpoint", server.url + "/soap", "--city", "Shanghai",
                                             "--page-size", "5", "--out", out])
-        #expect(result.status == 76)
+        #expect(result.status == 77) // the fault is Client.Authentication: a permission error
         #expect(result.stderr.contains("page 2"))
         #expect(try String(contentsOfFile: out + "/hotels.jsonl", encoding: .utf8).split(separator: "\n").count == 5)
     }

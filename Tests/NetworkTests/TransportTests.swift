@@ -32,7 +32,7 @@ struct TransportTests {
         let request = try #require(server.requests.first)
         #expect(request.method == "POST" && request.path == "/soap")
         #expect(request.headers["content-type"] == "text/xml; charset=utf-8")
-        #expect(request.headers["soapaction"] == "\"urn:hotelkit:sample#QueryHotels\"")
+        #expect(request.headers["soapaction"] == "urn:hotelkit:sample#QueryHotels") // exactly as the profile writes it
         #expect(request.headers["user-agent"] == "hotelkit/\(HotelKitVersion.string)")
         #expect(String(decoding: request.body, as: UTF8.self).contains("<h:city>Shanghai</h:city><h:pageSize>5</h:pageSize>"))
     }

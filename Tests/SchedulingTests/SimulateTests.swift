@@ -155,15 +155,21 @@ struct SimulateEndToEndTests {
         #expect(usage.status == 64)
     }
 
-    @Test("A SOAP fault for page 1 is exit 76, with the fault's text")
+    @Test("A SOAP fault for page 1 is exit 76, with the fault's text; an authentication fault is 77")
     func faultOnFirstPage() throws {
-        let fault = try String(contentsOf: Samples.url("Fixtures/fault-soap11-client.xml"), encoding: .utf8)
+        let fault = try String(contentsOf: Samples.url("Fixtures/fault-soap11-server.xml"), encoding: .utf8)
         let server = try ScriptedHTTPServer { _, connection in
             connection.respond(status: 500, reason: "Internal Server Error", contentType: "text/xml", body: fault)
         }
         let result = try HotelsProcess.run(["simulate", "--endpoint", server.url + "/soap", "--city", "X", "--fling"])
         #expect(result.status == 76, "\(result.stderr)")
         #expect(result.stderr.contains("page 1"))
+        let authentication = try String(contentsOf: Samples.url("Fixtures/fault-soap11-client.xml"), encoding: .utf8)
+        let refusing = try ScriptedHTTPServer { _, connection in
+            connection.respond(status: 500, reason: "Internal Server Error", contentType: "text/xml", body: authentication)
+        }
+        let refused = try HotelsProcess.run(["simulate", "--endpoint", refusing.url + "/soap", "--city", "X", "--fling"])
+        #expect(refused.status == 77, "\(refused.stderr)")
     }
 
     @Test("The service down: exit 69 with the reason")

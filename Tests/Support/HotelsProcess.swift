@@ -20,7 +20,10 @@ public struct HotelsProcess {
     public var stderr: String
 
     /// Runs `hotels`, or another program built beside it (an example), to its end.
-    public static func run(_ arguments: [String], stdin: Data? = nil, program: String = "hotels") throws -> HotelsProcess {
+    /// `environment` is added to this process's; `whileRunning` gets the
+    /// running process (to send it a signal, say) before its output is read.
+    public static func run(_ arguments: [String], stdin: Data? = nil, program: String = "hotels", environment extra: [String: String] = [:],
+                           whileRunning: ((Process) -> Void)? = nil) throws -> HotelsProcess {
         let process = Process()
         process.executableURL = executable.deletingLastPathComponent().appendingPathComponent(program)
         process.arguments = arguments
@@ -28,6 +31,7 @@ public struct HotelsProcess {
         // Never the user's own cache: each test process gets a fresh one unless it names one.
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CACHE_HOME"] = isolatedCacheHome
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         let output = Pipe(), errors = Pipe(), input = Pipe()
         process.standardOutput = output
@@ -36,6 +40,7 @@ public struct HotelsProcess {
         try process.run()
         if let stdin { input.fileHandleForWriting.write(stdin) }
         try input.fileHandleForWriting.close()
+        whileRunning?(process)
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

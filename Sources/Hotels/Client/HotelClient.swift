@@ -18,14 +18,21 @@ public struct HotelClientConfiguration: Sendable {
     /// Record warnings of each kind logged per list, 10 by default; then one
     /// line says how many more there were. Nil logs every one.
     public var warningsPerKind: Int?
+    /// Where `{env:NAME}` placeholders are read: the environment by default.
+    public var credentials: Credentials
+    /// Receives every request and response, secrets redacted (`hotels fetch --dump`).
+    public var exchangeLog: (any ExchangeLog)?
 
     public init(transport: any HTTPClient = HTTPTransport(), limits: XMLReaderLimits = XMLReaderLimits(),
-                retry: RetryPolicy = RetryPolicy(), logger: Logger = Logger(label: "hotelkit.client"), warningsPerKind: Int? = 10) {
+                retry: RetryPolicy = RetryPolicy(), logger: Logger = Logger(label: "hotelkit.client"), warningsPerKind: Int? = 10,
+                credentials: Credentials = .environment, exchangeLog: (any ExchangeLog)? = nil) {
         self.transport = transport
         self.limits = limits
         self.retry = retry
         self.logger = logger
         self.warningsPerKind = warningsPerKind
+        self.credentials = credentials
+        self.exchangeLog = exchangeLog
     }
 }
 
@@ -43,11 +50,24 @@ public struct HotelClient: Sendable {
     public let profile: ServiceProfile
     public let endpoint: String
     public let configuration: HotelClientConfiguration
+    /// Every secret this client has used; see ``SecretRedactor``.
+    public let secrets: SecretRedactor
+    /// Builds each call's request; its clock, nonces and UUIDs can be fixed in tests.
+    public var requests: RequestBuilder
+    /// The sessions of a stateful service.
+    let sessions: SessionPool?
 
     public init(profile: ServiceProfile, endpoint: String, configuration: HotelClientConfiguration = HotelClientConfiguration()) {
         self.profile = profile
         self.endpoint = endpoint
         self.configuration = configuration
+        let secrets = SecretRedactor()
+        self.secrets = secrets
+        requests = RequestBuilder(profile: profile, endpoint: endpoint, credentials: configuration.credentials, secrets: secrets)
+        sessions = profile.session.map { options in
+            let starter = SessionStarter(options: options, endpoint: endpoint, credentials: configuration.credentials, secrets: secrets)
+            return SessionPool(size: options.poolSize) { id in starter.session(id: id) }
+        }
     }
 
     /// Every page of a list, in order, each asked for once. The sequence owns
@@ -68,14 +88,156 @@ public struct HotelClient: Sendable {
     /// One page. Throws ``SOAPFault``, ``ServiceReportedError``, ``TransportError``
     /// (``TransportError/httpStatus(_:snippet:)`` for a non-SOAP error page),
     /// ``NotSOAPEnvelopeError`` or ``XMLReaderError``.
+    ///
+    /// Under a session, the call runs in one of the pool's sessions, which it
+    /// logs in first if need be; a fault the profile names as expiry starts
+    /// a new session and asks once more.
     public func page(_ parameters: RequestParameters, context: String = "") async throws -> HotelPage {
-        let request = profile.request(to: endpoint, parameters)
-        let parser = HotelResponseParser(profile: profile, limits: configuration.limits, warningsPerKind: configuration.warningsPerKind)
-        return try await configuration.retry.run(logger: configuration.logger, context: context, isRetryable: isRetryable) {
-            let sink = try PageSink(parser: parser)
-            let head = try await configuration.transport.send(request, into: sink)
-            return try sink.page(status: head.status)
+        try await page(parameters, context: context, preferringSession: nil).page
+    }
+
+    func page(_ parameters: RequestParameters, context: String, preferringSession: Int?) async throws -> (page: HotelPage, session: Int?) {
+        do {
+            guard let sessions else { return (try await exchangePage(parameters, context: context, session: nil).page, nil) }
+            var session = await sessions.lease(preferring: preferringSession)
+            do {
+                let page = try await inSession(&session, pool: sessions, context: context) { session in
+                    let (page, state) = try await exchangePage(parameters, context: context, session: session)
+                    session = state ?? session
+                    return page
+                }
+                await sessions.giveBack(session)
+                return (page, session.id)
+            } catch {
+                await sessions.giveBack(session)
+                throw error
+            }
+        } catch {
+            throw secrets.redact(error)
         }
+    }
+
+    /// Logs every session out: call it when the work ends, fails or is
+    /// interrupted. A logout that fails is logged, not thrown.
+    public func close() async {
+        guard let sessions, let logout = profile.session?.logout else { return }
+        for var session in await sessions.closeAll() {
+            do {
+                _ = try await exchangeSessionCall(.logout, operation: logout, session: &session, context: "session \(session.id) logout")
+                configuration.logger.info("session \(session.id): logged out after \(session.calls) calls")
+            } catch {
+                configuration.logger.warning("session \(session.id): logout failed: \(secrets.redact(error))")
+            }
+        }
+    }
+
+    /// Runs `call` in `session`, logging in first if it has not started; a
+    /// fault that means the session expired gets a new session and one more try.
+    private func inSession<T>(_ session: inout SessionState, pool: SessionPool, context: String,
+                              _ call: (inout SessionState) async throws -> T) async throws -> T {
+        do {
+            try await loginIfNeeded(&session)
+            return try await call(&session)
+        } catch let fault as SOAPFault where sessionExpired(fault) {
+            configuration.logger.notice("\(context): session \(session.id) expired (\(secrets.redact(fault))); starting a new one")
+            session = await pool.fresh(replacing: session)
+            try await loginIfNeeded(&session)
+            return try await call(&session)
+        }
+    }
+
+    private func loginIfNeeded(_ session: inout SessionState) async throws {
+        guard session.isStarting, let login = profile.session?.login else { return }
+        _ = try await exchangeSessionCall(.login, operation: login, session: &session, context: "session \(session.id) login")
+        configuration.logger.info("session \(session.id): logged in")
+    }
+
+    func sessionExpired(_ fault: SOAPFault) -> Bool {
+        guard let expired = profile.session?.expiredFaults, !expired.isEmpty else { return false }
+        let codes = ([fault.code] + fault.subcodes).map(\.localName)
+        return expired.contains { name in codes.contains(name) || codes.contains { $0.hasSuffix("." + name) } || fault.reason.contains(name) }
+    }
+
+    /// One page: its request, the transfer streamed into the parser, retries;
+    /// with the session as it is after the call.
+    private func exchangePage(_ parameters: RequestParameters, context: String,
+                              session: SessionState?) async throws -> (page: HotelPage, session: SessionState?) {
+        let parser = HotelResponseParser(profile: profile, limits: configuration.limits, warningsPerKind: configuration.warningsPerKind)
+        var (page, exchange) = try await configuration.retry.run(logger: configuration.logger, context: context, isRetryable: isRetryable) {
+            // Built for each attempt: a retry carries a fresh nonce, a new MessageID.
+            let request = try requests.request(.page(parameters), session: session)
+            let sink = try PageSink(parser: parser, keepsBody: configuration.exchangeLog != nil)
+            var head: HTTPResponseHead?
+            do {
+                head = try await configuration.transport.send(request, into: sink)
+                return (try sink.page(status: head?.status ?? 0), Exchange(request: request, head: head, body: sink.body))
+            } catch {
+                record(context, Exchange(request: request, head: head, body: sink.body), error: error)
+                throw secrets.redact(error)
+            }
+        }
+        var state = session
+        if var current = state {
+            current.calls += 1
+            current.isStarted = true
+            capture(SessionValues.captured(in: page.headerValues), into: &current)
+            state = current
+        }
+        // Recorded once the reply's new secrets are known, so they are redacted too.
+        record(context, exchange, error: nil)
+        page.headerValues = SessionValues.withoutSession(page.headerValues)
+        return (page, state)
+    }
+
+    /// A login or logout: its reply's captured values, from Header and Body.
+    private func exchangeSessionCall(_ call: RequestBuilder.Call, operation: SessionOptions.Operation, session: inout SessionState,
+                                     context: String) async throws -> [String: String] {
+        let captures = profile.session?.capture ?? [:]
+        let current = session
+        let (values, exchange) = try await configuration.retry.run(logger: configuration.logger, context: context, isRetryable: isRetryable) {
+            let request = try requests.request(call, session: current)
+            let (head, body) = try await configuration.transport.data(for: request)
+            let exchange = Exchange(request: request, head: head, body: body)
+            let reader = try SOAPResponseReader(limits: configuration.limits, envelope: profile.envelope) { names in
+                SessionReplyReader(captures: captures, names: names)
+            }
+            do {
+                try reader.feed(body)
+                try reader.finish()
+                guard (200..<300).contains(head.status) else { throw TransportError.httpStatus(head.status, snippet: "") }
+            } catch {
+                record(context, exchange, error: error)
+                if error is SOAPFault || (200..<300).contains(head.status) { throw secrets.redact(error) }
+                throw TransportError.httpStatus(head.status, snippet: secrets.redact(String(decoding: body.prefix(160), as: UTF8.self)))
+            }
+            return (reader.body.values, exchange)
+        }
+        session.calls += 1
+        session.isStarted = true
+        capture(values, into: &session)
+        record(context, exchange, error: nil)
+        return values
+    }
+
+    private func capture(_ values: [String: String], into session: inout SessionState) {
+        let publicValues = profile.session?.publicValues ?? []
+        for (name, value) in values {
+            if !publicValues.contains(name) { secrets.add(value) }
+            session.captured[name] = value
+        }
+    }
+
+    /// A request and what came back, for the ``ExchangeLog``.
+    private struct Exchange: Sendable {
+        var request: HTTPRequest
+        var head: HTTPResponseHead?
+        var body: [UInt8]
+    }
+
+    private func record(_ context: String, _ exchange: Exchange, error: (any Error)?) {
+        guard let log = configuration.exchangeLog else { return }
+        log.record(RecordedExchange(call: context, request: exchange.request, responseHead: exchange.head, responseBody: exchange.body,
+                                    error: error, secrets: secrets))
     }
 
     /// Whether a failed page is worth asking for again: the network, or a
@@ -126,6 +288,8 @@ public struct HotelPages: AsyncSequence, Sendable {
         /// Where paging stands: the page numbers and cursors already used.
         public private(set) var pager: Pager
         private var fetched = 0
+        /// The session the last page was asked for in: paging stays in it.
+        private var session: Int?
         /// Warnings logged so far, and all of them, by kind, for the cap across pages.
         private var logged: [String: Int] = [:]
         private var occurred: [String: Int] = [:]
@@ -142,7 +306,8 @@ public struct HotelPages: AsyncSequence, Sendable {
                 return nil
             }
             let number = pager.pagesRequested + 1
-            let page = try await pages.client.page(parameters, context: "page \(number)")
+            let (page, session) = try await pages.client.page(parameters, context: "page \(number)", preferringSession: session)
+            self.session = session
             log(page.warnings, of: number)
             if let hint = page.noRecordsHint { pages.client.configuration.logger.warning("page \(number): \(hint)") }
             occurred.merge(page.warningsByKind, uniquingKeysWith: +)
@@ -185,8 +350,12 @@ private final class PageSink: HTTPBodySink {
     private var session: HotelParseSession!
     private var failure: (any Error)?
     private var snippet: [UInt8] = []
+    /// The whole response, kept only for an ``ExchangeLog``.
+    private let keepsBody: Bool
+    private(set) var body: [UInt8] = []
 
-    init(parser: HotelResponseParser) throws {
+    init(parser: HotelResponseParser, keepsBody: Bool = false) throws {
+        self.keepsBody = keepsBody
         session = try parser.session(
             onRecord: { [unowned self] in self.hotels.append($0) },
             onWarning: { [unowned self] in self.warnings.append($0) }
@@ -194,6 +363,7 @@ private final class PageSink: HTTPBodySink {
     }
 
     func receive(_ bytes: UnsafeRawBufferPointer) throws {
+        if keepsBody { body.append(contentsOf: bytes) }
         if snippet.count < 300 { snippet.append(contentsOf: bytes.prefix(300 - snippet.count)) }
         guard failure == nil else { return }
         do {

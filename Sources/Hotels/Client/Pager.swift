@@ -29,10 +29,18 @@ public struct Pager: Sendable, Equatable {
     public private(set) var end: End?
     private var nextPage: Int
     private var nextCursor: String?
+    private var nextCursorAttributes: [String: String] = [:]
     private var usedCursors: Set<String> = []
-    /// The codes this pager has seen, for the loop guard; not part of the
-    /// checkpoint, so a resumed run guards from its own first page on.
-    private var seenCodes: Set<String> = []
+    /// The latest cursors, oldest first: what a checkpoint keeps of `usedCursors`.
+    private var recentCursors: [String] = []
+    /// A checkpoint is rewritten with every page; with every cursor in it,
+    /// a list of N pages would write N²/2 of them.
+    public static let cursorsKept = 100
+    /// The hashes of the codes this pager has seen, for the loop guard; not
+    /// part of the checkpoint, so a resumed run guards from its own first page
+    /// on. Hashes, not codes: a set of 100,000 strings costs more to grow than
+    /// to fill, and the guard errs only if every code of a page collides.
+    private var seenCodes: Set<Int> = []
 
     public init(paging: ServiceProfile.Paging, pageSize: Int) {
         self.paging = paging
@@ -49,14 +57,19 @@ public struct Pager: Sendable, Equatable {
         public var pagesReceived: Int
         public var nextPage: Int
         public var nextCursor: String?
+        /// The attributes that travel with the cursor; nil when there are none.
+        public var nextCursorAttributes: [String: String]?
+        /// The latest cursors used, oldest first (at most ``Pager/cursorsKept``).
         public var usedCursors: [String]
         /// The list's real end; `pageLimit` is not kept, so a later run goes on.
         public var end: End?
 
-        public init(pagesReceived: Int, nextPage: Int, nextCursor: String?, usedCursors: [String], end: End?) {
+        public init(pagesReceived: Int, nextPage: Int, nextCursor: String?, nextCursorAttributes: [String: String]? = nil,
+                    usedCursors: [String], end: End?) {
             self.pagesReceived = pagesReceived
             self.nextPage = nextPage
             self.nextCursor = nextCursor
+            self.nextCursorAttributes = nextCursorAttributes
             self.usedCursors = usedCursors
             self.end = end
         }
@@ -64,7 +77,8 @@ public struct Pager: Sendable, Equatable {
 
     public var checkpoint: Checkpoint {
         Checkpoint(pagesReceived: pagesRequested, nextPage: nextPage, nextCursor: nextCursor,
-                   usedCursors: usedCursors.sorted(), end: end == .pageLimit ? nil : end)
+                   nextCursorAttributes: nextCursorAttributes.isEmpty ? nil : nextCursorAttributes,
+                   usedCursors: recentCursors, end: end == .pageLimit ? nil : end)
     }
 
     /// Resumes where `checkpoint` stopped: the next request is the page after it.
@@ -73,7 +87,9 @@ public struct Pager: Sendable, Equatable {
         pagesRequested = checkpoint.pagesReceived
         nextPage = checkpoint.nextPage
         nextCursor = checkpoint.nextCursor
-        usedCursors = Set(checkpoint.usedCursors)
+        nextCursorAttributes = checkpoint.nextCursorAttributes ?? [:]
+        recentCursors = Array(checkpoint.usedCursors.suffix(Self.cursorsKept))
+        usedCursors = Set(recentCursors)
         end = checkpoint.end
     }
 
@@ -84,7 +100,8 @@ public struct Pager: Sendable, Equatable {
         case .page:
             return RequestParameters(city: city, keyword: keyword, page: nextPage, pageSize: pageSize)
         case .cursor:
-            return RequestParameters(city: city, keyword: keyword, pageSize: pageSize, cursor: nextCursor)
+            return RequestParameters(city: city, keyword: keyword, pageSize: pageSize, cursor: nextCursor,
+                                     cursorAttributes: nextCursorAttributes)
         case .flag:
             return RequestParameters(city: city, keyword: keyword, pageSize: pageSize, more: pagesRequested > 0)
         case .none:
@@ -96,7 +113,7 @@ public struct Pager: Sendable, Equatable {
     public mutating func received(_ page: HotelPage, maxPages: Int? = nil) {
         pagesRequested += 1
         var bringsNew = seenCodes.isEmpty
-        for hotel in page.hotels where seenCodes.insert(hotel.code).inserted { bringsNew = true }
+        for hotel in page.hotels where seenCodes.insert(hotel.code.hashValue).inserted { bringsNew = true }
         if !page.hotels.isEmpty, !bringsNew {
             end = .noNewRecords
         } else if case .none = paging {
@@ -113,7 +130,10 @@ public struct Pager: Sendable, Equatable {
                     end = .repeatedCursor
                 } else {
                     usedCursors.insert(cursor)
+                    recentCursors.append(cursor)
+                    if recentCursors.count > Self.cursorsKept { recentCursors.removeFirst() }
                     nextCursor = cursor
+                    nextCursorAttributes = page.nextCursorAttributes
                 }
             } else {
                 end = .noCursor

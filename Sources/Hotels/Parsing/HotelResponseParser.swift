@@ -55,6 +55,8 @@ public struct HotelPage: Sendable, Equatable {
     public var warnings: [RecordWarning]
     /// The cursor for the next page, under cursor paging, if the response gave one.
     public var nextCursor: String?
+    /// The attributes that travel with it.
+    public var nextCursorAttributes: [String: String] = [:]
     /// The list's final cursor, from the profile's end marker.
     public var lastCursor: String?
     /// Every warning by kind, counted whether or not its cap let it into ``warnings``.
@@ -72,6 +74,7 @@ public struct HotelPage: Sendable, Equatable {
                   warningsByKind: summary.warningsByKind, noRecordsHint: summary.noRecordsHint)
         moreFlag = summary.moreFlag
         headerValues = summary.headerValues
+        nextCursorAttributes = summary.nextCursorAttributes
     }
 
     /// Whether the flag says more rows follow: `true`, `1`, `Y` or `yes`, in any case.
@@ -105,10 +108,13 @@ public struct ParseSummary: Sendable, Equatable {
     /// it repeats, and what to try (`no <Hotel> records; the body repeats <Property> ×100: …`).
     public var noRecordsHint: String?
     public var nextCursor: String?
+    /// The attributes that travel with the cursor (``ServiceProfile/cursorAttributes``).
+    public var nextCursorAttributes: [String: String] = [:]
     public var lastCursor: String?
     /// The more-rows flag under flag paging, as the response wrote it.
     public var moreFlag: String?
-    /// The profile's ``ServiceProfile/header`` values this response gave.
+    /// The profile's ``ServiceProfile/header`` values this response gave, and
+    /// its session's captured values as `session.NAME`.
     public var headerValues: [String: String] = [:]
     public var bytes: Int
 }
@@ -117,29 +123,42 @@ extension ParseSummary {
     /// Where paging stands after this response, and why it would stop:
     /// what `hotels parse --summary` shows, so a profile's paging can be checked by hand.
     public func pagingState(_ paging: ServiceProfile.Paging, endMarker: DocumentPath? = nil) -> String {
-        switch paging {
-        case .none:
-            return "none: a one-shot operation, this response is the whole answer"
-        case .page:
-            return "numbered pages: \(records) records here; a page with fewer records than were asked for is the last"
-        case .flag(let path):
-            let more = flagSaysMore(moreFlag)
-            return "more flag \(path): " + (moreFlag.map { "“\($0)”" } ?? "absent")
-                + (more ? ": more pages follow" : ": this is the last page")
-        case .cursor(let source):
-            let from = switch source {
-            case .document(let path): path.description
-            case .field(let field): "field:\(field.rawValue)"
-            case .header(let name): "header:\(name)"
-            }
-            guard let next = nextCursor, records > 0 else { return "cursor \(from): none, so this is the last page" }
-            var state = "cursor \(from): “\(next)”"
-            if let endMarker {
-                state += "; end marker \(endMarker): " + (lastCursor.map { "“\($0)”" } ?? "absent")
-                if lastCursor == next { return state + ": this is the last page" }
-            }
-            return state + ": the next page asks for it"
+        describePaging(paging, endMarker: endMarker, records: records, nextCursor: nextCursor, lastCursor: lastCursor, moreFlag: moreFlag)
+    }
+}
+
+extension HotelPage {
+    /// Where paging stands after this page, and why it would stop: what
+    /// `hotels call` shows, in the words of `hotels parse --summary`.
+    public func pagingState(_ paging: ServiceProfile.Paging, endMarker: DocumentPath? = nil) -> String {
+        describePaging(paging, endMarker: endMarker, records: hotels.count, nextCursor: nextCursor, lastCursor: lastCursor, moreFlag: moreFlag)
+    }
+}
+
+private func describePaging(_ paging: ServiceProfile.Paging, endMarker: DocumentPath?, records: Int, nextCursor: String?,
+                            lastCursor: String?, moreFlag: String?) -> String {
+    switch paging {
+    case .none:
+        return "none: a one-shot operation, this response is the whole answer"
+    case .page:
+        return "numbered pages: \(records) records here; a page with fewer records than were asked for is the last"
+    case .flag(let path):
+        let more = flagSaysMore(moreFlag)
+        return "more flag \(path): " + (moreFlag.map { "“\($0)”" } ?? "absent")
+            + (more ? ": more pages follow" : ": this is the last page")
+    case .cursor(let source):
+        let from = switch source {
+        case .document(let path): path.description
+        case .field(let field): "field:\(field.rawValue)"
+        case .header(let name): "header:\(name)"
         }
+        guard let next = nextCursor, records > 0 else { return "cursor \(from): none, so this is the last page" }
+        var state = "cursor \(from): “\(next)”"
+        if let endMarker {
+            state += "; end marker \(endMarker): " + (lastCursor.map { "“\($0)”" } ?? "absent")
+            if lastCursor == next { return state + ": this is the last page" }
+        }
+        return state + ": the next page asks for it"
     }
 }
 
@@ -222,6 +241,7 @@ public final class HotelParseSession {
             warningsByKind: warnings.byKind,
             noRecordsHint: reader.body.noRecordsHint,
             nextCursor: reader.body.nextCursor,
+            nextCursorAttributes: reader.body.nextCursorAttributes,
             lastCursor: reader.body.lastCursor,
             moreFlag: reader.body.moreFlag,
             headerValues: reader.body.headerValues,

@@ -75,7 +75,7 @@ struct FieldBytes {
 /// retains nothing.
 final class RecordExtractor: SOAPBodyHandler {
     private struct DocumentMatcher {
-        enum Role: Equatable { case error, errorMessage, cursor, endMarker, more }
+        enum Role: Equatable { case error, errorMessage, cursor, cursorAttribute(String), endMarker, more }
         let role: Role
         let path: DocumentPath
         /// This matcher's steps in ``RecordExtractor/matcherSteps``.
@@ -215,6 +215,12 @@ final class RecordExtractor: SOAPBodyHandler {
         switch profile.paging {
         case .cursor(.document(let path)):
             documentPaths.append((.cursor, path))
+            // Read where the cursor is: the same element, its attributes.
+            documentPaths += profile.cursorAttributes.map { name in
+                var attribute = path
+                attribute.steps.attribute = name
+                return (.cursorAttribute(name), attribute)
+            }
             cursorField = nil
         case .cursor(.field(let field)):
             cursorField = field
@@ -224,7 +230,8 @@ final class RecordExtractor: SOAPBodyHandler {
         case .page, .none, .cursor(.header):
             cursorField = nil
         }
-        headerReader = profile.header.isEmpty ? nil : HeaderValueReader(profile.header, names: names)
+        let headerPaths = profile.headerValuePaths
+        headerReader = headerPaths.isEmpty ? nil : HeaderValueReader(headerPaths, names: names)
         if case .cursor(.header(let name)) = profile.paging { headerCursor = name } else { headerCursor = nil }
         if let endMarker = profile.endMarker { documentPaths.append((.endMarker, endMarker)) }
         var steps: [XMLName] = []
@@ -312,6 +319,15 @@ final class RecordExtractor: SOAPBodyHandler {
         if let headerCursor { return headerValues[headerCursor] }
         guard cursorField != nil else { return matchers.first { $0.role == .cursor }?.value }
         return lastRecordHasCursor ? String(decoding: lastRecordCursor.bytes(from: 0), as: UTF8.self) : nil
+    }
+
+    /// The attributes that travel with the cursor (``ServiceProfile/cursorAttributes``).
+    var nextCursorAttributes: [String: String] {
+        var attributes: [String: String] = [:]
+        for matcher in matchers {
+            if case .cursorAttribute(let name) = matcher.role, let value = matcher.value { attributes[name] = value }
+        }
+        return attributes
     }
 
     /// The more-rows flag, under flag paging.

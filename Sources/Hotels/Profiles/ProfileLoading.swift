@@ -100,6 +100,13 @@ private struct ProfileDocument: Decodable {
     var transientFaults: [String]?
     var header: [String: String]?
     var paging: PagingDocument?
+    var http: Strict<HTTPDocument>?
+    var soapHeader: String?
+    var security: Strict<SecurityDocument>?
+    var addressing: Strict<AddressingDocument>?
+    var session: Strict<SessionDocument>?
+    /// What a user must supply or check, for people only: a string or a list of them.
+    var notes: [String]?
 
     struct PagingDocument: Decodable {
         var style: String
@@ -107,22 +114,24 @@ private struct ProfileDocument: Decodable {
         var next: String?
         var last: String?
         var more: String?
+        var with: [String]?
 
         init(style: String) {
             self.style = style
         }
 
         init(from decoder: any Decoder) throws {
-            try decoder.refuseUnknownKeys(["style", "first", "next", "last", "more"], under: "paging")
+            try decoder.refuseUnknownKeys(["style", "first", "next", "last", "more", "with"], under: "paging")
             let container = try decoder.container(keyedBy: CodingKeys.self)
             style = try container.decode(String.self, forKey: .style)
             first = try container.decodeIfPresent(Int.self, forKey: .first)
             next = try container.decodeIfPresent(String.self, forKey: .next)
             last = try container.decodeIfPresent(String.self, forKey: .last)
             more = try container.decodeIfPresent(String.self, forKey: .more)
+            with = try container.decodeIfPresent([String].self, forKey: .with)
         }
 
-        private enum CodingKeys: String, CodingKey { case style, first, next, last, more }
+        private enum CodingKeys: String, CodingKey { case style, first, next, last, more, with }
     }
 
     /// `"code": "@HotelCode"`, or `{"join": ["Address/AddressLine", "Address/CityName"], "separator": ", "}`.
@@ -168,6 +177,7 @@ private struct ProfileDocument: Decodable {
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case name, envelope, soapVersion, soapAction, body, record, fields, error, coordinateScale, transientFaults, header, paging
+        case http, soapHeader, security, addressing, session, notes
     }
 
     init(from decoder: any Decoder) throws {
@@ -185,6 +195,16 @@ private struct ProfileDocument: Decodable {
         transientFaults = try container.decodeIfPresent([String].self, forKey: .transientFaults)
         header = try container.decodeIfPresent([String: String].self, forKey: .header)
         paging = try container.decodeIfPresent(PagingDocument.self, forKey: .paging)
+        http = try container.decodeIfPresent(Strict<HTTPDocument>.self, forKey: .http)
+        soapHeader = try container.decodeIfPresent(String.self, forKey: .soapHeader)
+        security = try container.decodeIfPresent(Strict<SecurityDocument>.self, forKey: .security)
+        addressing = try container.decodeIfPresent(Strict<AddressingDocument>.self, forKey: .addressing)
+        session = try container.decodeIfPresent(Strict<SessionDocument>.self, forKey: .session)
+        if let note = try? container.decodeIfPresent(String.self, forKey: .notes) {
+            notes = [note]
+        } else {
+            notes = try container.decodeIfPresent([String].self, forKey: .notes)
+        }
     }
 
     static func describe(_ type: Any.Type) -> String {
@@ -206,7 +226,7 @@ private struct ProfileDocument: Decodable {
         guard let version = SOAPVersion(rawValue: soapVersion ?? "1.1") else {
             throw ProfileKeyError(key: "soapVersion", reason: "must be \"1.1\" or \"1.2\", not \"\(soapVersion ?? "")\"")
         }
-        let template = try checked("body") { () throws(PathSyntaxError) in try RequestTemplate(body) }
+        let template = try template("body", body)
         try checked("record") { () throws(PathSyntaxError) in try FieldPath.checkName(record, in: record) }
         var mapped: [HotelField: FieldPath] = [:]
         var joins: [HotelField: FieldJoin] = [:]
@@ -284,11 +304,43 @@ private struct ProfileDocument: Decodable {
         default:
             break
         }
-        return ServiceProfile(
+        var profile = ServiceProfile(
             name: name, envelope: envelope, soapVersion: version, soapAction: soapAction ?? "", body: template, record: record,
             fields: mapped, joins: joins, error: errorRule, coordinateScale: scale, transientFaults: Set(transient), paging: paging,
             endMarker: endMarker, header: headerPaths
         )
+        profile.cursorAttributes = try cursorAttributes(paging)
+        profile.notes = notes ?? []
+        try requestSide(&profile)
+        try profile.checkPlaceholders()
+        return profile
+    }
+
+    /// `"with": ["@ProviderCode"]`: attributes of the cursor's element (Travelport's `NextResultReference`).
+    private func cursorAttributes(_ paging: ServiceProfile.Paging) throws(ProfileKeyError) -> [String] {
+        guard let with = self.paging?.with else { return [] }
+        guard case .cursor(.document(let path)) = paging, path.steps.attribute == nil else {
+            throw ProfileKeyError(key: "paging.with", reason: "needs cursor paging whose \"next\" is an element's “//path”, "
+                + "whose attributes travel with it")
+        }
+        return try with.map { name throws(ProfileKeyError) in
+            guard name.hasPrefix("@"), name.count > 1, !name.dropFirst().contains(where: { "/@{}: ".contains($0) }) else {
+                throw ProfileKeyError(key: "paging.with", reason: "“\(name)”: name an attribute of the cursor's element, as “@Name”")
+            }
+            return String(name.dropFirst())
+        }
+    }
+
+    private func requestSide(_ profile: inout ServiceProfile) throws(ProfileKeyError) {
+        if let http { profile.http = try http.document.options() }
+        profile.soapHeader = try soapHeader.map { text throws(ProfileKeyError) in try template("soapHeader", text) }
+        profile.session = try session?.document.options()
+        profile.security = try security?.document.options(hasSession: profile.session != nil)
+        profile.addressing = try addressing?.document.options()
+        let usesEnvelope = soapHeader != nil || security != nil || addressing != nil || profile.session?.startHeader != nil
+        if envelope == "none", usesEnvelope {
+            throw ProfileKeyError(key: "envelope", reason: "a plain-XML service has no SOAP Header for soapHeader, security or addressing")
+        }
     }
 
     private func pagingStyle(fields: [HotelField: FieldPath], header: [String: DocumentPath]) throws(ProfileKeyError) -> ServiceProfile.Paging {
@@ -338,14 +390,6 @@ private struct ProfileDocument: Decodable {
             throw ProfileKeyError(key: "paging.style", reason: "must be \"page\", \"cursor\", \"flag\" or \"none\", not \"\(paging.style)\"")
         }
     }
-
-    private func checked<T>(_ key: String, _ body: () throws(PathSyntaxError) -> T) throws(ProfileKeyError) -> T {
-        do {
-            return try body()
-        } catch {
-            throw ProfileKeyError(key: key, reason: error.reason)
-        }
-    }
 }
 
 private struct AnyKey: CodingKey {
@@ -358,7 +402,7 @@ private struct AnyKey: CodingKey {
 extension Decoder {
     /// JSONDecoder ignores keys it was not asked for; a profile must not, or a
     /// typo ("recrod") would silently fall back to a default.
-    fileprivate func refuseUnknownKeys(_ known: [String], under parent: String?) throws {
+    func refuseUnknownKeys(_ known: [String], under parent: String?) throws {
         let container = try container(keyedBy: AnyKey.self)
         for key in container.allKeys where !known.contains(key.stringValue) {
             throw ProfileKeyError(key: parent.map { "\($0).\(key.stringValue)" } ?? key.stringValue,

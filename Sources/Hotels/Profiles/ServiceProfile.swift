@@ -48,6 +48,24 @@ public struct ServiceProfile: Sendable, Equatable {
     /// Named values read from the SOAP Header (`"token": "//BinarySecurityToken"`):
     /// part of each page's metadata, for paging and sessions.
     public var header: [String: DocumentPath] = [:]
+    /// Under cursor paging from a document path to an element, the attributes
+    /// of that element that travel back with it (`{cursor.ProviderCode}`).
+    public var cursorAttributes: [String] = []
+
+    // MARK: The request side
+
+    /// Authentication, extra headers and the Content-Type.
+    public var http = HTTPOptions()
+    /// XML inside every request's SOAP Header, with placeholders.
+    public var soapHeader: RequestTemplate?
+    /// A WS-Security UsernameToken in the SOAP Header.
+    public var security: UsernameTokenOptions?
+    /// WS-Addressing headers.
+    public var addressing: AddressingOptions?
+    /// A stateful service's session.
+    public var session: SessionOptions?
+    /// The profile's notes for people: what it needs from the user, what was guessed.
+    public var notes: [String] = []
 
     /// How "load more" asks for the next page.
     public enum Paging: Sendable, Equatable {
@@ -203,85 +221,19 @@ public struct PathSyntaxError: Error, Sendable, Equatable {
     init(_ reason: String) { self.reason = reason }
 }
 
-/// A request body with `{city}`, `{keyword}`, `{page}`, `{pageSize}`,
-/// `{cursor}` and `{more}` placeholders, each replaced by an XML-escaped value.
-public struct RequestTemplate: Sendable, Equatable {
-    public static let placeholders: Set<String> = ["city", "keyword", "page", "pageSize", "cursor", "more"]
-    public let text: String
-
-    /// Checks that every `{name}` in `text` is a known placeholder.
-    public init(_ text: String) throws(PathSyntaxError) {
-        for name in RequestTemplate.placeholderNames(in: text) where !RequestTemplate.placeholders.contains(name) {
-            throw PathSyntaxError("unknown placeholder {\(name)}; known: "
-                + RequestTemplate.placeholders.sorted().map { "{\($0)}" }.joined(separator: ", "))
-        }
-        self.text = text
-    }
-
-    /// The body with placeholders replaced; a missing value becomes empty.
-    public func render(_ values: RequestParameters) -> String {
-        var result = text
-        for (name, value) in values.byPlaceholder {
-            result = result.replacingOccurrences(of: "{\(name)}", with: XMLEscaping.escape(value ?? ""))
-        }
-        return result
-    }
-
-    private static func placeholderNames(in text: String) -> [String] {
-        var names: [String] = []
-        var rest = text[...]
-        while let open = rest.firstIndex(of: "{") {
-            let after = rest[rest.index(after: open)...]
-            guard let close = after.firstIndex(of: "}") else { break }
-            let name = after[..<close]
-            if !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) {
-                names.append(String(name))
-            }
-            rest = after
-        }
-        return names
-    }
-}
-
-/// The values a request body is filled with.
-public struct RequestParameters: Sendable, Equatable {
-    public var city: String?
-    public var keyword: String?
-    public var page: Int?
-    public var pageSize: Int?
-    public var cursor: String?
-    /// Under flag paging, true on every request after the first: `{more}` is `true`, else empty.
-    public var more: Bool
-
-    public init(city: String? = nil, keyword: String? = nil, page: Int? = nil, pageSize: Int? = nil, cursor: String? = nil,
-                more: Bool = false) {
-        self.city = city
-        self.keyword = keyword
-        self.page = page
-        self.pageSize = pageSize
-        self.cursor = cursor
-        self.more = more
-    }
-
-    var byPlaceholder: [(String, String?)] {
-        [("city", city), ("keyword", keyword), ("page", page.map(String.init)),
-         ("pageSize", pageSize.map(String.init)), ("cursor", cursor), ("more", more ? "true" : nil)]
-    }
-}
-
 extension ServiceProfile {
-    /// The whole request for these parameters: a SOAP message, or under
-    /// `"envelope": "none"` the body as it is.
-    public func requestMessage(_ parameters: RequestParameters) -> String {
-        envelope == .none ? body.render(parameters) : SOAPEnvelope.message(version: soapVersion, body: body.render(parameters))
+    /// What a response's Header is read for: the profile's header values, and
+    /// the session's captured values as `session.NAME`.
+    var headerValuePaths: [String: DocumentPath] {
+        var paths = header
+        for (name, path) in session?.capture ?? [:] { paths[SessionValues.headerKey(name)] = path }
+        return paths
     }
 
-    /// The HTTP request for these parameters. Plain XML goes as `text/xml`, with no SOAPAction.
-    public func request(to endpoint: String, _ parameters: RequestParameters) -> HTTPRequest {
-        guard envelope != .none else {
-            return HTTPRequest(url: endpoint, method: .post, headers: [("Content-Type", "text/xml; charset=utf-8")],
-                               body: Array(body.render(parameters).utf8))
-        }
-        return SOAPEnvelope.request(to: endpoint, version: soapVersion, action: soapAction, body: body.render(parameters))
+    /// The HTTP request of one page, built as a ``HotelClient`` builds it: a
+    /// SOAP message (or under `"envelope": "none"` the body as it is) with
+    /// the profile's headers and security.
+    public func request(to endpoint: String, _ parameters: RequestParameters, credentials: Credentials = .environment) throws -> HTTPRequest {
+        try RequestBuilder(profile: self, endpoint: endpoint, credentials: credentials, secrets: SecretRedactor()).request(.page(parameters))
     }
 }

@@ -1,0 +1,229 @@
+import Foundation
+import SOAP
+
+/// Text with placeholders: a request body, a SOAP header block, an HTTP
+/// header value. Parsed once, when the profile is loaded: an unknown
+/// placeholder is refused then, not sent to the service.
+///
+/// | placeholder | value |
+/// |---|---|
+/// | `{city}`, `{keyword}`, `{page}`, `{pageSize}` | the list asked for |
+/// | `{cursor}`, `{cursor.NAME}` | the next page's token, and an attribute that travels with it |
+/// | `{more}` | `true` on every request after the first, under flag paging |
+/// | `{uuid}` | a new UUID for each request (the same one everywhere in that request) |
+/// | `{now}`, `{now.ms}` | the request's time, UTC, ISO 8601, to the second or millisecond |
+/// | `{today}`, `{today+N}` | the UTC date, or N days ahead: check-in dates never in the past |
+/// | `{endpoint}`, `{action}` | the service's URL, and the request's SOAPAction |
+/// | `{env:NAME}` | a credential: the environment variable, or the `--credentials` file's key |
+/// | `{session.NAME}` | a value of the current session: captured, counted, or set at its start |
+///
+/// Values are XML-escaped in XML; braces that do not hold a placeholder's
+/// name (`{ "a": 1 }`) are text.
+public struct RequestTemplate: Sendable, Equatable {
+    public enum Placeholder: Sendable, Hashable, CustomStringConvertible {
+        case city, keyword, page, pageSize, cursor, more
+        case cursorAttribute(String)
+        case uuid
+        case now(milliseconds: Bool)
+        case today(plusDays: Int)
+        case endpoint, action
+        case credential(String)
+        case session(String)
+
+        public var description: String {
+            switch self {
+            case .city: "{city}"
+            case .keyword: "{keyword}"
+            case .page: "{page}"
+            case .pageSize: "{pageSize}"
+            case .cursor: "{cursor}"
+            case .more: "{more}"
+            case .cursorAttribute(let name): "{cursor.\(name)}"
+            case .uuid: "{uuid}"
+            case .now(let milliseconds): milliseconds ? "{now.ms}" : "{now}"
+            case .today(let days): days == 0 ? "{today}" : "{today\(days > 0 ? "+" : "")\(days)}"
+            case .endpoint: "{endpoint}"
+            case .action: "{action}"
+            case .credential(let name): "{env:\(name)}"
+            case .session(let name): "{session.\(name)}"
+            }
+        }
+
+        static let simple: [String: Placeholder] = [
+            "city": .city, "keyword": .keyword, "page": .page, "pageSize": .pageSize, "cursor": .cursor, "more": .more,
+            "uuid": .uuid, "now": .now(milliseconds: false), "now.ms": .now(milliseconds: true), "today": .today(plusDays: 0),
+            "endpoint": .endpoint, "action": .action,
+        ]
+
+        static let known = "{city}, {keyword}, {page}, {pageSize}, {cursor}, {cursor.NAME}, {more}, {uuid}, {now}, {now.ms}, "
+            + "{today}, {today+N}, {endpoint}, {action}, {env:NAME}, {session.NAME}"
+
+        /// The placeholder a name between braces is, nil when the braces hold
+        /// no placeholder-like name at all; throws for a name that looks like one but is not.
+        init?(parsing name: Substring) throws(PathSyntaxError) {
+            guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "_.:+-".contains($0)) }) else {
+                return nil
+            }
+            if let simple = Self.simple[String(name)] {
+                self = simple
+            } else if let rest = name.dropPrefix("cursor."), Self.isName(rest) {
+                self = .cursorAttribute(String(rest))
+            } else if let rest = name.dropPrefix("env:"), Self.isName(rest), rest.first?.isNumber == false {
+                self = .credential(String(rest))
+            } else if let rest = name.dropPrefix("session."), Self.isName(rest) {
+                self = .session(String(rest))
+            } else if let rest = name.dropPrefix("today"), let sign = rest.first, sign == "+" || sign == "-",
+                      let days = Int(rest.dropFirst()), rest.count > 1, abs(days) <= 3650 {
+                self = .today(plusDays: sign == "-" ? -days : days)
+            } else {
+                throw PathSyntaxError("unknown placeholder {\(name)}; known: \(Self.known)")
+            }
+        }
+
+        private static func isName(_ text: Substring) -> Bool {
+            !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
+        }
+    }
+
+    private enum Segment: Sendable, Equatable {
+        case text(String)
+        case placeholder(Placeholder)
+    }
+
+    public let text: String
+    private let segments: [Segment]
+
+    /// Every placeholder, in order of appearance.
+    public var placeholders: [Placeholder] {
+        segments.compactMap { segment in
+            if case .placeholder(let placeholder) = segment { return placeholder }
+            return nil
+        }
+    }
+
+    public init(_ text: String) throws(PathSyntaxError) {
+        var segments: [Segment] = []
+        var rest = text[...]
+        var literal = ""
+        while let open = rest.firstIndex(of: "{") {
+            let after = rest[rest.index(after: open)...]
+            guard let close = after.firstIndex(of: "}") else { break }
+            if let placeholder = try Placeholder(parsing: after[..<close]) {
+                literal += rest[..<open]
+                if !literal.isEmpty { segments.append(.text(literal)) }
+                literal = ""
+                segments.append(.placeholder(placeholder))
+                rest = after[after.index(after: close)...]
+            } else {
+                literal += rest[...open]
+                rest = after
+            }
+        }
+        literal += rest
+        if !literal.isEmpty { segments.append(.text(literal)) }
+        self.text = text
+        self.segments = segments
+    }
+
+    public func contains(_ placeholder: Placeholder) -> Bool {
+        segments.contains(.placeholder(placeholder))
+    }
+
+    /// The text with every placeholder replaced by `escape(value)`; a missing value becomes empty.
+    public func render(_ values: RequestValues, escape: (String) -> String = XMLEscaping.escape) -> String {
+        var result = ""
+        for segment in segments {
+            switch segment {
+            case .text(let text): result += text
+            case .placeholder(let placeholder): result += escape(values[placeholder] ?? "")
+            }
+        }
+        return result
+    }
+
+    public static func == (lhs: RequestTemplate, rhs: RequestTemplate) -> Bool { lhs.text == rhs.text }
+}
+
+extension Substring {
+    fileprivate func dropPrefix(_ prefix: String) -> Substring? {
+        hasPrefix(prefix) ? dropFirst(prefix.count) : nil
+    }
+}
+
+/// The values a request body is filled with.
+public struct RequestParameters: Sendable, Equatable {
+    public var city: String?
+    public var keyword: String?
+    public var page: Int?
+    public var pageSize: Int?
+    public var cursor: String?
+    /// The attributes that travel with the cursor (Travelport's
+    /// `NextResultReference/@ProviderCode`): `{cursor.ProviderCode}`.
+    public var cursorAttributes: [String: String]
+    /// Under flag paging, true on every request after the first: `{more}` is `true`, else empty.
+    public var more: Bool
+
+    public init(city: String? = nil, keyword: String? = nil, page: Int? = nil, pageSize: Int? = nil, cursor: String? = nil,
+                cursorAttributes: [String: String] = [:], more: Bool = false) {
+        self.city = city
+        self.keyword = keyword
+        self.page = page
+        self.pageSize = pageSize
+        self.cursor = cursor
+        self.cursorAttributes = cursorAttributes
+        self.more = more
+    }
+}
+
+/// Everything a template's placeholders can take: the list's parameters,
+/// the request's own identity and time, credentials and the session.
+public struct RequestValues: Sendable {
+    public var parameters: RequestParameters
+    public var endpoint: String
+    public var action: String
+    /// The request's time: `{now}`, `{today}`, and WS-Security's Created.
+    public var now: Date
+    /// This request's `{uuid}`.
+    public var uuid: String
+    public var credentials: [String: String]
+    public var session: [String: String]
+
+    public init(parameters: RequestParameters = RequestParameters(), endpoint: String = "", action: String = "", now: Date = Date(),
+                uuid: String = UUID().uuidString.lowercased(), credentials: [String: String] = [:], session: [String: String] = [:]) {
+        self.parameters = parameters
+        self.endpoint = endpoint
+        self.action = action
+        self.now = now
+        self.uuid = uuid
+        self.credentials = credentials
+        self.session = session
+    }
+
+    public subscript(placeholder: RequestTemplate.Placeholder) -> String? {
+        switch placeholder {
+        case .city: parameters.city
+        case .keyword: parameters.keyword
+        case .page: parameters.page.map(String.init)
+        case .pageSize: parameters.pageSize.map(String.init)
+        case .cursor: parameters.cursor
+        case .more: parameters.more ? "true" : nil
+        case .cursorAttribute(let name): parameters.cursorAttributes[name]
+        case .uuid: uuid
+        case .now(let milliseconds): Self.timestamp(now, milliseconds: milliseconds)
+        case .today(let days): Self.date(now.addingTimeInterval(Double(days) * 86_400))
+        case .endpoint: endpoint
+        case .action: action
+        case .credential(let name): credentials[name]
+        case .session(let name): session[name]
+        }
+    }
+
+    /// `2026-11-23T09:41:00Z`, or `2026-11-23T09:41:00.123Z`.
+    public static func timestamp(_ date: Date, milliseconds: Bool = false) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: milliseconds, timeZone: .gmt))
+    }
+
+    static func date(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day())
+    }
+}

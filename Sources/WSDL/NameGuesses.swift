@@ -1,0 +1,77 @@
+/// The names HotelKit recognises in schemas and responses, and what each
+/// suggests: a placeholder in a request, a field of a record, a paging
+/// token. Names are compared folded: lower case, letters and digits only,
+/// so `HotelCityCode`, `hotel_city_code` and `hotelCityCode` are one name.
+/// OpenTravel's names are among them.
+enum NameGuesses {
+    static func fold(_ name: String) -> String {
+        String(name.lowercased().filter { $0.isLetter || $0.isNumber })
+    }
+
+    /// A request placeholder a value's name (and type) suggests, with why.
+    static func placeholder(for name: String, type: String?) -> (placeholder: String, reason: String)? {
+        let folded = fold(name)
+        if folded.contains("city") || ["destination", "destinationcode", "citycode", "location", "locationcode"].contains(folded) {
+            return ("{city}", "its name names a city")
+        }
+        if pageSizeNames.contains(folded) { return ("{pageSize}", "its name says how many results a page holds") }
+        if pageNames.contains(folded) { return ("{page}", "its name is a page number") }
+        if cursorNames.contains(folded) { return ("{cursor}", "its name is a paging token or a position in the list") }
+        if moreNames.contains(folded) { return ("{more}", "its name asks for the rows that follow") }
+        if keywordNames.contains(folded) { return ("{keyword}", "its name is a search text") }
+        if checkInNames.contains(folded) { return ("{today+30}", "a check-in or start date: thirty days from the day of the request") }
+        if checkOutNames.contains(folded) { return ("{today+31}", "a check-out or end date: the day after the check-in") }
+        return nil
+    }
+
+    /// A credential a header or body value's name suggests: the suffix of its `{env:…}` variable.
+    static func credential(for name: String) -> String? {
+        let folded = fold(name)
+        if ["username", "user", "userid", "login", "loginname", "loginid", "account", "accountid"].contains(folded) { return "USERNAME" }
+        if ["password", "pwd", "pass", "passwd", "userpassword"].contains(folded) { return "PASSWORD" }
+        if ["apikey", "key", "accesskey", "licensekey", "token", "accesstoken", "authtoken", "clientsecret"].contains(folded) { return "API_KEY" }
+        if ["clientid", "partnerid", "agentid", "agencyid", "requestorid", "pseudocitycode", "officeid"].contains(folded) { return "CLIENT_ID" }
+        return nil
+    }
+
+    static let pageSizeNames: Set<String> = ["pagesize", "maxresponses", "maxresults", "maxrecords", "maxitems", "resultsperpage",
+                                             "limit", "maxhotels", "numberofresults", "pagelength", "maxrows", "rows", "size", "count"]
+    static let pageNames: Set<String> = ["page", "pagenumber", "pageindex", "pageno", "pagenum", "requestedpage", "startpage"]
+    static let cursorNames: Set<String> = ["cursor", "before", "after", "since", "moredataechotoken", "continuationtoken", "nexttoken",
+                                           "nextpagetoken", "resumetoken", "pagingtoken", "nextresultreference", "startafter"]
+    static let moreNames: Set<String> = ["more", "moreindicator", "moreresults", "hasmore", "moredata", "moreavailable"]
+    static let keywordNames: Set<String> = ["keyword", "keywords", "hotelname", "searchtext", "query", "searchterm"]
+    static let checkInNames: Set<String> = ["start", "startdate", "checkin", "checkindate", "arrival", "arrivaldate", "fromdate", "datefrom"]
+    static let checkOutNames: Set<String> = ["end", "enddate", "checkout", "checkoutdate", "departure", "departuredate", "todate", "dateto"]
+
+    /// Response tokens that carry the next page's cursor.
+    static let nextTokenNames: Set<String> = ["moredataechotoken", "nexttoken", "continuationtoken", "nextcursor", "cursor",
+                                              "nextpagetoken", "resumetoken", "nextresultreference", "next", "nextkey"]
+
+    /// What each field of a record is called, best first.
+    static let fieldNames: [(field: String, names: [String])] = [
+        ("code", ["code", "hotelcode", "hotelid", "propertycode", "propertyid", "id", "hotelref", "propertyref", "hotelkey"]),
+        ("name", ["name", "hotelname", "propertyname", "title"]),
+        ("latitude", ["latitude", "lat"]),
+        ("longitude", ["longitude", "lon", "lng", "long"]),
+        ("address", ["address", "addressline", "streetaddress", "street", "address1", "fulladdress"]),
+        ("logoURL", ["logourl", "logo", "imageurl", "image", "thumbnailurl", "thumbnail", "photourl", "pictureurl", "url", "uri"]),
+        ("addtime", ["addtime", "added", "createdat", "created", "lastmodified", "lastupdated", "updated", "modified", "timestamp"]),
+    ]
+
+    /// The parts of an address, in the order a join writes them (OTA's among them).
+    static let addressParts = ["addressline", "streetnmbr", "street", "bldgroom", "cityname", "city", "postalcode", "zip",
+                               "stateprov", "state", "countryname", "country"]
+
+    /// Names of elements whose content is an image (a URL under them is a picture, not a web site).
+    static func isImageContext(_ name: String) -> Bool {
+        let folded = fold(name)
+        return ["image", "logo", "photo", "picture", "media", "thumbnail", "preview"].contains { folded.contains($0) }
+    }
+
+    /// A name a record element of a hotel list is likely to have.
+    static func isHotelLike(_ name: String) -> Bool {
+        let folded = fold(name)
+        return ["hotel", "property", "accommodation", "lodging", "roomstay"].contains { folded.contains($0) }
+    }
+}

@@ -1,0 +1,264 @@
+import SOAP
+
+/// A WSDL 1.1 set read into what a client needs: services and their
+/// endpoints, SOAP bindings, their operations with SOAPAction, input,
+/// output and headers, and what the policies ask for.
+///
+/// ```swift
+/// let description = try ServiceDescription(try await WSDLLoader().load("Samples/Real/wsdl/asmx/InformationService.wsdl"))
+/// for operation in description.operations { print(operation.name, operation.soapAction) }
+/// ```
+public struct ServiceDescription: Sendable {
+    public struct Service: Sendable, Encodable {
+        public var name: String
+        public var ports: [Port]
+    }
+
+    public struct Port: Sendable, Encodable {
+        public var name: String
+        public var binding: String
+        /// The endpoint: `soap:address/@location`.
+        public var address: String?
+        /// `1.1`, `1.2`, or nil for a binding that is not SOAP (ASMX's HTTP GET and POST).
+        public var soapVersion: String?
+    }
+
+    public struct Binding: Sendable {
+        public var name: String
+        public var portType: String
+        public var soapVersion: SOAPVersion
+        /// `document` or `rpc`.
+        public var style: String
+        public var operations: [Operation]
+    }
+
+    /// An operation as one SOAP binding binds it.
+    public struct Operation: Sendable {
+        public var name: String
+        public var binding: String
+        public var soapVersion: SOAPVersion
+        public var soapAction: String
+        /// `document` or `rpc`.
+        public var style: String
+        /// `literal` or `encoded`.
+        public var use: String
+        /// Under RPC style, the wrapper's namespace (`soap:body/@namespace`).
+        public var rpcNamespace: String?
+        public var input: [Part]
+        public var output: [Part]
+        /// The SOAP header blocks the binding declares for the input.
+        public var inputHeaders: [QualifiedName]
+        public var outputHeaders: [QualifiedName]
+        /// The WS-Addressing action the port type names for the input, when it names one.
+        public var addressingAction: String?
+        public var documentation: String
+    }
+
+    /// A message part: a global element (document style) or a typed value (RPC style).
+    public struct Part: Sendable, Equatable {
+        public var name: String
+        public var element: QualifiedName?
+        public var type: QualifiedName?
+    }
+
+    /// Where the policy hints come from, for `inspect`: what a request must carry.
+    public struct PolicyHints: Sendable, Equatable, Encodable {
+        public var usernameToken = false
+        public var addressing = false
+        public var transportSecurity = false
+        /// Signing or encryption with certificates, which profiles cannot do.
+        public var messageSecurity = false
+
+        public var descriptions: [String] {
+            var lines: [String] = []
+            if usernameToken { lines.append("WS-Security UsernameToken") }
+            if addressing { lines.append("WS-Addressing") }
+            if transportSecurity { lines.append("WS-Security transport binding (HTTPS)") }
+            if messageSecurity { lines.append("WS-Security signing or encryption with certificates (a profile cannot do this)") }
+            return lines
+        }
+    }
+
+    public var name: String
+    public var targetNamespace: String
+    public var services: [Service]
+    public var bindings: [Binding]
+    public var policies: PolicyHints
+    public var schemas: SchemaSet
+    /// The documents read, in order, and where each came from.
+    public var documents: [LoadedDocument]
+
+    /// Every operation of every SOAP binding, in document order.
+    public var operations: [Operation] { bindings.flatMap(\.operations) }
+
+    /// Reads the description from a loaded set. Bindings that are not SOAP are
+    /// left out; references that do not resolve are kept with what is known.
+    public init(_ set: WSDLDocumentSet) {
+        documents = set.documents
+        let definitions = set.documents.map(\.root).filter { $0.namespaceURI == Namespaces.wsdl }
+        let root = set.root.root
+        name = root.attributes["name"] ?? ""
+        targetNamespace = root.attributes["targetNamespace"] ?? ""
+        var schemaNodes = set.documents.map(\.root).filter { $0.namespaceURI == Namespaces.xsd }
+        for document in definitions {
+            for types in document.children(("types"), in: Namespaces.wsdl) {
+                schemaNodes += types.children(("schema"), in: Namespaces.xsd)
+            }
+        }
+        schemas = SchemaSet(schemas: schemaNodes)
+
+        var messages: [QualifiedName: [Part]] = [:]
+        var portTypes: [QualifiedName: XMLTreeElement] = [:]
+        var bindingNodes: [(QualifiedName, XMLTreeElement)] = []
+        var serviceNodes: [XMLTreeElement] = []
+        for document in definitions {
+            let target = document.attributes["targetNamespace"] ?? ""
+            for child in document.children where child.namespaceURI == Namespaces.wsdl {
+                let qualified = QualifiedName(namespace: target, name: child.attributes["name"] ?? "")
+                switch child.localName {
+                case "message":
+                    messages[qualified] = child.children(("part"), in: Namespaces.wsdl).map { part in
+                        Part(name: part.attributes["name"] ?? "", element: part.qualifiedName("element"), type: part.qualifiedName("type"))
+                    }
+                case "portType": portTypes[qualified] = child
+                case "binding": bindingNodes.append((qualified, child))
+                case "service": serviceNodes.append(child)
+                default: continue
+                }
+            }
+        }
+        func lookup<Value>(_ table: [QualifiedName: Value], _ name: QualifiedName?) -> Value? {
+            guard let name else { return nil }
+            return table[name] ?? table.first { $0.key.name == name.name }?.value
+        }
+
+        var bindings: [Binding] = []
+        var bindingVersions: [String: SOAPVersion] = [:]
+        for (qualified, node) in bindingNodes {
+            let soap = node.child("binding", in: Namespaces.soap11) ?? node.child("binding", in: Namespaces.soap12)
+            guard let soap else { continue }
+            let version: SOAPVersion = soap.namespaceURI == Namespaces.soap12 ? .v1_2 : .v1_1
+            bindingVersions[qualified.name] = version
+            let portTypeName = node.qualifiedName("type")
+            let portType = lookup(portTypes, portTypeName)
+            let style = soap.attributes["style"] ?? "document"
+            var operations: [Operation] = []
+            for operation in node.children(("operation"), in: Namespaces.wsdl) {
+                let name = operation.attributes["name"] ?? ""
+                let soapOperation = operation.child("operation", in: soap.namespaceURI)
+                let abstract = portType?.children(("operation"), in: Namespaces.wsdl).first { $0.attributes["name"] == name }
+                let abstractInput = abstract?.child("input", in: Namespaces.wsdl)
+                let abstractOutput = abstract?.child("output", in: Namespaces.wsdl)
+                func body(_ direction: String, _ abstract: XMLTreeElement?) -> (parts: [Part], headers: [QualifiedName], body: XMLTreeElement?) {
+                    let bound = operation.child(direction, in: Namespaces.wsdl)
+                    let soapBody = bound?.child("body", in: soap.namespaceURI)
+                    var parts = lookup(messages, abstract?.qualifiedName("message")) ?? []
+                    if let only = soapBody?.attributes["parts"]?.split(separator: " ").map(String.init), !only.isEmpty {
+                        parts = parts.filter { only.contains($0.name) }
+                    }
+                    let headers: [QualifiedName] = (bound?.children(("header"), in: soap.namespaceURI) ?? []).compactMap { header in
+                        let message = lookup(messages, header.qualifiedName("message"))
+                        let part = message?.first { $0.name == header.attributes["part"] } ?? message?.first
+                        return part?.element ?? part?.type
+                    }
+                    return (parts, headers, soapBody)
+                }
+                let input = body("input", abstractInput)
+                let output = body("output", abstractOutput)
+                let action = abstractInput.flatMap { node in
+                    node.attributes.first { $0.key == "Action" }?.value
+                }
+                operations.append(Operation(
+                    name: name, binding: qualified.name, soapVersion: version,
+                    soapAction: soapOperation?.attributes["soapAction"] ?? "",
+                    style: soapOperation?.attributes["style"] ?? style,
+                    use: input.body?.attributes["use"] ?? "literal",
+                    rpcNamespace: input.body?.attributes["namespace"],
+                    input: input.parts, output: output.parts, inputHeaders: input.headers, outputHeaders: output.headers,
+                    addressingAction: action,
+                    documentation: (abstract?.child("documentation", in: Namespaces.wsdl)?.text ?? "").foldingWhitespace()))
+            }
+            bindings.append(Binding(name: qualified.name, portType: portTypeName?.name ?? "", soapVersion: version, style: style,
+                                    operations: operations))
+        }
+        self.bindings = bindings
+
+        services = serviceNodes.map { service in
+            Service(name: service.attributes["name"] ?? "", ports: service.children(("port"), in: Namespaces.wsdl).map { port in
+                let binding = port.qualifiedName("binding")?.name ?? ""
+                let address = port.children.first { $0.localName == "address" }?.attributes["location"]
+                return Port(name: port.attributes["name"] ?? "", binding: binding, address: address,
+                            soapVersion: bindingVersions[binding].map(\.rawValue))
+            })
+        }
+        policies = Self.policyHints(in: definitions)
+        if operations.contains(where: { $0.inputHeaders.contains { $0.name == "Security" } }) { policies.usernameToken = true }
+    }
+
+    /// Policy assertions anywhere in the WSDL documents, by their local
+    /// names (WS-SecurityPolicy 1.1 and 1.2, WS-Addressing metadata and WSDL binding).
+    private static func policyHints(in definitions: [XMLTreeElement]) -> PolicyHints {
+        var hints = PolicyHints()
+        for document in definitions {
+            document.descendants { element in
+                switch element.localName {
+                case "UsernameToken": hints.usernameToken = true
+                case "UsingAddressing": hints.addressing = true
+                case "Addressing" where element.namespaceURI.contains("addressing"): hints.addressing = true
+                case "TransportBinding", "HttpsToken": hints.transportSecurity = true
+                case "SymmetricBinding", "AsymmetricBinding", "X509Token": hints.messageSecurity = true
+                default: break
+                }
+            }
+        }
+        return hints
+    }
+
+    /// The operation named `name` in the preferred binding: the first SOAP 1.1
+    /// one when `version` is nil (the one every client speaks), else that version's.
+    public func operation(named name: String, version: SOAPVersion? = nil) throws(WSDLError) -> Operation {
+        let candidates = operations.filter { $0.name == name || $0.name.lowercased() == name.lowercased() }
+        if let version {
+            if let match = candidates.first(where: { $0.soapVersion == version }) { return match }
+        } else if let match = candidates.first(where: { $0.soapVersion == .v1_1 }) ?? candidates.first {
+            return match
+        }
+        var known: [String] = []
+        for operation in operations where !known.contains(operation.name) { known.append(operation.name) }
+        throw WSDLError.unknownOperation(name, known: known)
+    }
+
+    /// The endpoint of the port bound to `binding`, when the WSDL gives one.
+    public func endpoint(of binding: String) -> String? {
+        services.flatMap(\.ports).first { $0.binding == binding }?.address
+    }
+
+    /// The shape of a message's body: the parts' elements (document style),
+    /// or the operation's wrapper with one child per part (RPC style).
+    public func bodyShape(of operation: Operation, output: Bool) -> ElementShape? {
+        var expander = ShapeExpander(schemas: schemas)
+        let parts = output ? operation.output : operation.input
+        if operation.style == "rpc" {
+            var wrapper = ElementShape(name: operation.name + (output ? "Response" : ""), namespace: operation.rpcNamespace ?? targetNamespace)
+            for part in parts {
+                if let element = part.element, let shape = expander.element(element) {
+                    wrapper.children.append(shape)
+                } else {
+                    wrapper.children.append(expander.element(named: part.name, namespace: "",
+                                                              type: part.type ?? QualifiedName(namespace: Namespaces.xsd, name: "anyType")))
+                }
+            }
+            return wrapper
+        }
+        guard let element = parts.first?.element else {
+            return parts.first?.type.map { expander.element(named: parts[0].name, namespace: "", type: $0) }
+        }
+        return expander.element(element)
+    }
+
+    /// A header block's shape.
+    public func headerShape(_ name: QualifiedName) -> ElementShape? {
+        var expander = ShapeExpander(schemas: schemas)
+        return expander.element(name)
+    }
+}

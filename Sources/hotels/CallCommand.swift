@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import HTTP
+import Hotels
+
+struct CallCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "call",
+        abstract: "Send one request with a profile and print its records, paging state and header values.",
+        discussion: """
+        The loop to repeat while adjusting a profile: records go to standard output as \
+        JSON Lines (the keys of hotels parse), and what the response says about paging and \
+        its header values to standard error, as hotels parse --summary prints them. \
+        --dump DIR writes the request and response, secrets redacted. Exit codes are those \
+        of hotels fetch.
+        """
+    )
+
+    @Option(help: "A built-in profile or a profile file.") var profile: String
+    @Option(help: "The service's SOAP endpoint URL.") var endpoint: String
+    @OptionGroup var values: RequestValueOptions
+    @Option(help: "Write the request and response, with their HTTP headers, to numbered files here; secrets redacted.")
+    var dump: String?
+    @Flag(help: "Do not verify TLS certificates (unsafe).") var insecure = false
+    @OptionGroup var limits: XMLLimitOptions
+
+    func validate() throws {
+        let url = URL(string: endpoint)
+        guard ["http", "https"].contains(url?.scheme?.lowercased() ?? ""), url?.host?.isEmpty == false else {
+            throw ValidationError("--endpoint must be an http or https URL, not “\(endpoint)”")
+        }
+    }
+
+    func run() async throws {
+        let loaded: ServiceProfile
+        let client: HotelClient
+        var transport = TransportConfiguration()
+        if insecure {
+            transport.verifyTLS = false
+            Diagnostics.warning("--insecure: TLS certificates are NOT verified")
+        }
+        do {
+            loaded = try ServiceProfile.named(profile)
+            client = HotelClient(profile: loaded, endpoint: endpoint, configuration: HotelClientConfiguration(
+                transport: HTTPTransport(configuration: transport), limits: limits.limits, retry: .never, warningsPerKind: nil,
+                credentials: try values.loadCredentials(), exchangeLog: try dump.map(ExchangeDump.init(folder:))))
+            Diagnostics.redact(with: client.secrets)
+            try client.requests.checkCredentials()
+        } catch {
+            throw Diagnostics.report(error, context: "--profile \(profile)").code
+        }
+        let interruption = Interruption()
+        let parameters = values.parameters(for: loaded)
+        let outcome = await interruption.run { try await client.page(parameters, context: "call") }
+        await client.close()
+        if interruption.happened { throw ExitCode(130) }
+        switch outcome {
+        case .success(let page):
+            let output = StandardOutput()
+            for hotel in page.hotels { output.write { HotelJSONLines.append(hotel, to: &$0) } }
+            output.flush()
+            for warning in page.warnings { Diagnostics.warning("\(endpoint): \(warning)") }
+            if let hint = page.noRecordsHint { Diagnostics.warning("\(endpoint): \(hint)") }
+            ResponseSummary.print(endpoint, records: page.hotels.count, skipped: nil, warnings: page.warningsByKind.values.reduce(0, +),
+                                  pagingState: page.pagingState(loaded.paging, endMarker: loaded.endMarker),
+                                  headerValues: page.headerValues, profile: loaded)
+        case .failure(let error as ExitCode):
+            throw error
+        case .failure(let error):
+            throw Diagnostics.report(error, context: endpoint).code
+        }
+    }
+}

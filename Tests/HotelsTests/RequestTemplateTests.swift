@@ -1,0 +1,63 @@
+import Foundation
+import HTTP
+import Hotels
+import Testing
+import TestSupport
+
+@Suite("Request templates")
+struct RequestTemplateTests {
+    let values = RequestValues(
+        parameters: RequestParameters(city: "Paris & <Co>", pageSize: 20, cursor: "T2", cursorAttributes: ["ProviderCode": "1G"]),
+        endpoint: "https://h.test/s", action: "urn:a#Q", now: Date(timeIntervalSince1970: 1_700_000_000.5), uuid: "u-1",
+        credentials: ["KEY": "k\"1"], session: ["token": "tok"])
+
+    @Test("every placeholder is filled, XML-escaped; dates are UTC; braces that hold no name are text")
+    func render() throws {
+        let template = try RequestTemplate(
+            "{city}|{pageSize}|{cursor}|{cursor.ProviderCode}|{uuid}|{now}|{now.ms}|{today}|{today+30}|{today-1}|{endpoint}|{action}|{env:KEY}|{session.token}|{ \"a\": 1 }|{}")
+        #expect(template.render(values) == "Paris &amp; &lt;Co&gt;|20|T2|1G|u-1|2023-11-14T22:13:20Z|2023-11-14T22:13:20.500Z|2023-11-14|2023-12-14|2023-11-13|https://h.test/s|urn:a#Q|k&quot;1|tok|{ \"a\": 1 }|{}")
+        #expect(template.placeholders.count == 14)
+        #expect(template.render(RequestValues()).hasPrefix("||||") && !template.render(RequestValues()).hasPrefix("|||||"))
+    }
+
+    @Test("an HTTP header value is not XML-escaped, and a line break in it is refused, not sent")
+    func headerValues() throws {
+        var profile = try ServiceProfile.named("sample")
+        profile.http.headers = [HTTPOptions.Header(name: "X-Key", value: try RequestTemplate("{env:KEY}"))]
+        let request = try profile.request(to: "http://h.test/", RequestParameters(city: "X"), credentials: Credentials(["KEY": "a&b"]))
+        #expect(request.headers.contains { $0.name == "X-Key" && $0.value == "a&b" })
+        for smuggled in ["a\r\nHost: evil", "a\nHost: evil", "a\r"] {
+            #expect(throws: RequestBuildError.self) {
+                try profile.request(to: "http://h.test/", RequestParameters(city: "X"), credentials: Credentials(["KEY": smuggled]))
+            }
+        }
+    }
+
+    @Test("an echo token's attributes come back with it: parsed, kept by the pager and its checkpoint, rendered")
+    func cursorAttributes() throws {
+        let profile = try ServiceProfile.named(Samples.url("Profiles/travelport-style.json").path)
+        #expect(profile.cursorAttributes == ["ProviderCode"])
+        let response = """
+            <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><r:HotelSearchAvailabilityRsp xmlns:r="urn:r">\
+            <c:NextResultReference xmlns:c="urn:c" ProviderCode="1V">NEXT-2</c:NextResultReference>\
+            <r:HotelSearchResult><r:HotelProperty HotelCode="A1" Name="A"/></r:HotelSearchResult></r:HotelSearchAvailabilityRsp></soap:Body></soap:Envelope>
+            """
+        let page = try HotelResponseParser(profile: profile).parse(bytes: Array(response.utf8))
+        #expect(page.nextCursor == "NEXT-2" && page.nextCursorAttributes == ["ProviderCode": "1V"])
+        var pager = Pager(paging: profile.paging, pageSize: 1)
+        pager.received(page)
+        let resumed = Pager(paging: profile.paging, pageSize: 1,
+                            resuming: try JSONDecoder().decode(Pager.Checkpoint.self, from: JSONEncoder().encode(pager.checkpoint)))
+        let next = try #require(resumed.nextRequest(city: "LON"))
+        #expect(next.cursor == "NEXT-2" && next.cursorAttributes == ["ProviderCode": "1V"])
+        let body = String(decoding: try profile.request(to: "http://h.test/", next, credentials: Credentials(vendorCredentials)).body ?? [],
+                          as: UTF8.self)
+        #expect(body.contains(#"<com:NextResultReference ProviderCode="1V">NEXT-2</com:NextResultReference>"#))
+        // A checkpoint stored before attributes existed still resumes.
+        let old = #"{"pagesReceived": 1, "nextPage": 0, "nextCursor": "X", "usedCursors": ["X"]}"#
+        #expect(try JSONDecoder().decode(Pager.Checkpoint.self, from: Data(old.utf8)).nextCursorAttributes == nil)
+    }
+}
+
+/// The credentials the style profiles need, as the emulator tests use them.
+private let vendorCredentials = ["TRAVELPORT_USER": "u", "TRAVELPORT_PASSWORD": "p", "TRAVELPORT_BRANCH": "B"]

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("hotels fetch with credentials, sessions and dumps")
+struct AuthenticationCommandTests {
+    let credentials = ["SAMPLE_USER": "demo", "SAMPLE_PASSWORD": "s3cret-Pass"]
+
+    func fetch(_ endpoint: String, profile: String, _ extra: [String] = [], environment: [String: String]) throws -> HotelsProcess {
+        try HotelsProcess.run(["fetch", "--profile", profile, "--endpoint", endpoint, "--city", "Paris", "--page-size", "20",
+                               "--max-pages", "2", "--out", temporaryPath("auth-out"), "--cache", temporaryPath("auth-cache")] + extra,
+                              environment: environment)
+    }
+
+    @Test("serve --auth wsse with a digest: the right credentials fetch; a wrong password exits 77; none set exits 78 naming them")
+    func usernameTokenDigest() throws {
+        let server = try ServeProcess(["--auth", "wsse:demo:s3cret-Pass:digest"])
+        let profile = "Samples/Profiles/sample-wsse.json"
+        let ok = try fetch(server.endpoint, profile: profile, ["--json"], environment: credentials)
+        #expect(ok.status == 0, "\(ok.stderr)")
+        #expect(ok.stdout.contains(#""fetched":40"#))
+        let wrong = try fetch(server.endpoint, profile: profile, environment: ["SAMPLE_USER": "demo", "SAMPLE_PASSWORD": "nope"])
+        #expect(wrong.status == 77)
+        #expect(wrong.stderr.contains("FailedAuthentication") && wrong.stderr.contains("check the credentials"))
+        let none = try fetch(server.endpoint, profile: profile, environment: [:])
+        #expect(none.status == 78)
+        #expect(none.stderr.contains("{env:SAMPLE_PASSWORD}") && none.stderr.contains("export"))
+        // Without a token at all, the standard fault.
+        let plain = try fetch(server.endpoint, profile: "sample", environment: [:])
+        #expect(plain.status == 77 && plain.stderr.contains("InvalidSecurity"))
+    }
+
+    @Test("serve --auth basic: 401 without the right Authorization, exit 77")
+    func basic() throws {
+        let server = try ServeProcess(["--auth", "basic:demo:s3cret-Pass"])
+        #expect(try fetch(server.endpoint, profile: "Samples/Profiles/sample-basic.json", environment: credentials).status == 0)
+        let wrong = try fetch(server.endpoint, profile: "Samples/Profiles/sample-basic.json",
+                              environment: ["SAMPLE_USER": "demo", "SAMPLE_PASSWORD": "wrong"])
+        #expect(wrong.status == 77 && wrong.stderr.contains("401"))
+        #expect(!wrong.stderr.contains(Data("demo:wrong".utf8).base64EncodedString()))
+    }
+
+    @Test("--credentials: a file others may read is refused; a private one is used")
+    func credentialsFile() throws {
+        let server = try ServeProcess(["--auth", "wsse:demo:s3cret-Pass:digest"])
+        let file = temporaryPath("credentials.json")
+        try Data(#"{"SAMPLE_USER": "demo", "SAMPLE_PASSWORD": "s3cret-Pass"}"#.utf8).write(to: URL(fileURLWithPath: file))
+        chmod(file, 0o644)
+        let open = try fetch(server.endpoint, profile: "Samples/Profiles/sample-wsse.json", ["--credentials", file], environment: [:])
+        #expect(open.status == 78 && open.stderr.contains("chmod 600"))
+        chmod(file, 0o600)
+        let ok = try fetch(server.endpoint, profile: "Samples/Profiles/sample-wsse.json", ["--credentials", file], environment: [:])
+        #expect(ok.status == 0, "\(ok.stderr)")
+    }
+
+    @Test("--dump writes each request and response with its headers, and no secret: not the password, not the digest")
+    func dump() throws {
+        let server = try ServeProcess(["--auth", "basic:demo:s3cret-Pass"])
+        let folder = temporaryPath("dump")
+        let result = try fetch(server.endpoint, profile: "Samples/Profiles/sample-basic.json", ["--dump", folder], environment: credentials)
+        #expect(result.status == 0, "\(result.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        #expect(files == ["001-page-1.request.http", "001-page-1.response.http", "002-page-2.request.http", "002-page-2.response.http"])
+        let request = try String(contentsOfFile: folder + "/001-page-1.request.http", encoding: .utf8)
+        #expect(request.contains("SOAPAction: urn:hotelkit:sample#QueryHotels") && request.contains("Authorization: Basic ‹redacted›"))
+        #expect(request.contains("<h:city>Paris</h:city>"))
+        let everything = try files.map { try String(contentsOfFile: folder + "/" + $0, encoding: .utf8) }.joined()
+        #expect(!everything.contains("s3cret-Pass") && !everything.contains(Data("demo:s3cret-Pass".utf8).base64EncodedString()))
+        let response = try String(contentsOfFile: folder + "/001-page-1.response.http", encoding: .utf8)
+        #expect(response.hasPrefix("HTTP 200\n") && response.contains("QueryHotelsResponse"))
+    }
+
+    @Test("parse --summary shows a session's public values and hides the others")
+    func summaryHidesSessionSecrets() throws {
+        let result = try HotelsProcess.run(["parse", "--summary", "--profile", "Samples/Profiles/amadeus-style.json",
+                                            "Samples/Real/amadeus/OTA_HotelAvailRS-multisingle-mty-tst.xml"])
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("header session.sequence: “1”") && result.stderr.contains("header session.token: (hidden"))
+        #expect(!result.stderr.contains("SESSION0011") && !result.stderr.contains("SECURITYTOKEN0021"))
+    }
+
+    @Test("--json and stderr: a fault that echoes the session token shows it redacted")
+    func jsonSummaryRedacted() throws {
+        let emulator = try VendorEmulator(.sabre, credentials: vendorCredentials, expireAfterCalls: 2)
+        defer { emulator.stop() }
+        // The profile without its expiry rule: the expired-token fault, which echoes the token, is the outcome.
+        var document = try JSONSerialization.jsonObject(with: Data(contentsOf: Samples.url("Profiles/sabre-style.json"))) as? [String: Any] ?? [:]
+        var session = document["session"] as? [String: Any] ?? [:]
+        session["expired"] = nil
+        document["session"] = session
+        let profile = temporaryPath("sabre-no-expiry.json")
+        try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: profile))
+        let result = try HotelsProcess.run(["fetch", "--profile", profile, "--endpoint", emulator.url, "--city", "PAR", "--json",
+                                            "--out", temporaryPath("redacted-out"), "--cache", temporaryPath("redacted-cache")],
+                                           environment: vendorCredentials)
+        #expect(result.status == 77)
+        #expect(result.stdout.contains("Invalid or Expired binary security token: ‹redacted›"), "\(result.stdout)")
+        for output in [result.stdout, result.stderr] {
+            #expect(!output.contains("IceSess") && !output.contains("sabre-WS-pass"))
+        }
+        #expect(Array(emulator.log.prefix(3)) == ["login s1", "page PAR 1 s1", "expired s1"])
+    }
+
+    @Test("Ctrl-C during a session: the fetch stops, stores what it has, logs the session out, and exits 130")
+    func interruptLogsOut() throws {
+        // Request 1 logs in, request 2 is page 1, request 3 (page 2) hangs until the client gives up.
+        let emulator = try VendorEmulator(.sabre, credentials: vendorCredentials, stallRequest: 3)
+        defer { emulator.stop() }
+        let result = try HotelsProcess.run(["fetch", "--profile", "Samples/Profiles/sabre-style.json", "--endpoint", emulator.url,
+                                            "--city", "PAR", "--page-size", "10", "--out", temporaryPath("interrupt-out"),
+                                            "--cache", temporaryPath("interrupt-cache")],
+                                           environment: vendorCredentials) { process in
+            guard emulator.stalled.wait(timeout: .now() + 60) == .success else { return process.terminate() }
+            kill(process.processIdentifier, SIGINT)
+        }
+        #expect(result.status == 130, "\(result.stderr)")
+        #expect(emulator.log == ["login s1", "page PAR 1 s1", "logout s1"])
+        #expect(result.stderr.contains("interrupted"))
+        for secret in ["sabre-WS-pass", "IceSess"] { #expect(!result.stderr.contains(secret)) }
+    }
+}

@@ -1,0 +1,506 @@
+import Crypto
+import Foundation
+import FoundationXML
+import Synchronization
+
+/// Strict loopback emulators of the request styles real hotel services
+/// demand (Concur, Sabre, Amadeus SOAP Header 4, Travelport uAPI, TBO's
+/// WCF). Each checks every header, credential, digest, nonce, sequence
+/// number and session of each request, answers the vendor's own fault or
+/// status for each mistake, and logs what it accepted, so a test can prove
+/// the order of logins, pages and logouts.
+///
+/// They read requests with Foundation's XML parser, not HotelKit's: what
+/// they check does not depend on the code under test.
+public final class VendorEmulator: Sendable {
+    public enum Style: String, Sendable { case concur, sabre, amadeus, travelport, tbo }
+
+    /// What the emulator accepted or refused, in order: `login s1`, `page 2 s1`, `logout s1`, `refused: …`.
+    public var log: [String] { state.withLock { $0.log } }
+    /// Every mistake it found in a request, in order.
+    public var mistakes: [String] { state.withLock { $0.log.filter { $0.hasPrefix("refused") } } }
+    public var url: String { server.url + "/service" }
+    public var requests: [ScriptedHTTPServer.Request] { server.requests }
+
+    public let style: Style
+    public let credentials: [String: String]
+    /// The catalogue: `hotels` per city, served `pageSize` at a time (the request's size where it names one).
+    public let hotels: Int
+    public let pageSize: Int
+    /// A session's token stops working after this many calls: the client must log in again.
+    public let expireAfterCalls: Int?
+    /// The request (counted from 1) left unanswered until the client hangs up.
+    public let stallRequest: Int?
+    /// Signalled when the stalled request has arrived.
+    public let stalled = DispatchSemaphore(value: 0)
+    private let server: ScriptedHTTPServer
+    private let state = Mutex(State())
+
+    struct Session {
+        var id: String
+        var token: String
+        var conversation: String = ""
+        var sequence = 1
+        var calls = 0
+        var open = true
+    }
+
+    struct State {
+        var log: [String] = []
+        var sessions: [String: Session] = [:]
+        var sessionCount = 0
+        var nonces: Set<String> = []
+        var messageIDs: Set<String> = []
+        /// The position of each city's list, and the token that asks for what follows it.
+        var positions: [String: Int] = [:]
+        var tokens: [String: String] = [:]
+    }
+
+    public init(_ style: Style, credentials: [String: String], hotels: Int = 23, pageSize: Int = 10,
+                expireAfterCalls: Int? = nil, stallRequest: Int? = nil) throws {
+        self.style = style
+        self.credentials = credentials
+        self.hotels = hotels
+        self.pageSize = pageSize
+        self.expireAfterCalls = expireAfterCalls
+        self.stallRequest = stallRequest
+        let box = Mutex<VendorEmulator?>(nil)
+        let count = Mutex(0)
+        server = try ScriptedHTTPServer { request, connection in
+            guard let emulator = box.withLock({ $0 }) else { return connection.respond(status: 503, body: []) }
+            let number = count.withLock { count in
+                count += 1
+                return count
+            }
+            if number == emulator.stallRequest {
+                emulator.stalled.signal()
+                _ = connection.waitForClientClose(seconds: 30)
+                return
+            }
+            let reply = emulator.answer(request)
+            connection.respond(status: reply.status, headers: reply.headers, body: reply.body)
+        }
+        box.withLock { $0 = self }
+    }
+
+    public func stop() { server.stop() }
+
+    struct Reply {
+        var status = 200
+        var headers: [String: String] = ["Content-Type": "text/xml; charset=utf-8"]
+        var body: [UInt8] = []
+    }
+
+    private func answer(_ request: ScriptedHTTPServer.Request) -> Reply {
+        state.withLock { state in
+            var exchange = Exchange(request: request, emulator: self, state: state)
+            let reply = exchange.answer()
+            state = exchange.state
+            return reply
+        }
+    }
+}
+
+/// One request being checked, with the emulator's state.
+private struct Exchange {
+    let request: ScriptedHTTPServer.Request
+    let emulator: VendorEmulator
+    var state: VendorEmulator.State
+    var document: XMLDocument?
+
+    init(request: ScriptedHTTPServer.Request, emulator: VendorEmulator, state: VendorEmulator.State) {
+        self.request = request
+        self.emulator = emulator
+        self.state = state
+        document = try? XMLDocument(data: Data(request.body), options: [])
+    }
+
+    var credentials: [String: String] { emulator.credentials }
+
+    mutating func answer() -> VendorEmulator.Reply {
+        guard document != nil else { return refuse("not XML", status: 400, body: "") }
+        switch emulator.style {
+        case .concur: return concur()
+        case .sabre: return sabre()
+        case .amadeus: return amadeus()
+        case .travelport: return travelport()
+        case .tbo: return tbo()
+        }
+    }
+
+    // MARK: Reading the request
+
+    /// Text of the first node at an XPath written with local names (`//Header/Security/Username`).
+    func value(_ path: String) -> String? {
+        let xpath = path.split(separator: "/", omittingEmptySubsequences: false).map { step -> String in
+            if step.isEmpty { return "" }
+            if step.hasPrefix("@") { return "@*[local-name()='\(step.dropFirst())']" }
+            return "*[local-name()='\(step)']"
+        }.joined(separator: "/")
+        return (try? document?.nodes(forXPath: xpath))?.first?.stringValue
+    }
+
+    func namespace(of path: String) -> String? {
+        let xpath = path.split(separator: "/", omittingEmptySubsequences: false)
+            .map { $0.isEmpty ? "" : "*[local-name()='\($0)']" }.joined(separator: "/")
+        return ((try? document?.nodes(forXPath: xpath))?.first as? XMLElement)?.uri
+    }
+
+    func header(_ name: String) -> String? { request.headers[name.lowercased()] }
+
+    var basicCredentials: (String, String)? {
+        guard let value = header("Authorization"), value.hasPrefix("Basic "),
+              let data = Data(base64Encoded: String(value.dropFirst(6))), let text = String(data: data, encoding: .utf8),
+              let colon = text.firstIndex(of: ":") else { return nil }
+        return (String(text[..<colon]), String(text[text.index(after: colon)...]))
+    }
+
+    // MARK: Answers
+
+    mutating func accept(_ entry: String) { state.log.append(entry) }
+
+    /// A mistake is logged as `refused: …`; an expiry the emulator caused on purpose as `expired …`.
+    mutating func refuse(_ mistake: String, status: Int, body: String, headers: [String: String] = [:]) -> VendorEmulator.Reply {
+        state.log.append(mistake.hasPrefix("expired ") ? mistake : "refused: \(mistake)")
+        var reply = VendorEmulator.Reply(status: status, body: Array(body.utf8))
+        reply.headers.merge(headers) { _, new in new }
+        return reply
+    }
+
+    mutating func soap11Fault(_ mistake: String, code: String, reason: String, namespaces: String = "", header: String = "") -> VendorEmulator.Reply {
+        refuse(mistake, status: 500, body: """
+            <soap-env:Envelope xmlns:soap-env="http://schemas.xmlsoap.org/soap/envelope/"\(namespaces)><soap-env:Header>\(header)</soap-env:Header>\
+            <soap-env:Body><soap-env:Fault><faultcode>\(code)</faultcode><faultstring>\(reason)</faultstring></soap-env:Fault></soap-env:Body></soap-env:Envelope>
+            """)
+    }
+
+    func soap11(_ body: String, header: String = "") -> VendorEmulator.Reply {
+        VendorEmulator.Reply(body: Array("""
+            <soap-env:Envelope xmlns:soap-env="http://schemas.xmlsoap.org/soap/envelope/"><soap-env:Header>\(header)</soap-env:Header>\
+            <soap-env:Body>\(body)</soap-env:Body></soap-env:Envelope>
+            """.utf8))
+    }
+
+    /// The next slice of a city's list: after the position its token stands for.
+    mutating func page(city: String, token: String?, size: Int? = nil) -> (codes: [Int], next: String?)? {
+        let position: Int
+        if let token, !token.isEmpty {
+            guard state.tokens[city] == token, let known = state.positions[city] else { return nil }
+            position = known
+        } else {
+            position = 0
+        }
+        let count = min(size ?? emulator.pageSize, emulator.pageSize)
+        let codes = Array(position..<min(position + count, emulator.hotels))
+        let end = position + codes.count
+        state.positions[city] = end
+        guard end < emulator.hotels else {
+            state.tokens[city] = nil
+            return (codes, nil)
+        }
+        let next = "T\(city)\(end)-\(UUID().uuidString.prefix(8))"
+        state.tokens[city] = next
+        return (codes, next)
+    }
+
+    static func code(_ city: String, _ index: Int) -> String { "\(city.prefix(3).uppercased())\(String(format: "%03d", index + 1))" }
+
+    // MARK: Concur
+
+    mutating func concur() -> VendorEmulator.Reply {
+        guard header("Content-Type")?.hasPrefix("application/xml") == true else {
+            return refuse("Content-Type \(header("Content-Type") ?? "none")", status: 415, body: "")
+        }
+        guard header("SOAPAction") == "search" else { return refuse("SOAPAction \(header("SOAPAction") ?? "none")", status: 400, body: "") }
+        guard let (user, password) = basicCredentials, user == credentials["CONCUR_USER"], password == credentials["CONCUR_PASSWORD"] else {
+            return refuse("HTTP Basic credentials", status: 403, body: "Forbidden")
+        }
+        guard namespace(of: "//Header/authentication") == "http://www.concur.com/webservice/auth",
+              value("//Header/authentication/userid") == credentials["CONCUR_USER"],
+              value("//Header/authentication/password") == credentials["CONCUR_PASSWORD"] else {
+            return refuse("authentication header", status: 403, body: "Forbidden")
+        }
+        let city = value("//Body/OTA_HotelSearchRQ/Criteria/Criterion/Address/CityName") ?? ""
+        guard let slice = page(city: city, token: value("//Body/OTA_HotelSearchRQ/@MoreDataEchoToken"),
+                               size: value("//Body/OTA_HotelSearchRQ/@MaxResponses").flatMap { Int($0) }) else {
+            state.log.append("refused: echo token")
+            return soap11(#"<OTA_HotelSearchRS xmlns="http://www.opentravel.org/OTA/2003/05"><Errors><Error Code="321" ShortText="Invalid MoreDataEchoToken"/></Errors></OTA_HotelSearchRS>"#)
+        }
+        accept("page \(city) \(slice.codes.first.map { $0 + 1 } ?? 0)")
+        let properties = slice.codes.map { index in
+            let code = Self.code(city, index)
+            return #"<Property HotelCode="\#(code)" HotelName="Hotel \#(code)"><Address><AddressLine>\#(index + 1) Main St</AddressLine><CityName>\#(city)</CityName><PostalCode>1000\#(index)</PostalCode><CountryName Code="US"/></Address><Position Latitude="40.\#(index)" Longitude="-73.\#(index)"/></Property>"#
+        }.joined()
+        let more = slice.next.map { #" MoreDataEchoToken="\#($0)""# } ?? ""
+        return soap11(#"<OTA_HotelSearchRS xmlns="http://www.opentravel.org/OTA/2003/05"><Success/><Properties\#(more)>\#(properties)</Properties></OTA_HotelSearchRS>"#)
+    }
+
+    // MARK: Sabre
+
+    mutating func sabre() -> VendorEmulator.Reply {
+        guard let action = value("//Header/MessageHeader/Action"), header("SOAPAction") == action,
+              value("//Header/MessageHeader/Service") == action else {
+            return soap11Fault("eb:Action \(value("//Header/MessageHeader/Action") ?? "none") for SOAPAction \(header("SOAPAction") ?? "none")",
+                               code: "soap-env:Client.InvalidAction", reason: "Action specified in EbxmlMessage does not exist.")
+        }
+        guard let messageID = value("//Header/MessageHeader/MessageData/MessageId"), messageID.hasPrefix("mid:"),
+              state.messageIDs.insert(messageID).inserted else {
+            return soap11Fault("MessageId missing or repeated", code: "soap-env:Client.InvalidEbXmlMessage", reason: "Invalid MessageId")
+        }
+        let conversation = value("//Header/MessageHeader/ConversationId") ?? ""
+        let token = #"<wsse:Security xmlns:wsse="http://schemas.xmlsoap.org/ws/2002/12/secext"><wsse:BinarySecurityToken valueType="String" EncodingType="wsse:Base64Binary">TOKEN</wsse:BinarySecurityToken></wsse:Security>"#
+        if action == "SessionCreateRQ" {
+            guard namespace(of: "//Header/Security") == "http://schemas.xmlsoap.org/ws/2002/12/secext",
+                  value("//Header/Security/UsernameToken/Username") == credentials["SABRE_USER"],
+                  value("//Header/Security/UsernameToken/Password") == credentials["SABRE_PASSWORD"],
+                  value("//Header/Security/UsernameToken/Organization") == credentials["SABRE_PCC"],
+                  value("//Header/Security/UsernameToken/Domain") == "DEFAULT", !conversation.isEmpty else {
+                return soap11Fault("SessionCreateRQ credentials", code: "soap-env:Client.AuthenticationFailed", reason: "Authentication failed")
+            }
+            state.sessionCount += 1
+            let id = "s\(state.sessionCount)"
+            let secret = #"Shared/IDL:IceSess\/SessMgr:1\.0.IDL/Common/!ICESMS\/ACPCRTC!ICESMSLB\/CRT.LB!-\#(3_161_758_806 + state.sessionCount)"#
+            state.sessions[secret] = VendorEmulator.Session(id: id, token: secret, conversation: conversation, calls: 1)
+            accept("login \(id)")
+            return soap11(#"<SessionCreateRS xmlns="http://www.opentravel.org/OTA/2002/11" status="Approved" version="1"><ConversationId>\#(conversation)</ConversationId></SessionCreateRS>"#,
+                          header: token.replacingOccurrences(of: "TOKEN", with: secret))
+        }
+        let sent = value("//Header/Security/BinarySecurityToken") ?? ""
+        guard var session = state.sessions[sent], session.open else {
+            return soap11Fault("token \(sent.isEmpty ? "missing" : "unknown or closed")", code: "soap-env:Client.InvalidSecurityToken",
+                               reason: "Invalid or Expired binary security token: \(sent)")
+        }
+        guard value("//Header/Security/UsernameToken") == nil else {
+            return soap11Fault("credentials after login", code: "soap-env:Client.AuthenticationNotAllowed",
+                               reason: "Authentication is not allowed for this service. Please use SessionCreateRQ")
+        }
+        guard session.conversation == conversation else {
+            return soap11Fault("ConversationId changed in \(session.id)", code: "soap-env:Client.InvalidEbXmlMessage", reason: "ConversationId mismatch")
+        }
+        session.calls += 1
+        if let limit = emulator.expireAfterCalls, session.calls > limit {
+            session.open = false
+            state.sessions[sent] = session
+            return soap11Fault("expired \(session.id)", code: "soap-env:Client.InvalidSecurityToken",
+                               reason: "Invalid or Expired binary security token: \(sent)")
+        }
+        state.sessions[sent] = session
+        switch action {
+        case "SessionCloseRQ":
+            state.sessions[sent]?.open = false
+            accept("logout \(session.id)")
+            return soap11(#"<SessionCloseRS xmlns="http://www.opentravel.org/OTA/2002/11" status="Approved" version="1"/>"#)
+        case "OTA_HotelAvailLLSRQ":
+            let city = value("//Body/OTA_HotelAvailRQ/AvailRequestSegment/HotelSearchCriteria/Criterion/HotelRef/@HotelCityCode") ?? ""
+            let more = value("//Body/OTA_HotelAvailRQ/AvailRequestSegment/AdditionalAvail/@Ind") == "true"
+            // "More" rows belong to the session that listed the rows before them.
+            // A new session resumes the search its expired predecessor had begun.
+            let token = more ? state.tokens[city + session.id] ?? (session.calls == 2 ? state.tokens[city] : nil) : nil
+            if more, token == nil {
+                return soap11(#"<OTA_HotelAvailRS xmlns="http://webservices.sabre.com/sabreXML/2011/10"><ApplicationResults status="NotProcessed"><Error Type="BusinessLogic"><SystemSpecificResults><Message>NO MORE AVAILABILITY IN THIS SESSION</Message></SystemSpecificResults></Error></ApplicationResults></OTA_HotelAvailRS>"#)
+            }
+            let slice = page(city: city, token: token.map { _ in state.tokens[city] ?? "" }) ?? ([], nil)
+            state.tokens[city + session.id] = slice.next
+            accept("page \(city) \(slice.codes.first.map { $0 + 1 } ?? 0) \(session.id)")
+            let options = slice.codes.map { index in
+                let code = Self.code(city, index)
+                return #"<AvailabilityOption RPH="\#(index + 1)"><BasicPropertyInfo HotelCode="\#(code)" HotelName="Hotel \#(code)" Latitude="48.\#(index)" Longitude="2.\#(index)"><Address><AddressLine>\#(index + 1) RUE DE LA PAIX</AddressLine><AddressLine>\#(city)</AddressLine></Address></BasicPropertyInfo></AvailabilityOption>"#
+            }.joined()
+            return soap11(#"<OTA_HotelAvailRS xmlns="http://webservices.sabre.com/sabreXML/2011/10"><ApplicationResults status="Complete"/><AdditionalAvail Ind="\#(slice.next == nil ? "false" : "true")"/><AvailabilityOptions>\#(options)</AvailabilityOptions></OTA_HotelAvailRS>"#)
+        default:
+            return soap11Fault("action \(action)", code: "soap-env:Client.InvalidAction", reason: "Action specified in EbxmlMessage does not exist.")
+        }
+    }
+
+    // MARK: Amadeus SOAP Header 4
+
+    static let wsa = "http://www.w3.org/2005/08/addressing"
+
+    mutating func amadeusFault(_ mistake: String, _ reason: String) -> VendorEmulator.Reply {
+        soap11Fault(mistake, code: "soap:Client", reason: reason, namespaces: #" xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/""#)
+    }
+
+    mutating func amadeus() -> VendorEmulator.Reply {
+        guard namespace(of: "//Header/MessageID") == Self.wsa, let messageID = value("//Header/MessageID"),
+              state.messageIDs.insert(messageID).inserted,
+              value("//Header/Action") == header("SOAPAction"), value("//Header/To") == emulator.url else {
+            return amadeusFault("WS-Addressing MessageID, Action or To", " 12|Presentation|soap message header incorrect")
+        }
+        let status = value("//Header/Session/@TransactionStatusCode") ?? ""
+        let isStart = status == "Start"
+        var session: VendorEmulator.Session
+        if isStart {
+            guard let nonceText = value("//Header/Security/UsernameToken/Nonce"), let nonce = Data(base64Encoded: nonceText),
+                  value("//Header/Security/UsernameToken/Nonce/@EncodingType")?.hasSuffix("#Base64Binary") == true,
+                  let created = value("//Header/Security/UsernameToken/Created"),
+                  value("//Header/Security/UsernameToken/Password/@Type")?.hasSuffix("#PasswordDigest") == true,
+                  value("//Header/Security/UsernameToken/Username") == credentials["AMADEUS_USER"],
+                  value("//Header/AMA_SecurityHostedUser/UserID/@PseudoCityCode") == credentials["AMADEUS_OFFICE"] else {
+                return amadeusFault("security header", " 12|Presentation|soap message header incorrect")
+            }
+            guard state.nonces.insert(nonceText).inserted else { return amadeusFault("nonce reused", " 11|Session|") }
+            guard let createdDate = ISO8601DateFormatter.withFraction.date(from: created) ?? ISO8601DateFormatter().date(from: created),
+                  abs(createdDate.timeIntervalSinceNow) < 300 else {
+                return amadeusFault("Created \(created)", " 11|Session|")
+            }
+            let passwordHash = Data(Insecure.SHA1.hash(data: Data((credentials["AMADEUS_PASSWORD"] ?? "").utf8)))
+            let expected = Data(Insecure.SHA1.hash(data: nonce + Data(created.utf8) + passwordHash)).base64EncodedString()
+            guard value("//Header/Security/UsernameToken/Password") == expected else { return amadeusFault("digest", " 11|Session|") }
+            state.sessionCount += 1
+            // The log's name (s1), and the SessionId on the wire, as Amadeus's look.
+            session = VendorEmulator.Session(id: "s\(state.sessionCount)", token: "TOKEN\(UUID().uuidString.prefix(12))",
+                                             conversation: "01ZWHV5E\(String(format: "%02d", state.sessionCount))")
+            accept("login \(session.id)")
+        } else {
+            guard value("//Header/Security") == nil else { return amadeusFault("security header InSeries", " 12|Presentation|soap message header incorrect") }
+            guard status == "InSeries" || status == "End", let wire = value("//Header/Session/SessionId"),
+                  var known = state.sessions[wire], known.open, value("//Header/Session/SecurityToken") == known.token else {
+                return amadeusFault("session \(value("//Header/Session/SessionId") ?? "none")", "99|Session|Not authenticated")
+            }
+            guard value("//Header/Session/SequenceNumber") == String(known.sequence + 1) else {
+                return amadeusFault("sequence \(value("//Header/Session/SequenceNumber") ?? "none") after \(known.sequence) in \(known.id)",
+                                    "93|Session|Illogical conversation")
+            }
+            known.sequence += 1
+            known.calls += 1
+            if let limit = emulator.expireAfterCalls, known.calls >= limit {
+                known.open = false
+                state.sessions[wire] = known
+                return amadeusFault("expired \(known.id)", "95|Session|Inactive conversation")
+            }
+            session = known
+        }
+        let sessionHeader = { (session: VendorEmulator.Session, status: String) in
+            #"<awsse:Session xmlns:awsse="http://xml.amadeus.com/2010/06/Session_v3" TransactionStatusCode="\#(status)"><awsse:SessionId>\#(session.conversation)</awsse:SessionId><awsse:SequenceNumber>\#(session.sequence)</awsse:SequenceNumber><awsse:SecurityToken>\#(session.token)</awsse:SecurityToken></awsse:Session>"#
+        }
+        if status == "End" {
+            guard value("//Body/Security_SignOut") != nil else { return amadeusFault("End without Security_SignOut", "93|Session|Illogical conversation") }
+            session.open = false
+            state.sessions[session.conversation] = session
+            accept("logout \(session.id)")
+            return soap11(#"<Security_SignOutReply xmlns="http://xml.amadeus.com/VLSSOR_04_1_1A"><processStatus><statusCode>P</statusCode></processStatus></Security_SignOutReply>"#,
+                          header: sessionHeader(session, "End"))
+        }
+        state.sessions[session.conversation] = session
+        let city = value("//Body/OTA_HotelAvailRQ/AvailRequestSegments/AvailRequestSegment/HotelSearchCriteria/Criterion/HotelRef/@HotelCityCode") ?? ""
+        guard let slice = page(city: city, token: value("//Body/OTA_HotelAvailRQ/@MoreDataEchoToken")) else {
+            return soap11(#"<OTA_HotelAvailRS xmlns="http://www.opentravel.org/OTA/2003/05"><Errors><Error Type="12" Code="3286" ShortText="INVALID MORE DATA ECHO TOKEN"/></Errors></OTA_HotelAvailRS>"#,
+                          header: sessionHeader(session, "InSeries"))
+        }
+        accept("page \(city) \(slice.codes.first.map { $0 + 1 } ?? 0) \(session.id)")
+        let stays = slice.codes.map { index in
+            let code = Self.code(city, index)
+            return #"<RoomStay><BasicPropertyInfo HotelCode="\#(code)" HotelName="HOTEL \#(code)"><Position Latitude="4540\#(index)" Longitude="-7356\#(index)"/><Address><AddressLine>\#(index + 1) RUE SAINT-PAUL</AddressLine><CityName>\#(city)</CityName></Address></BasicPropertyInfo></RoomStay>"#
+        }.joined()
+        let more = slice.next.map { #" MoreIndicator="\#($0)""# } ?? ""
+        return soap11(#"<OTA_HotelAvailRS xmlns="http://www.opentravel.org/OTA/2003/05"><Success/><RoomStays\#(more)>\#(stays)</RoomStays></OTA_HotelAvailRS>"#,
+                      header: sessionHeader(session, "InSeries"))
+    }
+
+    // MARK: Travelport
+
+    mutating func travelport() -> VendorEmulator.Reply {
+        guard let (user, password) = basicCredentials, user == credentials["TRAVELPORT_USER"], password == credentials["TRAVELPORT_PASSWORD"] else {
+            return refuse("HTTP Basic credentials", status: 401, body: "Unauthorized", headers: ["WWW-Authenticate": #"Basic realm="AXIS""#])
+        }
+        guard header("Accept-Encoding")?.contains("gzip") == true else { return refuse("no gzip", status: 406, body: "") }
+        guard value("//Body/HotelSearchAvailabilityReq/@TargetBranch") == credentials["TRAVELPORT_BRANCH"] else {
+            return soap11Fault("TargetBranch", code: "Server.Business", reason: "Invalid TargetBranch")
+        }
+        let city = value("//Body/HotelSearchAvailabilityReq/HotelSearchLocation/HotelLocation/@Location") ?? ""
+        let reference = value("//Body/HotelSearchAvailabilityReq/NextResultReference")
+        if let reference, !reference.isEmpty, value("//Body/HotelSearchAvailabilityReq/NextResultReference/@ProviderCode") != "1G" {
+            return soap11Fault("NextResultReference without its ProviderCode", code: "Server.Business", reason: "Invalid NextResultReference")
+        }
+        guard let slice = page(city: city, token: reference) else {
+            return soap11Fault("NextResultReference \(reference ?? "")", code: "Server.Business", reason: "Invalid NextResultReference")
+        }
+        accept("page \(city) \(slice.codes.first.map { $0 + 1 } ?? 0)")
+        let results = slice.codes.map { index in
+            let code = String(format: "%05d", index + 1)
+            return #"<hotel:HotelSearchResult><hotel:HotelProperty HotelChain="XX" HotelCode="\#(code)" Name="HOTEL \#(code)"><hotel:PropertyAddress><hotel:Address>\#(index + 1) STRAND</hotel:Address><hotel:Address>\#(city)</hotel:Address></hotel:PropertyAddress><common_v47_0:CoordinateLocation latitude="51.\#(index)" longitude="-0.\#(index)"/></hotel:HotelProperty></hotel:HotelSearchResult>"#
+        }.joined()
+        let next = slice.next.map { #"<common_v47_0:NextResultReference ProviderCode="1G">\#($0)</common_v47_0:NextResultReference>"# } ?? ""
+        var reply = soap11(#"<hotel:HotelSearchAvailabilityRsp xmlns:hotel="http://www.travelport.com/schema/hotel_v47_0" xmlns:common_v47_0="http://www.travelport.com/schema/common_v47_0" TransactionId="X">\#(next)\#(results)</hotel:HotelSearchAvailabilityRsp>"#)
+        reply.body = Gzip.stored(reply.body)
+        reply.headers["Content-Encoding"] = "gzip"
+        return reply
+    }
+
+    // MARK: TBO
+
+    mutating func tbo() -> VendorEmulator.Reply {
+        let soap12 = "http://www.w3.org/2003/05/soap-envelope"
+        func fault(_ mistake: String, _ subcode: String, _ reason: String) -> String {
+            #"<s:Envelope xmlns:s="\#(soap12)" xmlns:a="\#(Self.wsa)"><s:Body><s:Fault><s:Code><s:Value>s:Sender</s:Value><s:Subcode><s:Value>a:\#(subcode)</s:Value></s:Subcode></s:Code><s:Reason><s:Text xml:lang="en-US">\#(reason)</s:Text></s:Reason></s:Fault></s:Body></s:Envelope>"#
+        }
+        let action = value("//Header/Action") ?? ""
+        guard header("Content-Type")?.hasPrefix("application/soap+xml") == true,
+              header("Content-Type")?.contains(#"action="\#(action)""#) == true, namespace(of: "//Envelope") == soap12 else {
+            return refuse("SOAP 1.2 Content-Type with the action", status: 415, body: "")
+        }
+        guard action == "http://TekTravel/HotelBookingApi/HotelSearch", namespace(of: "//Header/Action") == Self.wsa else {
+            return refuse("wsa:Action \(action)", status: 500, body: fault("", "ActionNotSupported",
+                "The message with Action '\(action)' cannot be processed at the receiver, due to a ContractFilter mismatch at the EndpointDispatcher."))
+        }
+        guard value("//Header/To") == emulator.url else {
+            return refuse("wsa:To", status: 500, body: fault("", "DestinationUnreachable",
+                "The message with To '\(value("//Header/To") ?? "")' cannot be processed at the receiver, due to an AddressFilter mismatch at the EndpointDispatcher."))
+        }
+        let envelope = { (body: String) in
+            #"<s:Envelope xmlns:s="\#(soap12)" xmlns:a="\#(Self.wsa)"><s:Header><a:Action s:mustUnderstand="1">http://TekTravel/HotelBookingApi/IHotelService/HotelSearchResponse</a:Action></s:Header><s:Body><HotelSearchResponse xmlns="http://TekTravel/HotelBookingApi">\#(body)</HotelSearchResponse></s:Body></s:Envelope>"#
+        }
+        guard value("//Header/Credentials/@UserName") == credentials["TBO_USER"],
+              value("//Header/Credentials/@Password") == credentials["TBO_PASSWORD"] else {
+            var reply = refuse("Credentials", status: 200, body: envelope("<Status><StatusCode>02</StatusCode><Description>LoginErr: Login Failed for Member.</Description></Status>"))
+            reply.headers["Content-Type"] = "application/soap+xml; charset=utf-8"
+            return reply
+        }
+        let city = value("//Body/HotelSearchRequest/CityName") ?? ""
+        accept("page \(city) 1")
+        let results = (0..<emulator.hotels).map { index in
+            let code = String(1_000_000 + index)
+            return "<HotelResult><ResultIndex>\(index + 1)</ResultIndex><HotelInfo><HotelCode>\(code)</HotelCode><HotelName>Hotel \(code)</HotelName><HotelPicture>https://img.tbo.test/\(code).jpg</HotelPicture><HotelAddress>\(index + 1) Nanjing Road, \(city)</HotelAddress><Latitude>31.2\(index)</Latitude><Longitude>121.4\(index)</Longitude></HotelInfo></HotelResult>"
+        }.joined()
+        var reply = VendorEmulator.Reply(body: Array(envelope("<Status><StatusCode>01</StatusCode><Description>Successful: HotelSearch Successful</Description></Status><HotelResultList>\(results)</HotelResultList>").utf8))
+        reply.headers["Content-Type"] = "application/soap+xml; charset=utf-8"
+        return reply
+    }
+}
+
+extension ISO8601DateFormatter {
+    fileprivate static var withFraction: ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }
+}
+
+/// gzip with stored (uncompressed) deflate blocks: a valid stream any
+/// decoder reads, written here so the emulator needs no zlib.
+enum Gzip {
+    static func stored(_ data: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 0xFF]
+        var offset = 0
+        repeat {
+            let count = min(65_535, data.count - offset)
+            let last: UInt8 = offset + count == data.count ? 1 : 0
+            out += [last, UInt8(count & 0xFF), UInt8(count >> 8), UInt8(~count & 0xFF), UInt8((~count >> 8) & 0xFF)]
+            out += data[offset..<(offset + count)]
+            offset += count
+        } while offset < data.count
+        for value in [crc32(data), UInt32(truncatingIfNeeded: data.count)] {
+            out += (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+        }
+        return out
+    }
+
+    static func crc32(_ data: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in data {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+}

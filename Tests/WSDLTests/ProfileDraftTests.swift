@@ -1,0 +1,177 @@
+import Foundation
+import Hotels
+import SOAP
+import Testing
+import TestSupport
+@testable import WSDL
+
+@Suite("Profiles from WSDLs")
+struct ProfileDraftTests {
+    /// A real WSDL of `Samples/Real/wsdl`, described.
+    func real(_ path: String) async throws -> ServiceDescription {
+        var options = WSDLLoader.Options(cacheFolder: nil)
+        options.offline = true
+        options.localRoot = Samples.root.path
+        return ServiceDescription(try await WSDLLoader(options: options).load(Samples.url("Real/wsdl/\(path)").path))
+    }
+
+    @Test("Apache CXF's wsdl_first sample: both operations listed; a profile for getCustomersByName loads, its record guessed from the schema")
+    func cxf() async throws {
+        let description = try await real("cxf/CustomerService.wsdl")
+        #expect(description.operations.map(\.name) == ["updateCustomer", "getCustomersByName"])
+        #expect(description.endpoint(of: "CustomerServiceServiceSoapBinding") == "http://localhost:9090/CustomerServicePort")
+        let draft = try ProfileDrafter(description: description).draft(operation: "getCustomersByName")
+        #expect(draft.profile.record == "return")
+        #expect(draft.profile.fields[.code] == FieldPath(elements: ["customerId"]))
+        #expect(draft.profile.fields[.name] == FieldPath(elements: ["name"]))
+        // The request: the wrapper in its namespace, its optional child unqualified (elementFormDefault="unqualified") and left out.
+        #expect(draft.profile.body.text == #"<n1:getCustomersByName xmlns:n1="http://customerservice.example.com/"></n1:getCustomersByName>"#)
+        #expect(draft.profile.notes.contains { $0.contains("getCustomersByName: optional, left out: name") })
+        #expect(draft.profile.soapAction == "")
+    }
+
+    @Test("a .NET ASMX service (the Kunlun PMS security service): operations, SOAPActions and the declared header slot")
+    func asmx() async throws {
+        let description = try await real("asmx/SecurityService.wsdl")
+        #expect(description.operations.map(\.name) == ["AppLogin", "AppLoginOut", "AppModifyPw"])
+        let logout = try description.operation(named: "AppLoginOut")
+        #expect(logout.soapAction == "http://www.shijinet.com.cn/kunlun/kws/1.1/AppLoginOut")
+        #expect(logout.inputHeaders == [QualifiedName(namespace: "http://www.shijinet.com.cn/kunlun/kws/1.1/", name: "KwsSoapHeader")])
+        let draft = try ProfileDrafter(description: description).draft(operation: "AppLoginOut")
+        #expect(draft.profile.soapHeader?.text.contains("KwsSoapHeader") == true)
+        // Nothing in a boolean reply is a record: the profile loads, and says what to do.
+        #expect(draft.profile.record == "REPLACE_ME")
+        #expect(draft.profile.notes.contains { $0.contains("--sample") })
+        let login = try ProfileDrafter(description: description).draft(operation: "AppLogin")
+        #expect(login.profile.credentialNames == ["SECURITYSERVICE_USERNAME", "SECURITYSERVICE_PASSWORD"])
+    }
+
+    @Test("an OpenTravel WSDL whose schemas live on opentravel.org: the import is refused by host, then named as not cached")
+    func openTravelRemoteSchemas() async throws {
+        var options = WSDLLoader.Options(cacheFolder: nil)
+        options.localRoot = Samples.root.path
+        options.offline = true
+        let wsdl = Samples.url("Real/wsdl/ota-jibx/hotel.wsdl").path
+        await #expect(throws: WSDLError.hostNotAllowed(document: "http://www.opentravel.org/2014B/OTA_HotelResRQ.xsd",
+                                                       referrer: WSDLLoader.displayName(of: URL(fileURLWithPath: wsdl).absoluteString),
+                                                       host: "www.opentravel.org")) {
+            _ = try await WSDLLoader(options: options).load(wsdl)
+        }
+        options.allowedHosts = ["www.opentravel.org"]
+        await #expect(throws: WSDLError.notCached(document: "http://www.opentravel.org/2014B/OTA_HotelResRQ.xsd")) {
+            _ = try await WSDLLoader(options: options).load(wsdl)
+        }
+    }
+
+    @Test("the sample service's WSDL gives the built-in sample profile's request, record, fields and paging")
+    func sampleService() throws {
+        let set = try Self.sampleSet()
+        let draft = try ProfileDrafter(description: ServiceDescription(set)).draft(operation: "QueryHotels")
+        let builtIn = try ServiceProfile.named("sample")
+        #expect(draft.profile.fields == builtIn.fields)
+        #expect(draft.profile.record == builtIn.record)
+        #expect(draft.profile.paging == builtIn.paging)
+        #expect(draft.profile.endMarker == builtIn.endMarker)
+        #expect(draft.profile.soapAction == builtIn.soapAction)
+        #expect(draft.endpoint == "http://127.0.0.1:9/soap")
+        let soap12 = try ProfileDrafter(description: ServiceDescription(set)).draft(operation: "QueryHotels", version: .v1_2)
+        #expect(soap12.profile.soapVersion == .v1_2)
+    }
+
+    @Test("a recorded response names the record and fields when the schema cannot: OTA attributes, a bare payload")
+    func fromSample() throws {
+        let description = ServiceDescription(try Self.sampleSet())
+        let response = try [UInt8](Data(contentsOf: Samples.url("Real/opentravel/OTA2001B_HotelSearchRS-phoenix.xml")))
+        let draft = try ProfileDrafter(description: description).draft(operation: "QueryHotels", sample: response)
+        #expect(draft.profile.record == "HotelSearchRecord")
+        #expect(draft.profile.envelope == .auto)
+        #expect(draft.profile.fields[.name] == FieldPath(elements: [], attribute: "HotelName"))
+        #expect(draft.profile.fields[.code] == FieldPath(elements: ["HotelReference"], attribute: "HotelCode"))
+        let page = try HotelResponseParser(profile: draft.profile).parse(bytes: response)
+        #expect(page.hotels.count == 3)
+    }
+
+    @Test("OpenTravel search in a schema: attributes as placeholders, the echo token as cursor, Errors as the error path")
+    func openTravelSearchSchema() throws {
+        let schema = Documents.schema(#"""
+            <xs:element name="SearchRQ"><xs:complexType><xs:sequence>
+              <xs:element name="Criteria"><xs:complexType><xs:sequence><xs:element name="Criterion" maxOccurs="unbounded"><xs:complexType><xs:sequence>
+                <xs:element name="HotelRef" minOccurs="0"><xs:complexType><xs:attribute name="HotelCityCode"/><xs:attribute name="ChainCode"/></xs:complexType></xs:element>
+              </xs:sequence></xs:complexType></xs:element></xs:sequence></xs:complexType></xs:element>
+            </xs:sequence><xs:attribute name="Version" type="xs:decimal" use="required"/><xs:attribute name="MaxResponses" type="xs:positiveInteger"/>
+              <xs:attribute name="MoreDataEchoToken" type="xs:string"/></xs:complexType></xs:element>
+            <xs:element name="SearchRS"><xs:complexType><xs:choice>
+              <xs:sequence><xs:element name="Success"/><xs:element name="Properties"><xs:complexType><xs:sequence>
+                <xs:element name="Property" maxOccurs="unbounded"><xs:complexType><xs:sequence>
+                  <xs:element name="Position" minOccurs="0"><xs:complexType><xs:attribute name="Latitude"/><xs:attribute name="Longitude"/></xs:complexType></xs:element>
+                  <xs:element name="Address" minOccurs="0"><xs:complexType><xs:sequence><xs:element name="AddressLine" maxOccurs="5" type="xs:string"/>
+                    <xs:element name="CityName" type="xs:string"/></xs:sequence></xs:complexType></xs:element>
+                </xs:sequence><xs:attribute name="HotelCode"/><xs:attribute name="HotelName"/></xs:complexType></xs:element>
+              </xs:sequence><xs:attribute name="MoreDataEchoToken"/></xs:complexType></xs:element></xs:sequence>
+              <xs:element name="Errors"><xs:complexType><xs:sequence><xs:element name="Error" maxOccurs="unbounded"><xs:complexType>
+                <xs:attribute name="ShortText"/></xs:complexType></xs:element></xs:sequence></xs:complexType></xs:element>
+            </xs:choice></xs:complexType></xs:element>
+            """#)
+        let root = try XMLTreeElement.parse(Array(Documents.wsdl(body: Documents.searchOperation).utf8), limits: XMLReaderLimits())
+        let types = try XMLTreeElement.parse(Array(schema.utf8), limits: XMLReaderLimits())
+        let set = WSDLDocumentSet(documents: [
+            LoadedDocument(url: "file:///test.wsdl", name: "test.wsdl", root: root, origin: .file, bytes: 0),
+            LoadedDocument(url: "file:///test.xsd", name: "test.xsd", root: types, origin: .file, bytes: 0),
+        ])
+        let profile = try ProfileDrafter(description: ServiceDescription(set)).draft(operation: "Search").profile
+        #expect(profile.body.text.contains(#"MaxResponses="{pageSize}""#))
+        #expect(profile.body.text.contains(#"MoreDataEchoToken="{cursor}""#))
+        #expect(profile.body.text.contains(#"Version="1""#))
+        #expect(profile.body.text.contains(#"<n1:HotelRef HotelCityCode="{city}"></n1:HotelRef>"#))
+        #expect(profile.record == "Property")
+        #expect(profile.fields[.code] == FieldPath(elements: [], attribute: "HotelCode"))
+        #expect(profile.fields[.latitude] == FieldPath(elements: ["Position"], attribute: "Latitude"))
+        #expect(profile.joins[.address]?.paths == [FieldPath(elements: ["Address", "AddressLine"]), FieldPath(elements: ["Address", "CityName"])])
+        #expect(profile.paging == .cursor(.document(try DocumentPath(parsing: "//Properties/@MoreDataEchoToken"))))
+        #expect(profile.error?.path == (try DocumentPath(parsing: "//Errors/Error/@ShortText")))
+        #expect(profile.notes.contains { $0.contains("optional, left out: @ChainCode") })
+    }
+
+    @Test("an Axis-style RPC service whose parts are anyType: the profile loads and asks for a recorded response")
+    func anyTypeParts() throws {
+        let wsdl = #"""
+            <wsdl:definitions xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/" xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/"
+                xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:tns="urn:axis" targetNamespace="urn:axis">
+              <wsdl:message name="In"><wsdl:part name="in0" type="xsd:anyType"/></wsdl:message>
+              <wsdl:message name="Out"><wsdl:part name="return" type="xsd:anyType"/></wsdl:message>
+              <wsdl:portType name="P"><wsdl:operation name="getHotels"><wsdl:input message="tns:In"/><wsdl:output message="tns:Out"/></wsdl:operation></wsdl:portType>
+              <wsdl:binding name="B" type="tns:P"><soap:binding style="rpc" transport="http://schemas.xmlsoap.org/soap/http"/>
+                <wsdl:operation name="getHotels"><soap:operation soapAction=""/>
+                  <wsdl:input><soap:body use="encoded" namespace="urn:axis" encodingStyle="http://schemas.xmlsoap.org/soap/encoding/"/></wsdl:input>
+                  <wsdl:output><soap:body use="encoded" namespace="urn:axis"/></wsdl:output></wsdl:operation></wsdl:binding>
+            </wsdl:definitions>
+            """#
+        let root = try XMLTreeElement.parse(Array(wsdl.utf8), limits: XMLReaderLimits())
+        let set = WSDLDocumentSet(documents: [LoadedDocument(url: "file:///axis.wsdl", name: "axis.wsdl", root: root, origin: .file, bytes: 0)])
+        let draft = try ProfileDrafter(description: ServiceDescription(set)).draft(operation: "getHotels")
+        #expect(draft.profile.body.text == #"<n1:getHotels xmlns:n1="urn:axis"><in0></in0></n1:getHotels>"#)
+        #expect(draft.profile.record == "REPLACE_ME")
+        #expect(draft.profile.notes.contains { $0.contains("anyType") })
+        #expect(draft.profile.notes.contains { $0.contains("RPC/encoded") })
+    }
+
+    @Test("an unknown operation is refused with the operations there are")
+    func unknownOperation() throws {
+        let description = ServiceDescription(try Self.sampleSet())
+        #expect(throws: WSDLError.unknownOperation("Book", known: ["QueryHotels"])) {
+            _ = try ProfileDrafter(description: description).draft(operation: "Book")
+        }
+    }
+
+    /// The sample service's WSDL, as `hotels serve` publishes it, read from the library that serves it.
+    static func sampleSet() throws -> WSDLDocumentSet {
+        let text = try String(contentsOf: Samples.url("../Sources/SampleService/SampleSOAP.swift"), encoding: .utf8)
+        // The WSDL is the raw string of SampleMessages.wsdl(endpoint:), indented by eight spaces.
+        guard let start = text.range(of: #"<?xml version="1.0" encoding="utf-8"?>"#), let end = text.range(of: "</wsdl:definitions>") else {
+            throw WSDLError.notWSDL(document: "SampleSOAP.swift", root: "", hint: "the sample WSDL moved")
+        }
+        let wsdl = String(text[start.lowerBound..<end.upperBound]).replacingOccurrences(of: "\\#(endpoint)", with: "http://127.0.0.1:9/soap")
+        let root = try XMLTreeElement.parse(Array(wsdl.utf8), limits: XMLReaderLimits())
+        return WSDLDocumentSet(documents: [LoadedDocument(url: "http://127.0.0.1:9/soap?wsdl", name: "sample", root: root, origin: .network, bytes: wsdl.utf8.count)])
+    }
+}
