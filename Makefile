@@ -1,7 +1,7 @@
 # HotelKit: the two commands a fresh machine needs are `make demo` and `make test`.
 SWIFT ?= swift
 
-.PHONY: deps build test demo clean
+.PHONY: deps build test demo sanitize fuzz clean
 
 deps:
 	@scripts/ensure-deps
@@ -19,5 +19,15 @@ demo: deps
 	$(SWIFT) build -c release --product hotels
 	"$$($(SWIFT) build -c release --show-bin-path)/hotels" demo --out demo-out
 
+# Hardening (README, "Hardening"): the tests under ThreadSanitizer, then AddressSanitizer with leak checks.
+sanitize: deps
+	@python3 -c "import zeep" 2>/dev/null || python3 -m pip install -q zeep
+	scripts/sanitize
+
+# Hardening: every libFuzzer target for FUZZ_SECONDS each (scripts/fuzz TARGET SECONDS runs one).
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	scripts/fuzz all $(FUZZ_SECONDS)
+
 clean:
-	rm -rf .build
+	rm -rf .build .build-tsan .build-asan .build-fuzz

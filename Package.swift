@@ -43,27 +43,29 @@ let package = Package(
         // these two are small C targets, the only C beyond the module maps.
         .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
         .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16")]),
+        // The lock every target uses: a pthread mutex, which ThreadSanitizer sees.
+        .target(name: "Locking"),
 
         // Along the data path: HTTP → SOAP → Hotels (records, the client);
         // Imaging → Scheduling (work queue, window loader) → Logos (the logo
         // pipeline); OfflineStore (the list flow) on Hotels. Nothing points back.
-        .target(name: "HTTP", dependencies: ["CCurl", logging]),
+        .target(name: "HTTP", dependencies: ["CCurl", "Locking", logging]),
         .target(name: "SOAP", dependencies: ["CLibXML2", "HTTP"]),
-        .target(name: "Hotels", dependencies: ["SOAP", "HTTP", logging, .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "Hotels", dependencies: ["SOAP", "HTTP", "Locking", logging, .product(name: "Crypto", package: "swift-crypto")]),
         // From a vendor's WSDL to a profile: loads the set, reads it, guesses a profile.
         .target(name: "WSDL", dependencies: ["SOAP", "HTTP", "Hotels"]),
         .target(
             name: "Imaging",
             dependencies: [
-                "CJPEG", "CPNG",
+                "CJPEG", "CPNG", "Locking",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .target(
             name: "Scheduling",
-            dependencies: ["Imaging", .product(name: "DequeModule", package: "swift-collections")]
+            dependencies: ["Imaging", "Locking", .product(name: "DequeModule", package: "swift-collections")]
         ),
-        .target(name: "Logos", dependencies: ["HTTP", "Imaging", "Scheduling", logging]),
+        .target(name: "Logos", dependencies: ["HTTP", "Imaging", "Locking", "Scheduling", logging]),
         .target(
             name: "OfflineStore",
             dependencies: [
@@ -74,18 +76,18 @@ let package = Package(
         ),
         // The simulation and the sample server: linked by the executable
         // alone, so library users never pull in a web server.
-        .target(name: "Simulation", dependencies: ["Hotels", "Imaging", "Scheduling", "Logos", "OfflineStore", logging]),
+        .target(name: "Simulation", dependencies: ["Hotels", "Imaging", "Locking", "Scheduling", "Logos", "OfflineStore", logging]),
         .target(
             name: "SampleService",
             dependencies: [
-                "SOAP", "Imaging", "Simulation",
+                "SOAP", "Imaging", "Locking", "Simulation",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .executableTarget(
             name: "hotels",
             dependencies: [
-                "HTTP", "Hotels", "Imaging", "Scheduling", "Logos", "OfflineStore", "Simulation", "SampleService", "WSDL", logging,
+                "HTTP", "Hotels", "Imaging", "Locking", "Scheduling", "Logos", "OfflineStore", "Simulation", "SampleService", "WSDL", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -95,19 +97,19 @@ let package = Package(
         .executableTarget(name: "ParseResponse", dependencies: ["Hotels"], path: "Examples/ParseResponse"),
         .executableTarget(name: "Thumbnail", dependencies: ["Logos", "Imaging"], path: "Examples/Thumbnail"),
 
-        .target(name: "TestSupport", dependencies: ["HTTP", "Logos", logging, .product(name: "Crypto", package: "swift-crypto")],
+        .target(name: "TestSupport", dependencies: ["HTTP", "Locking", "Logos", logging, .product(name: "Crypto", package: "swift-crypto")],
                 path: "Tests/Support"),
         .testTarget(name: "SOAPTests", dependencies: ["SOAP", "TestSupport"]),
-        .testTarget(name: "NetworkTests", dependencies: ["HTTP", "SOAP", "Hotels", "TestSupport", "hotels"]),
+        .testTarget(name: "NetworkTests", dependencies: ["HTTP", "Locking", "SOAP", "Hotels", "TestSupport", "hotels"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport", "hotels"]),
         .testTarget(name: "HotelsTests", dependencies: ["HTTP", "Hotels", "TestSupport", "hotels", logging]),
-        .testTarget(name: "LogosTests", dependencies: ["HTTP", "Logos", "Imaging", "Scheduling", "TestSupport"]),
+        .testTarget(name: "LogosTests", dependencies: ["HTTP", "Locking", "Logos", "Imaging", "Scheduling", "TestSupport"]),
         .testTarget(
             name: "OfflineStoreTests",
             dependencies: ["OfflineStore", "Hotels", "HTTP", "Imaging", "Logos", "TestSupport", "hotels", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "WSDLTests", dependencies: ["WSDL", "Hotels", "HTTP", "SOAP", "TestSupport", "hotels"]),
-        .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "Logos", "Imaging", "HTTP", "Simulation", "TestSupport", "hotels"]),
+        .testTarget(name: "SchedulingTests", dependencies: ["Locking", "Scheduling", "Logos", "Imaging", "HTTP", "Simulation", "TestSupport", "hotels"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -48,9 +48,9 @@ void hk_jpeg_decoder_destroy(hk_jpeg_decoder *decoder) {
     free(decoder);
 }
 
-int hk_jpeg_read_header(hk_jpeg_decoder *decoder, const unsigned char *data, unsigned long size) {
+int hk_jpeg_read_header(hk_jpeg_decoder *decoder, FILE *file) {
     if (setjmp(decoder->error.jump)) return -1;
-    jpeg_mem_src(&decoder->info, data, size);
+    jpeg_stdio_src(&decoder->info, file);
     jpeg_save_markers(&decoder->info, JPEG_APP0 + 1, 0xFFFF);
     jpeg_read_header(&decoder->info, TRUE);
     return 0;

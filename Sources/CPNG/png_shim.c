@@ -2,10 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-int hk_png_begin_read(png_image *image, const void *data, size_t size) {
+int hk_png_begin_read(png_image *image, FILE *file) {
     memset(image, 0, sizeof *image);
     image->version = PNG_IMAGE_VERSION;
-    return png_image_begin_read_from_memory(image, data, size);
+    return png_image_begin_read_from_stdio(image, file);
 }
 
 int hk_png_finish_read_rgba(png_image *image, void *buffer, size_t stride) {
@@ -84,13 +84,6 @@ void hk_png_free(uint8_t *buffer) {
     free(buffer);
 }
 
-static void hk_png_read_data(png_structp png, png_bytep target, png_size_t length) {
-    hk_png_reader *reader = png_get_io_ptr(png);
-    if (reader->size - reader->offset < length) png_error(png, "unexpected end of data");
-    memcpy(target, reader->data + reader->offset, length);
-    reader->offset += length;
-}
-
 static void hk_png_reader_error(png_structp png, png_const_charp text) {
     hk_png_reader *reader = png_get_error_ptr(png);
     strncpy(reader->message, text, sizeof reader->message - 1);
@@ -104,16 +97,14 @@ static void hk_png_reader_warning(png_structp png, png_const_charp text) {
     (void)text;
 }
 
-int hk_png_reader_open(hk_png_reader *reader, const void *data, size_t size) {
+int hk_png_reader_open(hk_png_reader *reader, FILE *file) {
     memset(reader, 0, sizeof *reader);
-    reader->data = data;
-    reader->size = size;
     reader->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, reader, hk_png_reader_error, hk_png_reader_warning);
     if (!reader->png) { strcpy(reader->message, "out of memory"); return -1; }
     reader->info = png_create_info_struct(reader->png);
     if (!reader->info) { strcpy(reader->message, "out of memory"); return -1; }
     if (setjmp(png_jmpbuf(reader->png))) return -1;
-    png_set_read_fn(reader->png, reader, hk_png_read_data);
+    png_init_io(reader->png, file);
     png_read_info(reader->png, reader->info);
     reader->width = png_get_image_width(reader->png, reader->info);
     reader->height = png_get_image_height(reader->png, reader->info);

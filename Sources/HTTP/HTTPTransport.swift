@@ -1,6 +1,6 @@
 import CCurl
 import Foundation
-import Synchronization
+import Locking
 
 /// HTTP through libcurl: keep-alive connections reused from a pool,
 /// HTTP/1.1 and HTTP/2, gzip and deflate, bounded redirects over http(s)
@@ -11,7 +11,7 @@ import Synchronization
 /// closes the connection, so the server sees it go.
 public final class HTTPTransport: HTTPClient {
     public let configuration: TransportConfiguration
-    private let pool = Mutex<[CurlSession]>([])
+    private let pool = PosixMutex<[CurlSession]>([])
 
     public init(configuration: TransportConfiguration = TransportConfiguration()) {
         curlIsReady.assertReady()
@@ -23,16 +23,18 @@ public final class HTTPTransport: HTTPClient {
         let cancellation = CancellationSignal()
         // The transfer blocks its thread in libcurl, so it runs on a thread of
         // its own rather than on the cooperative pool.
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let box = UncheckedSink(sink)
+        let handoff = SinkHandoff(sink)
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
                 Thread.detachNewThread { [self] in
-                    continuation.resume(with: Result { try perform(request, sink: box.sink, cancellation: cancellation) })
+                    handoff.finish(Result { try perform(request, sink: handoff.sink, cancellation: cancellation) })
+                    continuation.resume()
                 }
             }
         } onCancel: {
             cancellation.cancel()
         }
+        return try handoff.outcome()
     }
 
     private func perform(_ request: HTTPRequest, sink: any HTTPBodySink, cancellation: CancellationSignal) throws -> HTTPResponseHead {
@@ -193,7 +195,7 @@ private final class CancellationSignal: Sendable {
         var multi: UInt?
     }
 
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
 
     var isCancelled: Bool { state.withLock { $0.cancelled } }
 
@@ -234,11 +236,29 @@ private final class Transfer {
     }
 }
 
-/// `@unchecked Sendable`: the sink moves to the transfer thread and is used
-/// only there until the transfer ends, when the caller resumes.
-private struct UncheckedSink<Sink: HTTPBodySink>: @unchecked Sendable {
-    let sink: Sink
-    init(_ sink: Sink) { self.sink = sink }
+/// Takes the sink to the transfer thread, and the transfer's outcome back.
+///
+/// `@unchecked Sendable`: the sink is used only on the transfer thread until
+/// the transfer ends, then only by the caller. The continuation's resume
+/// orders the two, but inside the Swift runtime, where ThreadSanitizer cannot
+/// see it, so it reported the sink's writes (`PageSink.receive`) and the
+/// caller's reads (`PageSink.page`) as a race. The outcome goes through a
+/// pthread mutex, which it sees: finished before resuming, taken after.
+private final class SinkHandoff: @unchecked Sendable {
+    let sink: any HTTPBodySink
+    private let result = PosixMutex<Result<HTTPResponseHead, any Error>?>(nil)
+
+    init(_ sink: any HTTPBodySink) { self.sink = sink }
+
+    func finish(_ outcome: Result<HTTPResponseHead, any Error>) {
+        result.withLock { $0 = outcome }
+    }
+
+    /// What `finish` was given; called after the transfer thread resumed the caller.
+    func outcome() throws -> HTTPResponseHead {
+        guard let outcome = result.withLock({ $0 }) else { throw TransportError.other("the transfer ended without an outcome") }
+        return try outcome.get()
+    }
 }
 
 private let writeCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {

@@ -2,10 +2,11 @@
 public struct ImageLimits: Sendable, Equatable {
     /// The most pixels a decoded image may have.
     public var maxPixels: Int
-    /// The most bytes an encoded image may have.
-    public var maxInputBytes: Int
+    /// The most bytes an encoded image may have; none by default, since the
+    /// codecs stream their input and memory follows the pixels, not the bytes.
+    public var maxInputBytes: Int?
 
-    public init(maxPixels: Int = 50_000_000, maxInputBytes: Int = 32 << 20) {
+    public init(maxPixels: Int = 50_000_000, maxInputBytes: Int? = nil) {
         self.maxPixels = maxPixels
         self.maxInputBytes = maxInputBytes
     }
@@ -23,6 +24,8 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
     case corrupt(format: ImageFormat, reason: String)
     /// The encoder failed.
     case encodingFailed(String)
+    /// The file could not be opened or read; the system's reason.
+    case unreadable(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -36,6 +39,8 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
             "corrupt \(format.rawValue.uppercased()): \(reason)"
         case .encodingFailed(let reason):
             "encoding failed: \(reason)"
+        case .unreadable(let path, let reason):
+            "cannot read \(path): \(reason)"
         }
     }
 }

@@ -18,17 +18,25 @@ public struct ImagePipeline: Sendable {
     }
 
     public func decodeAndFilter(_ data: [UInt8]) throws(ImageError) -> (image: RGBAImage, warnings: [String]) {
+        try decodeAndFilter(.bytes(data))
+    }
+
+    public func decodeAndFilter(_ source: ImageSource) throws(ImageError) -> (image: RGBAImage, warnings: [String]) {
         // A leading resize happens during decoding, on rows as they come.
         if let box = filter.scaleHint {
-            let decoded = try decoder.decode(data, resizedTo: box)
+            let decoded = try decoder.decode(source, resizedTo: box)
             return (FilterChain(Array(filter.filters.dropFirst())).apply(to: decoded.image), decoded.warnings)
         }
-        let decoded = try decoder.decode(data)
+        let decoded = try decoder.decode(source)
         return (filter.apply(to: decoded.image), decoded.warnings)
     }
 
     public func process(_ data: [UInt8]) throws(ImageError) -> Output {
-        let (image, warnings) = try decodeAndFilter(data)
+        try process(.bytes(data))
+    }
+
+    public func process(_ source: ImageSource) throws(ImageError) -> Output {
+        let (image, warnings) = try decodeAndFilter(source)
         return Output(image: image, encoded: try encoding.encode(image), warnings: warnings)
     }
 }

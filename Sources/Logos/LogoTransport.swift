@@ -1,7 +1,7 @@
 import HTTP
 import Imaging
+import Locking
 import Logging
-import Synchronization
 
 /// A logo's bytes as the network gave them, with what a cache keeps.
 public struct LogoDownload: Sendable {
@@ -107,7 +107,7 @@ final class SharedTransfers: Sendable {
     }
 
     private let transport: any LogoTransport
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
     private let observe: @Sendable (LogoPipelineEvent) -> Void
 
     init(transport: any LogoTransport, observe: @escaping @Sendable (LogoPipelineEvent) -> Void) {

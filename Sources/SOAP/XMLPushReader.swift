@@ -91,7 +91,9 @@ public final class XMLPushReader<Handler: XMLEventHandler> {
             try state.throwIfFailed()
         }
         let base = bytes.baseAddress!.assumingMemoryBound(to: CChar.self)
+        xmlResetLastError() // the thread's last error must be this chunk's (see failOnEncodingError)
         let status = xmlParseChunk(context, base, Int32(bytes.count), 0)
+        state.failOnEncodingError()
         try state.throwIfFailed()
         try state.throwIfParserFailed(status: status)
     }
@@ -104,7 +106,9 @@ public final class XMLPushReader<Handler: XMLEventHandler> {
     /// Ends the document: a document cut short is an error here.
     public func finish() throws {
         try state.throwIfFailed()
+        xmlResetLastError()
         let status = xmlParseChunk(context, nil, 0, 1)
+        state.failOnEncodingError()
         try state.throwIfFailed()
         try state.throwIfParserFailed(status: status)
     }
@@ -345,10 +349,22 @@ private final class ReaderState {
         if let failure { throw failure }
     }
 
-    /// libxml2 reported an error that reached no callback (it always should).
+    /// libxml2 reported an error that reached no callback.
     func throwIfParserFailed(status: Int32) throws {
         guard status != 0 else { return }
         throw XMLReaderError.malformed(reason: "libxml2 error \(status)", at: position)
+    }
+
+    /// A conversion error in the document's encoding reaches no callback: it
+    /// is raised without the parser's context, as the thread's last error,
+    /// from the encoder or from the input layer, and the chunk that meets it
+    /// may even return success. So it is looked for after every chunk, and
+    /// named in words that the chunking cannot change.
+    func failOnEncodingError() {
+        guard let last = xmlGetLastError()?.pointee,
+              last.domain == Int32(XML_FROM_I18N.rawValue)
+                || last.domain == Int32(XML_FROM_IO.rawValue) && last.code == Int32(XML_IO_ENCODER.rawValue) else { return }
+        fail(XMLReaderError.malformed(reason: "bytes that are not valid in the document's encoding", at: position))
     }
 
     /// Delivers an event of an element at `depth` unless the parse has

@@ -1,15 +1,15 @@
 import Foundation
 import Imaging
+import Locking
 import SOAP
 import Simulation
-import Synchronization
 
 /// Makes each hotel's logo: a size from 64 to 1024 px and colours drawn from
 /// its code and the seed, PNG or JPEG. Made once, then kept (up to a budget).
 final class LogoGenerator: Sendable {
     private let seed: UInt64
     /// Made logos, and their total size against the budget.
-    private let cache = Mutex<(logos: [String: [UInt8]], bytes: Int)>(([:], 0))
+    private let cache = PosixMutex<(logos: [String: [UInt8]], bytes: Int)>(([:], 0))
     private static let cacheBudget = 64 << 20
 
     init(seed: UInt64) {

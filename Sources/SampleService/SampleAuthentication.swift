@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
+import Locking
 import SOAP
-import Synchronization
 
 /// What `hotels serve --auth` demands of every SOAP request.
 public enum SampleAuthentication: Sendable, Equatable {
@@ -77,7 +77,7 @@ final class SecurityHeaderReader: XMLEventHandler {
 final class SampleAuthenticator: Sendable {
     let authentication: SampleAuthentication?
     /// Nonces seen within the last five minutes (the window a Created may be in).
-    private let nonces = Mutex<[String: Date]>([:])
+    private let nonces = PosixMutex<[String: Date]>([:])
 
     init(_ authentication: SampleAuthentication?) {
         self.authentication = authentication

@@ -1,9 +1,9 @@
 import Foundation
 import Hummingbird
+import Locking
 import Logging
 import SOAP
 import Simulation
-import Synchronization
 
 /// What `hotels serve` is started with.
 public struct SampleServiceOptions: Sendable {
@@ -58,23 +58,23 @@ private final class SampleServiceState: Sendable {
     let catalog: SampleCatalog
     let logos: LogoGenerator
     let authenticator: SampleAuthenticator
-    private let log: Mutex<FileHandle?>
+    private let log: PosixMutex<FileHandle?>
     /// Seeded, so a run with injected failures is the same every time.
-    private let random: Mutex<SeededGenerator>
+    private let random: PosixMutex<SeededGenerator>
 
     init(options: SampleServiceOptions) throws {
         self.options = options
         catalog = SampleCatalog(seed: options.seed, count: options.hotels)
         logos = LogoGenerator(seed: options.seed)
         authenticator = SampleAuthenticator(options.authentication)
-        random = Mutex(SeededGenerator(seed: options.seed &+ 0x5EED))
+        random = PosixMutex(SeededGenerator(seed: options.seed &+ 0x5EED))
         var handle: FileHandle?
         if let path = options.logFile {
             _ = FileManager.default.createFile(atPath: path, contents: nil)
             handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
             try handle?.seekToEnd()
         }
-        log = Mutex(handle)
+        log = PosixMutex(handle)
     }
 
     func soap(_ request: Request) async throws -> Response {

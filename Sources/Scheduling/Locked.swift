@@ -1,12 +1,12 @@
-import Synchronization
+import Locking
 
-/// A value behind a lock that escaping closures can share: `Mutex` itself
+/// A value behind a lock that escaping closures can share: `PosixMutex` itself
 /// cannot be captured, being non-copyable.
 public final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
+    private let mutex: PosixMutex<Value>
 
     public init(_ value: Value) {
-        mutex = Mutex(value)
+        mutex = PosixMutex(value)
     }
 
     public func withLock<Result>(_ body: (inout Value) -> Result) -> Result {

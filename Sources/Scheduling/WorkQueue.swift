@@ -1,6 +1,6 @@
 import DequeModule
 import Dispatch
-import Synchronization
+import Locking
 
 /// How urgently a waiting operation should start, as in OperationQueue.
 public enum WorkPriority: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
@@ -58,7 +58,7 @@ public final class WorkOperation: Sendable, CustomStringConvertible {
 
     public let name: String
     let body: Body
-    let state: Mutex<State>
+    let state: PosixMutex<State>
 
     /// - Parameters:
     ///   - completion: Runs once on the queue's completion queue, whether
@@ -67,7 +67,7 @@ public final class WorkOperation: Sendable, CustomStringConvertible {
                 completion: (@Sendable (WorkOutcome) -> Void)? = nil) {
         self.name = name
         self.body = body
-        state = Mutex(State(priority: priority, completion: completion))
+        state = PosixMutex(State(priority: priority, completion: completion))
     }
 
     public var description: String { name }
@@ -145,7 +145,7 @@ public final class WorkQueue: Sendable {
     public let name: String
     private let executor: DispatchQueue
     private let completionQueue: DispatchQueue
-    private let state: Mutex<State>
+    private let state: PosixMutex<State>
 
     /// - Parameters:
     ///   - executor: Where operation bodies start. A concurrent queue by
@@ -155,7 +155,7 @@ public final class WorkQueue: Sendable {
         self.name = name
         self.executor = executor ?? DispatchQueue(label: "hotelkit.\(name)", attributes: .concurrent)
         self.completionQueue = completionQueue
-        state = Mutex(State(maxConcurrent: max(1, maxConcurrentOperationCount)))
+        state = PosixMutex(State(maxConcurrent: max(1, maxConcurrentOperationCount)))
     }
 
     public var maxConcurrentOperationCount: Int {
@@ -222,7 +222,7 @@ public final class WorkQueue: Sendable {
     }
 
     /// Running operations, kept so that ``cancelAll()`` reaches them.
-    private let runningOperations = Mutex<[ObjectIdentifier: WorkOperation]>([:])
+    private let runningOperations = PosixMutex<[ObjectIdentifier: WorkOperation]>([:])
 
     func reprioritize(_ operation: WorkOperation) {
         state.withLock { state in

@@ -1,8 +1,8 @@
 import Foundation
 import Imaging
+import Locking
 import Logos
 import Scheduling
-import Synchronization
 
 /// What a scroll session cost and how it felt.
 public struct SimulationSummary: Sendable, Codable, Equatable {
@@ -50,12 +50,12 @@ public struct OperationSpan: Sendable, Equatable {
 /// Listens to a ``VisibleWindowLoader``: writes the trace as events happen,
 /// and keeps what the summary and the report need. Used on the main queue,
 /// but for ``recordTransfer(_:)``, which any thread may call.
-// @unchecked Sendable: everything but `transfers` (a Mutex) is touched only
+// @unchecked Sendable: everything but `transfers` (a PosixMutex) is touched only
 // on the loader's main queue, as the loader's own state is.
 public final class SimulationRecorder: @unchecked Sendable {
     private var rowSummary: SimulationSummary
     /// Network transfers, counted as the pipeline reports them.
-    private let transfers = Mutex((started: 0, completed: 0, cancelled: 0, failed: 0))
+    private let transfers = PosixMutex((started: 0, completed: 0, cancelled: 0, failed: 0))
     /// The logos the visible rows show, as their display events carried them.
     public private(set) var shownImages: [Int: RGBAImage] = [:]
 

@@ -1,13 +1,13 @@
 import Foundation
 import Hotels
-import Synchronization
+import Locking
 
 /// `--dump DIR`: every request and response as numbered files, headers
 /// first, as a vendor's support desk asks for them (`003-page-2.request.http`,
 /// `003-page-2.response.http`). The client has redacted every secret.
 final class ExchangeDump: ExchangeLog {
     private let folder: URL
-    private let count = Mutex(0)
+    private let count = PosixMutex(0)
 
     init(folder path: String) throws {
         folder = URL(fileURLWithPath: path)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Imaging
+import Locking
 import Synchronization
 
 struct ImageCommand: ParsableCommand {
@@ -36,8 +37,8 @@ struct ImageCommand: ParsableCommand {
     @Option(help: "Refuse images with more pixels than this.")
     var maxPixels = ImageLimits().maxPixels
 
-    @Option(help: "Refuse files larger than this many bytes.")
-    var maxInput = ImageLimits().maxInputBytes
+    @Option(help: "Refuse files larger than this many bytes (default: no limit; files are streamed, and --max-pixels bounds memory).")
+    var maxInput: Int?
 
     @Flag(help: "Print the batch summary as JSON.")
     var json = false
@@ -73,10 +74,7 @@ struct ImageCommand: ParsableCommand {
     }
 
     private func convert(_ input: String, to output: String, pipeline: ImagePipeline) throws -> ImagePipeline.Output {
-        guard let data = FileManager.default.contents(atPath: input) else {
-            throw OpenError(path: input, errorNumber: errno)
-        }
-        let result = try pipeline.process([UInt8](data))
+        let result = try pipeline.process(.file(path: input))
         try Data(result.encoded).write(to: URL(fileURLWithPath: output), options: .atomic)
         return result
     }
@@ -86,7 +84,7 @@ struct ImageCommand: ParsableCommand {
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         let started = Date()
         let next = Atomic<Int>(0)
-        let failures = Mutex<[(String, String)]>([])
+        let failures = PosixMutex<[(String, String)]>([])
         let progress = ProgressLine(total: names.count, label: "images", quiet: json)
         // Each worker takes the next file until none is left.
         DispatchQueue.concurrentPerform(iterations: min(jobs, max(1, names.count))) { _ in

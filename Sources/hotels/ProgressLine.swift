@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,7 +17,7 @@ final class ProgressLine: Sendable {
     private let label: String
     private let started = Date()
     private let enabled: Bool
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
 
     init(total: Int, label: String, quiet: Bool = false) {
         self.total = total

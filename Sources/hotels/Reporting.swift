@@ -3,11 +3,11 @@ import Foundation
 import HTTP
 import Hotels
 import Imaging
+import Locking
 import Logging
 import Logos
 import OfflineStore
 import SOAP
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -31,7 +31,7 @@ enum ExitStatus: Int32 {
 /// Messages for people go to standard error, with the fix when one is known.
 /// Every line passes the secrets of the command's client first.
 enum Diagnostics {
-    private static let secrets = Mutex<SecretRedactor?>(nil)
+    private static let secrets = PosixMutex<SecretRedactor?>(nil)
 
     /// From now on, everything printed is redacted with `redactor`.
     static func redact(with redactor: SecretRedactor) {
@@ -104,6 +104,8 @@ enum Diagnostics {
             case .unreadable: return (.noInput, nil)
             case .invalid: return (.config, "see README.md, “Service profiles”, for the format")
             }
+        case ImageError.unreadable:
+            return (.noInput, nil)
         case is ImageError:
             return (.dataError, nil)
         case let error as TransportError:

@@ -85,11 +85,47 @@ struct DecodingTests {
         }
     }
 
-    @Test("files over the byte limit are refused before decoding")
+    @Test("files over a byte limit, when one is set, are refused before decoding; by default there is none")
     func byteLimit() throws {
         let bytes = try #require(Self.cases.first { $0.file == "jpeg-large.jpg" }).bytes()
+        let decoder = ImageDecoder(limits: ImageLimits(maxInputBytes: 1000))
+        #expect(throws: ImageError.tooManyBytes(bytes.count, limit: 1000)) { try decoder.decode(bytes) }
         #expect(throws: ImageError.tooManyBytes(bytes.count, limit: 1000)) {
-            try ImageDecoder(limits: ImageLimits(maxInputBytes: 1000)).decode(bytes)
+            try decoder.decode(.file(path: Samples.url("Images/jpeg-large.jpg").path))
+        }
+        #expect(ImageLimits().maxInputBytes == nil)
+    }
+
+    @Test("a file is read as it decodes, whole or resized, to what its bytes give", arguments: cases.filter { $0.kind == "decode" })
+    func fromFile(_ fixture: ImageCase) throws {
+        let file = ImageSource.file(path: Samples.url("Images/\(fixture.file)").path)
+        #expect(try ImageDecoder().decode(file).image == ImageDecoder().decode(fixture.bytes()).image)
+        let box = ScaleHint(width: 10, height: 7, mode: .fill)
+        #expect(try ImageDecoder().decode(file, resizedTo: box).image == ImageDecoder().decode(fixture.bytes(), resizedTo: box).image)
+    }
+
+    @Test("a file that cannot be opened is unreadable, with the system's reason")
+    func unreadableFile() throws {
+        #expect(throws: ImageError.unreadable(path: "/nonexistent/logo.png", reason: "No such file or directory")) {
+            try ImageDecoder().decode(.file(path: "/nonexistent/logo.png"))
+        }
+    }
+
+    @Test("a PNG file cut short says its data ended, streamed or whole", arguments: ["png-rgb8.png", "png-rgba8-adam7.png"])
+    func truncatedFile(_ file: String) throws {
+        let bytes = try #require(Self.cases.first { $0.file == file }).bytes()
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cut = folder.appendingPathComponent(file)
+        try Data(bytes.prefix(bytes.count / 2)).write(to: cut)
+        for decode in [{ try ImageDecoder().decode(.file(path: cut.path)) },
+                       { try ImageDecoder().decode(.file(path: cut.path), resizedTo: ScaleHint(width: 8, height: 8, mode: .fill)) }] {
+            #expect {
+                try decode()
+            } throws: { error in
+                guard case ImageError.corrupt(.png, let reason) = error else { return false }
+                return reason.hasPrefix("unexpected end of data")
+            }
         }
     }
 
@@ -107,7 +143,9 @@ struct DecodingTests {
 
     @Test("a streamed resize matches decoding whole, then resizing", arguments: cases.filter { $0.kind == "decode" })
     func streamedResize(_ fixture: ImageCase) throws {
-        for box in [ScaleHint(width: 10, height: 7, mode: .fill), ScaleHint(width: 12, height: 12, mode: .fit)] {
+        // Shrinking both ways, and enlarging: an interlaced PNG's passes each add their own pixels.
+        for box in [ScaleHint(width: 10, height: 7, mode: .fill), ScaleHint(width: 12, height: 12, mode: .fit),
+                    ScaleHint(width: 90, height: 50, mode: .fill)] {
             let streamed = try ImageDecoder().decode(fixture.bytes(), resizedTo: box).image
             let whole = try ImageDecoder().decode(fixture.bytes(), hint: box).image
             let chain = FilterChain([.resize(width: box.width, height: box.height, mode: box.mode)])
@@ -117,7 +155,7 @@ struct DecodingTests {
         }
     }
 
-    @Test("a resize to the image's own size returns it unchanged, streamed or not", arguments: ["png-rgb8.png", "jpeg-baseline.jpg"])
+    @Test("a resize to the image's own size returns it unchanged, streamed or not", arguments: ["png-rgb8.png", "png-rgba8-adam7.png", "jpeg-baseline.jpg"])
     func identityResize(_ file: String) throws {
         let fixture = try #require(Self.cases.first { $0.file == file })
         let size = (width: try #require(fixture.width), height: try #require(fixture.height))

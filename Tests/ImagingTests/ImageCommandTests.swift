@@ -16,7 +16,7 @@ struct ImageCommandTests {
         #expect(decoded.format == .png && decoded.image.width == 64 && decoded.image.height == 64)
     }
 
-    @Test("a bad image exits 65 with the reason; a bad filter exits 64")
+    @Test("a bad image exits 65 with the reason; a bad filter exits 64; a missing file 66")
     func failures() throws {
         let bad = try HotelsProcess.run(["image", "Samples/Images/broken-image.gif", "--out", "/tmp/never.png"])
         #expect(bad.status == 65)
@@ -25,6 +25,8 @@ struct ImageCommandTests {
         #expect(bomb.status == 65 && bomb.stderr.contains("20000×20000"))
         let filter = try HotelsProcess.run(["image", "Samples/Images/png-rgb8.png", "--out", "/tmp/never.png", "--filter", "resize:9"])
         #expect(filter.status == 64 && filter.stderr.contains("“resize:9”"))
+        let missing = try HotelsProcess.run(["image", "Samples/Images/missing.png", "--out", "/tmp/never.png"])
+        #expect(missing.status == 66 && missing.stderr.contains("cannot read Samples/Images/missing.png: No such file or directory"))
     }
 
     @Test("a batch converts every good image and reports the bad ones")

@@ -2,15 +2,15 @@ import Dispatch
 import Foundation
 import HTTP
 import Imaging
+import Locking
 import Logos
 import Scheduling
-import Synchronization
 import Testing
 import TestSupport
 
 /// Records what the pipeline notes in its index.
 final class FakeIndex: ImageIndex {
-    let entries = Mutex<[ImageIndexEntry]>([])
+    let entries = PosixMutex<[ImageIndexEntry]>([])
     func noteImage(_ entry: ImageIndexEntry) throws { entries.withLock { $0.append(entry) } }
 }
 
@@ -74,11 +74,11 @@ struct LogoPipelineTests {
     func coalesces() async throws {
         let server = try FakeLogoTransport()
         let worker = DispatchQueue(label: "test.worker")
-        let events = Mutex<[LogoPipelineEvent]>([])
+        let events = PosixMutex<[LogoPipelineEvent]>([])
         let pipeline = LogoPipeline(configuration: .init(transport: server, observe: { event in events.withLock { $0.append(event) } }),
                                     decodeExecutor: worker)
         let queue = WorkQueue(name: "rows", maxConcurrentOperationCount: 4, executor: worker, completionQueue: worker)
-        let results = Mutex<[LogoResult]>([])
+        let results = PosixMutex<[LogoResult]>([])
         let operations = (0..<3).map { row in
             pipeline.operation(name: "row \(row)", url: url, priority: .normal, completion: { result in results.withLock { $0.append(result) } })
         }

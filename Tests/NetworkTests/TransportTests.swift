@@ -1,8 +1,8 @@
 import Foundation
 import HTTP
 import Hotels
+import Locking
 import SOAP
-import Synchronization
 import Testing
 import TestSupport
 
@@ -202,7 +202,7 @@ struct TransportTests {
 
 /// A thread-safe count.
 final class Counter: Sendable {
-    private let state = Mutex(0)
+    private let state = PosixMutex(0)
     func next() -> Int { state.withLock { value in defer { value += 1 }; return value } }
     var value: Int { state.withLock { $0 } }
 }

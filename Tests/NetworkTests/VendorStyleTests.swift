@@ -2,7 +2,7 @@ import Foundation
 import HTTP
 import Hotels
 import SOAP
-import Synchronization
+import Locking
 import Testing
 import TestSupport
 
@@ -50,7 +50,7 @@ struct StyleClient {
 
 /// Keeps what a client recorded, for the redaction checks.
 final class ExchangeRecorder: ExchangeLog {
-    private let exchanges = Mutex<[RecordedExchange]>([])
+    private let exchanges = PosixMutex<[RecordedExchange]>([])
     var all: [RecordedExchange] { exchanges.withLock { $0 } }
     func record(_ exchange: RecordedExchange) { exchanges.withLock { $0.append(exchange) } }
 

@@ -144,6 +144,19 @@ struct XMLPushReaderTests {
         }
     }
 
+    /// Found by fuzzing (`scripts/fuzz parse`): bytes that are not Shift_JIS
+    /// failed as “libxml2 error 81” whole and “libxml2 error -1” in chunks.
+    @Test("bytes invalid in the declared encoding are the same error, with a reason, however they are chunked")
+    func invalidEncodingBytes() throws {
+        let bytes = try [UInt8](Data(contentsOf: Samples.url("Fuzz/parse-shift-jis-invalid-bytes.xml")))
+        for chunkSize in [nil, 1, 7, 64] {
+            #expect(throws: XMLReaderError.malformed(reason: "bytes that are not valid in the document's encoding",
+                                                     at: XMLPosition(line: 2, column: 1))) {
+                _ = try recordEvents(bytes, chunkSize: chunkSize)
+            }
+        }
+    }
+
     @Test("input past the total cap is refused before it is parsed")
     func inputCap() throws {
         let bytes = try Samples.fixture("sample-soap11.xml")

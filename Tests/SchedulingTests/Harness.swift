@@ -2,21 +2,21 @@ import Dispatch
 import Foundation
 import HTTP
 import Imaging
+import Locking
 import Logos
 import Scheduling
-import Synchronization
 import TestSupport
 
 /// A value behind a lock that escaping closures can share.
 final class Shared<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
+    private let mutex: PosixMutex<Value>
+    init(_ value: Value) { mutex = PosixMutex(value) }
     func withLock<Result>(_ body: (inout Value) -> Result) -> Result { mutex.withLock { body(&$0) } }
 }
 
 /// Pages on demand: records requests and answers when the test says so.
 final class FakePages: Sendable {
-    private let state = Mutex<(requests: Int, waiting: [@Sendable (PageResult) -> Void])>((0, []))
+    private let state = PosixMutex<(requests: Int, waiting: [@Sendable (PageResult) -> Void])>((0, []))
 
     var requests: Int { state.withLock { $0.requests } }
     var waiting: Int { state.withLock { $0.waiting.count } }

@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import Synchronization
+import Locking
 
 /// An ``HTTPClient`` with no socket: each request is answered by a closure,
 /// and every request is recorded, so tests check exactly what was asked.
@@ -25,7 +25,7 @@ public final class FakeHTTPClient: HTTPClient {
     public typealias Responder = @Sendable (_ request: HTTPRequest, _ index: Int) async throws -> Response
 
     private let responder: Responder
-    private let log = Mutex<[HTTPRequest]>([])
+    private let log = PosixMutex<[HTTPRequest]>([])
 
     public init(_ responder: @escaping Responder) {
         self.responder = responder
@@ -101,7 +101,7 @@ public struct FakeSampleCatalog: Sendable {
 
 /// A swift-log handler that keeps what it is given, for tests that check what a library logs.
 public final class LogRecorder: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = PosixMutex<[String]>([])
 
     public init() {}
 

@@ -1,7 +1,7 @@
 import Foundation
 import HTTP
+import Locking
 import Logos
-import Synchronization
 
 /// A logo server in memory that records every request (with its headers),
 /// every cancel, and answers when the test says so, or at once.
@@ -15,7 +15,7 @@ public final class FakeLogoTransport: LogoTransport {
         var pending: [String: @Sendable (Result<LogoDownload, any Error>) -> Void] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
     public let png: [UInt8]
     private let answersAtOnce: Bool
     private let maxAge: Double?

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -76,7 +76,7 @@ public final class ScriptedHTTPServer: Sendable {
 
     public let port: UInt16
     private let listener: Int32
-    private let state = Mutex((connections: 0, requests: [Request](), stopped: false))
+    private let state = PosixMutex((connections: 0, requests: [Request](), stopped: false))
 
     /// `script` answers each request; it may write anything, or nothing.
     public init(script: @escaping @Sendable (Request, Connection) -> Void) throws {

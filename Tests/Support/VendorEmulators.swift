@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import FoundationXML
-import Synchronization
+import Locking
 
 /// Strict loopback emulators of the request styles real hotel services
 /// demand (Concur, Sabre, Amadeus SOAP Header 4, Travelport uAPI, TBO's
@@ -34,7 +34,7 @@ public final class VendorEmulator: Sendable {
     /// Signalled when the stalled request has arrived.
     public let stalled = DispatchSemaphore(value: 0)
     private let server: ScriptedHTTPServer
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
 
     struct Session {
         var id: String
@@ -64,8 +64,8 @@ public final class VendorEmulator: Sendable {
         self.pageSize = pageSize
         self.expireAfterCalls = expireAfterCalls
         self.stallRequest = stallRequest
-        let box = Mutex<VendorEmulator?>(nil)
-        let count = Mutex(0)
+        let box = PosixMutex<VendorEmulator?>(nil)
+        let count = PosixMutex(0)
         server = try ScriptedHTTPServer { request, connection in
             guard let emulator = box.withLock({ $0 }) else { return connection.respond(status: 503, body: []) }
             let number = count.withLock { count in

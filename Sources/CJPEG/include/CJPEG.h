@@ -28,9 +28,9 @@ void hk_jpeg_decoder_destroy(hk_jpeg_decoder *decoder);
 
 // Each returns 0 on success and -1 on error, with the reason in error.message.
 
-/// Reads the header from memory (which must outlive the decoder), keeping APP1
-/// markers for EXIF orientation.
-int hk_jpeg_read_header(hk_jpeg_decoder *decoder, const unsigned char *data, unsigned long size);
+/// Reads the header from `file` (read as decoding goes; it must outlive the
+/// decoder), keeping APP1 markers for EXIF orientation.
+int hk_jpeg_read_header(hk_jpeg_decoder *decoder, FILE *file);
 /// Starts decompression at 1/scale_denom size into out_color_space.
 int hk_jpeg_start(hk_jpeg_decoder *decoder, unsigned int scale_denom, J_COLOR_SPACE out_color_space);
 /// Reads up to max_rows rows into buffer, each `stride` bytes apart.

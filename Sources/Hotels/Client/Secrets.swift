@@ -1,7 +1,7 @@
 import Foundation
 import HTTP
+import Locking
 import SOAP
-import Synchronization
 
 /// Where `{env:NAME}` placeholders get their values: the environment, a
 /// credentials file, or (in tests) a dictionary.
@@ -71,7 +71,7 @@ public struct MissingCredentialsError: Error, Sendable, Equatable, CustomStringC
 /// a reply is redacted from then on, everywhere.
 public final class SecretRedactor: Sendable {
     /// Longest first, so a secret that contains another is replaced whole.
-    private let secrets = Mutex<[String]>([])
+    private let secrets = PosixMutex<[String]>([])
 
     public static let mask = "‹redacted›"
 

@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import Synchronization
+import Locking
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -56,7 +56,7 @@ public final class DiskImageCache: Sendable {
 
     public let directory: URL
     public let sizeLimit: Int
-    private let approximateSize: Mutex<Int>
+    private let approximateSize: PosixMutex<Int>
 
     /// The default folder: `$XDG_CACHE_HOME/hotelkit/images`, else `~/.cache/hotelkit/images`.
     public static var defaultDirectory: URL {
@@ -70,7 +70,7 @@ public final class DiskImageCache: Sendable {
         self.directory = directory
         self.sizeLimit = sizeLimit
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
-        approximateSize = Mutex(0)
+        approximateSize = PosixMutex(0)
         removeStaleTemporaryFiles()
         approximateSize.withLock { $0 = entries().reduce(0) { $0 + $1.size } }
     }

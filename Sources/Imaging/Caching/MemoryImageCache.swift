@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Decoded images in memory, least recently used evicted first once the total
 /// cost (bytes of pixels) passes the limit. Safe from any thread.
@@ -19,7 +19,7 @@ public final class MemoryImageCache: Sendable {
     }
 
     public let costLimit: Int
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
 
     public init(costLimit: Int = 64 << 20) {
         self.costLimit = costLimit

@@ -21,20 +21,33 @@ public struct ImageDecoder: Sendable {
     /// scale (1/2, 1/4, 1/8) still at least twice the size the hint needs in
     /// both dimensions, leaving the last step to a good filter.
     public func decode(_ data: [UInt8], hint: ScaleHint? = nil) throws(ImageError) -> DecodedImage {
-        guard data.count <= limits.maxInputBytes else { throw .tooManyBytes(data.count, limit: limits.maxInputBytes) }
-        switch try ImageFormat.detect(data) {
-        case .png: return try PNGCodec.decode(data, limits: limits)
-        case .jpeg: return try JPEGCodec.decode(data, limits: limits, hint: hint)
+        try decode(.bytes(data), hint: hint)
+    }
+
+    /// Decodes `source` whole, with the same hint; a file is read as decoding goes.
+    public func decode(_ source: ImageSource, hint: ScaleHint? = nil) throws(ImageError) -> DecodedImage {
+        try source.withStream(maxBytes: limits.maxInputBytes) { stream, format, head throws(ImageError) in
+            switch format {
+            case .png: try PNGCodec.decode(stream, head: head, limits: limits)
+            case .jpeg: try JPEGCodec.decode(stream, limits: limits, hint: hint)
+            }
         }
     }
 
-    /// Decodes `data` already resized to `box`, streaming rows into the
-    /// resize: a large image is never held whole (interlaced PNGs excepted).
+    /// Decodes `data` already resized to `box`.
     public func decode(_ data: [UInt8], resizedTo box: ScaleHint) throws(ImageError) -> DecodedImage {
-        guard data.count <= limits.maxInputBytes else { throw .tooManyBytes(data.count, limit: limits.maxInputBytes) }
-        switch try ImageFormat.detect(data) {
-        case .png: return try PNGCodec.decodeResized(data, limits: limits, box: box)
-        case .jpeg: return try JPEGCodec.decodeResized(data, limits: limits, box: box)
+        try decode(.bytes(data), resizedTo: box)
+    }
+
+    /// Decodes `source` already resized to `box`, streaming rows (an
+    /// interlaced PNG's pass by pass) into the resize: neither the file nor
+    /// the full-size image is ever held, only the output and a band of rows.
+    public func decode(_ source: ImageSource, resizedTo box: ScaleHint) throws(ImageError) -> DecodedImage {
+        try source.withStream(maxBytes: limits.maxInputBytes) { stream, format, head throws(ImageError) in
+            switch format {
+            case .png: try PNGCodec.decodeResized(stream, head: head, limits: limits, box: box)
+            case .jpeg: try JPEGCodec.decodeResized(stream, limits: limits, box: box)
+            }
         }
     }
 }

@@ -1,4 +1,9 @@
 import CJPEG
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The size a decode is for, so a JPEG can be decoded smaller with DCT scaling.
 public struct ScaleHint: Sendable, Equatable {
@@ -25,9 +30,9 @@ public struct ScaleHint: Sendable, Equatable {
 /// JPEG through libjpeg-turbo: baseline, progressive, greyscale, CMYK and YCCK,
 /// restart markers, EXIF orientation, and DCT scaling.
 enum JPEGCodec {
-    static func decode(_ data: [UInt8], limits: ImageLimits, hint: ScaleHint?) throws(ImageError) -> DecodedImage {
-        try withDecoder(data) { bytes, decoder throws(ImageError) in
-            let started = try start(bytes, decoder: decoder, limits: limits, hint: hint)
+    static func decode(_ stream: UnsafeMutablePointer<FILE>, limits: ImageLimits, hint: ScaleHint?) throws(ImageError) -> DecodedImage {
+        try withDecoder { decoder throws(ImageError) in
+            let started = try start(stream, decoder: decoder, limits: limits, hint: hint)
             var pixels = [UInt8](repeating: 0, count: started.outputWidth * started.outputHeight * 4)
             let status = pixels.withUnsafeMutableBufferPointer { buffer in
                 var rows: UInt32 = 0
@@ -43,9 +48,9 @@ enum JPEGCodec {
     /// Decodes straight into a resize to `box`, a band of rows at a time, so
     /// only the scaled-down output and one band are ever in memory. The EXIF
     /// turn is applied to the small result.
-    static func decodeResized(_ data: [UInt8], limits: ImageLimits, box: ScaleHint) throws(ImageError) -> DecodedImage {
-        try withDecoder(data) { bytes, decoder throws(ImageError) in
-            let started = try start(bytes, decoder: decoder, limits: limits, hint: box)
+    static func decodeResized(_ stream: UnsafeMutablePointer<FILE>, limits: ImageLimits, box: ScaleHint) throws(ImageError) -> DecodedImage {
+        try withDecoder { decoder throws(ImageError) in
+            let started = try start(stream, decoder: decoder, limits: limits, hint: box)
             let storedBox = started.orientation.swapsAxes ? ScaleHint(width: box.height, height: box.width, mode: box.mode) : box
             var resampler = RowResampler(sourceWidth: started.outputWidth, sourceHeight: started.outputHeight,
                                          width: storedBox.width, height: storedBox.height, mode: storedBox.mode)
@@ -83,22 +88,18 @@ enum JPEGCodec {
     }
 
     private static func withDecoder<T>(
-        _ data: [UInt8],
-        _ body: (UnsafeBufferPointer<UInt8>, UnsafeMutablePointer<hk_jpeg_decoder>) throws(ImageError) -> T
+        _ body: (UnsafeMutablePointer<hk_jpeg_decoder>) throws(ImageError) -> T
     ) throws(ImageError) -> T {
         guard let decoder = hk_jpeg_decoder_create() else { throw .corrupt(format: .jpeg, reason: "out of memory") }
         defer { hk_jpeg_decoder_destroy(decoder) }
-        let result: Result<T, ImageError> = data.withUnsafeBufferPointer { bytes in
-            Result { () throws(ImageError) in try body(bytes, decoder) }
-        }
-        return try result.get()
+        return try body(decoder)
     }
 
     /// Reads the header, checks the size before anything is allocated, and
     /// starts decompression at the DCT scale the hint allows.
-    private static func start(_ bytes: UnsafeBufferPointer<UInt8>, decoder: UnsafeMutablePointer<hk_jpeg_decoder>,
+    private static func start(_ stream: UnsafeMutablePointer<FILE>, decoder: UnsafeMutablePointer<hk_jpeg_decoder>,
                               limits: ImageLimits, hint: ScaleHint?) throws(ImageError) -> Started {
-        guard hk_jpeg_read_header(decoder, bytes.baseAddress, UInt(bytes.count)) == 0 else { throw failure(decoder) }
+        guard hk_jpeg_read_header(decoder, stream) == 0 else { throw failure(decoder) }
         let width = Int(decoder.pointee.info.image_width)
         let height = Int(decoder.pointee.info.image_height)
         guard width > 0, height > 0, width.multipliedReportingOverflow(by: height).partialValue <= limits.maxPixels,

@@ -65,11 +65,12 @@ enum Resampler {
     }
 }
 
-/// Resizes an image whose rows arrive one at a time, top to bottom, as a
-/// decoder produces them: only the rows the output needs are read, and only
-/// one row of the source is ever looked at, so memory is the output's width
-/// times the source's height, not the source. When the box is the image's
-/// own size, rows are kept as they come and the image is returned unchanged.
+/// Resizes an image whose rows arrive one at a time, as a decoder produces
+/// them: top to bottom, or, for an interlaced PNG, pass by pass, each pass
+/// row holding every `columnStep`-th pixel. Each row is added into the output
+/// rows it covers at once, so memory is the output and one row, whatever the
+/// source's size or row order. When the box is the image's own size, rows are
+/// kept as they come and the image is returned unchanged.
 struct RowResampler {
     let outputWidth: Int
     let outputHeight: Int
@@ -77,10 +78,16 @@ struct RowResampler {
     private let sourceWidth: Int
     /// The rows themselves, when the output is the source.
     private var passThrough: [UInt8]
+    /// For each output column, the source columns and their weights.
     private let columns: [[(Int, Float)]]
+    /// For each output row, the source rows and their weights.
     private let rows: [[(Int, Float)]]
-    private var neededRows: [Bool]
-    /// Each needed source row, already resampled horizontally.
+    /// The last source row each output row reads: ascending, so the output
+    /// rows a source row falls in are found by binary search.
+    private let lastRows: [Int]
+    /// The output, premultiplied linear light, summed row by row.
+    private var accumulated: [SIMD4<Float>]
+    /// One source row resampled horizontally.
     private var horizontal: [SIMD4<Float>]
 
     init(sourceWidth: Int, sourceHeight: Int, width: Int, height: Int, mode: ResizeMode) {
@@ -105,53 +112,84 @@ struct RowResampler {
         isIdentity = output.width == sourceWidth && output.height == sourceHeight && crop.x == 0 && crop.y == 0
         columns = Resampler.weights(sourceLength: sourceWidth, start: crop.x, span: crop.width, outputLength: output.width)
         rows = Resampler.weights(sourceLength: sourceHeight, start: crop.y, span: crop.height, outputLength: output.height)
-        neededRows = [Bool](repeating: false, count: sourceHeight)
-        for list in rows { for (index, _) in list { neededRows[index] = true } }
-        horizontal = [SIMD4<Float>](repeating: .zero, count: isIdentity ? 0 : output.width * sourceHeight)
+        var last = -1
+        lastRows = rows.map { list in
+            last = max(last, list.map(\.0).max() ?? last)
+            return last
+        }
+        accumulated = [SIMD4<Float>](repeating: .zero, count: isIdentity ? 0 : output.width * output.height)
+        horizontal = [SIMD4<Float>](repeating: .zero, count: isIdentity ? 0 : output.width)
         passThrough = [UInt8](repeating: 0, count: isIdentity ? sourceWidth * sourceHeight * 4 : 0)
     }
 
     /// Takes `rows` consecutive source rows, packed, starting at row `firstRow`.
     mutating func consume(band: UnsafeBufferPointer<UInt8>, rows: Int, firstRow: Int) {
         let stride = sourceWidth * 4
-        for row in 0..<rows where neededRows[firstRow + row] {
+        for row in 0..<rows {
             consume(row: UnsafeBufferPointer(rebasing: band[(row * stride)..<((row + 1) * stride)]), y: firstRow + row)
         }
     }
 
-    /// Takes source row `y`: `sourceWidth` RGBA pixels.
-    mutating func consume(row: UnsafeBufferPointer<UInt8>, y: Int) {
-        guard neededRows[y] else { return }
+    /// Takes the pixels of source row `y` at columns `firstColumn`,
+    /// `firstColumn + columnStep`, …: RGBA, packed, as many as `row` holds.
+    mutating func consume(row: UnsafeBufferPointer<UInt8>, y: Int, firstColumn: Int = 0, columnStep: Int = 1) {
         if isIdentity {
             passThrough.withUnsafeMutableBufferPointer { pixels in
-                _ = UnsafeMutableBufferPointer(rebasing: pixels[(y * row.count)..<((y + 1) * row.count)]).initialize(from: row)
+                for pixel in 0..<(row.count / 4) {
+                    let target = (y * sourceWidth + firstColumn + pixel * columnStep) * 4
+                    for channel in 0..<4 { pixels[target + channel] = row[pixel * 4 + channel] }
+                }
             }
             return
         }
-        let base = y * outputWidth
+        var outputRow = firstOutputRow(reading: y)
+        guard outputRow < outputHeight, rows[outputRow].contains(where: { $0.0 == y }) else { return }
+        resampleHorizontally(row, firstColumn: firstColumn, columnStep: columnStep)
+        while outputRow < outputHeight, let first = rows[outputRow].first?.0, first <= y {
+            let weight = rows[outputRow].reduce(Float(0)) { $1.0 == y ? $0 + $1.1 : $0 }
+            let base = outputRow * outputWidth
+            for x in 0..<outputWidth { accumulated[base + x] += horizontal[x] * weight }
+            outputRow += 1
+        }
+    }
+
+    /// The first output row whose source rows reach down to `y`.
+    private func firstOutputRow(reading y: Int) -> Int {
+        var (low, high) = (0, outputHeight)
+        while low < high {
+            let middle = (low + high) / 2
+            if lastRows[middle] < y { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// Fills `horizontal` from the row's pixels: premultiplied, in linear light.
+    private mutating func resampleHorizontally(_ row: UnsafeBufferPointer<UInt8>, firstColumn: Int, columnStep: Int) {
+        let count = row.count / 4
         Resampler.toLinear.withUnsafeBufferPointer { linear in
+            func premultiplied(_ pixel: Int) -> SIMD4<Float> {
+                let offset = pixel * 4
+                let alpha = Float(row[offset + 3]) * (1 / 255)
+                return SIMD4(linear[Int(row[offset])] * alpha, linear[Int(row[offset + 1])] * alpha,
+                             linear[Int(row[offset + 2])] * alpha, alpha)
+            }
+            let isWhole = firstColumn == 0 && columnStep == 1
             for x in 0..<outputWidth {
                 var sum = SIMD4<Float>.zero
                 for (index, weight) in columns[x] {
-                    let offset = index * 4
-                    let alpha = Float(row[offset + 3]) * (1 / 255)
-                    sum += SIMD4(linear[Int(row[offset])] * alpha, linear[Int(row[offset + 1])] * alpha,
-                                 linear[Int(row[offset + 2])] * alpha, alpha) * weight
+                    if isWhole {
+                        sum += premultiplied(index) * weight
+                    } else if index >= firstColumn, (index - firstColumn) % columnStep == 0, (index - firstColumn) / columnStep < count {
+                        sum += premultiplied((index - firstColumn) / columnStep) * weight
+                    }
                 }
-                horizontal[base + x] = sum
+                horizontal[x] = sum
             }
         }
     }
 
     func finish() -> RGBAImage {
         if isIdentity { return RGBAImage(width: outputWidth, height: outputHeight, pixels: passThrough) }
-        var result = [SIMD4<Float>](repeating: .zero, count: outputWidth * outputHeight)
-        for y in 0..<outputHeight {
-            for (index, weight) in rows[y] {
-                let row = index * outputWidth
-                for x in 0..<outputWidth { result[y * outputWidth + x] += horizontal[row + x] * weight }
-            }
-        }
-        return Resampler.fromPremultipliedLinear(result, width: outputWidth, height: outputHeight)
+        return Resampler.fromPremultipliedLinear(accumulated, width: outputWidth, height: outputHeight)
     }
 }
