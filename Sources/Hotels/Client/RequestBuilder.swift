@@ -31,8 +31,12 @@ public struct RequestBuilder: Sendable {
     public var nonce: @Sendable () -> [UInt8] = { RequestBuilder.randomNonce() }
     public var uuid: @Sendable () -> String = { UUID().uuidString.lowercased() }
 
+    /// The `{env:NAME}` names the profile uses: found once, not on every request.
+    private let credentialNames: Set<String>
+
     public init(profile: ServiceProfile, endpoint: String, credentials: Credentials, secrets: SecretRedactor) {
         self.profile = profile
+        credentialNames = profile.credentialNames
         self.endpoint = endpoint
         self.credentials = credentials
         self.secrets = secrets
@@ -40,14 +44,14 @@ public struct RequestBuilder: Sendable {
 
     /// The profile's credentials that are not set, sorted.
     public var missingCredentials: [String] {
-        profile.credentialNames.filter { credentials.values[$0] == nil }.sorted()
+        credentialNames.filter { credentials.values[$0] == nil }.sorted()
     }
 
     /// Registers the credentials the profile uses as secrets; throws when one is missing.
     public func checkCredentials() throws(MissingCredentialsError) {
         let missing = missingCredentials
         guard missing.isEmpty else { throw MissingCredentialsError(profile: profile.name, names: missing) }
-        for name in profile.credentialNames { credentials.values[name].map(secrets.add) }
+        for name in credentialNames { credentials.values[name].map(secrets.add) }
     }
 
     public func request(_ call: Call, session: SessionState? = nil) throws -> HTTPRequest {
