@@ -32,7 +32,7 @@ public final class HotelStore: ListStorage, ImageIndex {
         path = writer.path
         warnings = []
         do {
-            try Self.migrator.migrate(writer)
+            try Self.migrate(writer)
         } catch {
             throw StoreError(path: writer.path, reason: String(describing: error))
         }
@@ -98,7 +98,7 @@ public final class HotelStore: ListStorage, ImageIndex {
             if try pool.read({ db in try Self.migrator.hasBeenSuperseded(db) }) {
                 throw UnusableFile(reason: "was written by a newer HotelKit", suffix: "newer")
             }
-            try migrator.migrate(pool)
+            try migrate(pool)
             try pool.read { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM lists") }
         } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
             throw UnusableFile(reason: "is damaged (\(error.message ?? "not a database"))", suffix: "corrupt")
@@ -117,6 +117,25 @@ public final class HotelStore: ListStorage, ImageIndex {
             } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && attempt < 100 {
                 attempt += 1
                 usleep(50_000)
+            }
+        }
+    }
+
+    /// Migrates `writer`, even while another process migrates the same file.
+    ///
+    /// GRDB reads which migrations are applied before it takes the write lock,
+    /// so of two processes opening a new file at once, the second runs a
+    /// migration the first has just committed, and fails ("table already
+    /// exists") after its transaction rolls back. When the applied set grew
+    /// meanwhile, that failure is someone else's progress: look again.
+    static func migrate(_ writer: any DatabaseWriter, with migrator: DatabaseMigrator = migrator) throws {
+        while true {
+            let before = try writer.read { db in try migrator.appliedIdentifiers(db) }
+            do {
+                return try migrator.migrate(writer)
+            } catch {
+                let after = try writer.read { db in try migrator.appliedIdentifiers(db) }
+                guard after.isStrictSuperset(of: before) else { throw error }
             }
         }
     }
