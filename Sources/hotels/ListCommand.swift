@@ -76,13 +76,18 @@ struct CacheCommand: AsyncParsableCommand {
     }
 
     struct Check: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Run SQLite's integrity check on the store: prints ok, or exits 65.")
+        static let configuration = CommandConfiguration(
+            abstract: "Check the store (SQLite's integrity check) and every logo entry (length and SHA-256): prints ok, or what is damaged and exits 65.")
         @OptionGroup var cacheOptions: CacheOptions
 
         func run() async throws {
-            let result = try cacheOptions.folder.openStore().integrityCheck()
-            writeAll(Array((result + "\n").utf8), to: STDOUT_FILENO)
-            if result != "ok" { throw ExitStatus.dataError.code }
+            var problems: [String] = []
+            let store = try cacheOptions.folder.openStore().integrityCheck()
+            if store != "ok" { problems.append("store: \(store)") }
+            problems += (cacheOptions.folder.openImages()?.damagedEntries() ?? []).map { "damaged logo entry: \($0)" }
+            let report = problems.isEmpty ? "ok" : problems.joined(separator: "\n")
+            writeAll(Array((report + "\n").utf8), to: STDOUT_FILENO)
+            if !problems.isEmpty { throw ExitStatus.dataError.code }
         }
     }
 

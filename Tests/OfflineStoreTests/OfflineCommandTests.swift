@@ -124,6 +124,16 @@ struct OfflineCommandTests {
         let stats = try HotelsProcess.run(["cache", "stats", "--cache", fetch.cache, "--json"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
         #expect(object["hotels"] as? Int == 20 && object["images"] as? Int == 20)
+        let sound = try HotelsProcess.run(["cache", "check", "--cache", fetch.cache])
+        #expect(sound.status == 0 && sound.stdout == "ok\n", "\(sound.stdout)")
+        // One logo entry loses its last byte, as a disk fault would do it.
+        let entries = FileManager.default.enumerator(atPath: fetch.cache)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".img") }.sorted() ?? []
+        let victim = fetch.cache + "/" + (try #require(entries.first))
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: victim))
+        try bytes.dropLast().write(to: URL(fileURLWithPath: victim))
+        let damaged = try HotelsProcess.run(["cache", "check", "--cache", fetch.cache])
+        #expect(damaged.status == 65)
+        #expect(damaged.stdout == "damaged logo entry: \(URL(fileURLWithPath: victim).standardizedFileURL.path)\n", "\(damaged.stdout)")
         #expect(try HotelsProcess.run(["cache", "vacuum", "--cache", fetch.cache]).status == 0)
         #expect(try HotelsProcess.run(["cache", "clear", "--cache", fetch.cache]).status == 0)
         let after = try HotelsProcess.run(["cache", "stats", "--cache", fetch.cache, "--json"])

@@ -149,6 +149,16 @@ public final class DiskImageCache: Sendable {
         return (all.reduce(0) { $0 + $1.size }, all.count)
     }
 
+    /// The entries whose bytes no longer match their length and SHA-256, as
+    /// files, sorted; nothing is removed. A writer renames whole files into
+    /// place, so in a sound cache this is empty whatever killed a writer.
+    public func damagedEntries() -> [String] {
+        entries().compactMap { entry in
+            let stored = FileManager.default.contents(atPath: entry.url.path)
+            return stored.flatMap(Self.validatedPayload) == nil ? entry.url.path : nil
+        }.sorted()
+    }
+
     public func removeAll() throws {
         for entry in entries() { try? FileManager.default.removeItem(at: entry.url) }
         approximateSize.withLock { $0 = 0 }
@@ -209,7 +219,6 @@ public final class DiskImageCache: Sendable {
         }
     }
 
-    /// A process killed mid-write leaves its temporary file: old ones go.
     /// Removes temporary files left by a process that died mid-write: its
     /// pid (the name's prefix) is gone, or the file is ten minutes old.
     private func removeStaleTemporaryFiles() {
