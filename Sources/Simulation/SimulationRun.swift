@@ -28,6 +28,8 @@ public struct SimulationRun: Sendable {
     public var diskCache: DiskImageCache?
     /// One JSON line per event, written as it happens.
     public var trace: FileHandle?
+    /// Bytes of decoded logos kept in memory (256 MiB by default).
+    public var memoryCacheLimit = 256 << 20
 
     public init(client: HotelClient, city: String, pageSize: Int = 50, viewport: Int = 10, concurrency: Int = 4,
                 policy: WindowPolicy = WindowPolicy(kind: .tutorial), filter: FilterChain = FilterChain(), script: ScrollScript,
@@ -66,7 +68,7 @@ public struct SimulationRun: Sendable {
         let downloads = WorkQueue(name: "logos", maxConcurrentOperationCount: concurrency, completionQueue: mainQueue)
         let logos = LogoPipeline(configuration: LogoPipeline.Configuration(
             transport: HTTPLogoTransport(client: client.configuration.transport), filter: filter,
-            memoryCache: MemoryImageCache(costLimit: 256 << 20), diskCache: diskCache, index: store,
+            memoryCache: MemoryImageCache(costLimit: memoryCacheLimit), diskCache: diskCache, index: store,
             logger: client.configuration.logger, observe: { recorder.recordTransfer($0) }))
         let loader = VisibleWindowLoader(viewport: viewport, policy: policy, logos: logos, downloadQueue: downloads,
                                          mainQueue: mainQueue, clock: clock, requestPage: feed.requester,

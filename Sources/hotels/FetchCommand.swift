@@ -216,31 +216,32 @@ struct LogoSaver {
 
     func save(_ hotels: [Hotel], policy: LogoCachePolicy = .revalidate) async -> LogoSummary {
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var summary = LogoSummary()
-        let filtered = !pipeline.configuration.filter.filters.isEmpty
-        await withTaskGroup(of: (String, String, Result<Logo, any Error>).self) { group in
+        // Each child saves its own logo and hands back only counts: a child
+        // result holding the logo's bytes and an existential error crashed
+        // release builds (Swift 6.3.1) while the group copied it out.
+        return await withTaskGroup(of: LogoSummary.self) { group in
             for hotel in hotels {
                 guard let url = hotel.logoURL else { continue }
-                group.addTask { [pipeline] in
-                    do {
-                        return (hotel.code, url, .success(try await pipeline.data(for: url, policy: policy)))
-                    } catch {
-                        return (hotel.code, url, .failure(error))
-                    }
-                }
+                group.addTask { [self] in await saveOne(code: hotel.code, url: url, policy: policy) }
             }
-            for await (code, url, result) in group {
-                do {
-                    let logo = try result.get()
-                    let bytes = logo.data ?? []
-                    let ext = !filtered && (try? ImageFormat.detect(bytes)) == .jpeg ? "jpg" : "png"
-                    try Data(bytes).write(to: folder.appendingPathComponent("\(code).\(ext)"), options: .atomic)
-                    summary.count(logo, bytes: bytes.count)
-                } catch {
-                    summary.failed += 1
-                    Diagnostics.warning("logo of \(code) (\(url)): \(error)")
-                }
-            }
+            var summary = LogoSummary()
+            for await one in group { summary.add(one) }
+            return summary
+        }
+    }
+
+    private func saveOne(code: String, url: String, policy: LogoCachePolicy) async -> LogoSummary {
+        var summary = LogoSummary()
+        do {
+            let logo = try await pipeline.data(for: url, policy: policy)
+            let bytes = logo.data ?? []
+            let filtered = !pipeline.configuration.filter.filters.isEmpty
+            let ext = !filtered && (try? ImageFormat.detect(bytes)) == .jpeg ? "jpg" : "png"
+            try Data(bytes).write(to: folder.appendingPathComponent("\(code).\(ext)"), options: .atomic)
+            summary.count(logo, bytes: bytes.count)
+        } catch {
+            summary.failed += 1
+            Diagnostics.warning("logo of \(code) (\(url)): \(error)")
         }
         return summary
     }

@@ -90,10 +90,11 @@ struct WindowOptions: ParsableArguments {
     @Option(help: "Rows to load ahead of the scroll direction, at low priority (0: exactly the tutorial).") var prefetch = 0
     @Option(help: "naive, tutorial or ours (default: ours with --prefetch, else tutorial).") var policy: String?
     @Option(help: "Filter chain for logos, e.g. resize:64x64:fill,round:8.") var filter = ""
+    @Option(help: "Decoded logos kept in memory, in MiB; the least recently used go first.") var memoryCache = 256
 
     func validate() throws {
-        guard viewport > 0, concurrency > 0, prefetch >= 0 else {
-            throw ValidationError("--viewport and --concurrency must be at least 1, --prefetch 0 or more")
+        guard viewport > 0, concurrency > 0, prefetch >= 0, memoryCache >= 0 else {
+            throw ValidationError("--viewport and --concurrency must be at least 1, --prefetch and --memory-cache 0 or more")
         }
         if let policy, WindowPolicy.Kind(rawValue: policy) == nil {
             throw ValidationError("--policy must be naive, tutorial or ours, not “\(policy)”")
@@ -128,9 +129,10 @@ func runSimulation(list: ListOptions, window: WindowOptions, script: ScrollScrip
     }
     let client = HotelClient(profile: profile, endpoint: list.endpoint)
     Diagnostics.redact(with: client.secrets)
-    let run = SimulationRun(client: client, city: list.city, pageSize: list.pageSize,
+    var run = SimulationRun(client: client, city: list.city, pageSize: list.pageSize,
                             viewport: window.viewport, concurrency: window.concurrency, policy: window.windowPolicy, filter: chain,
                             script: script, speed: speed, store: try cache?.openStore(), diskCache: cache?.openImages(), trace: traceFile)
+    run.memoryCacheLimit = window.memoryCache << 20
     let progress = ProgressLine(total: script.events.count, label: "events", quiet: quiet)
     defer { progress.finish() }
     do {

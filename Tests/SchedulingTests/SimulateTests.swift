@@ -145,7 +145,7 @@ struct SimulateEndToEndTests {
         #expect(!html.contains("src=\"http") && !html.contains("href=\"http"), "the report must open with no network")
     }
 
-    @Test("A bad script is bad data (65); neither --script nor --fling is a usage error (64)")
+    @Test("A bad script is bad data (65); neither --script nor --fling, or a negative --memory-cache, is a usage error (64)")
     func badInput() throws {
         let bad = try HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X",
                                          "--script", Samples.url("Scroll/bad-time.jsonl").path])
@@ -153,6 +153,8 @@ struct SimulateEndToEndTests {
         #expect(bad.stderr.contains("line 2"))
         let usage = try HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X"])
         #expect(usage.status == 64)
+        let negative = try HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X", "--fling", "--memory-cache", "-1"])
+        #expect(negative.status == 64 && negative.stderr.contains("--memory-cache"), "\(negative.stderr)")
     }
 
     @Test("A SOAP fault for page 1 is exit 76, with the fault's text; an authentication fault is 77")
