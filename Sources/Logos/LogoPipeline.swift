@@ -243,7 +243,11 @@ public final class LogoPipeline: LogoLoading {
             if let lastModified = metadata.lastModified { validators.append(("If-Modified-Since", lastModified)) }
         }
         request.onStage(.downloading)
-        let subscription = transfers.join(request.url, headers: validators) { [self] downloaded, isFirst in
+        // Weak here and in `decode`: the pipeline owns the transfers and the
+        // decode queue, so a strong capture would be a cycle for as long as
+        // the work waits.
+        let subscription = transfers.join(request.url, headers: validators) { [weak self] downloaded, isFirst in
+            guard let self else { return request.end(.failure(LogoError.cancelled)) }
             switch downloaded {
             case .failure(let error as TransportError) where error.isRetryable && cached != nil:
                 // Stale beats nothing when the service cannot be reached or is failing.
@@ -272,7 +276,8 @@ public final class LogoPipeline: LogoLoading {
     /// A cached logo is already filtered: it is decoded only when an image is wanted.
     private func finishFromCache(_ request: Request, bytes: [UInt8], source: LogoSource) {
         guard request.wantsImage else { return request.end(.success(Logo(image: nil, data: bytes, source: source))) }
-        decode(request) { [self] in
+        decode(request) { [weak self] in
+            guard let self else { throw LogoError.cancelled }
             let image = try ImagePipeline(decoder: configuration.decoder).decodeAndFilter(bytes).image
             configuration.memoryCache.store(image, for: request.key)
             return Logo(image: image, data: bytes, source: source)
@@ -287,7 +292,8 @@ public final class LogoPipeline: LogoLoading {
             store(download.bytes, request: request, metadata: metadata, isFirst: isFirst)
             return request.end(.success(Logo(image: nil, data: download.bytes, source: .network, downloadedBytes: paid)))
         }
-        decode(request) { [self] in
+        decode(request) { [weak self] in
+            guard let self else { throw LogoError.cancelled }
             if request.wantsImage, let image = configuration.memoryCache.image(for: request.key) {
                 // A request sharing this transfer decoded it first.
                 return Logo(image: image, data: nil, source: .network, downloadedBytes: paid)

@@ -146,6 +146,12 @@ public final class VisibleWindowLoader: @unchecked Sendable {
         self.observe = observe
     }
 
+    /// Rows still loading when the table goes away are cancelled: their
+    /// transfers stop and the queue forgets them.
+    deinit {
+        for entry in downloadsInProgress.values { entry.operation.cancel() }
+    }
+
     // MARK: Window
 
     /// The visible rows: `floor(top) ..< floor(top) + viewport`, clamped to the loaded rows.
@@ -348,17 +354,20 @@ public final class VisibleWindowLoader: @unchecked Sendable {
         if let failure = failures[row], clock.milliseconds < failure.retryAt { return }
         nextSerial += 1
         let serial = nextSerial
-        let operation = logos.operation(name: "row \(row)", url: url, priority: priority, onStage: { [self, downloadQueue, clock] stage in
+        // Weak: the download queue holds the operation, and a loader dropped
+        // while rows wait must not be kept alive by them.
+        let operation = logos.operation(name: "row \(row)", url: url, priority: priority, onStage: { [weak self, downloadQueue, clock, mainQueue] stage in
             let at = clock.milliseconds
             let event: WindowEvent = stage == .downloading
                 ? .start(row: row, queueSuspended: downloadQueue.isSuspended) : .decoding(row: row)
-            mainQueue.async { [self] in
+            mainQueue.async { [weak self] in
+                guard let self else { return }
                 if stage == .downloading { startedDownloads.insert(row) }
                 observe(self, at, event)
             }
-        }, completion: { [self] result in
+        }, completion: { [weak self] result in
             // Delivered on the main queue.
-            finished(row, serial: serial, result: result)
+            self?.finished(row, serial: serial, result: result)
         })
         downloadsInProgress[row] = (operation, serial)
         emit(.queued(row: row, priority: priority))

@@ -52,12 +52,17 @@ public final class WorkOperation: Sendable, CustomStringConvertible {
         var cancelHandlers: [@Sendable () -> Void] = []
         var unfinishedDependencies = 0
         var dependents: [WorkOperation] = []
-        var queue: WorkQueue?
+        /// Weak: the queue holds its waiting operations, so a queue dropped
+        /// with work still waiting frees it instead of keeping a cycle.
+        weak var queue: WorkQueue?
+        /// Taken out when the operation starts, and dropped when it ends
+        /// unstarted, so a finished operation that someone still holds keeps
+        /// nothing its body captured (a decoded logo, a pipeline).
+        var body: Body?
         var completion: (@Sendable (WorkOutcome) -> Void)?
     }
 
     public let name: String
-    let body: Body
     let state: PosixMutex<State>
 
     /// - Parameters:
@@ -66,8 +71,7 @@ public final class WorkOperation: Sendable, CustomStringConvertible {
     public init(name: String, priority: WorkPriority = .normal, body: @escaping Body,
                 completion: (@Sendable (WorkOutcome) -> Void)? = nil) {
         self.name = name
-        self.body = body
-        state = PosixMutex(State(priority: priority, completion: completion))
+        state = PosixMutex(State(priority: priority, body: body, completion: completion))
     }
 
     public var description: String { name }
@@ -100,10 +104,14 @@ public final class WorkOperation: Sendable, CustomStringConvertible {
         if pending { state.withLock { $0.unfinishedDependencies += 1 } }
     }
 
-    /// Runs `handler` when the operation is cancelled, at once if it already is.
+    /// Runs `handler` when the operation is cancelled, at once if it already
+    /// is; never, once it has finished.
     public func onCancel(_ handler: @escaping @Sendable () -> Void) {
         let runNow = state.withLock { state -> Bool in
             if state.cancelled { return true }
+            // Work that ended before its body got here (an answer given at
+            // once) must not keep a handler that holds the operation itself.
+            guard state.phase != .finished else { return false }
             state.cancelHandlers.append(handler)
             return false
         }
@@ -277,11 +285,15 @@ public final class WorkQueue: Sendable {
             return starting
         }
         for operation in starting {
-            operation.state.withLock { $0.phase = .executing }
+            let body = operation.state.withLock { state in
+                state.phase = .executing
+                defer { state.body = nil }
+                return state.body
+            }
             runningOperations.withLock { $0[ObjectIdentifier(operation)] = operation }
             executor.async { [self] in
                 let finished = Locked(false)
-                operation.body(operation) { [self] in
+                (body ?? { _, finish in finish() })(operation) { [self] in
                     // A body that calls finish twice must not free two slots.
                     guard finished.withLock({ done in defer { done = true }; return !done }) else { return }
                     runningOperations.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(operation)) }
@@ -295,6 +307,7 @@ public final class WorkQueue: Sendable {
         let (completion, dependents) = operation.state.withLock { opState in
             opState.phase = .finished
             opState.cancelHandlers = []
+            opState.body = nil
             defer {
                 opState.completion = nil
                 opState.dependents = []

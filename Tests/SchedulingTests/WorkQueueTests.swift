@@ -19,12 +19,14 @@ final class ManualWork: Sendable {
     var outcomes: [String: WorkOutcome] { state.withLock { $0.outcomes } }
 
     func operation(_ name: String, priority: WorkPriority = .normal) -> WorkOperation {
-        WorkOperation(name: name, priority: priority, body: { [state] _, finish in
-            state.withLock {
+        // Weak: the state keeps running operations' finishers, which hold the
+        // queue, and a test may end with work still running.
+        WorkOperation(name: name, priority: priority, body: { [weak state] _, finish in
+            state?.withLock {
                 $0.started.append(name)
                 $0.finishers[name] = finish
             }
-        }, completion: { [state] outcome in state.withLock { $0.outcomes[name] = outcome } })
+        }, completion: { [weak state] outcome in state?.withLock { $0.outcomes[name] = outcome } })
     }
 
     @discardableResult
@@ -107,6 +109,34 @@ struct WorkQueueTests {
         #expect(running.isFinished && !running.isExecuting)
         #expect(work.outcomes["running"] == .cancelled)
         #expect(work.started == ["running"])
+    }
+
+    @Test("A finished operation keeps nothing: not its body's captures, nor a cancel handler added after it ended; a dropped queue frees what waits in it")
+    func finishedOperationsKeepNothing() {
+        final class Capture: Sendable {}
+        let work = ManualWork(concurrency: 1)
+        let operation = work.add("done")
+        work.finish("done")
+        weak var handlerCapture: Capture?
+        do {
+            let capture = Capture()
+            handlerCapture = capture
+            // As a logo request does when its answer came at once, before it registered the handler.
+            operation.onCancel { withExtendedLifetime(capture) {} }
+        }
+        #expect(handlerCapture == nil)
+        weak var bodyCapture: Capture?
+        weak var droppedQueue: WorkQueue?
+        do {
+            let capture = Capture()
+            bodyCapture = capture
+            let queue = WorkQueue(name: "dropped", maxConcurrentOperationCount: 1, executor: work.worker, completionQueue: work.main)
+            droppedQueue = queue
+            queue.isSuspended = true
+            queue.addOperation(WorkOperation(name: "waiting", body: { _, finish in withExtendedLifetime(capture) {}; finish() }))
+        }
+        #expect(droppedQueue == nil)
+        #expect(bodyCapture == nil)
     }
 
     @Test("cancelAll reaches waiting and running operations")
