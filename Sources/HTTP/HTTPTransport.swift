@@ -21,12 +21,12 @@ public final class HTTPTransport: HTTPClient {
     /// Sends `request`, streaming the body into `sink`; returns the final head.
     public func send(_ request: HTTPRequest, into sink: some HTTPBodySink) async throws -> HTTPResponseHead {
         let cancellation = CancellationSignal()
-        // The transfer blocks its thread in libcurl, so it runs on a thread of
-        // its own rather than on the cooperative pool.
+        // The transfer blocks its thread in libcurl, so it runs on a transfer
+        // thread rather than on the cooperative pool.
         let handoff = SinkHandoff(sink)
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                Thread.detachNewThread { [self] in
+                transferThreads.run { [self] in
                     handoff.finish(Result { try perform(request, sink: handoff.sink, cancellation: cancellation) })
                     continuation.resume()
                 }
@@ -144,6 +144,9 @@ public final class HTTPTransport: HTTPClient {
 
 /// libcurl is initialised once per process, before any handle exists.
 private let curlIsReady = CurlSetup()
+
+/// Shared by every transport: threads are reused across transports too.
+private let transferThreads = TransferThreads()
 
 private struct CurlSetup: Sendable {
     init() {
