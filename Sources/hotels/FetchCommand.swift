@@ -154,6 +154,7 @@ struct FetchCommand: AsyncParsableCommand {
             summary.failure = error
         }
         progress.finish()
+        if let finished, let logoSaver { await summary.save(try await store.hotels(in: finished), logos: logoSaver) }
         // The list as the sync finished it; after an error, as the store has it.
         let list: CachedList?
         if let finished { list = finished } else { list = try await store.cachedList(sync.key) }
@@ -296,6 +297,8 @@ struct FetchSummary: Encodable {
     var fault: FaultSummary?
     /// Record warnings by kind, every one counted.
     var warnings: [String: Int] = [:]
+    /// Hotels whose logo this run has saved (or tried to).
+    var logosTried: Set<String> = []
 
     private enum CodingKeys: String, CodingKey {
         case pages, hotels, fetched, cached, merge, end, logos, seconds, out, error, fault, offline, warnings
@@ -305,14 +308,23 @@ struct FetchSummary: Encodable {
         self.out = out
     }
 
-    /// Counts a fetched page, and saves its logos: page by page, so nothing
-    /// accumulates, whatever the length of the list.
+    /// Counts a fetched page, and saves its logos: page by page, so no
+    /// image accumulates, whatever the length of the list.
     mutating func received(_ page: FetchedPage, progress: ProgressLine, logos: LogoSaver?) async {
         pages += 1
         fetched += page.hotels.count
         warnings.merge(page.warningsByKind, uniquingKeysWith: +)
         progress.advance(by: page.hotels.count)
-        if let logos { self.logos.add(await logos.save(page.hotels)) }
+        if let logos { await save(page.hotels, logos: logos) }
+    }
+
+    /// Saves the logos of `hotels` not tried yet in this run: at the end, the
+    /// rows a resumed run took from the store rather than the network, whose
+    /// logos an earlier run may not have saved (it failed, or was killed).
+    mutating func save(_ hotels: [Hotel], logos: LogoSaver) async {
+        let untried = hotels.filter { logosTried.insert($0.code).inserted }
+        guard !untried.isEmpty else { return }
+        self.logos.add(await logos.save(untried))
     }
 
     func print(json: Bool) {

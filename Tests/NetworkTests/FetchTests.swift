@@ -140,6 +140,26 @@ struct FetchTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: out + "/logos").count == 40)
     }
 
+    @Test("a resumed fetch --logos also saves the logos of rows an earlier run stored without them")
+    func resumedFetchSavesEveryLogo() throws {
+        let serve = try ServeProcess(["--hotels", "200"])
+        defer { withExtendedLifetime(serve) {} }
+        let cache = temporaryPath("fetch-resume-cache")
+        func fetch(_ extra: [String], out: String) throws -> HotelsProcess {
+            try HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "New York", "--page-size", "15",
+                                   "--cache", cache, "--out", out] + extra)
+        }
+        // The first run stops after two pages and saves no logo, as a run whose logos all failed would.
+        let first = try fetch(["--max-pages", "2"], out: temporaryPath("fetch-resume-1"))
+        #expect(first.status == 0, "\(first.stderr)")
+        let out = temporaryPath("fetch-resume-2")
+        let second = try fetch(["--logos"], out: out)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(try String(contentsOfFile: out + "/hotels.jsonl", encoding: .utf8).split(separator: "\n").count == 40)
+        // Page 1 is merged and page 3 fetched; page 2 comes from the store, and its logos too.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out + "/logos").count == 40)
+    }
+
     @Test("a failing middle page keeps the pages before it, and the exit code says why")
     func failingMiddlePage() throws {
         let first = try String(contentsOf: Samples.url("Fixtures/sample-soap11.xml"), encoding: .utf8)
