@@ -4,20 +4,24 @@ import Scheduling
 /// Makes a realistic scroll session from a seed: reading pauses, short
 /// drags that stop dead, flings that decelerate like a table view (speed
 /// decaying exponentially), and now and then a reversal, until the user
-/// has scrolled through `rows` rows.
+/// has scrolled through `rows` rows, `laps` times: down, up, down again…
 public struct FlingGenerator: Sendable {
     public var rows: Int
     public var viewport: Int
     public var seed: UInt64
+    /// Passes over the rows, alternately down and back up. More than one
+    /// keeps a session going over a list that no longer grows, as a soak needs.
+    public var laps = 1
     /// Scroll events per second while the table moves.
     public var frameRate = 30.0
     /// How fast a fling slows down: ``WindowPolicy/decelerationTimeConstant``.
     public var decelerationTimeConstant = WindowPolicy.uikitDecelerationTimeConstant
 
-    public init(rows: Int, viewport: Int, seed: UInt64 = 1) {
+    public init(rows: Int, viewport: Int, seed: UInt64 = 1, laps: Int = 1) {
         self.rows = rows
         self.viewport = viewport
         self.seed = seed
+        self.laps = max(1, laps)
     }
 
     public func script() -> ScrollScript {
@@ -33,11 +37,20 @@ public struct FlingGenerator: Sendable {
             events.append(ScrollEvent(at: time.rounded(), event: .scroll, top: (top * 100).rounded() / 100))
         }
 
-        while top < bottom {
+        var lap = 1
+        var heading = 1.0
+        while true {
+            let end = heading > 0 ? bottom : 0
+            if top == end {
+                guard lap < laps, bottom > 0 else { break }
+                lap += 1
+                heading = -heading
+            }
             // Reading what is on screen.
             time += Double.random(in: 700...2500, using: &random)
-            let reverse = top > Double(viewport) && Double.random(in: 0..<1, using: &random) < 0.15
-            let sign = reverse ? -1.0 : 1.0
+            let travelled = heading > 0 ? top : bottom - top
+            let reverse = travelled > Double(viewport) && Double.random(in: 0..<1, using: &random) < 0.15
+            let sign = reverse ? -heading : heading
             events.append(ScrollEvent(at: time.rounded(), event: .dragBegin))
             let isFling = Double.random(in: 0..<1, using: &random) < 0.55
             // A fling is a quick flick; a nudge a slow push that stops dead.

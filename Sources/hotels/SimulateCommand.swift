@@ -24,6 +24,7 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "A scroll script (JSON Lines).") var script: String?
     @Flag(help: "Generate a realistic session of drags, flings, pauses and reversals.") var fling = false
     @Option(help: "With --fling: rows to scroll through.") var flingRows = 300
+    @Option(help: "With --fling: passes over those rows, alternately down and up.") var flingLaps = 1
     @Option(help: "With --fling: the session's seed.") var seed: UInt64 = 1
     @Option(help: "Replay speed: 2 is twice as fast.") var speed = 1.0
     @Option(help: "Cache folder (hotels.sqlite and images/): cached rows and logos show without network. None by default, so runs compare.") var cache: String?
@@ -37,6 +38,7 @@ struct SimulateCommand: AsyncParsableCommand {
         guard (script == nil) != !fling else { throw ValidationError("give either --script FILE or --fling") }
         guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be more than 0") }
         guard flingRows > 0 else { throw ValidationError("--fling-rows must be at least 1") }
+        guard flingLaps > 0 else { throw ValidationError("--fling-laps must be at least 1") }
     }
 
     func run() async throws {
@@ -53,7 +55,7 @@ struct SimulateCommand: AsyncParsableCommand {
                 throw ExitStatus.dataError.code
             }
         } else {
-            scrollScript = FlingGenerator(rows: flingRows, viewport: window.viewport, seed: seed).script()
+            scrollScript = FlingGenerator(rows: flingRows, viewport: window.viewport, seed: seed, laps: flingLaps).script()
         }
         let cacheFolder = cache.map { CacheFolder(URL(fileURLWithPath: $0)) }
         let outcome = try await runSimulation(list: list, window: window, script: scrollScript, speed: speed, cache: cacheFolder,
@@ -93,8 +95,12 @@ struct WindowOptions: ParsableArguments {
     @Option(help: "Decoded logos kept in memory, in MiB; the least recently used go first.") var memoryCache = 256
 
     func validate() throws {
-        guard viewport > 0, concurrency > 0, prefetch >= 0, memoryCache >= 0 else {
-            throw ValidationError("--viewport and --concurrency must be at least 1, --prefetch and --memory-cache 0 or more")
+        guard viewport > 0, concurrency > 0, prefetch >= 0 else {
+            throw ValidationError("--viewport and --concurrency must be at least 1, --prefetch 0 or more")
+        }
+        // The limit is counted in bytes: a MiB count past a terabyte would overflow it.
+        guard (0...(1 << 20)).contains(memoryCache) else {
+            throw ValidationError("--memory-cache must be 0 to 1048576 MiB, not \(memoryCache)")
         }
         if let policy, WindowPolicy.Kind(rawValue: policy) == nil {
             throw ValidationError("--policy must be naive, tutorial or ours, not “\(policy)”")

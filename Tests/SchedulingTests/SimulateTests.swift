@@ -101,6 +101,20 @@ struct ScrollScriptTests {
         let tops = script.events.compactMap(\.top)
         #expect(zip(tops, tops.dropFirst()).contains { $1 < $0 })
     }
+
+    @Test("--fling-laps: down to the end, back to the top, down again; one lap is the session without laps")
+    func flingLaps() throws {
+        let three = FlingGenerator(rows: 200, viewport: 10, seed: 7, laps: 3).script()
+        let tops = three.events.compactMap(\.top)
+        let firstBottom = try #require(tops.firstIndex(of: 190))
+        let backAtTop = try #require(tops[firstBottom...].firstIndex(of: 0))
+        #expect(tops[backAtTop...].contains(190))
+        #expect(tops.last == 190)
+        // The first lap is the one-lap session up to its closing `end`.
+        let one = FlingGenerator(rows: 200, viewport: 10, seed: 7).script().events
+        #expect(one.last?.event == .end)
+        #expect(Array(three.events.prefix(one.count - 1)) == Array(one.dropLast()))
+    }
 }
 
 @Suite("hotels simulate against hotels serve")
@@ -145,7 +159,7 @@ struct SimulateEndToEndTests {
         #expect(!html.contains("src=\"http") && !html.contains("href=\"http"), "the report must open with no network")
     }
 
-    @Test("A bad script is bad data (65); neither --script nor --fling, or a negative --memory-cache, is a usage error (64)")
+    @Test("A bad script is bad data (65); neither --script nor --fling, or a --memory-cache below 0 or past 1 TiB, is a usage error (64)")
     func badInput() throws {
         let bad = try HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X",
                                          "--script", Samples.url("Scroll/bad-time.jsonl").path])
@@ -153,8 +167,10 @@ struct SimulateEndToEndTests {
         #expect(bad.stderr.contains("line 2"))
         let usage = try HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X"])
         #expect(usage.status == 64)
-        let negative = try HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X", "--fling", "--memory-cache", "-1"])
-        #expect(negative.status == 64 && negative.stderr.contains("--memory-cache"), "\(negative.stderr)")
+        for size in ["-1", "9007199254740992"] {
+            let refused = try HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X", "--fling", "--memory-cache", size])
+            #expect(refused.status == 64 && refused.stderr.contains("--memory-cache"), "\(size): \(refused.stderr)")
+        }
     }
 
     @Test("A SOAP fault for page 1 is exit 76, with the fault's text; an authentication fault is 77")
