@@ -90,12 +90,13 @@ public final class XMLPushReader<Handler: XMLEventHandler> {
             state.fail(exceeding: .inputBytes(state.limits.maxInputBytes))
             try state.throwIfFailed()
         }
-        let base = bytes.baseAddress!.assumingMemoryBound(to: CChar.self)
-        xmlResetLastError() // the thread's last error must be this chunk's (see failOnEncodingError)
-        let status = xmlParseChunk(context, base, Int32(bytes.count), 0)
-        state.failOnEncodingError()
-        try state.throwIfFailed()
-        try state.throwIfParserFailed(status: status)
+        let invalid = state.utf8.check(bytes)
+        // The bytes before a bad one are parsed, so what they hold is delivered as always.
+        try parse(invalid.map { UnsafeRawBufferPointer(rebasing: bytes[..<$0.offset]) } ?? bytes, isLast: false)
+        if let invalid {
+            state.fail(XMLReaderError.malformed(reason: "bytes that are not valid UTF-8", at: invalid.position))
+            try state.throwIfFailed()
+        }
     }
 
     /// Parses the next chunk of the document.
@@ -106,8 +107,16 @@ public final class XMLPushReader<Handler: XMLEventHandler> {
     /// Ends the document: a document cut short is an error here.
     public func finish() throws {
         try state.throwIfFailed()
-        xmlResetLastError()
-        let status = xmlParseChunk(context, nil, 0, 1)
+        if let cutShort = state.utf8.end() {
+            state.fail(XMLReaderError.malformed(reason: "a UTF-8 character cut short at the end", at: cutShort))
+            try state.throwIfFailed()
+        }
+        try parse(UnsafeRawBufferPointer(start: nil, count: 0), isLast: true)
+    }
+
+    private func parse(_ bytes: UnsafeRawBufferPointer, isLast: Bool) throws {
+        xmlResetLastError() // the thread's last error must be this chunk's (see failOnEncodingError)
+        let status = xmlParseChunk(context, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), isLast ? 1 : 0)
         state.failOnEncodingError()
         try state.throwIfFailed()
         try state.throwIfParserFailed(status: status)
@@ -315,6 +324,7 @@ private final class ReaderState {
     @exclusivity(unchecked) var depth = 0
     @exclusivity(unchecked) var textRunLength = 0
     @exclusivity(unchecked) var inputBytes = 0
+    var utf8 = UTF8Check()
     @exclusivity(unchecked) private var failure: (any Error)?
 
     init(handler: any XMLEventHandler, limits: XMLReaderLimits, textInterest: XMLTextInterest, route: XMLEventRoute,

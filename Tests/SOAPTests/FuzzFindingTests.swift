@@ -17,19 +17,60 @@ struct FuzzFindingTests {
         }
     }
 
-    /// Open: libxml2 2.9's push parser checks UTF-8 in some places only when
-    /// a chunk boundary falls there, so bytes invalid at line 3 stop a whole
-    /// parse at once but chunked parses much later. Until the reader checks
-    /// UTF-8 itself, this is a known issue: when it is fixed, this test says so.
-    @Test("invalid UTF-8 stops the parse at the same place whatever the chunking")
+    /// libxml2 2.9's push parser checks UTF-8 in some places only when a
+    /// chunk boundary falls there: the 0xFF bytes at line 272 stopped a whole
+    /// parse at line 3, and chunked parses elsewhere. The reader now checks
+    /// UTF-8 itself, before libxml2 sees a chunk.
+    @Test("invalid UTF-8 stops the parse at the bad byte, whatever the chunking")
     func invalidUTF8() throws {
-        let whole = try errorPosition("parse-invalid-utf8-chunking.xml")
-        #expect(whole == XMLPosition(line: 3, column: 38))
-        withKnownIssue("libxml2's push parser misses invalid UTF-8 at some chunk boundaries") {
-            for size in [1, 7, 64] {
-                let chunked = try errorPosition("parse-invalid-utf8-chunking.xml", chunkSize: size)
-                #expect(chunked == whole, "chunks of \(size)")
-            }
+        for size in [nil, 1, 2, 3, 7, 8, 9, 64, 4096] {
+            let position = try errorPosition("parse-invalid-utf8-chunking.xml", chunkSize: size)
+            #expect(position == XMLPosition(line: 272, column: 9), "chunks of \(size.map(String.init) ?? "all")")
         }
+    }
+
+    /// The malformed error for `bytes`, fed in chunks of `size`, and what was delivered before it.
+    func utf8Error(_ bytes: [UInt8], chunkSize: Int? = nil) -> (reason: String, position: XMLPosition)? {
+        do {
+            _ = try recordEvents(bytes, chunkSize: chunkSize)
+            return nil
+        } catch XMLReaderError.malformed(let reason, let position) {
+            return (reason, position)
+        } catch {
+            return ("unexpected \(error)", XMLPosition(line: 0, column: 0))
+        }
+    }
+
+    @Test("UTF-8 is checked as Unicode defines it, across chunk boundaries; columns count characters",
+          arguments: [
+            ([0xC0, 0xAF], "an overlong slash"),
+            ([0xE0, 0x80, 0xAF], "an overlong three-byte form"),
+            ([0xED, 0xA0, 0x80], "a surrogate"),
+            ([0xF4, 0x90, 0x80, 0x80], "past U+10FFFF"),
+            ([0xF5, 0x80, 0x80, 0x80], "a lead byte that never starts a character"),
+            ([0xE4, 0xB8], "a character cut short by text"),
+            ([0x80], "a lone continuation byte"),
+          ] as [([UInt8], String)])
+    func invalidSequences(bad: [UInt8], what: String) {
+        // Line 2 starts with two Chinese characters (three bytes each), then the bad bytes, then text.
+        let document = Array("<?xml version=\"1.0\"?>\n<a>上海".utf8) + bad + Array("x</a>".utf8)
+        for size in [nil, 1, 2, 5] {
+            let error = utf8Error(document, chunkSize: size)
+            #expect(error?.reason == "bytes that are not valid UTF-8", "\(what), chunks of \(size.map(String.init) ?? "all")")
+            #expect(error?.position.line == 2)
+            #expect(error?.position.column == 6 || error?.position.column == 7, "\(what): \(String(describing: error?.position))")
+        }
+    }
+
+    @Test("valid UTF-8 split anywhere parses; a character cut short at the end is an error; other encodings are left to libxml2")
+    func validAndOtherEncodings() throws {
+        let text = "<a>上海 ✈ 𝄞 café</a>"
+        let whole = try recordEvents(Array(text.utf8))
+        for size in 1...5 { #expect(try recordEvents(Array(text.utf8), chunkSize: size) == whole) }
+        #expect(try recordEvents([0xEF, 0xBB, 0xBF] + Array(text.utf8), chunkSize: 1) == whole)
+        #expect(utf8Error(Array("<a>x".utf8) + [0xE4, 0xB8])?.reason == "a UTF-8 character cut short at the end")
+        // ISO-8859-1: 0xE9 is é there, and not UTF-8.
+        let latin1 = Array("<?xml version='1.0' encoding='ISO-8859-1'?><a>caf".utf8) + [0xE9] + Array("</a>".utf8)
+        #expect(try recordEvents(latin1, chunkSize: 3).contains { $0.contains("é") })
     }
 }

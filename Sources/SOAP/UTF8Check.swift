@@ -1,0 +1,153 @@
+/// Checks a UTF-8 document byte by byte before libxml2 sees it, across chunk
+/// boundaries.
+///
+/// libxml2 2.9's push parser checks UTF-8 only where a chunk boundary falls:
+/// the same bad bytes stopped a whole parse at one place and a chunked parse
+/// at another (`Samples/Fuzz/parse-invalid-utf8-chunking.xml`). This check
+/// sees every byte in order, so the first bad one is found, and named by line
+/// and column (in characters), whatever the chunking.
+///
+/// A document that declares another encoding, or starts with a UTF-16 or
+/// UTF-32 form, is left to libxml2's converters.
+struct UTF8Check {
+    /// The first byte that is not valid UTF-8.
+    struct Failure {
+        /// Its offset in the chunk given to ``check(_:)``: the bytes before it may still be parsed.
+        var offset: Int
+        var position: XMLPosition
+    }
+
+    private enum Mode { case sniffing, checking, off }
+
+    private var mode = Mode.sniffing
+    /// The document's first bytes, kept until they show its encoding.
+    private var head: [UInt8] = []
+    /// Continuation bytes still due in the current sequence, and the range the next one must be in.
+    private var due = 0
+    private var nextLow: UInt8 = 0x80
+    private var nextHigh: UInt8 = 0xBF
+    private var line = 1
+    /// Bytes since the line began, and how many of them continue a character.
+    private var lineBytes = 0
+    private var lineContinuations = 0
+
+    /// Checks the next chunk; returns the first bad byte in it, if any.
+    mutating func check(_ bytes: UnsafeRawBufferPointer) -> Failure? {
+        switch mode {
+        case .off:
+            return nil
+        case .checking:
+            return scan(bytes)
+        case .sniffing:
+            head.append(contentsOf: bytes)
+            guard let isUTF8 = Self.isUTF8(head) else { return nil }
+            mode = isUTF8 ? .checking : .off
+            let sniffed = head
+            head = []
+            guard isUTF8 else { return nil }
+            // Only this chunk's offsets mean anything to the caller; the
+            // bytes before it were all part of the declaration.
+            let earlier = sniffed.count - bytes.count
+            return sniffed.withUnsafeBytes { scan($0) }.map { Failure(offset: max(0, $0.offset - earlier), position: $0.position) }
+        }
+    }
+
+    /// At the end of the document: a character cut short is an error.
+    func end() -> XMLPosition? {
+        mode == .checking && due > 0 ? position : nil
+    }
+
+    private var position: XMLPosition {
+        XMLPosition(line: line, column: lineBytes - lineContinuations + 1)
+    }
+
+    private mutating func scan(_ bytes: UnsafeRawBufferPointer) -> Failure? {
+        guard let base = bytes.baseAddress else { return nil }
+        var index = 0
+        while index < bytes.count {
+            if due == 0 {
+                index = skipASCII(base, from: index, count: bytes.count)
+                guard index < bytes.count else { break }
+            }
+            let byte = base.load(fromByteOffset: index, as: UInt8.self)
+            if due > 0 {
+                guard (nextLow...nextHigh).contains(byte) else { return Failure(offset: index, position: position) }
+                due -= 1
+                (nextLow, nextHigh) = (0x80, 0xBF)
+                lineContinuations += 1
+            } else if byte == 0x0A {
+                line += 1
+                (lineBytes, lineContinuations) = (0, 0)
+                index += 1
+                continue
+            } else if byte >= 0x80 {
+                // The well-formed sequences of Unicode's table 3-7: no overlong forms, no surrogates, nothing past U+10FFFF.
+                switch byte {
+                case 0xC2...0xDF: due = 1
+                case 0xE0: (due, nextLow) = (2, 0xA0)
+                case 0xED: (due, nextHigh) = (2, 0x9F)
+                case 0xE1...0xEF: due = 2
+                case 0xF0: (due, nextLow) = (3, 0x90)
+                case 0xF4: (due, nextHigh) = (3, 0x8F)
+                case 0xF1...0xF3: due = 3
+                default: return Failure(offset: index, position: position)
+                }
+            }
+            lineBytes += 1
+            index += 1
+        }
+        return nil
+    }
+
+    /// Steps over ASCII eight bytes at a time, counting lines; returns where it stopped.
+    private mutating func skipASCII(_ base: UnsafeRawPointer, from start: Int, count: Int) -> Int {
+        var index = start
+        while index + 8 <= count {
+            let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            guard word & 0x8080_8080_8080_8080 == 0 else { break }
+            // The high bit of each byte that is a newline (exact: no carry crosses bytes).
+            let x = word ^ 0x0A0A_0A0A_0A0A_0A0A
+            let newlines = ~(((x & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | x | 0x7F7F_7F7F_7F7F_7F7F)
+            if newlines == 0 {
+                lineBytes += 8
+            } else {
+                line += newlines.nonzeroBitCount
+                // Little-endian: the last newline is the highest flagged byte.
+                lineBytes = 7 - (63 - newlines.leadingZeroBitCount) / 8
+                lineContinuations = 0
+            }
+            index += 8
+        }
+        return index
+    }
+
+    /// Whether a document starting with `head` is in UTF-8: nil while its
+    /// XML declaration is still incomplete.
+    static func isUTF8(_ head: [UInt8]) -> Bool? {
+        guard head.count >= 4 else { return nil }
+        switch (head[0], head[1]) {
+        case (0xFE, 0xFF), (0xFF, 0xFE), (0x00, _), (0x3C, 0x00): return false // UTF-16 or UTF-32
+        default: break
+        }
+        let text = head.starts(with: [0xEF, 0xBB, 0xBF]) ? head.dropFirst(3) : head[...]
+        let xmlDeclaration = Array("<?xml".utf8)
+        guard text.starts(with: xmlDeclaration) else {
+            return xmlDeclaration.starts(with: text) ? nil : true
+        }
+        guard let close = text.firstRange(of: Array("?>".utf8)) else {
+            // A declaration this long is malformed, and libxml2 says so.
+            return head.count < 512 ? nil : true
+        }
+        let declaration = String(decoding: text[..<close.lowerBound], as: UTF8.self)
+        guard let encoding = declaredEncoding(declaration) else { return true }
+        return ["utf-8", "utf8", "us-ascii", "ascii"].contains(encoding.lowercased())
+    }
+
+    /// The value of `encoding="…"` in an XML declaration.
+    private static func declaredEncoding(_ declaration: String) -> String? {
+        guard let key = declaration.range(of: "encoding") else { return nil }
+        let rest = declaration[key.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\t" }
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return nil }
+        return String(rest.dropFirst().prefix { $0 != quote })
+    }
+}
