@@ -19,8 +19,10 @@ enum NameGuesses {
         if cursorNames.contains(folded) { return ("{cursor}", "its name is a paging token or a position in the list") }
         if moreNames.contains(folded) { return ("{more}", "its name asks for the rows that follow") }
         if keywordNames.contains(folded) { return ("{keyword}", "its name is a search text") }
-        if checkInNames.contains(folded) { return ("{today+30}", "a check-in or start date: thirty days from the day of the request") }
-        if checkOutNames.contains(folded) { return ("{today+31}", "a check-out or end date: the day after the check-in") }
+        // An xs:dateTime needs a time of day too (.NET services declare dates so).
+        let time = type == "dateTime" ? "T00:00:00" : ""
+        if checkInNames.contains(folded) { return ("{today+30}" + time, "a check-in or start date: thirty days from the day of the request") }
+        if checkOutNames.contains(folded) { return ("{today+31}" + time, "a check-out or end date: the day after the check-in") }
         return nil
     }
 
@@ -36,7 +38,8 @@ enum NameGuesses {
 
     static let pageSizeNames: Set<String> = ["pagesize", "maxresponses", "maxresults", "maxrecords", "maxitems", "resultsperpage",
                                              "limit", "maxhotels", "numberofresults", "pagelength", "maxrows", "rows", "size", "count"]
-    static let pageNames: Set<String> = ["page", "pagenumber", "pageindex", "pageno", "pagenum", "requestedpage", "startpage"]
+    static let pageNames: Set<String> = ["page", "pagenumber", "pageindex", "pageno", "pagenum", "requestedpage", "startpage",
+                                         "currentpage", "curpage", "currpage", "pageidx"]
     static let cursorNames: Set<String> = ["cursor", "before", "after", "since", "moredataechotoken", "continuationtoken", "nexttoken",
                                            "nextpagetoken", "resumetoken", "pagingtoken", "nextresultreference", "startafter"]
     static let moreNames: Set<String> = ["more", "moreindicator", "moreresults", "hasmore", "moredata", "moreavailable"]

@@ -59,6 +59,18 @@ struct ProfileCommandTests {
                  operation: "AppLogin"),
         RealWSDL(path: "asmx/CurrencyConverterWS.wsdl", bindings: ["TestService": ["ConvertCurrency"], "TestService1": ["ConvertCurrency"]],
                  operation: "ConvertCurrency"),
+        RealWSDL(path: "asmx/AvailabilityService.wsdl", bindings: ["AvailabilityQuerySoap": availabilityOperations],
+                 operation: "GetAvailabilityListPerPage"),
+    ]
+
+    /// The Kunlun PMS availability service's operations, in the binding's order.
+    static let availabilityOperations = [
+        "NewGetAvailabilityListByCustom", "GetAvailabilityListByCustom", "GetAvailabilityList", "GetAvailabilityListPerPage",
+        "GetAvailabilityHotels", "HotelAvail", "GetBestAvailability", "GetAvailability", "GetAvailabilitybyRateCode", "GetRoomDetail",
+        "GetRateDetailSummary", "GetRateDetailDaily", "GetBestRateDetailDaily", "GetDailyInventory", "GetRatePlan", "GetRateSwitch",
+        "GetSeparateSoldPackage", "CalculateSeparateSoldPackage", "GetSeparateSoldItems", "GetItemDailyInventory",
+        "GetAvailabilityPackage", "CheckItemIsEnough", "CheckRateAndRoomTypeEnabled", "GetAvailabilityInventory", "GetEcryption",
+        "GetBestAvailabilityARI", "GetRateRestrictions",
     ]
 
     @Test("on each real WSDL, inspect --json lists every binding's operations, and init writes a profile that check loads", arguments: realWSDLs)

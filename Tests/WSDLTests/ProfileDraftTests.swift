@@ -46,6 +46,26 @@ struct ProfileDraftTests {
         #expect(login.profile.credentialNames == ["SECURITYSERVICE_USERNAME", "SECURITYSERVICE_PASSWORD"])
     }
 
+    @Test("a hotel PMS's availability service (.NET ASMX, 27 operations): the paged search gets page paging, dates with a time, the header slot and the hotel fields")
+    func asmxAvailability() async throws {
+        let description = try await real("asmx/AvailabilityService.wsdl")
+        #expect(description.operations.count == 27)
+        #expect(try description.operation(named: "GetEcryption").inputHeaders.isEmpty)
+        let draft = try ProfileDrafter(description: description).draft(operation: "GetAvailabilityListPerPage")
+        let profile = draft.profile
+        #expect(profile.soapAction == "http://www.shijinet.com.cn/kunlun/kws/1.1/GetAvailabilityListPerPage")
+        // `currentPage` is the page number, and the dates are xs:dateTime.
+        #expect(profile.body.text.contains("<n1:currentPage>{page}</n1:currentPage>"))
+        #expect(profile.body.text.contains("<n1:pageSize>{pageSize}</n1:pageSize>"))
+        #expect(profile.body.text.contains("<n1:arrival>{today+30}T00:00:00</n1:arrival>"))
+        #expect(profile.body.text.contains("<n1:departure>{today+31}T00:00:00</n1:departure>"))
+        #expect(profile.soapHeader?.text.contains("KwsSoapHeader") == true)
+        #expect(profile.record == "Availability")
+        #expect(profile.fields[.code] == FieldPath(elements: ["HotelInfo", "Code"]))
+        #expect(profile.fields[.name] == FieldPath(elements: ["HotelInfo", "Name"]))
+        #expect(profile.paging == .page(first: 1))
+    }
+
     @Test("a .NET ASMX service with SOAP 1.1 and 1.2 bindings (a car-rental currency converter): the header on each, a profile per version")
     func asmxBothBindings() async throws {
         let description = try await real("asmx/CurrencyConverterWS.wsdl")
