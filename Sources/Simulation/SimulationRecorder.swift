@@ -92,12 +92,18 @@ public final class SimulationRecorder: @unchecked Sendable {
     private var motionStart: (at: Double, decelerating: Bool)?
     private var lastVisible = 0..<0
     private let viewport: Int
+    /// Whether ``spans``, ``band`` and ``motion`` are kept for the report's timeline.
+    public let keepsTimeline: Bool
 
-    public init(policy: String, viewport: Int, unixOrigin: Double, trace: FileHandle?) {
+    /// - Parameter keepsTimeline: Keep every download span, visible band and
+    ///   drag for the report's timeline. They grow with the session; without
+    ///   them a long session's memory stays flat, and the summary is the same.
+    public init(policy: String, viewport: Int, unixOrigin: Double, trace: FileHandle?, keepsTimeline: Bool = true) {
         rowSummary = SimulationSummary(policy: policy)
         self.viewport = viewport
         self.unixOrigin = unixOrigin
         self.trace = trace
+        self.keepsTimeline = keepsTimeline
     }
 
     /// Feeds one event, and the rows the loader holds after it.
@@ -129,9 +135,11 @@ public final class SimulationRecorder: @unchecked Sendable {
             for row in visible where loader.rows[row].logoURL != nil {
                 if displayed.contains(row) { latencies.append(0) } else { waitingSince[row] = at }
             }
-        case .queued(let row, _):
+        case .queued(let row, _) where keepsTimeline:
             openSpan[row] = spans.count
             spans.append(OperationSpan(row: row, queuedAt: at))
+        case .queued:
+            break
         case .start(let row, let suspended):
             if suspended { rowSummary.startedWhileSuspended += 1 }
             updateSpan(row) { $0.downloadAt = at }
@@ -187,11 +195,11 @@ public final class SimulationRecorder: @unchecked Sendable {
 
     private func noteBand(_ at: Double, _ visible: Range<Int>) {
         lastVisible = visible
-        if band.last?.visible != visible { band.append((at, visible)) }
+        if keepsTimeline, band.last?.visible != visible { band.append((at, visible)) }
     }
 
     private func closeMotion(_ at: Double) {
-        if let start = motionStart { motion.append((start.at, at, start.decelerating)) }
+        if keepsTimeline, let start = motionStart { motion.append((start.at, at, start.decelerating)) }
         motionStart = nil
     }
 

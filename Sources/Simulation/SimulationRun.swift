@@ -30,6 +30,10 @@ public struct SimulationRun: Sendable {
     public var trace: FileHandle?
     /// Bytes of decoded logos kept in memory (256 MiB by default).
     public var memoryCacheLimit = 256 << 20
+    /// Keep what the report's timeline draws (every download span, visible
+    /// band and drag). On by default; off, a long session's memory stays flat
+    /// and the report keeps only its summary and contact sheet.
+    public var keepsTimeline = true
 
     public init(client: HotelClient, city: String, pageSize: Int = 50, viewport: Int = 10, concurrency: Int = 4,
                 policy: WindowPolicy = WindowPolicy(kind: .tutorial), filter: FilterChain = FilterChain(), script: ScrollScript,
@@ -64,7 +68,8 @@ public struct SimulationRun: Sendable {
         let feed = PageFeed(sync: sync, storage: storage)
         let clock = WallClock()
         let mainQueue = DispatchQueue(label: "hotelkit.simulate.main")
-        let recorder = SimulationRecorder(policy: policy.kind.rawValue, viewport: viewport, unixOrigin: clock.unixOrigin, trace: trace)
+        let recorder = SimulationRecorder(policy: policy.kind.rawValue, viewport: viewport, unixOrigin: clock.unixOrigin, trace: trace,
+                                          keepsTimeline: keepsTimeline)
         let downloads = WorkQueue(name: "logos", maxConcurrentOperationCount: concurrency, completionQueue: mainQueue)
         let logos = LogoPipeline(configuration: LogoPipeline.Configuration(
             transport: HTTPLogoTransport(client: client.configuration.transport), filter: filter,

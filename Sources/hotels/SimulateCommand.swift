@@ -59,7 +59,7 @@ struct SimulateCommand: AsyncParsableCommand {
         }
         let cacheFolder = cache.map { CacheFolder(URL(fileURLWithPath: $0)) }
         let outcome = try await runSimulation(list: list, window: window, script: scrollScript, speed: speed, cache: cacheFolder,
-                                              trace: trace, quiet: json)
+                                              trace: trace, keepsTimeline: report != nil, quiet: json)
         var reportPath: String?
         if let report {
             reportPath = try outcome.writeReport(to: URL(fileURLWithPath: report)).path
@@ -116,7 +116,7 @@ struct WindowOptions: ParsableArguments {
 /// Runs one simulation for `simulate` and `demo`: the options become a
 /// library ``SimulationRun``; errors become messages and exit codes.
 func runSimulation(list: ListOptions, window: WindowOptions, script: ScrollScript, speed: Double, cache: CacheFolder?,
-                   trace: String?, quiet: Bool = false) async throws -> SimulationRun.Outcome {
+                   trace: String?, keepsTimeline: Bool = true, quiet: Bool = false) async throws -> SimulationRun.Outcome {
     let profile: ServiceProfile
     let chain: FilterChain
     do {
@@ -139,6 +139,7 @@ func runSimulation(list: ListOptions, window: WindowOptions, script: ScrollScrip
                             viewport: window.viewport, concurrency: window.concurrency, policy: window.windowPolicy, filter: chain,
                             script: script, speed: speed, store: try cache?.openStore(), diskCache: cache?.openImages(), trace: traceFile)
     run.memoryCacheLimit = window.memoryCache << 20
+    run.keepsTimeline = keepsTimeline
     let progress = ProgressLine(total: script.events.count, label: "events", quiet: quiet)
     defer { progress.finish() }
     do {

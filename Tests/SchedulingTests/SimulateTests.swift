@@ -39,6 +39,29 @@ struct SimulationTraceTests {
     }
 }
 
+extension SimulationTraceTests {
+    /// The 10-minute soak (scripts/chaos) grew 73 KiB a minute, all of it
+    /// the report's timeline; `simulate` without --report keeps none.
+    @Test("without a timeline the recorder keeps no span, band or drag, and sums up the same")
+    func withoutTimeline() throws {
+        let harness = try LoaderHarness(policy: WindowPolicy(kind: .tutorial))
+        let events: [WindowEvent] = [
+            .dragBegin, .scroll(top: 4), .dragEnd(decelerate: true), .decelerateEnd, .settle(visible: 4..<14),
+            .queued(row: 5, priority: .normal), .start(row: 5, queueSuspended: false), .decoding(row: 5),
+            .done(row: 5, downloadedBytes: 100, wasted: false), .queued(row: 6, priority: .normal), .cancel(row: 6, started: false), .end,
+        ]
+        let full = SimulationRecorder(policy: "tutorial", viewport: 10, unixOrigin: 0, trace: nil)
+        let lean = SimulationRecorder(policy: "tutorial", viewport: 10, unixOrigin: 0, trace: nil, keepsTimeline: false)
+        for (time, event) in events.enumerated() {
+            full.record(harness.loader, Double(time), event)
+            lean.record(harness.loader, Double(time), event)
+        }
+        #expect(full.spans.count == 2 && !full.band.isEmpty && full.motion.count == 2) // the drag, then its deceleration
+        #expect(lean.spans.isEmpty && lean.band.isEmpty && lean.motion.isEmpty)
+        #expect(lean.summary == full.summary)
+    }
+}
+
 @Suite("Download accounting")
 struct DownloadAccountingTests {
     /// A regression: `hotels demo` said 75 downloads started, 68 completed,
