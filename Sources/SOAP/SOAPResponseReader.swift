@@ -123,6 +123,11 @@ final class SOAPMessageHandler: XMLEventHandler {
     /// The depth of the `Header` element while inside it and something there is wanted.
     @exclusivity(unchecked) private var headerDepth: Int?
     private let faultName: XMLName
+    private let problemHeaderName: XMLName
+    /// WS-Addressing's `FaultDetail/ProblemHeaderQName` in the Header: in
+    /// SOAP 1.1, where a fault about a missing header names that header.
+    private var problemHeader: String?
+    @exclusivity(unchecked) private var readingProblemHeader = false
     private let textInterest: XMLTextInterest
     private let route: XMLEventRoute
     // Fed by one reader on one thread: exclusivity checks off, as in the reader.
@@ -140,6 +145,7 @@ final class SOAPMessageHandler: XMLEventHandler {
         bodyName = names.name("Body")
         headerName = names.name("Header")
         faultName = names.name("Fault")
+        problemHeaderName = names.name("ProblemHeaderQName")
         textInterest = names.textInterest
         route = names.route
     }
@@ -176,13 +182,28 @@ final class SOAPMessageHandler: XMLEventHandler {
             headerDepth = depth
         default:
             if headerDepth != nil { try body.headerHandler?.startElement(element) }
+            if element.localName == problemHeaderName, element.namespaceURI.map(Self.isAddressing) == true {
+                readingProblemHeader = true
+                problemHeader = ""
+                textInterest.isActive = true
+            }
         }
+    }
+
+    private static func isAddressing(_ namespace: String) -> Bool {
+        namespace == "http://www.w3.org/2005/08/addressing" || namespace == "http://schemas.xmlsoap.org/ws/2004/08/addressing"
     }
 
     func endElement(_ localName: XMLName) throws {
         defer { depth -= 1 }
+        readingProblemHeader = false
         if fault != nil {
-            if let finished = try fault?.end() { throw finished }
+            if var finished = try fault?.end() {
+                if let problemHeader, !finished.detailLines.contains(where: { $0.hasPrefix("ProblemHeaderQName") }) {
+                    finished.detailLines.append("ProblemHeaderQName: " + problemHeader.foldingWhitespace())
+                }
+                throw finished
+            }
             return
         }
         if let headerDepth {
@@ -235,6 +256,10 @@ final class SOAPMessageHandler: XMLEventHandler {
             try body.characters(text)
         } else if headerDepth != nil {
             try body.headerHandler?.characters(text)
+        }
+        // A qualified name: a few dozen characters, more is not one.
+        if readingProblemHeader, let read = problemHeader, read.utf8.count + text.count <= 256 {
+            problemHeader = read + String(decoding: text, as: UTF8.self)
         }
     }
 

@@ -195,6 +195,21 @@ struct VendorStyleTests {
         }
     }
 
+    @Test("Amadeus without WS-Addressing: wsa:MessageAddressingHeaderRequired, naming the missing header, typed as an addressing fault")
+    func amadeusWithoutAddressing() async throws {
+        let emulator = try VendorEmulator(.amadeus, credentials: vendorCredentials)
+        defer { emulator.stop() }
+        let client = try StyleClient(.amadeus, emulator) { $0["addressing"] = nil }
+        await #expect {
+            _ = try await client.fetchAll(city: "MTL")
+        } throws: { error in
+            guard let fault = error as? SOAPFault else { return false }
+            return fault.code.localName == "MessageAddressingHeaderRequired" && fault.topic == .addressing
+                && fault.detailLines.contains("ProblemHeaderQName: wsa:MessageID")
+        }
+        #expect(emulator.log == ["refused: WS-Addressing MessageID missing"])
+    }
+
     @Test("six requests at once share a pool of two sessions; each session's sequence numbers stay in order")
     func pool() async throws {
         let emulator = try VendorEmulator(.amadeus, credentials: vendorCredentials, pageSize: 1)

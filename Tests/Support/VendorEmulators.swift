@@ -321,7 +321,15 @@ private struct Exchange {
     }
 
     mutating func amadeus() -> VendorEmulator.Reply {
-        guard namespace(of: "//Header/MessageID") == Self.wsa, let messageID = value("//Header/MessageID"),
+        // A missing WS-Addressing header gets the fault the WS-Addressing SOAP
+        // binding defines, naming the header in a wsa:FaultDetail header block.
+        if let missing = ["MessageID", "Action", "To"].first(where: { namespace(of: "//Header/\($0)") != Self.wsa }) {
+            return soap11Fault("WS-Addressing \(missing) missing", code: "wsa:MessageAddressingHeaderRequired",
+                               reason: "A required header representing a Message Addressing Property is not present",
+                               namespaces: #" xmlns:wsa="\#(Self.wsa)""#,
+                               header: "<wsa:FaultDetail><wsa:ProblemHeaderQName>wsa:\(missing)</wsa:ProblemHeaderQName></wsa:FaultDetail>")
+        }
+        guard let messageID = value("//Header/MessageID"),
               state.messageIDs.insert(messageID).inserted,
               value("//Header/Action") == header("SOAPAction"), value("//Header/To") == emulator.url else {
             return amadeusFault("WS-Addressing MessageID, Action or To", " 12|Presentation|soap message header incorrect")
