@@ -1,0 +1,1 @@
+../../../Sources/Simulation/ScrollScript.swift
