@@ -88,7 +88,7 @@ let package = Package(
             name: "hotels",
             dependencies: [
                 "HTTP", "Hotels", "Imaging", "Locking", "Scheduling", "Logos", "OfflineStore", "Simulation", "SampleService", "WSDL", logging,
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
 

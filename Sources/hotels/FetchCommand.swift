@@ -1,3 +1,4 @@
+import Crypto
 import ArgumentParser
 import Foundation
 import HTTP
@@ -113,6 +114,7 @@ struct FetchCommand: AsyncParsableCommand {
         let logoSaver = logos ? LogoSaver(folder: folder.appendingPathComponent("logos"), pipeline: LogoPipeline(
             configuration: .init(transport: HTTPLogoTransport(client: http), filter: chain, diskCache: cacheOptions.folder.openImages(),
                                  index: store, downloadConcurrency: concurrency))) : nil
+        logoSaver?.removeLeftovers()
         var summary = FetchSummary(out: folder.path)
         let started = Date()
         let progress = ProgressLine(total: 0, label: "hotels", quiet: json)
@@ -154,7 +156,13 @@ struct FetchCommand: AsyncParsableCommand {
             summary.failure = error
         }
         progress.finish()
-        if let finished, let logoSaver { await summary.save(try await store.hotels(in: finished), logos: logoSaver) }
+        if let finished, let logoSaver {
+            do {
+                await summary.save(try await store.hotels(in: finished), logos: logoSaver)
+            } catch {
+                Diagnostics.warning("the logos of the rows taken from the cache were not saved: \(error)")
+            }
+        }
         // The list as the sync finished it; after an error, as the store has it.
         let list: CachedList?
         if let finished { list = finished } else { list = try await store.cachedList(sync.key) }
@@ -231,6 +239,41 @@ struct LogoSaver {
         }
     }
 
+    /// Removes the temporary files a killed run left behind; once per run.
+    func removeLeftovers() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        for name in names where name.hasPrefix(".") && name.hasSuffix(Self.partialSuffix) {
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
+    }
+
+    private static let partialSuffix = ".partial"
+
+    /// The file name of `code`'s logo: the code itself when it is a plain
+    /// name; else its plain characters and a hash of the whole. A code comes
+    /// from the service, and must never name a path outside the folder
+    /// (`../x`, `a/b`) or a hidden file.
+    static func fileName(for code: String, ext: String) -> String {
+        let plain = code.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) }
+        if plain, !code.isEmpty, !code.hasPrefix("."), code.utf8.count <= 100 { return "\(code).\(ext)" }
+        let kept = String(code.unicodeScalars.prefix(60).map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) ? Character($0) : "_" })
+        let hash = SHA256.hash(data: Data(code.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        return "\(kept)-\(hash).\(ext)"
+    }
+
+    /// Writes through a hidden temporary file beside the logo and renames it
+    /// over, so a reader never sees half a logo, and a killed run leaves only
+    /// a temporary file the next run removes.
+    private func write(_ bytes: [UInt8], as name: String) throws {
+        let partial = folder.appendingPathComponent(".\(name)\(Self.partialSuffix)")
+        try Data(bytes).write(to: partial)
+        guard rename(partial.path, folder.appendingPathComponent(name).path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: partial)
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot write \(name): \(reason)"])
+        }
+    }
+
     private func saveOne(code: String, url: String, policy: LogoCachePolicy) async -> LogoSummary {
         var summary = LogoSummary()
         do {
@@ -238,7 +281,7 @@ struct LogoSaver {
             let bytes = logo.data ?? []
             let filtered = !pipeline.configuration.filter.filters.isEmpty
             let ext = !filtered && (try? ImageFormat.detect(bytes)) == .jpeg ? "jpg" : "png"
-            try Data(bytes).write(to: folder.appendingPathComponent("\(code).\(ext)"), options: .atomic)
+            try write(bytes, as: Self.fileName(for: code, ext: ext))
             summary.count(logo, bytes: bytes.count)
         } catch {
             summary.failed += 1

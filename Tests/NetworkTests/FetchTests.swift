@@ -160,6 +160,34 @@ struct FetchTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: out + "/logos").count == 40)
     }
 
+    @Test("hotel codes from the service never name a path outside the logos folder, nor a hidden file")
+    func hostileCodesStayInTheFolder() throws {
+        let logo = try [UInt8](Data(contentsOf: Samples.url("Images/png-gray-alpha8.png")))
+        let codes = ["../../escaped", "a/b", ".hidden", "PLAIN-1"]
+        let server = try ScriptedHTTPServer { request, connection in
+            if request.path.hasPrefix("/logos/") {
+                connection.respond(headers: ["Content-Type": "image/png"], body: logo)
+                return
+            }
+            let hotels = codes.enumerated().map { index, code in
+                "<h:Hotel><h:code>\(code)</h:code><h:name>H\(index)</h:name><h:logoURL>http://\(request.headers["host"] ?? "")/logos/\(index).png</h:logoURL>"
+                    + "<h:addtime>\(1_700_000_000 - index)</h:addtime></h:Hotel>"
+            }.joined()
+            connection.respond(contentType: "text/xml", body: #"<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>"#
+                + #"<h:QueryHotelsResponse xmlns:h="urn:hotelkit:sample">\#(hotels)</h:QueryHotelsResponse></soap:Body></soap:Envelope>"#)
+        }
+        let root = temporaryPath("fetch-hostile")
+        let out = root + "/out/deep"
+        let result = try HotelsProcess.run(["fetch", "--endpoint", server.url + "/soap", "--city", "X", "--page-size", "10",
+                                            "--logos", "--out", out, "--cache", root + "/cache"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let saved = try FileManager.default.contentsOfDirectory(atPath: out + "/logos").sorted()
+        #expect(saved.count == 4, "\(saved)")
+        #expect(saved.contains("PLAIN-1.png"))
+        #expect(saved.allSatisfy { !$0.hasPrefix(".") && !$0.contains("/") })
+        #expect(!FileManager.default.fileExists(atPath: root + "/out/escaped.png") && !FileManager.default.fileExists(atPath: root + "/escaped.png"))
+    }
+
     @Test("a failing middle page keeps the pages before it, and the exit code says why")
     func failingMiddlePage() throws {
         let first = try String(contentsOf: Samples.url("Fixtures/sample-soap11.xml"), encoding: .utf8)
