@@ -43,8 +43,10 @@ final class TransferThreads: Sendable {
     private func work(first: @escaping Job) {
         let waiter = Waiter()
         var next: Job? = first
-        while let job = next {
-            job()
+        while next != nil {
+            // The job is released before the thread waits: an idle thread
+            // must not keep what the last transfer captured (its transport, its sink).
+            Self.runAndRelease(&next)
             idle.withLock { $0.append(waiter) }
             if waiter.wakeup.wait(timeout: .now() + idleTimeout) == .timedOut {
                 let leaves = idle.withLock { waiters in
@@ -61,5 +63,11 @@ final class TransferThreads: Sendable {
                 return job
             }
         }
+    }
+
+    private static func runAndRelease(_ job: inout Job?) {
+        let current = job
+        job = nil
+        current?()
     }
 }

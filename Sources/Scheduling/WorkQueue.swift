@@ -166,6 +166,24 @@ public final class WorkQueue: Sendable {
         state = PosixMutex(State(maxConcurrent: max(1, maxConcurrentOperationCount)))
     }
 
+    /// Operations still waiting when the queue goes away complete as
+    /// cancelled, so a caller awaiting one is not left waiting forever.
+    deinit {
+        let waiting = state.withLock { state in state.ready.flatMap { Array($0) } + Array(state.blocked.values) }
+        for operation in waiting {
+            let completion = operation.state.withLock { opState -> (@Sendable (WorkOutcome) -> Void)? in
+                opState.phase = .finished
+                opState.cancelled = true
+                opState.body = nil
+                opState.cancelHandlers = []
+                opState.dependents = []
+                defer { opState.completion = nil }
+                return opState.completion
+            }
+            if let completion { completionQueue.async { completion(.cancelled) } }
+        }
+    }
+
     public var maxConcurrentOperationCount: Int {
         get { state.withLock { $0.maxConcurrent } }
         set {

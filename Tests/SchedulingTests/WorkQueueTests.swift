@@ -16,6 +16,10 @@ final class ManualWork: Sendable {
     }
 
     var started: [String] { state.withLock { $0.started } }
+
+    func record(_ name: String, _ outcome: WorkOutcome) {
+        state.withLock { $0.outcomes[name] = outcome }
+    }
     var outcomes: [String: WorkOutcome] { state.withLock { $0.outcomes } }
 
     func operation(_ name: String, priority: WorkPriority = .normal) -> WorkOperation {
@@ -133,10 +137,14 @@ struct WorkQueueTests {
             let queue = WorkQueue(name: "dropped", maxConcurrentOperationCount: 1, executor: work.worker, completionQueue: work.main)
             droppedQueue = queue
             queue.isSuspended = true
-            queue.addOperation(WorkOperation(name: "waiting", body: { _, finish in withExtendedLifetime(capture) {}; finish() }))
+            queue.addOperation(WorkOperation(name: "waiting", body: { _, finish in withExtendedLifetime(capture) {}; finish() },
+                                             completion: { [weak work] outcome in work?.record("waiting", outcome) }))
         }
         #expect(droppedQueue == nil)
         #expect(bodyCapture == nil)
+        // Its completion still comes, as cancelled: nobody awaiting it waits forever.
+        work.drain()
+        #expect(work.outcomes["waiting"] == .cancelled)
     }
 
     @Test("cancelAll reaches waiting and running operations")
