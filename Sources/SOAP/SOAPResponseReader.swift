@@ -257,9 +257,14 @@ final class SOAPMessageHandler: XMLEventHandler {
         } else if headerDepth != nil {
             try body.headerHandler?.characters(text)
         }
-        // A qualified name: a few dozen characters, more is not one.
-        if readingProblemHeader, let read = problemHeader, read.utf8.count + text.count <= 256 {
-            problemHeader = read + String(decoding: text, as: UTF8.self)
+        // A qualified name: a few dozen characters; more is not one, and is dropped.
+        if readingProblemHeader, let read = problemHeader {
+            if read.utf8.count + text.count <= 256 {
+                problemHeader = read + String(decoding: text, as: UTF8.self)
+            } else {
+                problemHeader = nil
+                readingProblemHeader = false
+            }
         }
     }
 

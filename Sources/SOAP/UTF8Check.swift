@@ -46,7 +46,8 @@ struct UTF8Check {
             head = []
             guard isUTF8 else { return nil }
             // Only this chunk's offsets mean anything to the caller; the
-            // bytes before it were all part of the declaration.
+            // earlier chunks, already parsed, are checked all the same, so a
+            // bad byte there is still named at its line and column.
             let earlier = sniffed.count - bytes.count
             return sniffed.withUnsafeBytes { scan($0) }.map { Failure(offset: max(0, $0.offset - earlier), position: $0.position) }
         }
@@ -103,7 +104,7 @@ struct UTF8Check {
     private mutating func skipASCII(_ base: UnsafeRawPointer, from start: Int, count: Int) -> Int {
         var index = start
         while index + 8 <= count {
-            let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
             guard word & 0x8080_8080_8080_8080 == 0 else { break }
             // The high bit of each byte that is a newline (exact: no carry crosses bytes).
             let x = word ^ 0x0A0A_0A0A_0A0A_0A0A
@@ -112,7 +113,7 @@ struct UTF8Check {
                 lineBytes += 8
             } else {
                 line += newlines.nonzeroBitCount
-                // Little-endian: the last newline is the highest flagged byte.
+                // In little-endian order the last newline is the highest flagged byte.
                 lineBytes = 7 - (63 - newlines.leadingZeroBitCount) / 8
                 lineContinuations = 0
             }
@@ -134,11 +135,11 @@ struct UTF8Check {
         guard text.starts(with: xmlDeclaration) else {
             return xmlDeclaration.starts(with: text) ? nil : true
         }
-        guard let close = text.firstRange(of: Array("?>".utf8)) else {
-            // A declaration this long is malformed, and libxml2 says so.
-            return head.count < 512 ? nil : true
-        }
-        let declaration = String(decoding: text[..<close.lowerBound], as: UTF8.self)
+        let close = text.firstRange(of: Array("?>".utf8))
+        // A declaration can be padded with any amount of white space: past
+        // 512 bytes, what has arrived decides.
+        guard close != nil || head.count >= 512 else { return nil }
+        let declaration = String(decoding: text[..<(close?.lowerBound ?? text.endIndex)], as: UTF8.self)
         guard let encoding = declaredEncoding(declaration) else { return true }
         return ["utf-8", "utf8", "us-ascii", "ascii"].contains(encoding.lowercased())
     }
@@ -146,7 +147,7 @@ struct UTF8Check {
     /// The value of `encoding="…"` in an XML declaration.
     private static func declaredEncoding(_ declaration: String) -> String? {
         guard let key = declaration.range(of: "encoding") else { return nil }
-        let rest = declaration[key.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\t" }
+        let rest = declaration[key.upperBound...].drop { $0 == "=" || $0.isWhitespace }
         guard let quote = rest.first, quote == "\"" || quote == "'" else { return nil }
         return String(rest.dropFirst().prefix { $0 != quote })
     }

@@ -97,7 +97,8 @@ public final class SimulationRecorder: @unchecked Sendable {
 
     /// - Parameter keepsTimeline: Keep every download span, visible band and
     ///   drag for the report's timeline. They grow with the session; without
-    ///   them a long session's memory stays flat, and the summary is the same.
+    ///   them the recorder keeps only a number per settle (for the latency
+    ///   percentiles), and the summary is the same.
     public init(policy: String, viewport: Int, unixOrigin: Double, trace: FileHandle?, keepsTimeline: Bool = true) {
         rowSummary = SimulationSummary(policy: policy)
         self.viewport = viewport

@@ -31,8 +31,8 @@ public struct SimulationRun: Sendable {
     /// Bytes of decoded logos kept in memory (256 MiB by default).
     public var memoryCacheLimit = 256 << 20
     /// Keep what the report's timeline draws (every download span, visible
-    /// band and drag). On by default; off, a long session's memory stays flat
-    /// and the report keeps only its summary and contact sheet.
+    /// band and drag). On by default; off, a long session keeps only a number
+    /// per settle, and the report has only its summary and contact sheet.
     public var keepsTimeline = true
 
     public init(client: HotelClient, city: String, pageSize: Int = 50, viewport: Int = 10, concurrency: Int = 4,

@@ -38,7 +38,8 @@ struct SimulateCommand: AsyncParsableCommand {
         guard (script == nil) != !fling else { throw ValidationError("give either --script FILE or --fling") }
         guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be more than 0") }
         guard flingRows > 0 else { throw ValidationError("--fling-rows must be at least 1") }
-        guard flingLaps > 0 else { throw ValidationError("--fling-laps must be at least 1") }
+        // The session is generated up front: a lap of 300 rows is about 100 KB of events.
+        guard (1...1_000).contains(flingLaps) else { throw ValidationError("--fling-laps must be 1 to 1000") }
     }
 
     func run() async throws {

@@ -29,7 +29,7 @@ struct FuzzFindingTests {
         }
     }
 
-    /// The malformed error for `bytes`, fed in chunks of `size`, and what was delivered before it.
+    /// The malformed error for `bytes`, fed in chunks of `size`.
     func utf8Error(_ bytes: [UInt8], chunkSize: Int? = nil) -> (reason: String, position: XMLPosition)? {
         do {
             _ = try recordEvents(bytes, chunkSize: chunkSize)

@@ -14,12 +14,21 @@ func fuzzScrollScript(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
     do {
         script = try ScrollScript(jsonLines: data)
     } catch {
-        invariant(error.line >= 1 && !error.reason.isEmpty, "a refusal without a line or a reason: \(error)")
+        let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).count
+        invariant((1...max(1, lines)).contains(error.line) && !error.reason.isEmpty, "a refusal without a line of the script or a reason: \(error)")
         return 0
     }
     invariant(script.events.last?.event == .end, "a script that does not end with end")
     invariant(zip(script.events, script.events.dropFirst()).allSatisfy { $0.at <= $1.at }, "time goes back")
     invariant(script.events.allSatisfy { $0.at.isFinite && ($0.top?.isFinite ?? true) }, "a time or row that is not finite")
+    var dragging = false
+    for event in script.events {
+        if event.event == .dragBegin { dragging = true }
+        if event.event == .dragEnd {
+            invariant(dragging, "a dragEnd with no drag open")
+            dragging = false
+        }
+    }
     guard let again = try? ScrollScript(jsonLines: Data(script.jsonLines().utf8)) else {
         invariant(false, "a parsed script's JSON Lines do not parse")
         return 0
