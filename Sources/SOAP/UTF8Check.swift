@@ -9,13 +9,32 @@
 ///
 /// A document that declares another encoding, or starts with a UTF-16 or
 /// UTF-32 form, is left to libxml2's converters.
+///
+/// The document's first kilobyte is held until it has all arrived, and then
+/// goes to libxml2 in one piece: the encoding is decided from it before a
+/// byte is parsed, and libxml2 meets the XML declaration and its encoding
+/// switch in one chunk however the input was cut (fed in small chunks, it
+/// placed errors in a UTF-16 declaration elsewhere than fed whole).
 struct UTF8Check {
     /// The first byte that is not valid UTF-8.
     struct Failure {
-        /// Its offset in the chunk given to ``check(_:)``: the bytes before it may still be parsed.
+        /// Its offset in the bytes to parse: those before it may still be parsed.
         var offset: Int
         var position: XMLPosition
     }
+
+    /// What the reader hands libxml2 for a chunk.
+    enum Admission {
+        /// Nothing yet: the first kilobyte is still arriving.
+        case hold
+        /// The chunk, as far as it is valid.
+        case chunk(Failure?)
+        /// The held first kilobyte (with this chunk), as far as it is valid.
+        case head([UInt8], Failure?)
+    }
+
+    /// How much of the document is held before any of it is parsed.
+    static let headBytes = 1024
 
     private enum Mode { case sniffing, checking, off }
 
@@ -31,26 +50,32 @@ struct UTF8Check {
     private var lineBytes = 0
     private var lineContinuations = 0
 
-    /// Checks the next chunk; returns the first bad byte in it, if any.
-    mutating func check(_ bytes: UnsafeRawBufferPointer) -> Failure? {
+    /// Takes the next chunk: what to parse of it, and the first bad byte.
+    mutating func admit(_ bytes: UnsafeRawBufferPointer) -> Admission {
         switch mode {
         case .off:
-            return nil
+            return .chunk(nil)
         case .checking:
-            return scan(bytes)
+            return .chunk(scan(bytes))
         case .sniffing:
             head.append(contentsOf: bytes)
-            guard let isUTF8 = Self.isUTF8(head) else { return nil }
-            mode = isUTF8 ? .checking : .off
-            let sniffed = head
-            head = []
-            guard isUTF8 else { return nil }
-            // Only this chunk's offsets mean anything to the caller; the
-            // earlier chunks, already parsed, are checked all the same, so a
-            // bad byte there is still named at its line and column.
-            let earlier = sniffed.count - bytes.count
-            return sniffed.withUnsafeBytes { scan($0) }.map { Failure(offset: max(0, $0.offset - earlier), position: $0.position) }
+            return head.count < Self.headBytes ? .hold : releaseHead()
         }
+    }
+
+    /// At the end of the document: the head, if it is still held (a document
+    /// shorter than a kilobyte).
+    mutating func finish() -> Admission {
+        mode == .sniffing && !head.isEmpty ? releaseHead() : .chunk(nil)
+    }
+
+    private mutating func releaseHead() -> Admission {
+        // Too short to tell, or a declaration still open: UTF-8, as XML's default.
+        let isUTF8 = Self.isUTF8(head) ?? true
+        mode = isUTF8 ? .checking : .off
+        let held = head
+        head = []
+        return .head(held, isUTF8 ? held.withUnsafeBytes { scan($0) } : nil)
     }
 
     /// At the end of the document: a character cut short is an error.

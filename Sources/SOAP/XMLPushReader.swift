@@ -90,11 +90,25 @@ public final class XMLPushReader<Handler: XMLEventHandler> {
             state.fail(exceeding: .inputBytes(state.limits.maxInputBytes))
             try state.throwIfFailed()
         }
-        let invalid = state.utf8.check(bytes)
-        // The bytes before a bad one are parsed, so what they hold is delivered as always.
-        try parse(invalid.map { UnsafeRawBufferPointer(rebasing: bytes[..<$0.offset]) } ?? bytes, isLast: false)
-        if let invalid {
-            state.fail(XMLReaderError.malformed(reason: "bytes that are not valid UTF-8", at: invalid.position))
+        try parse(admitted: state.utf8.admit(bytes), chunk: bytes)
+    }
+
+    /// Parses what the UTF-8 check admitted: the bytes before a bad one are
+    /// parsed, so what they hold is delivered as always, and then the bad one fails the parse.
+    private func parse(admitted: UTF8Check.Admission, chunk: UnsafeRawBufferPointer) throws {
+        let failure: UTF8Check.Failure?
+        switch admitted {
+        case .hold:
+            return
+        case .chunk(let invalid):
+            failure = invalid
+            try parse(UnsafeRawBufferPointer(rebasing: chunk[..<(invalid?.offset ?? chunk.count)]), isLast: false)
+        case .head(let held, let invalid):
+            failure = invalid
+            try held.withUnsafeBytes { try parse(UnsafeRawBufferPointer(rebasing: $0[..<(invalid?.offset ?? held.count)]), isLast: false) }
+        }
+        if let failure {
+            state.fail(XMLReaderError.malformed(reason: "bytes that are not valid UTF-8", at: failure.position))
             try state.throwIfFailed()
         }
     }
@@ -107,6 +121,7 @@ public final class XMLPushReader<Handler: XMLEventHandler> {
     /// Ends the document: a document cut short is an error here.
     public func finish() throws {
         try state.throwIfFailed()
+        try parse(admitted: state.utf8.finish(), chunk: UnsafeRawBufferPointer(start: nil, count: 0))
         if let cutShort = state.utf8.end() {
             state.fail(XMLReaderError.malformed(reason: "a UTF-8 character cut short at the end", at: cutShort))
             try state.throwIfFailed()

@@ -29,6 +29,20 @@ struct FuzzFindingTests {
         }
     }
 
+    /// Session 7's `parse` run: in UTF-16, which libxml2 converts itself, a
+    /// malformed declaration was placed at column 21 in a whole parse and at
+    /// column 1 in chunks. The reader now hands libxml2 the first kilobyte in
+    /// one piece, so the declaration and its encoding switch never straddle
+    /// chunks: it is column 1 however the input is cut.
+    @Test("a malformed UTF-16 declaration is refused at the same place whatever the chunking")
+    func utf16Chunking() throws {
+        let whole = try errorPosition("parse-utf16-bom-chunking.xml")
+        #expect(whole == XMLPosition(line: 1, column: 1))
+        for size in [1, 7, 64, 1000, 1024, 1025] {
+            #expect(try errorPosition("parse-utf16-bom-chunking.xml", chunkSize: size) == whole, "chunks of \(size)")
+        }
+    }
+
     /// The malformed error for `bytes`, fed in chunks of `size`.
     func utf8Error(_ bytes: [UInt8], chunkSize: Int? = nil) -> (reason: String, position: XMLPosition)? {
         do {

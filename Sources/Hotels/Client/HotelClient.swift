@@ -376,7 +376,9 @@ private final class PageSink: HTTPBodySink {
     func page(status: Int) throws -> HotelPage {
         do {
             if let failure { throw failure }
-            return HotelPage(hotels: hotels, warnings: warnings, summary: try session.finish())
+            // Records can still arrive while the session finishes (a short response is parsed then).
+            let summary = try session.finish()
+            return HotelPage(hotels: hotels, warnings: warnings, summary: summary)
         } catch let fault as SOAPFault {
             throw fault // a fault is a fault, whatever the status
         } catch is NotSOAPEnvelopeError where !(200..<300).contains(status) {

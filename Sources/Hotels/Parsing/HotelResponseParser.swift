@@ -45,7 +45,9 @@ public struct HotelResponseParser: Sendable {
         var warnings: [RecordWarning] = []
         let session = try session(onRecord: { hotels.append($0) }, onWarning: { warnings.append($0) })
         try session.feed(bytes)
-        return HotelPage(hotels: hotels, warnings: warnings, summary: try session.finish())
+        // Records can still arrive while the session finishes (a short document is parsed then).
+        let summary = try session.finish()
+        return HotelPage(hotels: hotels, warnings: warnings, summary: summary)
     }
 }
 
