@@ -118,6 +118,21 @@ public final class WorkOperation: Sendable, CustomStringConvertible {
         if runNow { handler() }
     }
 
+    /// Marks the operation finished and hands back who must hear of it: its
+    /// completion and its dependents. After this it keeps nothing.
+    func end() -> (completion: (@Sendable (WorkOutcome) -> Void)?, dependents: [WorkOperation]) {
+        state.withLock { opState in
+            opState.phase = .finished
+            opState.cancelHandlers = []
+            opState.body = nil
+            defer {
+                opState.completion = nil
+                opState.dependents = []
+            }
+            return (opState.completion, opState.dependents)
+        }
+    }
+
     /// Marks the operation cancelled. A waiting operation leaves its queue
     /// and completes as cancelled; an executing one runs its cancel handlers
     /// and is expected to call `finish` soon.
@@ -171,16 +186,8 @@ public final class WorkQueue: Sendable {
     deinit {
         let waiting = state.withLock { state in state.ready.flatMap { Array($0) } + Array(state.blocked.values) }
         for operation in waiting {
-            let completion = operation.state.withLock { opState -> (@Sendable (WorkOutcome) -> Void)? in
-                opState.phase = .finished
-                opState.cancelled = true
-                opState.body = nil
-                opState.cancelHandlers = []
-                opState.dependents = []
-                defer { opState.completion = nil }
-                return opState.completion
-            }
-            if let completion { completionQueue.async { completion(.cancelled) } }
+            operation.state.withLock { $0.cancelled = true }
+            if let completion = operation.end().completion { completionQueue.async { completion(.cancelled) } }
         }
     }
 
@@ -322,16 +329,7 @@ public final class WorkQueue: Sendable {
     }
 
     private func finish(_ operation: WorkOperation, outcome: WorkOutcome, wasRunning: Bool) {
-        let (completion, dependents) = operation.state.withLock { opState in
-            opState.phase = .finished
-            opState.cancelHandlers = []
-            opState.body = nil
-            defer {
-                opState.completion = nil
-                opState.dependents = []
-            }
-            return (opState.completion, opState.dependents)
-        }
+        let (completion, dependents) = operation.end()
         if wasRunning { state.withLock { $0.running -= 1 } }
         if let completion { completionQueue.async { completion(outcome) } }
         for dependent in dependents {

@@ -254,9 +254,10 @@ struct LogoSaver {
     /// from the service, and must never name a path outside the folder
     /// (`../x`, `a/b`) or a hidden file.
     static func fileName(for code: String, ext: String) -> String {
-        let plain = code.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) }
+        func isLetterOrDigit(_ scalar: Unicode.Scalar) -> Bool { scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)) }
+        let plain = code.unicodeScalars.allSatisfy { isLetterOrDigit($0) || "-_.".unicodeScalars.contains($0) }
         if plain, !code.isEmpty, !code.hasPrefix("."), code.utf8.count <= 100 { return "\(code).\(ext)" }
-        let kept = String(code.unicodeScalars.prefix(60).map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) ? Character($0) : "_" })
+        let kept = String(code.unicodeScalars.prefix(60).map { isLetterOrDigit($0) ? Character($0) : "_" })
         let hash = SHA256.hash(data: Data(code.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
         return "\(kept)-\(hash).\(ext)"
     }
