@@ -182,7 +182,7 @@ struct SimulateEndToEndTests {
         #expect(!html.contains("src=\"http") && !html.contains("href=\"http"), "the report must open with no network")
     }
 
-    @Test("A bad script is bad data (65); neither --script nor --fling, or a --memory-cache below 0 or past 1 TiB, is a usage error (64)")
+    @Test("A bad script is bad data (65); neither --script nor --fling, a --memory-cache below 0 or past 1 TiB, or --fling-laps outside 1–1000, is a usage error (64)")
     func badInput() throws {
         let bad = try HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X",
                                          "--script", Samples.url("Scroll/bad-time.jsonl").path])
@@ -193,6 +193,10 @@ struct SimulateEndToEndTests {
         for size in ["-1", "9007199254740992"] {
             let refused = try HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X", "--fling", "--memory-cache", size])
             #expect(refused.status == 64 && refused.stderr.contains("--memory-cache"), "\(size): \(refused.stderr)")
+        }
+        for laps in ["0", "1001"] {
+            let refused = try HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X", "--fling", "--fling-laps", laps])
+            #expect(refused.status == 64 && refused.stderr.contains("--fling-laps"), "\(laps): \(refused.stderr)")
         }
     }
 
