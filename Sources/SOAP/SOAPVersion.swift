@@ -59,14 +59,22 @@ public enum SOAPEnvelope {
     ///
     /// `body` and `header` are inserted as they are: they must be XML already.
     public static func message(version: SOAPVersion, body: String, header: String? = nil) -> String {
+        opening(version: version, header: header) + body + closing
+    }
+
+    /// The start of ``message(version:body:header:)``, up to and including
+    /// `<soap:Body>`: for a writer that streams the body's bytes itself.
+    public static func opening(version: SOAPVersion, header: String? = nil) -> String {
         var message = #"<?xml version="1.0" encoding="utf-8"?>"#
         message += #"<soap:Envelope xmlns:soap="\#(version.namespaceURI)">"#
         if let header {
             message += "<soap:Header>\(header)</soap:Header>"
         }
-        message += "<soap:Body>\(body)</soap:Body></soap:Envelope>"
-        return message
+        return message + "<soap:Body>"
     }
+
+    /// What follows the body in ``message(version:body:header:)``.
+    public static let closing = "</soap:Body></soap:Envelope>"
 }
 
 extension SOAPEnvelope {
@@ -87,18 +95,33 @@ public enum XMLEscaping {
         guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else {
             return text
         }
-        var escaped = ""
+        var escaped: [UInt8] = []
         escaped.reserveCapacity(text.utf8.count + 16)
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&apos;"
-            default: escaped.unicodeScalars.append(character)
+        escape(text, into: &escaped)
+        return String(decoding: escaped, as: UTF8.self)
+    }
+
+    /// Appends `text`'s UTF-8 to `bytes`, escaped as ``escape(_:)`` escapes it:
+    /// for writers that build a message as bytes.
+    public static func escape(_ text: String, into bytes: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { utf8 in
+            var start = 0
+            for (index, byte) in utf8.enumerated() {
+                let entity: StaticString
+                switch byte {
+                case UInt8(ascii: "&"): entity = "&amp;"
+                case UInt8(ascii: "<"): entity = "&lt;"
+                case UInt8(ascii: ">"): entity = "&gt;"
+                case UInt8(ascii: "\""): entity = "&quot;"
+                case UInt8(ascii: "'"): entity = "&apos;"
+                default: continue
+                }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                entity.withUTF8Buffer { bytes.append(contentsOf: $0) }
+                start = index + 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         }
-        return escaped
     }
 }

@@ -103,7 +103,7 @@ private final class SampleServiceState: Sendable {
             let query = try QueryHotelsReader.parse(Array(buffer: body), authenticator: authenticator)
             let page = catalog.page(city: query.city, pageSize: query.pageSize, before: query.before)
             let xml = SampleMessages.response(page.hotels, lastAddTime: page.lastAddTime, baseURL: baseURL(request), version: version)
-            return soapReply(request, xml, status: .ok, version: version)
+            return soapReply(request, bytes: xml, status: .ok, version: version)
         } catch {
             let status: HTTPResponse.Status = version == .v1_2 ? .badRequest : .internalServerError
             return soapReply(request, SampleMessages.fault(error, version: version), status: status, version: version)
@@ -148,7 +148,11 @@ private final class SampleServiceState: Sendable {
     // MARK: Helpers
 
     private func soapReply(_ request: Request, _ xml: String, status: HTTPResponse.Status, version: SOAPVersion) -> Response {
-        streamed(request, status: status, bytes: Array(xml.utf8), headers: [.contentType: version.mediaType + "; charset=utf-8"])
+        soapReply(request, bytes: Array(xml.utf8), status: status, version: version)
+    }
+
+    private func soapReply(_ request: Request, bytes: [UInt8], status: HTTPResponse.Status, version: SOAPVersion) -> Response {
+        streamed(request, status: status, bytes: bytes, headers: [.contentType: version.mediaType + "; charset=utf-8"])
     }
 
     /// Sends `bytes` in pieces, so a drop can cut the body (the connection is

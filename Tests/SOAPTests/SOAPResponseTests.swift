@@ -115,4 +115,14 @@ struct SOAPResponseTests {
         #expect(reader.version == version)
         #expect(reader.body.text == "Tom & \"Jerry\" <x>'")
     }
+
+    @Test("escaping into bytes appends exactly what the string escape returns, multi-byte text included")
+    func escapeIntoBytes() {
+        for text in ["", "plain", "上海 & <浦东>", "\"'\"", "a&b<c>d\"e'f"] {
+            var bytes = Array("prefix:".utf8)
+            XMLEscaping.escape(text, into: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == "prefix:" + XMLEscaping.escape(text))
+        }
+        #expect(XMLEscaping.escape("上海 & <浦东> \"x\" 'y'") == "上海 &amp; &lt;浦东&gt; &quot;x&quot; &apos;y&apos;")
+    }
 }
