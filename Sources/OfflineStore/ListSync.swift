@@ -200,7 +200,10 @@ public struct ListSync: AsyncSequence, Sendable {
                     phase = .more
                     return try await next()
                 }
-                var first = sync.pages(after: nil, limit: 1)
+                // One iterator for page 1 and the pages after it, when paging goes on
+                // from page 1: it keeps the session page 1 ran in (a stateful service's
+                // "more" rows live there).
+                var first = sync.pages(after: nil, limit: options.maxPages)
                 let fetchedPage: FetchedPage?
                 do {
                     fetchedPage = try await first.next()
@@ -214,8 +217,11 @@ public struct ListSync: AsyncSequence, Sendable {
                 sync.client.configuration.logger.info(
                     "\(sync.key): page 1 merged: \(merge.inserted) new, \(merge.updated) updated, \(merge.moved) moved\(merge.replaced ? ", list replaced" : "")")
                 // Load more goes on from where the cache stopped, unless the list started over.
-                let continuation = merge.replaced ? page.checkpoint : (cached?.checkpoint ?? page.checkpoint)
-                pages = sync.pages(after: continuation, limit: options.maxPages.map { $0 - 1 })
+                if !merge.replaced, let resumed = cached?.checkpoint {
+                    pages = sync.pages(after: resumed, limit: options.maxPages.map { $0 - 1 })
+                } else {
+                    pages = first
+                }
                 phase = .more
                 return .merged(page, merge)
 

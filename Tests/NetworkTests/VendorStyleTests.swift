@@ -232,6 +232,42 @@ struct VendorStyleTests {
         #expect(emulator.log.filter { $0.hasPrefix("page") }.count == 6)
         #expect(emulator.log.filter { $0.hasPrefix("logout") }.count == 2)
     }
+
+    @Test("a list keeps its session from its first page to its last: another list's search never lands in it, a dropped list frees it")
+    func listsHoldTheirSessions() async throws {
+        // Sabre keeps a search's "more" rows in the session that ran it: a second
+        // search there would replace them.
+        let emulator = try VendorEmulator(.sabre, credentials: vendorCredentials)
+        defer { emulator.stop() }
+        let style = try StyleClient(.sabre, emulator) { document in
+            var session = document["session"] as? [String: Any] ?? [:]
+            session["pool"] = 2
+            document["session"] = session
+        }
+        let client = style.client
+        var paris = client.pages(city: "PAR", pageSize: 10).makeAsyncIterator()
+        var nice = client.pages(city: "NCE", pageSize: 10).makeAsyncIterator()
+        // Paris's page 1 leaves session 1 idle between pages; Nice must not take it.
+        _ = try await paris.next()
+        _ = try await nice.next()
+        while try await paris.next() != nil {}
+        // Paris ended: its session is free for the next list.
+        var lyon = client.pages(city: "LYS", pageSize: 10).makeAsyncIterator()
+        _ = try await lyon.next()
+        _ = try await nice.next()
+        #expect(Array(emulator.log.prefix(8)) == ["login s1", "page PAR 1 s1", "login s2", "page NCE 1 s2", "page PAR 11 s1",
+                                                   "page PAR 21 s1", "page LYS 1 s1", "page NCE 11 s2"])
+        // A list dropped mid-way frees its session too: Lyon holds s1 and Nice s2,
+        // so Marseille waits until Nice's iterator is gone.
+        nice = client.pages(city: "NCE", pageSize: 10).makeAsyncIterator()
+        var marseille = client.pages(city: "MRS", pageSize: 10).makeAsyncIterator()
+        _ = try await marseille.next()
+        #expect(emulator.log.last == "page MRS 1 s2")
+        _ = try await lyon.next()
+        await client.close()
+        #expect(emulator.mistakes.isEmpty, "\(emulator.mistakes)")
+        #expect(emulator.log.filter { $0.hasPrefix("login") }.count == 2)
+    }
 }
 
 @Suite("WS-Security UsernameToken")

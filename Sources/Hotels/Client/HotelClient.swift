@@ -93,10 +93,12 @@ public struct HotelClient: Sendable {
     /// logs in first if need be; a fault the profile names as expiry starts
     /// a new session and asks once more.
     public func page(_ parameters: RequestParameters, context: String = "") async throws -> HotelPage {
-        try await page(parameters, context: context, preferringSession: nil).page
+        try await page(parameters, context: context, preferringSession: nil, hold: nil).page
     }
 
-    func page(_ parameters: RequestParameters, context: String, preferringSession: Int?) async throws -> (page: HotelPage, session: Int?) {
+    /// One page of a list: in the session `hold` keeps for it, when there is one.
+    func page(_ parameters: RequestParameters, context: String, preferringSession: Int?,
+              hold: SessionPool.Hold?) async throws -> (page: HotelPage, session: Int?) {
         do {
             guard let sessions else { return (try await exchangePage(parameters, context: context, session: nil).page, nil) }
             var session = await sessions.lease(preferring: preferringSession)
@@ -106,10 +108,11 @@ public struct HotelClient: Sendable {
                     session = state ?? session
                     return page
                 }
-                await sessions.giveBack(session)
+                await sessions.giveBack(session, heldFor: hold?.id)
                 return (page, session.id)
             } catch {
-                await sessions.giveBack(session)
+                // A failed page is asked for again in the same session: the hold stays.
+                await sessions.giveBack(session, heldFor: hold?.id)
                 throw error
             }
         } catch {
@@ -288,8 +291,10 @@ public struct HotelPages: AsyncSequence, Sendable {
         /// Where paging stands: the page numbers and cursors already used.
         public private(set) var pager: Pager
         private var fetched = 0
-        /// The session the last page was asked for in: paging stays in it.
+        /// The session the last page was asked for in: paging stays in it,
+        /// and `hold` keeps other lists out of it until the list ends.
         private var session: Int?
+        private var hold: SessionPool.Hold?
         /// Warnings logged so far, and all of them, by kind, for the cap across pages.
         private var logged: [String: Int] = [:]
         private var occurred: [String: Int] = [:]
@@ -306,13 +311,18 @@ public struct HotelPages: AsyncSequence, Sendable {
                 return nil
             }
             let number = pager.pagesRequested + 1
-            let (page, session) = try await pages.client.page(parameters, context: "page \(number)", preferringSession: session)
+            if hold == nil, let pool = pages.client.sessions { hold = await pool.hold() }
+            let (page, session) = try await pages.client.page(parameters, context: "page \(number)", preferringSession: session, hold: hold)
             self.session = session
             log(page.warnings, of: number)
             if let hint = page.noRecordsHint { pages.client.configuration.logger.warning("page \(number): \(hint)") }
             occurred.merge(page.warningsByKind, uniquingKeysWith: +)
             fetched += 1
             pager.received(page)
+            if let held = hold, pager.end != nil || fetched >= (pages.maxPages ?? .max) {
+                await pages.client.sessions?.release(holder: held.id)
+                hold = nil
+            }
             if pager.end == .noNewRecords {
                 pages.client.configuration.logger.warning(
                     "page \(number) brought no hotel that earlier pages had not: the service seems to ignore the profile's paging parameter; stopped here")

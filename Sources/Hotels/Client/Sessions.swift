@@ -57,11 +57,38 @@ enum SessionValues {
 
 /// At most `size` sessions, each used by one call at a time. A caller may
 /// ask for the session it used before, so paging stays in one session.
+///
+/// A list's pages also *hold* their session between calls (``Hold``): a
+/// stateful service keeps a search's "more" rows in the session that ran it,
+/// and another list's search there would replace them. So lists that page at
+/// once use different sessions, and a list beyond the pool's size waits for
+/// one to end.
 actor SessionPool {
+    /// A list's claim on the session its paging runs in, from its first page
+    /// to its last. Dropped early (the list's iterator is dropped), it frees
+    /// the session all the same.
+    final class Hold: Sendable {
+        let id: Int
+        private let pool: SessionPool
+
+        fileprivate init(id: Int, pool: SessionPool) {
+            self.id = id
+            self.pool = pool
+        }
+
+        deinit {
+            let (pool, id) = (pool, id)
+            Task { await pool.release(holder: id) }
+        }
+    }
+
     private let size: Int
     private let makeSession: @Sendable (Int) -> SessionState
     private var idle: [SessionState] = []
     private var leased: Set<Int> = []
+    /// Session id → the hold that keeps it for one list.
+    private var holds: [Int: Int] = [:]
+    private var holdsMade = 0
     private var created = 0
     private var waiters: [(preferred: Int?, continuation: CheckedContinuation<SessionState, Never>)] = []
 
@@ -70,9 +97,15 @@ actor SessionPool {
         self.makeSession = makeSession
     }
 
+    /// A new hold, for a list about to page.
+    func hold() -> Hold {
+        holdsMade += 1
+        return Hold(id: holdsMade, pool: self)
+    }
+
     /// A session: `preferred` when it still exists (waiting while it is in
-    /// use), else an idle one, else a new one while there are fewer than
-    /// `size`, else the first to come back.
+    /// use), else an idle one no list holds, else a new one while there are
+    /// fewer than `size`, else the first to come back free.
     func lease(preferring preferred: Int? = nil) async -> SessionState {
         if let preferred, let index = idle.firstIndex(where: { $0.id == preferred }) {
             return take(idle.remove(at: index))
@@ -80,7 +113,7 @@ actor SessionPool {
         if let preferred, leased.contains(preferred) {
             return await withCheckedContinuation { waiters.append((preferred, $0)) }
         }
-        if !idle.isEmpty { return take(idle.removeFirst()) }
+        if let index = idle.firstIndex(where: { holds[$0.id] == nil }) { return take(idle.remove(at: index)) }
         if created < size {
             created += 1
             return take(makeSession(created))
@@ -88,13 +121,30 @@ actor SessionPool {
         return await withCheckedContinuation { waiters.append((nil, $0)) }
     }
 
-    func giveBack(_ session: SessionState) {
+    /// Returns a session after a call; `holder`, the list the call paged,
+    /// keeps it until its next page.
+    func giveBack(_ session: SessionState, heldFor holder: Int? = nil) {
         leased.remove(session.id)
-        let waiter = waiters.firstIndex { $0.preferred == session.id } ?? waiters.firstIndex { $0.preferred == nil }
+        if let holder, holds[session.id] != holder {
+            release(holder: holder)
+            holds[session.id] = holder
+        }
+        let waiter = waiters.firstIndex { $0.preferred == session.id }
+            ?? (holds[session.id] == nil ? waiters.firstIndex { $0.preferred == nil } : nil)
         if let waiter {
             waiters.remove(at: waiter).continuation.resume(returning: take(session))
         } else {
             idle.append(session)
+        }
+    }
+
+    /// Frees the session `holder` keeps: its list ended, or was dropped.
+    func release(holder: Int) {
+        for (id, _) in holds.filter({ $0.value == holder }) {
+            holds[id] = nil
+            if let index = idle.firstIndex(where: { $0.id == id }), let waiter = waiters.firstIndex(where: { $0.preferred == nil }) {
+                waiters.remove(at: waiter).continuation.resume(returning: take(idle.remove(at: index)))
+            }
         }
     }
 
@@ -106,6 +156,7 @@ actor SessionPool {
     /// Takes every idle session the service knows, to log it out: the pool is empty after.
     func closeAll() -> [SessionState] {
         let started = idle.filter(\.isStarted)
+        for session in idle { holds[session.id] = nil }
         idle.removeAll()
         return started
     }
