@@ -1,4 +1,3 @@
-import Crypto
 import ArgumentParser
 import Foundation
 import HTTP
@@ -30,13 +29,16 @@ struct FetchCommand: AsyncParsableCommand {
 
     @Option(help: "A built-in profile or a profile file.") var profile = "sample"
     @Option(help: "The service's SOAP endpoint URL.") var endpoint: String
-    @Option(help: "The city to list.") var city: String
+    @Option(name: .customLong("city"), help: "The city to list; repeat it for several lists (each into OUT/CITY).")
+    var cities: [String]
     @Option(help: "A keyword, for profiles whose body uses {keyword}.") var keyword: String?
     @Option(help: "Hotels per page.") var pageSize = 50
     @Option(help: "Fetch at most this many pages in this run.") var maxPages: Int?
     @Flag(help: "Download each hotel's logo.") var logos = false
     @Option(help: "Filter chain for logos, e.g. resize:64x64:fill,round:8 (saved as PNG).") var filter = ""
     @Option(help: "Logo downloads at once.") var concurrency = 6
+    @Option(help: "Lists fetched at once, with several --city. They share the profile's sessions (session.pool).")
+    var parallel = 4
     @Option(help: "Output folder.") var out = "hotels-out"
     @OptionGroup var cacheOptions: CacheOptions
     @Flag(help: "Serve the cache only; do not touch the network.") var offline = false
@@ -51,7 +53,12 @@ struct FetchCommand: AsyncParsableCommand {
     @OptionGroup var warningOptions: WarningOptions
 
     func validate() throws {
-        guard pageSize > 0, concurrency > 0 else { throw ValidationError("--page-size and --concurrency must be at least 1") }
+        guard pageSize > 0, concurrency > 0, parallel > 0 else {
+            throw ValidationError("--page-size, --concurrency and --parallel must be at least 1")
+        }
+        if let twice = cities.first(where: { city in cities.filter { $0 == city }.count > 1 }) {
+            throw ValidationError("--city \(twice) is given twice")
+        }
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1") }
         guard !(offline && refresh) else { throw ValidationError("--offline and --refresh contradict each other") }
         let scheme = URL(string: endpoint)?.scheme?.lowercased()
@@ -101,98 +108,35 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 
+    /// One list into `--out`, or each city's into `--out/CITY`, `--parallel`
+    /// at once; the first failing list's exit code, in the order given.
     private func fetch(client: HotelClient, http: HTTPTransport, chain: FilterChain) async throws {
         let store = try cacheOptions.folder.openStore()
-        let sync = ListSync(client: client, storage: store, city: city, keyword: keyword, options: ListSync.Options(
+        let lists = ListFetch(client: client, store: store, keyword: keyword, options: ListSync.Options(
             pageSize: pageSize, maxPages: maxPages, cacheFirst: !refresh || offline, cacheOnly: offline,
-            servesCacheWhenOffline: !requireFresh, readAhead: true))
-        let folder = URL(fileURLWithPath: out)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let output = ListOutput(folder: folder, store: store)
-        let pagesOutput = PagesOutput(folder: folder)
-        defer { pagesOutput.abandon() }
-        let logoSaver = logos ? LogoSaver(folder: folder.appendingPathComponent("logos"), pipeline: LogoPipeline(
-            configuration: .init(transport: HTTPLogoTransport(client: http), filter: chain, diskCache: cacheOptions.folder.openImages(),
-                                 index: store, downloadConcurrency: concurrency))) : nil
-        logoSaver?.removeLeftovers()
-        var summary = FetchSummary(out: folder.path)
-        let started = Date()
-        let progress = ProgressLine(total: 0, label: "hotels", quiet: json)
-        var finished: CachedList?
-        do {
-            for try await event in sync {
-                switch event {
-                case .cached(let list):
-                    try output.write(list)
-                    summary.cached = list.count
-                case .merged(let page, let merge):
-                    summary.merge = merge
-                    pagesOutput.merged(page.hotels, merge)
-                    await summary.received(page, progress: progress, logos: logoSaver)
-                case .appended(let page, let added):
-                    pagesOutput.appended(page.hotels, added: added)
-                    await summary.received(page, progress: progress, logos: logoSaver)
-                case .offline(let offline):
-                    progress.finish()
-                    if !json { Diagnostics.note(offline.banner()) }
-                    summary.offline = offline.banner()
-                    summary.hotels = offline.list.count
-                    if let logoSaver {
-                        summary.logos = await logoSaver.save(try await store.hotels(in: offline.list), policy: .cacheOnly)
-                    }
-                    summary.print(json: json)
-                    return
-                case .finished(let end):
-                    summary.end = end.reason
-                    finished = end.list
-                }
+            servesCacheWhenOffline: !requireFresh, readAhead: true),
+            logos: logos ? LogoPipeline(configuration: .init(
+                transport: HTTPLogoTransport(client: http), filter: chain, diskCache: cacheOptions.folder.openImages(),
+                index: store, downloadConcurrency: concurrency)) : nil,
+            progress: ProgressLine(total: 0, label: "hotels", quiet: json), json: json, labelled: cities.count > 1)
+        let root = URL(fileURLWithPath: out)
+        guard cities.count > 1 else { return try await lists.fetch(city: cities[0], into: root) }
+        let codes = await withTaskGroup(of: (Int, ExitCode?).self) { group in
+            var codes = [ExitCode?](repeating: nil, count: cities.count)
+            var next = 0
+            func start(_ group: inout TaskGroup<(Int, ExitCode?)>) {
+                let (index, city) = (next, cities[next])
+                next += 1
+                group.addTask { (index, await lists.exitCode(city: city, into: root.appendingPathComponent(SafeFileName.base(for: city)))) }
             }
-        } catch let error as ListSyncError {
-            progress.finish()
-            throw refusal(error)
-        } catch {
-            summary.error = Diagnostics.shown(String(describing: error))
-            summary.fault = (error as? SOAPFault).map(FaultSummary.init)
-            summary.failure = error
-        }
-        progress.finish()
-        if let finished, let logoSaver {
-            do {
-                await summary.save(try await store.hotels(in: finished), logos: logoSaver)
-            } catch {
-                Diagnostics.warning("the logos of the rows taken from the cache were not saved: \(error)")
+            while next < min(parallel, cities.count) { start(&group) }
+            for await (index, code) in group {
+                codes[index] = code
+                if next < cities.count { start(&group) }
             }
+            return codes
         }
-        // The list as the sync finished it; after an error, as the store has it.
-        let list: CachedList?
-        if let finished { list = finished } else { list = try await store.cachedList(sync.key) }
-        if let list {
-            if !pagesOutput.finish(list) { try output.write(list) }
-            summary.hotels = list.count
-        }
-        summary.seconds = Date().timeIntervalSince(started)
-        summary.print(json: json)
-        if let failure = summary.failure {
-            throw Diagnostics.report(failure, context: "page \(summary.pages + 1) of \(endpoint)").code
-        }
-    }
-}
-
-extension FetchCommand {
-    /// Offline, with nothing to serve: what happened, in the words of the options.
-    func refusal(_ error: ListSyncError) -> ExitCode {
-        switch error {
-        case .nothingCached(_, let reason):
-            Diagnostics.error("offline\(Self.why(reason)), and nothing is cached for \(city) from \(endpoint)",
-                              hint: "run hotels fetch once with the service reachable; hotels cache stats shows what is cached")
-        case .staleRefused(_, let reason):
-            Diagnostics.error("offline\(Self.why(reason)); --require-fresh refuses the cached list")
-        }
-        return ExitStatus.unavailable.code
-    }
-
-    private static func why(_ reason: (any Error)?) -> String {
-        reason.map { " (\($0))" } ?? " (--offline)"
+        if let failed = codes.compactMap({ $0 }).first { throw failed }
     }
 }
 
@@ -249,17 +193,9 @@ struct LogoSaver {
 
     private static let partialSuffix = ".partial"
 
-    /// The file name of `code`'s logo: the code itself when it is a plain
-    /// name; else its plain characters and a hash of the whole. A code comes
-    /// from the service, and must never name a path outside the folder
-    /// (`../x`, `a/b`) or a hidden file.
+    /// The file name of `code`'s logo (see ``SafeFileName``).
     static func fileName(for code: String, ext: String) -> String {
-        func isLetterOrDigit(_ scalar: Unicode.Scalar) -> Bool { scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)) }
-        let plain = code.unicodeScalars.allSatisfy { isLetterOrDigit($0) || "-_.".unicodeScalars.contains($0) }
-        if plain, !code.isEmpty, !code.hasPrefix("."), code.utf8.count <= 100 { return "\(code).\(ext)" }
-        let kept = String(code.unicodeScalars.prefix(60).map { isLetterOrDigit($0) ? Character($0) : "_" })
-        let hash = SHA256.hash(data: Data(code.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
-        return "\(kept)-\(hash).\(ext)"
+        SafeFileName.base(for: code) + "." + ext
     }
 
     /// Writes through a hidden temporary file beside the logo and renames it
@@ -331,6 +267,7 @@ struct FetchSummary: Encodable {
     var logos = LogoSummary()
     var seconds = 0.0
     var out: String
+    var city: String
     var error: String?
     /// The offline banner, when the cache was served instead of the network.
     var offline: String?
@@ -345,11 +282,12 @@ struct FetchSummary: Encodable {
     var logosTried: Set<String> = []
 
     private enum CodingKeys: String, CodingKey {
-        case pages, hotels, fetched, cached, merge, end, logos, seconds, out, error, fault, offline, warnings
+        case city, pages, hotels, fetched, cached, merge, end, logos, seconds, out, error, fault, offline, warnings
     }
 
-    init(out: String) {
+    init(out: String, city: String) {
         self.out = out
+        self.city = city
     }
 
     /// Counts a fetched page, and saves its logos: page by page, so no
@@ -371,16 +309,17 @@ struct FetchSummary: Encodable {
         self.logos.add(await logos.save(untried))
     }
 
-    func print(json: Bool) {
+    /// One line, or one JSON object; `label` (the city, when a fetch has several lists) leads the line.
+    func print(json: Bool, label: String = "") {
         let text: String
         if json {
             text = jsonLine(self)
         } else if let offline {
-            text = offline + " into \(out)" + (logos.saved + logos.failed > 0 ? ", \(logos.saved) logos from the cache" : "")
+            text = label + offline + " into \(out)" + (logos.saved + logos.failed > 0 ? ", \(logos.saved) logos from the cache" : "")
         } else {
             let rate = seconds > 0 ? Double(fetched) / seconds : 0
             let merged = merge.map { ", merged: \($0.inserted) new, \($0.updated) updated, \($0.moved) moved" + ($0.replaced ? ", list replaced" : "") } ?? ""
-            text = "fetched \(fetched) hotels in \(pages) pages (\(String(format: "%.0f", rate))/s, end: \(end ?? "error"))\(merged); \(hotels) in the list"
+            text = label + "fetched \(fetched) hotels in \(pages) pages (\(String(format: "%.0f", rate))/s, end: \(end ?? "error"))\(merged); \(hotels) in the list"
                 + (logos.saved + logos.failed > 0
                     ? ", \(logos.saved) logos (\(logos.fromCache) cached, \(logos.revalidated) revalidated, \(logos.failed) failed)" : "")
                 + " into \(out)"

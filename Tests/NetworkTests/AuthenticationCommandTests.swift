@@ -104,6 +104,44 @@ struct AuthenticationCommandTests {
         #expect(Array(emulator.log.prefix(3)) == ["login s1", "page PAR 1 s1", "expired s1"])
     }
 
+    @Test("six cities, --parallel 6, a pool of two sessions: two logins, each list paged whole in one session, two logouts")
+    func parallelListsShareThePool() throws {
+        let emulator = try VendorEmulator(.sabre, credentials: vendorCredentials)
+        defer { emulator.stop() }
+        var document = try JSONSerialization.jsonObject(with: Data(contentsOf: Samples.url("Profiles/sabre-style.json"))) as? [String: Any] ?? [:]
+        var session = document["session"] as? [String: Any] ?? [:]
+        session["pool"] = 2
+        document["session"] = session
+        let profile = temporaryPath("sabre-pool-2.json")
+        try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: profile))
+        let cities = ["PAR", "NCE", "LYS", "MRS", "BOD", "TLS"]
+        let out = temporaryPath("parallel-out")
+        let result = try HotelsProcess.run(["fetch", "--profile", profile, "--endpoint", emulator.url, "--page-size", "10", "--parallel", "6",
+                                            "--concurrency", "6", "--out", out, "--cache", temporaryPath("parallel-cache"), "--json"]
+                                           + cities.flatMap { ["--city", $0] }, environment: vendorCredentials)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(emulator.mistakes.isEmpty, "\(emulator.mistakes)")
+        #expect(emulator.log.filter { $0.hasPrefix("login") } == ["login s1", "login s2"])
+        #expect(emulator.log.filter { $0.hasPrefix("logout") }.sorted() == ["logout s1", "logout s2"])
+        // Each session runs one list from its first page to its last before another's.
+        for id in ["s1", "s2"] {
+            let pages = emulator.log.filter { $0.hasPrefix("page ") && $0.hasSuffix(" " + id) }.map { $0.split(separator: " ") }
+            var finished: Set<Substring> = []
+            for (page, next) in zip(pages, pages.dropFirst()) where page[1] != next[1] {
+                finished.insert(page[1])
+                #expect(!finished.contains(next[1]) && next[2] == "1", "session \(id) interleaved lists: \(pages)")
+            }
+        }
+        #expect(emulator.log.filter { $0.hasPrefix("page ") }.count == 18)
+        for city in cities {
+            let lines = try String(contentsOfFile: "\(out)/\(city)/hotels.jsonl", encoding: .utf8).split(separator: "\n")
+            #expect(lines.count == 23, "\(city)")
+        }
+        let summaries = result.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(Set(summaries.compactMap { $0["city"] as? String }) == Set(cities))
+        #expect(summaries.allSatisfy { $0["fetched"] as? Int == 23 })
+    }
+
     @Test("Ctrl-C during a session: the fetch stops, stores what it has, logs the session out, and exits 130")
     func interruptLogsOut() throws {
         // Request 1 logs in, request 2 is page 1, request 3 (page 2) hangs until the client gives up.

@@ -140,6 +140,31 @@ struct FetchTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: out + "/logos").count == 40)
     }
 
+    @Test("several cities: each list into OUT/CITY (a city that is not a plain name hashed); a list that fails leaves the others done, and its exit code is the run's")
+    func severalCities() throws {
+        let serve = try ServeProcess(["--hotels", "200"])
+        defer { withExtendedLifetime(serve) {} }
+        let out = temporaryPath("cities")
+        let cache = temporaryPath("cities-cache")
+        let first = try HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "New York", "--city", "../Paris",
+                                           "--page-size", "15", "--out", out, "--cache", cache])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("New York: fetched 40 hotels") && first.stdout.contains("../Paris: fetched"))
+        let folders = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+        #expect(folders.count == 2 && folders[0].hasPrefix("New_York-") && folders[1].hasPrefix("___Paris-"), "\(folders)")
+        let newYork = try #require(folders.first)
+        #expect(try String(contentsOfFile: "\(out)/\(newYork)/hotels.jsonl", encoding: .utf8).split(separator: "\n").count == 40)
+        // Offline: New York is cached and served; Shanghai never was.
+        let offlineOut = temporaryPath("cities-offline")
+        let offline = try HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "Shanghai", "--city", "New York", "--offline",
+                                             "--out", offlineOut, "--cache", cache])
+        #expect(offline.status == 69)
+        #expect(offline.stderr.contains("nothing is cached for Shanghai"))
+        #expect(FileManager.default.fileExists(atPath: offlineOut + "/\(newYork)/hotels.jsonl"))
+        let twice = try HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "Paris", "--city", "Paris"])
+        #expect(twice.status == 64 && twice.stderr.contains("--city Paris is given twice"))
+    }
+
     @Test("a resumed fetch --logos also saves the logos of rows an earlier run stored without them")
     func resumedFetchSavesEveryLogo() throws {
         let serve = try ServeProcess(["--hotels", "200"])
