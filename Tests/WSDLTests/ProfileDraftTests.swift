@@ -85,6 +85,47 @@ struct ProfileDraftTests {
         }
     }
 
+    @Test("a real WCF set (senjayaip/wcf: ?wsdl and ?xsd=xsd0…3, schemas importing each other in a loop), vendored into the cache as its Reference.svcmap maps it")
+    func wcfSet() async throws {
+        let set = Samples.url("Real/wsdl/wcf/senjayaip-service1")
+        let map = try String(contentsOf: set.appendingPathComponent("Reference.svcmap"), encoding: .utf8)
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("wcf-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: cache) }
+        /// Copies each file the map lists (and the set holds) to the cache file of its SourceUrl.
+        var vendored = 0
+        for match in map.matches(of: #/FileName="([^"]+)"[^>]*SourceUrl="([^"]+)"/#) {
+            let file = set.appendingPathComponent(String(match.1))
+            guard FileManager.default.fileExists(atPath: file.path), let url = URL(string: String(match.2)) else { continue }
+            let cached = cache.appendingPathComponent(WSDLLoader.cachePath(for: url))
+            try FileManager.default.createDirectory(at: cached.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: file, to: cached)
+            vendored += 1
+        }
+        #expect(vendored == 4)
+        var options = WSDLLoader.Options(cacheFolder: cache.path)
+        options.offline = true
+        let wsdl = "http://localhost:53068/Service1.svc?wsdl"
+        // The set lacks ?xsd=xsd1 (the standard Serialization schema, in no readable copy): it is named.
+        await #expect(throws: WSDLError.notCached(document: "http://localhost:53068/Service1.svc?xsd=xsd1")) {
+            _ = try await WSDLLoader(options: options).load(wsdl)
+        }
+        // With a stand-in for it (written here, empty: no part of the service uses its types), the set loads.
+        let standIn = cache.appendingPathComponent(WSDLLoader.cachePath(for: try #require(URL(string: "http://localhost:53068/Service1.svc?xsd=xsd1"))))
+        try Data(#"<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="http://schemas.microsoft.com/2003/10/Serialization/"/>"#.utf8)
+            .write(to: standIn)
+        let loaded = try await WSDLLoader(options: options).load(wsdl)
+        #expect(loaded.documents.count == 5 && loaded.fetched == 0)
+        let description = ServiceDescription(loaded)
+        #expect(description.operations.map(\.name) == ["GetData"])
+        let operation = try description.operation(named: "GetData")
+        #expect(operation.soapVersion == .v1_1 && operation.soapAction == "http://tempuri.org/IService1/GetData")
+        #expect(description.endpoint(of: "BasicHttpBinding_IService1") == "http://localhost:53068/Service1.svc")
+        let draft = try ProfileDrafter(description: description).draft(operation: "GetData")
+        #expect(draft.profile.soapAction == "http://tempuri.org/IService1/GetData")
+        #expect(draft.profile.body.text.contains("GetData") && draft.profile.body.text.contains("http://tempuri.org/"))
+        _ = try ServiceProfile(json: Data(draft.json.utf8), source: "wcf-draft.json")
+    }
+
     @Test("an OpenTravel WSDL whose schemas live on opentravel.org: the import is refused by host, then named as not cached")
     func openTravelRemoteSchemas() async throws {
         var options = WSDLLoader.Options(cacheFolder: nil)
