@@ -109,9 +109,7 @@ struct AuthenticationCommandTests {
         let emulator = try VendorEmulator(.sabre, credentials: vendorCredentials)
         defer { emulator.stop() }
         var document = try JSONSerialization.jsonObject(with: Data(contentsOf: Samples.url("Profiles/sabre-style.json"))) as? [String: Any] ?? [:]
-        var session = document["session"] as? [String: Any] ?? [:]
-        session["pool"] = 2
-        document["session"] = session
+        withPool(2)(&document)
         let profile = temporaryPath("sabre-pool-2.json")
         try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: profile))
         let cities = ["PAR", "NCE", "LYS", "MRS", "BOD", "TLS"]

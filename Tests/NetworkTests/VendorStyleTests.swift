@@ -48,6 +48,15 @@ struct StyleClient {
     }
 }
 
+/// A profile edit: the session pool of `size`.
+func withPool(_ size: Int) -> (inout [String: Any]) -> Void {
+    { document in
+        var session = document["session"] as? [String: Any] ?? [:]
+        session["pool"] = size
+        document["session"] = session
+    }
+}
+
 /// Keeps what a client recorded, for the redaction checks.
 final class ExchangeRecorder: ExchangeLog {
     private let exchanges = PosixMutex<[RecordedExchange]>([])
@@ -214,11 +223,7 @@ struct VendorStyleTests {
     func pool() async throws {
         let emulator = try VendorEmulator(.amadeus, credentials: vendorCredentials, pageSize: 1)
         defer { emulator.stop() }
-        let style = try StyleClient(.amadeus, emulator) { document in
-            var session = document["session"] as? [String: Any] ?? [:]
-            session["pool"] = 2
-            document["session"] = session
-        }
+        let style = try StyleClient(.amadeus, emulator, edit: withPool(2))
         let client = style.client
         try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<6 {
@@ -239,11 +244,7 @@ struct VendorStyleTests {
         // search there would replace them.
         let emulator = try VendorEmulator(.sabre, credentials: vendorCredentials)
         defer { emulator.stop() }
-        let style = try StyleClient(.sabre, emulator) { document in
-            var session = document["session"] as? [String: Any] ?? [:]
-            session["pool"] = 2
-            document["session"] = session
-        }
+        let style = try StyleClient(.sabre, emulator, edit: withPool(2))
         let client = style.client
         var paris = client.pages(city: "PAR", pageSize: 10).makeAsyncIterator()
         var nice = client.pages(city: "NCE", pageSize: 10).makeAsyncIterator()
