@@ -18,7 +18,9 @@ struct FetchCommand: AsyncParsableCommand {
         last run stopped. Stops at the end of the list or --max-pages; never asks for a page \
         twice. Offline, the cached list is served with a banner (exit 0, or 69 with \
         --require-fresh or nothing cached). Exit 76 for a SOAP fault, 77 when the service \
-        refuses the credentials, 78 when the profile's credentials are not set.
+        refuses the credentials, 78 when the profile's credentials are not set. With several \
+        --city, each list goes into OUT/CITY, --parallel at once, sharing the profile's sessions; \
+        every list runs to its end, and the exit code is the first failed list's.
 
         Credentials: the profile's {env:NAME} placeholders are read from the environment, or \
         from --credentials FILE (a JSON object of strings, readable by its owner only). They \
