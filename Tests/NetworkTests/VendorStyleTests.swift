@@ -92,8 +92,11 @@ struct VendorStyleTests {
         let style = try StyleClient(.sabre, emulator)
         let codes = try await style.fetchAll(city: "PAR")
         #expect(codes.count == 23 && Set(codes).count == 23)
-        #expect(emulator.log == ["login s1", "page PAR 1 s1", "page PAR 11 s1", "expired s1", "login s2", "page PAR 21 s2", "logout s2"])
-        #expect(style.logs.messages.filter { $0.contains("expired") }.count == 1)
+        // The more rows live in the session that ran the search: the new session runs it again to where the list stood.
+        #expect(emulator.log == ["login s1", "page PAR 1 s1", "page PAR 11 s1", "expired s1", "login s2", "page PAR 1 s2", "page PAR 11 s2",
+                                 "page PAR 21 s2", "logout s2"])
+        #expect(style.logs.messages.filter { $0.contains("expired") }.count == 2)
+        #expect(style.logs.messages.contains { $0.contains("asking its 2 pages again") })
     }
 
     @Test("Amadeus: WS-Addressing, the SHA-1 digest with a fresh nonce, Start then InSeries with sequence numbers, expiry, End")
@@ -102,7 +105,8 @@ struct VendorStyleTests {
         defer { emulator.stop() }
         let codes = try await StyleClient(.amadeus, emulator).fetchAll(city: "MTL")
         #expect(codes.count == 23 && Set(codes).count == 23)
-        #expect(emulator.log == ["login s1", "page MTL 1 s1", "page MTL 11 s1", "expired s1", "login s2", "page MTL 21 s2", "logout s2"])
+        #expect(emulator.log == ["login s1", "page MTL 1 s1", "page MTL 11 s1", "expired s1", "login s2", "page MTL 1 s2", "page MTL 11 s2",
+                                 "page MTL 21 s2", "logout s2"])
     }
 
     @Test("Travelport: HTTP Basic, TargetBranch, a gzip answer, and NextResultReference echoed with its ProviderCode")

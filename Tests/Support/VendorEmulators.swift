@@ -27,7 +27,8 @@ public final class VendorEmulator: Sendable {
     /// The catalogue: `hotels` per city, served `pageSize` at a time (the request's size where it names one).
     public let hotels: Int
     public let pageSize: Int
-    /// A session's token stops working after this many calls: the client must log in again.
+    /// The first session's token stops working after this many calls: the
+    /// client must log in again (and, for a list, run its search again there).
     public let expireAfterCalls: Int?
     /// The request (counted from 1) left unanswered until the client hangs up.
     public let stallRequest: Int?
@@ -181,11 +182,14 @@ private struct Exchange {
             """.utf8))
     }
 
-    /// The next slice of a city's list: after the position its token stands for.
-    mutating func page(city: String, token: String?, size: Int? = nil) -> (codes: [Int], next: String?)? {
+    /// The next slice of a city's list: after the position its token stands
+    /// for. A stateful service keeps a search in its session (`session`): a
+    /// token is good only in the session that ran the search.
+    mutating func page(city: String, token: String?, size: Int? = nil, session: String = "") -> (codes: [Int], next: String?)? {
+        let search = city + "\u{1}" + session
         let position: Int
         if let token, !token.isEmpty {
-            guard state.tokens[city] == token, let known = state.positions[city] else { return nil }
+            guard state.tokens[search] == token, let known = state.positions[search] else { return nil }
             position = known
         } else {
             position = 0
@@ -193,13 +197,13 @@ private struct Exchange {
         let count = min(size ?? emulator.pageSize, emulator.pageSize)
         let codes = Array(position..<min(position + count, emulator.hotels))
         let end = position + codes.count
-        state.positions[city] = end
+        state.positions[search] = end
         guard end < emulator.hotels else {
-            state.tokens[city] = nil
+            state.tokens[search] = nil
             return (codes, nil)
         }
         let next = "T\(city)\(end)-\(UUID().uuidString.prefix(8))"
-        state.tokens[city] = next
+        state.tokens[search] = next
         return (codes, next)
     }
 
@@ -278,7 +282,7 @@ private struct Exchange {
             return soap11Fault("ConversationId changed in \(session.id)", code: "soap-env:Client.InvalidEbXmlMessage", reason: "ConversationId mismatch")
         }
         session.calls += 1
-        if let limit = emulator.expireAfterCalls, session.calls > limit {
+        if let limit = emulator.expireAfterCalls, session.id == "s1", session.calls > limit {
             session.open = false
             state.sessions[sent] = session
             return soap11Fault("expired \(session.id)", code: "soap-env:Client.InvalidSecurityToken",
@@ -293,14 +297,12 @@ private struct Exchange {
         case "OTA_HotelAvailLLSRQ":
             let city = value("//Body/OTA_HotelAvailRQ/AvailRequestSegment/HotelSearchCriteria/Criterion/HotelRef/@HotelCityCode") ?? ""
             let more = value("//Body/OTA_HotelAvailRQ/AvailRequestSegment/AdditionalAvail/@Ind") == "true"
-            // "More" rows belong to the session that listed the rows before them.
-            // A new session resumes the search its expired predecessor had begun.
-            let token = more ? state.tokens[city + session.id] ?? (session.calls == 2 ? state.tokens[city] : nil) : nil
+            // "More" rows belong to the session that ran the search, and only to it.
+            let token = more ? state.tokens[city + "\u{1}" + session.id] : nil
             if more, token == nil {
                 return soap11(#"<OTA_HotelAvailRS xmlns="http://webservices.sabre.com/sabreXML/2011/10"><ApplicationResults status="NotProcessed"><Error Type="BusinessLogic"><SystemSpecificResults><Message>NO MORE AVAILABILITY IN THIS SESSION</Message></SystemSpecificResults></Error></ApplicationResults></OTA_HotelAvailRS>"#)
             }
-            let slice = page(city: city, token: token.map { _ in state.tokens[city] ?? "" }) ?? ([], nil)
-            state.tokens[city + session.id] = slice.next
+            let slice = page(city: city, token: token, session: session.id) ?? ([], nil)
             accept("page \(city) \(slice.codes.first.map { $0 + 1 } ?? 0) \(session.id)")
             let options = slice.codes.map { index in
                 let code = Self.code(city, index)
@@ -371,7 +373,7 @@ private struct Exchange {
             }
             known.sequence += 1
             known.calls += 1
-            if let limit = emulator.expireAfterCalls, known.calls >= limit {
+            if let limit = emulator.expireAfterCalls, known.id == "s1", known.calls >= limit {
                 known.open = false
                 state.sessions[wire] = known
                 return amadeusFault("expired \(known.id)", "95|Session|Inactive conversation")
@@ -391,7 +393,7 @@ private struct Exchange {
         }
         state.sessions[session.conversation] = session
         let city = value("//Body/OTA_HotelAvailRQ/AvailRequestSegments/AvailRequestSegment/HotelSearchCriteria/Criterion/HotelRef/@HotelCityCode") ?? ""
-        guard let slice = page(city: city, token: value("//Body/OTA_HotelAvailRQ/@MoreDataEchoToken")) else {
+        guard let slice = page(city: city, token: value("//Body/OTA_HotelAvailRQ/@MoreDataEchoToken"), session: session.id) else {
             return soap11(#"<OTA_HotelAvailRS xmlns="http://www.opentravel.org/OTA/2003/05"><Errors><Error Type="12" Code="3286" ShortText="INVALID MORE DATA ECHO TOKEN"/></Errors></OTA_HotelAvailRS>"#,
                           header: sessionHeader(session, "InSeries"))
         }

@@ -96,14 +96,27 @@ public struct HotelClient: Sendable {
         try await page(parameters, context: context, preferringSession: nil, hold: nil).page
     }
 
+    /// Whether a list's later pages (more rows, echo tokens) exist only in the
+    /// session that ran its search: a stateful service's, paged by flag or cursor.
+    var pagingLivesInSession: Bool {
+        guard profile.session != nil else { return false }
+        switch profile.paging {
+        case .flag, .cursor: return true
+        case .page, .none: return false
+        }
+    }
+
     /// One page of a list: in the session `hold` keeps for it, when there is one.
-    func page(_ parameters: RequestParameters, context: String, preferringSession: Int?,
-              hold: SessionPool.Hold?) async throws -> (page: HotelPage, session: Int?) {
+    /// When `continuesSearch` (a later page of paging that lives in the
+    /// session) and the session expires, the call is not asked again in the
+    /// new session, where it would mean nothing: ``SearchSessionRenewed`` is thrown.
+    func page(_ parameters: RequestParameters, context: String, preferringSession: Int?, hold: SessionPool.Hold?,
+              continuesSearch: Bool = false) async throws -> (page: HotelPage, session: Int?) {
         do {
             guard let sessions else { return (try await exchangePage(parameters, context: context, session: nil).page, nil) }
             var session = await sessions.lease(preferring: preferringSession)
             do {
-                let page = try await inSession(&session, pool: sessions, context: context) { session in
+                let page = try await inSession(&session, pool: sessions, context: context, retriesAfterRenewal: !continuesSearch) { session in
                     let (page, state) = try await exchangePage(parameters, context: context, session: session)
                     session = state ?? session
                     return page
@@ -136,7 +149,7 @@ public struct HotelClient: Sendable {
 
     /// Runs `call` in `session`, logging in first if it has not started; a
     /// fault that means the session expired gets a new session and one more try.
-    private func inSession<T>(_ session: inout SessionState, pool: SessionPool, context: String,
+    private func inSession<T>(_ session: inout SessionState, pool: SessionPool, context: String, retriesAfterRenewal: Bool = true,
                               _ call: (inout SessionState) async throws -> T) async throws -> T {
         do {
             try await loginIfNeeded(&session)
@@ -145,6 +158,7 @@ public struct HotelClient: Sendable {
             configuration.logger.notice("\(context): session \(session.id) expired (\(secrets.redact(fault))); starting a new one")
             session = await pool.fresh(replacing: session)
             try await loginIfNeeded(&session)
+            guard retriesAfterRenewal else { throw SearchSessionRenewed() }
             return try await call(&session)
         }
     }
@@ -256,6 +270,12 @@ public struct HotelClient: Sendable {
     }
 }
 
+/// The session of a list's search expired: the list must run the search again
+/// in the new session before it can go on (``HotelPages``).
+struct SearchSessionRenewed: Error, CustomStringConvertible {
+    var description: String { "the session expired while the list's search was being run again in a new one" }
+}
+
 /// A page as the list's sequence delivers it: the records, and where paging stands after it.
 public struct FetchedPage: Sendable, Equatable {
     /// 1 for the list's first page; a resumed sequence goes on counting from its checkpoint.
@@ -306,14 +326,27 @@ public struct HotelPages: AsyncSequence, Sendable {
 
         public mutating func next() async throws -> FetchedPage? {
             guard fetched < (pages.maxPages ?? .max),
-                  let parameters = pager.nextRequest(city: pages.city, keyword: pages.keyword) else {
+                  var parameters = pager.nextRequest(city: pages.city, keyword: pages.keyword) else {
                 logSuppressedWarnings()
                 return nil
             }
-            let number = pager.pagesRequested + 1
             if hold == nil, let pool = pages.client.sessions { hold = await pool.hold() }
-            let (page, session) = try await pages.client.page(parameters, context: "page \(number)", preferringSession: session, hold: hold)
-            self.session = session
+            let livesInSession = pages.client.pagingLivesInSession
+            // A resumed list's search ran in a session of an earlier run: run it again first.
+            if livesInSession, session == nil, pager.pagesRequested > 0 {
+                guard let next = try await searchAgain(reason: "its search ran in an earlier session") else { return try await self.next() }
+                parameters = next
+            }
+            let number = pager.pagesRequested + 1
+            let page: HotelPage
+            do {
+                (page, session) = try await pages.client.page(parameters, context: "page \(number)", preferringSession: session, hold: hold,
+                                                              continuesSearch: livesInSession && pager.pagesRequested > 0)
+            } catch is SearchSessionRenewed {
+                guard let next = try await searchAgain(reason: "its session expired") else { return try await self.next() }
+                (page, session) = try await pages.client.page(next, context: "page \(number)", preferringSession: session, hold: hold,
+                                                              continuesSearch: true)
+            }
             log(page.warnings, of: number)
             if let hint = page.noRecordsHint { pages.client.configuration.logger.warning("page \(number): \(hint)") }
             occurred.merge(page.warningsByKind, uniquingKeysWith: +)
@@ -329,6 +362,25 @@ public struct HotelPages: AsyncSequence, Sendable {
             }
             return FetchedPage(number: number, hotels: page.hotels, warnings: page.warnings, warningsByKind: page.warningsByKind,
                                headerValues: page.headerValues, checkpoint: pager.checkpoint, end: pager.end)
+        }
+
+        /// Asks for the pages this list has had again, in its current
+        /// session, without delivering them: a stateful service's later pages
+        /// exist only in the session that ran the search. Returns the request
+        /// for the page after them.
+        private mutating func searchAgain(reason: String) async throws -> RequestParameters? {
+            let target = pager.pagesRequested
+            pages.client.configuration.logger.notice("the list's next page lives in its search's session, and \(reason): asking its \(target) pages again")
+            var replay = Pager(paging: pager.paging, pageSize: pager.pageSize)
+            while replay.pagesRequested < target, let parameters = replay.nextRequest(city: pages.city, keyword: pages.keyword) {
+                let (page, session) = try await pages.client.page(parameters, context: "page \(replay.pagesRequested + 1), again",
+                                                                  preferringSession: session, hold: hold,
+                                                                  continuesSearch: replay.pagesRequested > 0)
+                self.session = session
+                replay.received(page)
+            }
+            pager = replay
+            return pager.nextRequest(city: pages.city, keyword: pages.keyword)
         }
 
         private mutating func log(_ warnings: [RecordWarning], of page: Int) {
