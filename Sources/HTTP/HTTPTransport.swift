@@ -46,7 +46,9 @@ public final class HTTPTransport: HTTPClient {
         try configure(handle, request: request, transfer: transfer)
         var headerList: UnsafeMutablePointer<curl_slist>?
         for header in request.headers {
-            headerList = curl_slist_append(headerList, "\(header.name): \(header.value)")
+            // libcurl drops a header written "Name:" with no value; "Name;" sends it empty
+            // (SOAP 1.1 requires a SOAPAction header, and many services' is "").
+            headerList = curl_slist_append(headerList, header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)")
         }
         headerList = curl_slist_append(headerList, "Expect:") // no 100-continue round trip
         defer { curl_slist_free_all(headerList) }

@@ -37,6 +37,26 @@ struct TransportTests {
         #expect(String(decoding: request.body, as: UTF8.self).contains("<h:city>Shanghai</h:city><h:pageSize>5</h:pageSize>"))
     }
 
+    @Test("SOAPAction as the profile writes it: empty is sent as an empty header, quoted keeps its quotes; {action} and WS-Addressing's Action drop them",
+          arguments: ["", "\"urn:hotelkit:sample#QueryHotels\""])
+    func soapActionAsWritten(action: String) async throws {
+        let server = try ScriptedHTTPServer { _, connection in
+            connection.respond(contentType: "text/xml; charset=utf-8", body: TransportTests.soap)
+        }
+        var document = try JSONSerialization.jsonObject(with: Data(contentsOf: Samples.url("Profiles/sample-wsse.json"))) as? [String: Any] ?? [:]
+        document["soapAction"] = action
+        document["addressing"] = [String: Any]()
+        document["security"] = nil
+        let profile = try ServiceProfile(json: JSONSerialization.data(withJSONObject: document), source: "action.json")
+        let client = HotelClient(profile: profile, endpoint: server.url + "/soap", configuration: HotelClientConfiguration(retry: .never))
+        _ = try await client.page(firstPage)
+        let request = try #require(server.requests.first)
+        #expect(request.headers["soapaction"] == action)
+        let body = String(decoding: request.body, as: UTF8.self)
+        let bare = action.replacingOccurrences(of: "\"", with: "")
+        #expect(body.contains("Action xmlns:wsa=\"http://www.w3.org/2005/08/addressing\">\(bare)</wsa:Action>"), "\(body)")
+    }
+
     @Test("a fault is a fault with HTTP 200 and with 500, and a Sender fault is not retried", arguments: [200, 500])
     func faults(status: Int) async throws {
         let server = try ScriptedHTTPServer { _, connection in

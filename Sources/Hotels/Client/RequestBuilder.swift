@@ -57,7 +57,10 @@ public struct RequestBuilder: Sendable {
     public func request(_ call: Call, session: SessionState? = nil) throws -> HTTPRequest {
         try checkCredentials()
         let (action, body, callHeader) = parts(of: call)
-        var values = RequestValues(endpoint: endpoint, action: action, now: now(), uuid: uuid(), credentials: credentials.values,
+        // The action itself, without the quotes a SOAP 1.1 header may carry: for
+        // `{action}`, WS-Addressing's Action and SOAP 1.2's action parameter.
+        let unquoted = action.hasPrefix("\"") && action.hasSuffix("\"") && action.count > 1 ? String(action.dropFirst().dropLast()) : action
+        var values = RequestValues(endpoint: endpoint, action: unquoted, now: now(), uuid: uuid(), credentials: credentials.values,
                                    session: session?.values(for: call, options: profile.session) ?? [:])
         if case .page(let parameters) = call { values.parameters = parameters }
         let bodyXML = body.render(values)
@@ -72,7 +75,6 @@ public struct RequestBuilder: Sendable {
                 // As the profile writes it: a bare word (Concur's `search`) or a URI, quoted or not.
                 headers.append(("SOAPAction", action))
             case .v1_2:
-                let unquoted = action.hasPrefix("\"") && action.hasSuffix("\"") && action.count > 1 ? String(action.dropFirst().dropLast()) : action
                 contentType = (profile.http.contentType ?? "application/soap+xml; charset=utf-8")
                     + (unquoted.isEmpty ? "" : "; action=\"\(unquoted)\"")
             }
