@@ -32,6 +32,19 @@ struct ProfileTests {
         return String(decoding: data, as: UTF8.self)
     }
 
+    @Test("a paging placeholder may sit in the SOAP Header or an HTTP header instead of the body")
+    func pagingPlaceholderInAHeader() throws {
+        func edited(_ edit: (inout [String: Any]) -> Void) throws -> ServiceProfile {
+            var object = (try JSONSerialization.jsonObject(with: Data(ProfileTests.acme.utf8))) as? [String: Any] ?? [:]
+            object["body"] = "<a:SearchHotels xmlns:a=\"urn:acme:hotels\"><a:City>{city}</a:City></a:SearchHotels>"
+            edit(&object)
+            return try profile(String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self))
+        }
+        #expect(try edited { $0["soapHeader"] = "<p:Paging xmlns:p=\"urn:p\">{cursor}</p:Paging>" }.paging == .cursor(.field(.addtime)))
+        #expect(try edited { $0["paging"] = ["style": "page"]; $0["http"] = ["headers": ["X-Page": "{page}"]] }.paging == .page(first: 1))
+        #expect(throws: ProfileError.self) { try edited { $0["soapHeader"] = "<p:Paging xmlns:p=\"urn:p\"/>" } }
+    }
+
     @Test("the issue's example profile loads as written")
     func acmeLoads() throws {
         let profile = try profile(ProfileTests.acme)

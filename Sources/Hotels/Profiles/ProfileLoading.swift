@@ -294,13 +294,16 @@ private struct ProfileDocument: Decodable {
         }
         let paging = try pagingStyle(fields: mapped, header: headerPaths)
         // Without its placeholder the request never changes, and the service sends the same page forever.
+        // The request is its body, its SOAP Header and its HTTP headers.
+        let request = [body, soapHeader ?? ""] + (http?.document.headers.map { Array($0.values) } ?? [])
+        func requestHas(_ placeholder: String) -> Bool { request.contains { $0.contains(placeholder) } }
         switch paging {
-        case .page where !body.contains("{page}"):
-            throw ProfileKeyError(key: "body", reason: "page paging needs {page} in the body, or every request asks for the same page")
-        case .cursor where !body.contains("{cursor}"):
-            throw ProfileKeyError(key: "body", reason: "cursor paging needs {cursor} in the body, or every request asks for the same page")
-        case .flag where !body.contains("{more}"):
-            throw ProfileKeyError(key: "body", reason: "flag paging needs {more} in the body, to ask for the rows that follow")
+        case .page where !requestHas("{page}"):
+            throw ProfileKeyError(key: "body", reason: "page paging needs {page} in the body or a header, or every request asks for the same page")
+        case .cursor where !requestHas("{cursor"):
+            throw ProfileKeyError(key: "body", reason: "cursor paging needs {cursor} in the body or a header, or every request asks for the same page")
+        case .flag where !requestHas("{more}"):
+            throw ProfileKeyError(key: "body", reason: "flag paging needs {more} in the body or a header, to ask for the rows that follow")
         default:
             break
         }
