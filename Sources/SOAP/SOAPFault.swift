@@ -104,13 +104,16 @@ public struct SOAPFault: Error, Sendable, Equatable, CustomStringConvertible {
         // The codes say it first; the reason only when the codes are generic
         // ("Server: NO AGREEMENT EXISTS FOR AGENCY"). A WCF ActionNotSupported
         // reason mentions security too, but its code is about the action.
-        let codes: [String] = ([code] + subcodes).map { $0.localName.lowercased() }
-        if codes.contains(where: { Self.mentions($0, Self.addressingWords) })
+        // Codes are matched word by word ("TransactionTimeout" is not about an
+        // action), reasons by phrases ("unexpected token" is not a credential).
+        let words = ([code] + subcodes).flatMap { Self.words(of: $0.localName) }
+        if words.contains(where: { word in Self.addressingWords.contains { word.hasPrefix($0) } })
             || detailLines.contains(where: { $0.hasPrefix("ProblemHeaderQName") }) {
             return .addressing
         }
-        if codes.contains(where: { Self.mentions($0, Self.authenticationWords) })
-            || Self.mentions(reason.lowercased(), Self.authenticationWords) {
+        let text = reason.lowercased()
+        if words.contains(where: { word in Self.authenticationWords.contains { word.hasPrefix($0) } })
+            || Self.authenticationPhrases.contains(where: text.contains) {
             return .authentication
         }
         switch kind {
@@ -122,12 +125,35 @@ public struct SOAPFault: Error, Sendable, Equatable, CustomStringConvertible {
 
     private static let addressingWords: [String] = ["soapaction", "action", "addressing"]
     private static let authenticationWords: [String] = [
-        "security", "authenticat", "auth", "credential", "password", "token", "session", "login", "agreement",
+        "security", "authenticat", "auth", "unauthoriz", "credential", "password", "token", "session", "login", "logon", "agreement",
+    ]
+    private static let authenticationPhrases: [String] = [
+        "security", "authenticat", "unauthoriz", "not authorized", "credential", "password", "login", "logon", "agreement",
+        "security token", "invalid token", "expired token", "token expired", "invalid session", "session expired", "expired session",
+        "|session|",
     ]
 
-    private static func mentions(_ text: String, _ words: [String]) -> Bool {
-        for word in words where text.contains(word) { return true }
-        return false
+    /// A fault code's words, lower-cased: split at dots and other separators,
+    /// and where a lower-case letter meets a capital ("InvalidSecurityToken").
+    static func words(of code: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var previousIsLower = false
+        for character in code {
+            if !character.isLetter && !character.isNumber {
+                if !current.isEmpty { words.append(current.lowercased()) }
+                (current, previousIsLower) = ("", false)
+                continue
+            }
+            if character.isUppercase, previousIsLower {
+                words.append(current.lowercased())
+                current = ""
+            }
+            current.append(character)
+            previousIsLower = character.isLowercase
+        }
+        if !current.isEmpty { words.append(current.lowercased()) }
+        return words
     }
 
     public var kind: Kind {

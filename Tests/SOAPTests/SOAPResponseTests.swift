@@ -56,6 +56,29 @@ struct SOAPResponseTests {
         #expect(fault.detail == #"<h:Problem xmlns:h="urn:hotelkit:sample" city="Atlantis">No such city</h:Problem><Plain>x</Plain>"#)
     }
 
+    @Test("a fault's topic: codes word by word, reasons by phrase", arguments: [
+        ("soap:Server.TransactionTimeout", "Transaction timed out", SOAPFault.Topic.service),
+        ("soap:Client", "Unexpected token '<' in the request", .request),
+        ("soap:Server", "Database session pool exhausted", .service),
+        ("soap:Client.ActionNotSupported", "The action is not supported", .addressing),
+        ("wsse:InvalidSecurityToken", "Security token failed to validate", .authentication),
+        ("soap:Client", "93|Session|Illogical conversation", .authentication),
+        ("soap:Server", "NO AGREEMENT EXISTS FOR AGENCY", .authentication),
+        ("soap:Client", "Login failed: invalid password", .authentication),
+    ])
+    func topics(code: String, reason: String, topic: SOAPFault.Topic) throws {
+        let message = """
+            <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:wsse="urn:wsse"><soap:Body><soap:Fault>\
+            <faultcode>\(code)</faultcode><faultstring>\(XMLEscaping.escape(reason))</faultstring></soap:Fault></soap:Body></soap:Envelope>
+            """
+        do {
+            _ = try readSOAP(Array(message.utf8))
+            Issue.record("no fault")
+        } catch let fault as SOAPFault {
+            #expect(fault.topic == topic, "\(code): \(reason)")
+        }
+    }
+
     @Test("a fault's detail reads as lines, its reason on one line, and its topic picks the hint")
     func detailLinesAndTopics() throws {
         let client = try fault("fault-soap11-client.xml")
