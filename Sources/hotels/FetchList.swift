@@ -27,6 +27,9 @@ struct ListFetch: Sendable {
             return nil
         } catch let code as ExitCode {
             return code
+        } catch where Task.isCancelled {
+            // Ctrl-C: the command says so once, for every list.
+            return ExitCode(130)
         } catch {
             return Diagnostics.report(error, context: "fetch \(city)").code
         }
