@@ -1,4 +1,5 @@
 import Foundation
+import Hotels
 import Testing
 import TestSupport
 #if canImport(Glibc)
@@ -54,6 +55,34 @@ struct AuthenticationCommandTests {
         chmod(file, 0o600)
         let ok = try fetch(server.endpoint, profile: "Samples/Profiles/sample-wsse.json", ["--credentials", file], environment: [:])
         #expect(ok.status == 0, "\(ok.stderr)")
+    }
+
+    @Test("a user name is not a secret: a dump keeps a city that matches it; the password and the Basic token stay redacted")
+    func userNameIsNotASecret() throws {
+        let server = try ServeProcess(["--auth", "basic:Paris:s3cret-Pass"])
+        let folder = temporaryPath("dump-user")
+        let result = try fetch(server.endpoint, profile: "Samples/Profiles/sample-basic.json", ["--dump", folder],
+                               environment: ["SAMPLE_USER": "Paris", "SAMPLE_PASSWORD": "s3cret-Pass"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let request = try String(contentsOfFile: folder + "/001-page-1.request.http", encoding: .utf8)
+        #expect(request.contains("<h:city>Paris</h:city>") && request.contains("Authorization: Basic ‹redacted›"))
+        #expect(!request.contains("s3cret-Pass") && !request.contains(Data("Paris:s3cret-Pass".utf8).base64EncodedString()))
+        #expect(Credentials.isSecret("SABRE_PASSWORD") && Credentials.isSecret("API_KEY") && !Credentials.isSecret("SABRE_PCC"))
+    }
+
+    @Test("--credentials through a symbolic link: the file it points to is the one checked")
+    func credentialsThroughALink() throws {
+        let server = try ServeProcess(["--auth", "wsse:demo:s3cret-Pass:digest"])
+        let file = temporaryPath("linked-credentials.json")
+        try Data(#"{"SAMPLE_USER": "demo", "SAMPLE_PASSWORD": "s3cret-Pass"}"#.utf8).write(to: URL(fileURLWithPath: file))
+        chmod(file, 0o600)
+        let link = temporaryPath("credentials-link.json")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
+        let ok = try fetch(server.endpoint, profile: "Samples/Profiles/sample-wsse.json", ["--credentials", link], environment: [:])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        chmod(file, 0o644)
+        let open = try fetch(server.endpoint, profile: "Samples/Profiles/sample-wsse.json", ["--credentials", link], environment: [:])
+        #expect(open.status == 78 && open.stderr.contains("mode 644"))
     }
 
     @Test("--dump writes each request and response with its headers, and no secret: not the password, not the digest")

@@ -47,11 +47,12 @@ public struct RequestBuilder: Sendable {
         credentialNames.filter { credentials.values[$0] == nil }.sorted()
     }
 
-    /// Registers the credentials the profile uses as secrets; throws when one is missing.
+    /// Registers the credentials the profile uses that are secrets
+    /// (``Credentials/isSecret(_:)``); throws when one is missing.
     public func checkCredentials() throws(MissingCredentialsError) {
         let missing = missingCredentials
         guard missing.isEmpty else { throw MissingCredentialsError(profile: profile.name, names: missing) }
-        for name in credentialNames { credentials.values[name].map(secrets.add) }
+        for name in credentialNames where Credentials.isSecret(name) { credentials.values[name].map(secrets.add) }
     }
 
     public func request(_ call: Call, session: SessionState? = nil) throws -> HTTPRequest {

@@ -15,13 +15,25 @@ public struct Credentials: Sendable {
     /// The process's environment.
     public static var environment: Credentials { Credentials(ProcessInfo.processInfo.environment) }
 
+    /// Whether the credential named `name` is a secret, redacted from every
+    /// output: all but those whose name says they identify someone
+    /// (`…_USER`, `…_USERNAME`, `…_LOGIN`, `…_PCC`, `…_OFFICE`, `…_BRANCH`,
+    /// `…_ORGANIZATION`, `…_DOMAIN`). A user name is what a vendor's support
+    /// desk asks for in a dump, and replacing it everywhere would also
+    /// replace the same text elsewhere (a city that happens to match it).
+    public static func isSecret(_ name: String) -> Bool {
+        let last = name.split(separator: "_").last.map { $0.uppercased() } ?? ""
+        return !["USER", "USERNAME", "USERID", "LOGIN", "PCC", "OFFICE", "BRANCH", "ORGANIZATION", "DOMAIN"].contains(last)
+    }
+
     /// The environment, with a credentials file's keys over it. The file is
     /// a JSON object of strings, and is refused when others may read it.
     public static func environment(overlaidWith file: String) throws(CredentialsError) -> Credentials {
         var values = ProcessInfo.processInfo.environment
         let attributes: [FileAttributeKey: Any]
         do {
-            attributes = try FileManager.default.attributesOfItem(atPath: file)
+            // The file a link points to is the one others could read.
+            attributes = try FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: file).resolvingSymlinksInPath().path)
         } catch {
             throw CredentialsError(file: file, reason: "cannot be read (\(error.localizedDescription))")
         }
