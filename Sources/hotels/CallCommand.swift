@@ -53,7 +53,7 @@ struct CallCommand: AsyncParsableCommand {
         let parameters = values.parameters(for: loaded)
         let outcome = await interruption.run { try await client.page(parameters, context: "call") }
         await client.close()
-        if interruption.happened { throw ExitCode(130) }
+        if let code = interruption.exitCode { throw code }
         switch outcome {
         case .success(let page):
             let output = StandardOutput()

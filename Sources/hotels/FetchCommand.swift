@@ -99,9 +99,9 @@ struct FetchCommand: AsyncParsableCommand {
         let interruption = Interruption()
         let outcome = await interruption.run { try await fetch(client: client, http: http, chain: chain) }
         await client.close()
-        if interruption.happened {
+        if let code = interruption.exitCode {
             Diagnostics.note("interrupted: the pages fetched so far are stored, and every session was logged out")
-            throw ExitCode(130)
+            throw code
         }
         switch outcome {
         case .success: break

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Dispatch
 import Synchronization
 #if canImport(Glibc)
@@ -6,20 +7,28 @@ import Glibc
 
 /// Turns the first SIGINT or SIGTERM into the cancellation of one piece of
 /// work, so the command can still clean up (log its sessions out). A
-/// second Ctrl-C ends the process at once.
+/// second signal ends the process at once, and so does one that arrives
+/// after the work, during the clean-up.
 final class Interruption: Sendable {
-    private let interrupted = Atomic(false)
+    private let signalNumber = Atomic<Int32>(0)
 
-    var happened: Bool { interrupted.load(ordering: .acquiring) }
+    /// The signal that interrupted the work, if one did.
+    var signal: Int32? {
+        let number = signalNumber.load(ordering: .acquiring)
+        return number == 0 ? nil : number
+    }
+
+    /// The shell's exit status for it: 128 + the signal (130 for SIGINT, 143 for SIGTERM).
+    var exitCode: ExitCode? { signal.map { ExitCode(128 + $0) } }
 
     func run<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async -> Result<T, any Error> {
         let task = Task { try await work() }
         let sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
+            Glibc.signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [self] in
-                interrupted.store(true, ordering: .releasing)
-                signal(number, SIG_DFL)
+                signalNumber.store(number, ordering: .releasing)
+                Glibc.signal(number, SIG_DFL)
                 task.cancel()
             }
             source.resume()
@@ -27,6 +36,7 @@ final class Interruption: Sendable {
         }
         let result = await task.result
         for source in sources { source.cancel() }
+        for number in [SIGINT, SIGTERM] { Glibc.signal(number, SIG_DFL) }
         return result
     }
 }

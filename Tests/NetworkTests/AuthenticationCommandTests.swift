@@ -169,6 +169,30 @@ struct AuthenticationCommandTests {
         #expect(summaries.allSatisfy { $0["fetched"] as? Int == 23 })
     }
 
+    @Test("SIGTERM during a session: the same clean stop, exit 143; a signal during the logout ends the process at once")
+    func terminateAndSignalDuringLogout() throws {
+        let stalledPage = try VendorEmulator(.sabre, credentials: vendorCredentials, stallRequest: 3)
+        defer { stalledPage.stop() }
+        let arguments = ["fetch", "--profile", "Samples/Profiles/sabre-style.json", "--city", "PAR", "--page-size", "10",
+                         "--out", temporaryPath("terminate-out"), "--cache", temporaryPath("terminate-cache")]
+        let terminated = try HotelsProcess.run(arguments + ["--endpoint", stalledPage.url], environment: vendorCredentials) { process in
+            guard stalledPage.stalled.wait(timeout: .now() + 60) == .success else { return process.terminate() }
+            kill(process.processIdentifier, SIGTERM)
+        }
+        #expect(terminated.status == 143, "\(terminated.stderr)")
+        #expect(stalledPage.log == ["login s1", "page PAR 1 s1", "logout s1"])
+        // Request 5 is the logout after the three pages: it hangs, and Ctrl-C then ends the process, not after its retries.
+        let stalledLogout = try VendorEmulator(.sabre, credentials: vendorCredentials, stallRequest: 5)
+        defer { stalledLogout.stop() }
+        let interrupted = try HotelsProcess.run(arguments + ["--endpoint", stalledLogout.url], environment: vendorCredentials) { process in
+            guard stalledLogout.stalled.wait(timeout: .now() + 60) == .success else { return process.terminate() }
+            kill(process.processIdentifier, SIGINT)
+        }
+        // Killed by the signal: before, it was ignored, and the process exited 0 after the logout's retries.
+        #expect(interrupted.status == SIGINT, "\(interrupted.stderr)")
+        #expect(Array(stalledLogout.log.prefix(4)) == ["login s1", "page PAR 1 s1", "page PAR 11 s1", "page PAR 21 s1"])
+    }
+
     @Test("Ctrl-C during a session: the fetch stops, stores what it has, logs the session out, and exits 130")
     func interruptLogsOut() throws {
         // Request 1 logs in, request 2 is page 1, request 3 (page 2) hangs until the client gives up.
