@@ -40,7 +40,8 @@ struct HotelsCommand: AsyncParsableCommand {
         abstract: "Talk to hotel SOAP services: parse, fetch and page hotel lists.",
         discussion: """
         Exit codes follow sysexits: 0 ok, 64 usage, 65 bad data, 66 no input, \
-        69 service unavailable, 76 SOAP fault or service error, 78 bad profile.
+        69 service unavailable, 76 SOAP fault or service error, 77 credentials refused, 78 bad profile \
+        or missing credentials, 130/143 interrupted by SIGINT/SIGTERM.
         """,
         version: HotelKitVersion.string,
         subcommands: [ParseCommand.self, FetchCommand.self, ServeCommand.self, ImageCommand.self, ListCommand.self, CacheCommand.self, SimulateCommand.self, DemoCommand.self,
