@@ -116,14 +116,14 @@ struct FixtureTests {
         #expect(page.hotels.first?.longitude == -73.9735)
     }
 
-    @Test("an OTA error carries its ShortText, or the element's text without one")
+    @Test("an OTA error reads as its Code, ShortText and text, whichever it has")
     func otaErrors() throws {
         let ota = HotelResponseParser(profile: try .named("ota-search"))
         // The first error is the error; the second is counted.
-        #expect(throws: ServiceReportedError(message: "Invalid hotel city code", path: "//Errors/Error/@ShortText", others: 1)) {
+        #expect(throws: ServiceReportedError(message: "392 Invalid hotel city code City XYZ is unknown", path: "//Errors/Error", others: 1)) {
             try ota.parse(bytes: Samples.fixture("ota-errors.xml"))
         }
-        #expect(throws: ServiceReportedError(message: "Unable to process: system busy", path: "//Errors/Error/@ShortText")) {
+        #expect(throws: ServiceReportedError(message: "450 Unable to process: system busy", path: "//Errors/Error")) {
             try ota.parse(bytes: Samples.fixture("ota-errors-text-only.xml"))
         }
     }

@@ -22,7 +22,9 @@ enum BuiltInProfiles {
     """#
 
     /// OpenTravel `OTA_HotelSearchRQ`/`RS`: properties by city, continued with
-    /// the `MoreDataEchoToken` the previous response returned.
+    /// the `MoreDataEchoToken` the previous response returned. The address
+    /// joins its lines, city, postal code and country; an error reads as its
+    /// code, short text and text ("322 No availability").
     static let otaSearch = #"""
     {
       "name": "ota-search",
@@ -31,11 +33,11 @@ enum BuiltInProfiles {
       "body": "<OTA_HotelSearchRQ xmlns=\"http://www.opentravel.org/OTA/2003/05\" Version=\"1.0\" MaxResponses=\"{pageSize}\" MoreDataEchoToken=\"{cursor}\"><Criteria><Criterion><HotelRef HotelCityCode=\"{city}\" HotelName=\"{keyword}\"/></Criterion></Criteria></OTA_HotelSearchRQ>",
       "record": "Property",
       "fields": {
-        "code": "@HotelCode", "name": "@HotelName", "address": "Address/AddressLine",
+        "code": "@HotelCode", "name": "@HotelName", "address": {"join": ["Address/AddressLine", "Address/CityName", "Address/PostalCode", "Address/CountryName/@Code"]},
         "latitude": "Position/@Latitude", "longitude": "Position/@Longitude",
         "logoURL": "TPA_Extensions/TPA_HotelPreviewImageURI/URL"
       },
-      "error": "//Errors/Error/@ShortText",
+      "error": {"path": "//Errors/Error", "message": ["//Errors/Error/@Code", "//Errors/Error/@ShortText", "//Errors/Error"]},
       "paging": {"style": "cursor", "next": "//Properties/@MoreDataEchoToken"}
     }
     """#
