@@ -244,6 +244,9 @@ struct EmptyResultTests {
             == #"no <Hotel> records; the body repeats <Property> ×3 and <Position> ×3: try the built-in profile ota-search (this is an OpenTravel <OTA_HotelSearchRS>), or "record": "Property""#)
         #expect(try summary("Real/travelport/HotelSearchAvailabilityRsp-london.xml", profile: "Samples/Profiles/ota-plain-xml.json").noRecordsHint?
             .hasPrefix("no <Property> records; the body repeats <HotelSearchResult> ×10") == true)
+        // Another OTA payload: the built-in ota-search (OTA_HotelSearchRS only) would not read it either.
+        let avail = try #require(try summary("Real/concur/OTA_HotelAvailRS-multi-property.xml", profile: "sample").noRecordsHint)
+        #expect(avail.hasPrefix("no <Hotel> records; the body repeats <RoomStay> ×4") && !avail.contains("ota-search"), "\(avail)")
     }
 
     @Test("an empty list, or one with records, gives no hint")

@@ -439,7 +439,8 @@ final class RecordExtractor: SOAPBodyHandler {
         var hint = "no <\(recordElement)> records; the body repeats "
             + repeated.map { "<\($0.name)> ×\($0.count)" }.joined(separator: " and ")
         var tries = ["\"record\": \"\(likeliest.name)\""]
-        if payload?.namespace?.contains("opentravel.org/OTA") == true, recordElement != "Property" {
+        // The built-in reads OTA_HotelSearchRS only: another OTA payload would meet the same silence there.
+        if payload?.namespace?.contains("opentravel.org/OTA") == true, payload?.name == "OTA_HotelSearchRS", recordElement != "Property" {
             tries.insert("the built-in profile ota-search (this is an OpenTravel <\(payload?.name ?? "")>)", at: 0)
         }
         hint += ": try " + tries.joined(separator: ", or ")
