@@ -223,6 +223,24 @@ struct VendorStyleTests {
         #expect(emulator.log == ["refused: WS-Addressing MessageID missing"])
     }
 
+    @Test("Sabre's ebXML MessageHeader must be understood and name the CPA: without mustUnderstand or CPAId it is refused")
+    func sabreMessageHeaderChecked() async throws {
+        for (from, to) in [(#" soap:mustUnderstand="1""#, ""), ("<eb:CPAId>{env:SABRE_PCC}</eb:CPAId>", "")] {
+            let emulator = try VendorEmulator(.sabre, credentials: vendorCredentials)
+            defer { emulator.stop() }
+            let client = try StyleClient(.sabre, emulator) { document in
+                document["soapHeader"] = (document["soapHeader"] as? String)?.replacingOccurrences(of: from, with: to)
+                var session = document["session"] as? [String: Any] ?? [:]
+                var login = session["login"] as? [String: Any] ?? [:]
+                login["soapHeader"] = (login["soapHeader"] as? String)?.replacingOccurrences(of: from, with: to)
+                session["login"] = login
+                document["session"] = session
+            }
+            await #expect(throws: SOAPFault.self) { _ = try await client.fetchAll(city: "PAR") }
+            #expect(emulator.log == ["refused: MessageHeader incomplete"], "\(from)")
+        }
+    }
+
     @Test("six requests at once share a pool of two sessions; each session's sequence numbers stay in order")
     func pool() async throws {
         let emulator = try VendorEmulator(.amadeus, credentials: vendorCredentials, pageSize: 1)

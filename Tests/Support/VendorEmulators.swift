@@ -251,6 +251,12 @@ private struct Exchange {
               state.messageIDs.insert(messageID).inserted else {
             return soap11Fault("MessageId missing or repeated", code: "soap-env:Client.InvalidEbXmlMessage", reason: "Invalid MessageId")
         }
+        guard value("//Header/MessageHeader/@mustUnderstand") == "1", value("//Header/MessageHeader/CPAId") == credentials["SABRE_PCC"],
+              value("//Header/MessageHeader/From/PartyId")?.isEmpty == false, value("//Header/MessageHeader/To/PartyId")?.isEmpty == false,
+              value("//Header/MessageHeader/MessageData/Timestamp")?.isEmpty == false else {
+            return soap11Fault("MessageHeader incomplete", code: "soap-env:Client.InvalidEbXmlMessage",
+                               reason: "Required element or attribute missing in the ebXML MessageHeader")
+        }
         let conversation = value("//Header/MessageHeader/ConversationId") ?? ""
         let token = #"<wsse:Security xmlns:wsse="http://schemas.xmlsoap.org/ws/2002/12/secext"><wsse:BinarySecurityToken valueType="String" EncodingType="wsse:Base64Binary">TOKEN</wsse:BinarySecurityToken></wsse:Security>"#
         if action == "SessionCreateRQ" {
@@ -452,6 +458,10 @@ private struct Exchange {
         guard action == "http://TekTravel/HotelBookingApi/HotelSearch", namespace(of: "//Header/Action") == Self.wsa else {
             return refuse("wsa:Action \(action)", status: 500, body: fault("", "ActionNotSupported",
                 "The message with Action '\(action)' cannot be processed at the receiver, due to a ContractFilter mismatch at the EndpointDispatcher."))
+        }
+        guard let messageID = value("//Header/MessageID"), messageID.hasPrefix("urn:uuid:"), state.messageIDs.insert(messageID).inserted else {
+            return refuse("wsa:MessageID missing or repeated", status: 500, body: fault("", "InvalidMessageInformationHeader",
+                "A message information header is not valid and the message cannot be processed: MessageID."))
         }
         guard value("//Header/To") == emulator.url else {
             return refuse("wsa:To", status: 500, body: fault("", "DestinationUnreachable",
