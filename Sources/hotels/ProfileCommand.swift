@@ -235,7 +235,13 @@ struct CheckCommand: ParsableCommand {
             }
             output.write(line: "")
             output.write(line: "# the first page" + (loaded.session == nil ? "" : " (session values are empty until the service gives them)"))
-            write(try builder.request(.page(values.parameters(for: loaded))), secrets: secrets, to: output)
+            // As the client sends it: in a new session, or in the one the login started.
+            let session = loaded.session.map { options in
+                var session = SessionState(id: 1)
+                if options.login != nil { (session.isStarted, session.calls) = (true, 1) }
+                return session
+            }
+            write(try builder.request(.page(values.parameters(for: loaded)), session: session), secrets: secrets, to: output)
         } catch {
             output.flush()
             throw Diagnostics.report(secrets.redact(error), context: profile).code

@@ -120,6 +120,12 @@ struct ProfileCommandTests {
         #expect(run.stdout.contains("‹redacted›"))
         let broken = try HotelsProcess.run(["profile", "check", Samples.url("Profiles/none.json").path])
         #expect(broken.status == 66)
+        // A session without a login: its first page starts the session, token and office included.
+        let amadeus = try HotelsProcess.run(["profile", "check", Samples.url("Profiles/amadeus-style.json").path],
+                                            environment: ["AMADEUS_USER": "WSBENHOT", "AMADEUS_PASSWORD": "pw", "AMADEUS_OFFICE": "BRUXX0000"])
+        #expect(amadeus.status == 0, "\(amadeus.stderr)")
+        #expect(amadeus.stdout.contains(#"TransactionStatusCode="Start""#) && amadeus.stdout.contains("UsernameToken")
+                && amadeus.stdout.contains(#"PseudoCityCode="BRUXX0000""#), "\(amadeus.stdout)")
     }
 
     @Test("call sends one request and prints the records, the paging state and nothing secret; --dump keeps the exchange")
