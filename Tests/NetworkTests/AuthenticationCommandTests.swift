@@ -44,7 +44,7 @@ struct AuthenticationCommandTests {
         #expect(!wrong.stderr.contains(Data("demo:wrong".utf8).base64EncodedString()))
     }
 
-    @Test("--credentials: a file others may read is refused; a private one is used")
+    @Test("--credentials: a file others may read is refused, through a symbolic link too; a private one is used")
     func credentialsFile() throws {
         let server = try ServeProcess(["--auth", "wsse:demo:s3cret-Pass:digest"])
         let file = temporaryPath("credentials.json")
@@ -55,6 +55,14 @@ struct AuthenticationCommandTests {
         chmod(file, 0o600)
         let ok = try fetch(server.endpoint, profile: "Samples/Profiles/sample-wsse.json", ["--credentials", file], environment: [:])
         #expect(ok.status == 0, "\(ok.stderr)")
+        // A link is checked by the file it points to (the link itself reads as mode 777).
+        let link = temporaryPath("credentials-link.json")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
+        let linked = try fetch(server.endpoint, profile: "Samples/Profiles/sample-wsse.json", ["--credentials", link], environment: [:])
+        #expect(linked.status == 0, "\(linked.stderr)")
+        chmod(file, 0o644)
+        let openLinked = try fetch(server.endpoint, profile: "Samples/Profiles/sample-wsse.json", ["--credentials", link], environment: [:])
+        #expect(openLinked.status == 78 && openLinked.stderr.contains("mode 644"))
     }
 
     @Test("a user name is not a secret: a dump keeps a city that matches it; the password and the Basic token stay redacted")
@@ -68,21 +76,6 @@ struct AuthenticationCommandTests {
         #expect(request.contains("<h:city>Paris</h:city>") && request.contains("Authorization: Basic ‹redacted›"))
         #expect(!request.contains("s3cret-Pass") && !request.contains(Data("Paris:s3cret-Pass".utf8).base64EncodedString()))
         #expect(Credentials.isSecret("SABRE_PASSWORD") && Credentials.isSecret("API_KEY") && !Credentials.isSecret("SABRE_PCC"))
-    }
-
-    @Test("--credentials through a symbolic link: the file it points to is the one checked")
-    func credentialsThroughALink() throws {
-        let server = try ServeProcess(["--auth", "wsse:demo:s3cret-Pass:digest"])
-        let file = temporaryPath("linked-credentials.json")
-        try Data(#"{"SAMPLE_USER": "demo", "SAMPLE_PASSWORD": "s3cret-Pass"}"#.utf8).write(to: URL(fileURLWithPath: file))
-        chmod(file, 0o600)
-        let link = temporaryPath("credentials-link.json")
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
-        let ok = try fetch(server.endpoint, profile: "Samples/Profiles/sample-wsse.json", ["--credentials", link], environment: [:])
-        #expect(ok.status == 0, "\(ok.stderr)")
-        chmod(file, 0o644)
-        let open = try fetch(server.endpoint, profile: "Samples/Profiles/sample-wsse.json", ["--credentials", link], environment: [:])
-        #expect(open.status == 78 && open.stderr.contains("mode 644"))
     }
 
     @Test("--dump writes each request and response with its headers, and no secret: not the password, not the digest")
