@@ -25,6 +25,8 @@ public struct SampleServiceOptions: Sendable {
     public var logoMaxAge = 3600
     /// What every SOAP request must carry; nil: nothing.
     public var authentication: SampleAuthentication?
+    /// The least severe of the web server's own log messages that are shown.
+    public var logLevel: Logger.Level = .warning
 
     public init() {}
 }
@@ -41,7 +43,7 @@ public enum SampleServer {
         router.get("soap") { request, _ in try await service.wsdl(request) }
         router.get("logos/:file") { request, context in try await service.logo(request, file: context.parameters.get("file") ?? "") }
         var logger = Logger(label: "hotels-serve")
-        logger.logLevel = .warning
+        logger.logLevel = options.logLevel
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "hotelkit-sample"),

@@ -222,4 +222,15 @@ struct SimulateEndToEndTests {
         let result = try HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X", "--fling"])
         #expect(result.status == 69, "\(result.stderr)")
     }
+
+    /// A regression: the embedded server's shutdown printed two error lines at the end of every demo.
+    @Test("hotels demo runs its own service, scrolls, writes its report and ends without an error line")
+    func demo() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("demo-\(UUID().uuidString)").path
+        let result = try HotelsProcess.run(["demo", "--out", out, "--rows", "30", "--latency", "20"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("error"), "\(result.stderr)")
+        #expect(result.stdout.contains("visible without logo at end 0"))
+        #expect(FileManager.default.fileExists(atPath: out + "/report/report.html"))
+    }
 }
