@@ -82,8 +82,8 @@ enum Diagnostics {
             case .authentication, .other: nil
             }
             return (.protocolError, hint)
-        case is ServiceReportedError:
-            return (.protocolError, nil)
+        case let reported as ServiceReportedError:
+            return reported.isAuthentication ? (.permission, authenticationHint) : (.protocolError, nil)
         case let error as NotSOAPEnvelopeError:
             if error.xmlRoot == "Fault" {
                 return (.dataError, "the service sent a SOAP fault without its Envelope: set \"envelope\": \"auto\" in the profile to read it")

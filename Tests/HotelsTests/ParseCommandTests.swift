@@ -48,6 +48,16 @@ struct ParseCommandTests {
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }
 
+    @Test("an error the profile names as a refused login exits 77 with the credentials hint; another value of the same path, 76")
+    func valueAuthenticationError() throws {
+        let response = try String(contentsOf: Samples.url("Real/tbo/HotelCancelResponse-status-05.xml"), encoding: .utf8)
+        let arguments = ["parse", "--profile", "Samples/Profiles/tbo-style.json", "-"]
+        let refused = try HotelsProcess.run(arguments, stdin: Data(response.replacingOccurrences(of: "<StatusCode>05<", with: "<StatusCode>02<").utf8))
+        #expect(refused.status == 77 && refused.stderr.contains("check the credentials"), "\(refused.stderr)")
+        let other = try HotelsProcess.run(arguments, stdin: Data(response.utf8))
+        #expect(other.status == 76 && !other.stderr.contains("check the credentials"), "\(other.stderr)")
+    }
+
     @Test("a bad profile file exits 78 naming the key")
     func badProfile() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("hotelkit-bad-profile-\(getpid()).json")

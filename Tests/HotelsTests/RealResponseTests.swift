@@ -166,6 +166,14 @@ struct RealResponseTests {
         let success = Data(try String(contentsOf: Samples.url("Real/tbo/HotelCancelResponse-status-05.xml"), encoding: .utf8)
             .replacingOccurrences(of: "<StatusCode>05</StatusCode>", with: "<StatusCode>01</StatusCode>").utf8)
         #expect(try tbo.parse(bytes: Array(success)).hotels.isEmpty) // no error thrown
+        // "authentication" names the values that mean a refused login: 05 is not one of them, 02 is.
+        let login = try withError(#"{"path": "//Status/StatusCode", "unless": "01", "authentication": ["02"]}"#)
+        #expect(try reportedError("Real/tbo/HotelCancelResponse-status-05.xml", login)?.isAuthentication == false)
+        let refused = Data(try String(contentsOf: Samples.url("Real/tbo/HotelCancelResponse-status-05.xml"), encoding: .utf8)
+            .replacingOccurrences(of: "<StatusCode>05</StatusCode>", with: "<StatusCode>02</StatusCode>").utf8)
+        #expect(throws: ServiceReportedError(message: "02", path: "//Status/StatusCode", isAuthentication: true)) {
+            try login.parse(bytes: Array(refused))
+        }
         let amadeus = try withError(#"{"path": "//errorDetails/errorCode", "message": ["//errorDetails/errorCode", "//errorDescription/freeText"]}"#)
         #expect(try reportedError("Real/amadeus/Offer_ConfirmHotelOfferReply-error.xml", amadeus)?.message == "03659 CREDIT CARD DEPOSIT REQUIRED")
         #expect(try reportedError("Real/amadeus/Offer_ConfirmHotelOfferReply-ok.xml", amadeus) == nil)

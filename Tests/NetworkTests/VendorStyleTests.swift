@@ -147,7 +147,8 @@ struct VendorStyleTests {
             case (.sabre, let fault as SOAPFault), (.amadeus, let fault as SOAPFault):
                 #expect(fault.topic == .authentication, "\(fault)")
             case (.tbo, let reported as ServiceReportedError):
-                #expect(reported.message == "02 LoginErr: Login Failed for Member.")
+                // The profile names 02 as a refusal of the credentials: exit 77, with the credentials hint.
+                #expect(reported.message == "02 LoginErr: Login Failed for Member." && reported.isAuthentication)
             default:
                 Issue.record("\(style): \(error)")
             }

@@ -8,11 +8,15 @@ public struct ServiceReportedError: Error, Sendable, Equatable, CustomStringConv
     public var path: String
     /// Further errors in the same response: the first one is the error.
     public var others: Int
+    /// The profile's error rule names this error's value as a refusal of the
+    /// credentials (``ErrorRule/authentication``).
+    public var isAuthentication: Bool
 
-    public init(message: String, path: String, others: Int = 0) {
+    public init(message: String, path: String, others: Int = 0, isAuthentication: Bool = false) {
         self.message = message
         self.path = path
         self.others = others
+        self.isAuthentication = isAuthentication
     }
 
     public var description: String {
@@ -453,7 +457,7 @@ final class RecordExtractor: SOAPBodyHandler {
         let parts = matchers.filter { $0.role == .errorMessage }.compactMap { $0.value?.foldingWhitespace() }.filter { !$0.isEmpty }
         let message = parts.isEmpty ? errorValue.foldingWhitespace() : parts.joined(separator: " ")
         throw ServiceReportedError(message: message.isEmpty ? "(no message given)" : message, path: errorRule.path.description,
-                                   others: errorCount - 1)
+                                   others: errorCount - 1, isAuthentication: errorRule.authentication.contains(errorValue.foldingWhitespace()))
     }
 
     // MARK: Records

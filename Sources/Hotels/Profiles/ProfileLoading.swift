@@ -159,20 +159,22 @@ private struct ProfileDocument: Decodable {
         var path: String
         var unless: String?
         var message: [String]?
+        var authentication: [String]?
 
         init(from decoder: any Decoder) throws {
             if let path = try? decoder.singleValueContainer().decode(String.self) {
                 self.path = path
                 return
             }
-            try decoder.refuseUnknownKeys(["path", "unless", "message"], under: "error")
+            try decoder.refuseUnknownKeys(["path", "unless", "message", "authentication"], under: "error")
             let container = try decoder.container(keyedBy: CodingKeys.self)
             path = try container.decode(String.self, forKey: .path)
             unless = try container.decodeIfPresent(String.self, forKey: .unless)
             message = try container.decodeIfPresent([String].self, forKey: .message)
+            authentication = try container.decodeIfPresent([String].self, forKey: .authentication)
         }
 
-        private enum CodingKeys: String, CodingKey { case path, unless, message }
+        private enum CodingKeys: String, CodingKey { case path, unless, message, authentication }
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
@@ -274,7 +276,7 @@ private struct ProfileDocument: Decodable {
             for (index, part) in (document.message ?? []).enumerated() {
                 message.append(try checked("error.message[\(index)]") { () throws(PathSyntaxError) in try DocumentPath(parsing: part) })
             }
-            return ErrorRule(path: path, unless: document.unless, message: message)
+            return ErrorRule(path: path, unless: document.unless, message: message, authentication: Set(document.authentication ?? []))
         }
         let scale = coordinateScale ?? 1
         guard scale.isFinite, scale > 0 else {

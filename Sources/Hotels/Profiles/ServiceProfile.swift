@@ -106,11 +106,15 @@ public struct ErrorRule: Sendable, Equatable, CustomStringConvertible {
     public var unless: String?
     /// Paths whose values make the message, in order; empty: the value at ``path``.
     public var message: [DocumentPath]
+    /// Values at ``path`` that mean the service refused the credentials
+    /// (TBO's login failure, `02`): the error is then an authentication error.
+    public var authentication: Set<String>
 
-    public init(path: DocumentPath, unless: String? = nil, message: [DocumentPath] = []) {
+    public init(path: DocumentPath, unless: String? = nil, message: [DocumentPath] = [], authentication: Set<String> = []) {
         self.path = path
         self.unless = unless
         self.message = message
+        self.authentication = authentication
     }
 
     public var description: String { path.description }
