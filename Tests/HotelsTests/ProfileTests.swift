@@ -139,6 +139,14 @@ struct ProfileTests {
         ("envelope", #""none""#, "", ""),
         ("paging", #"{"style": "cursor", "next": "field:addtime", "with": ["@P"]}"#, "paging.with", "needs cursor paging whose \"next\" is an element's"),
         ("notes", "5", "notes", "expected an array of strings"),
+        ("fields", #"{"code": "@id", "address": {"join": []}}"#, "fields.address.join", "needs at least one path"),
+        ("fields", #"{"code": "@id", "address": {"join": ["../@City"]}}"#, "fields.address.join[0]", "the parts of a join are inside the record"),
+        ("fields", #"{"code": {"join": ["@id"]}}"#, "fields.code", "is the record's identity: give one path, not a join"),
+        ("fields", #"{"code": "../Name"}"#, "fields.code", "a path that climbs (“../Name”) names an attribute of an enclosing element"),
+        ("header", #"{"token": "Header/Token"}"#, "header.token", "a document path starts with “//”"),
+        ("header", #"{"token": "//@Token"}"#, "header.token", "needs at least one element before the attribute"),
+        ("paging", #"{"style": "cursor", "next": "header:nope"}"#, "paging.next", "“nope” is not one of this profile's header values"),
+        ("paging", #"{"style": "cursor", "next": "//Next", "with": ["Provider"]}"#, "paging.with", "name an attribute of the cursor's element, as “@Name”"),
     ] as [(String, String?, String, String)])
     func refused(key: String, value: String?, expectedKey: String, reason: String) throws {
         var json = key == "recrod" ? ProfileTests.acme.replacingOccurrences(of: "\"record\"", with: "\"recrod\"") : acme(key, value)
@@ -150,7 +158,9 @@ struct ProfileTests {
                 var object = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] ?? [:]
                 object["envelope"] = "none"
                 json = String(decoding: (try? JSONSerialization.data(withJSONObject: object)) ?? Data(), as: UTF8.self)
-                #expect(throws: ProfileError.self) { try profile(json) }
+                #expect { try profile(json) } throws: { error in
+                    (error as? ProfileError).map { $0.key == "envelope" && $0.reason.contains("a plain-XML service has no SOAP Header") } == true
+                }
             }
             return
         }
