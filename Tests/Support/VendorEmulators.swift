@@ -186,7 +186,7 @@ private struct Exchange {
     /// for. A stateful service keeps a search in its session (`session`): a
     /// token is good only in the session that ran the search.
     mutating func page(city: String, token: String?, size: Int? = nil, session: String = "") -> (codes: [Int], next: String?)? {
-        let search = city + "\u{1}" + session
+        let search = Self.search(city, session: session)
         let position: Int
         if let token, !token.isEmpty {
             guard state.tokens[search] == token, let known = state.positions[search] else { return nil }
@@ -206,6 +206,9 @@ private struct Exchange {
         state.tokens[search] = next
         return (codes, next)
     }
+
+    /// The key of a city's search in a session (or in none).
+    static func search(_ city: String, session: String) -> String { city + "\u{1}" + session }
 
     static func code(_ city: String, _ index: Int) -> String { "\(city.prefix(3).uppercased())\(String(format: "%03d", index + 1))" }
 
@@ -304,7 +307,7 @@ private struct Exchange {
             let city = value("//Body/OTA_HotelAvailRQ/AvailRequestSegment/HotelSearchCriteria/Criterion/HotelRef/@HotelCityCode") ?? ""
             let more = value("//Body/OTA_HotelAvailRQ/AvailRequestSegment/AdditionalAvail/@Ind") == "true"
             // "More" rows belong to the session that ran the search, and only to it.
-            let token = more ? state.tokens[city + "\u{1}" + session.id] : nil
+            let token = more ? state.tokens[Self.search(city, session: session.id)] : nil
             if more, token == nil {
                 return soap11(#"<OTA_HotelAvailRS xmlns="http://webservices.sabre.com/sabreXML/2011/10"><ApplicationResults status="NotProcessed"><Error Type="BusinessLogic"><SystemSpecificResults><Message>NO MORE AVAILABILITY IN THIS SESSION</Message></SystemSpecificResults></Error></ApplicationResults></OTA_HotelAvailRS>"#)
             }
