@@ -345,6 +345,34 @@ struct UsernameTokenTests {
         #expect(login.contains("<wsse:Password>sabre-WS-pass</wsse:Password><Organization>G7HE</Organization><Domain>DEFAULT</Domain>"))
     }
 
+    @Test("Bearer authentication, a wsu:Timestamp expiring after its lifetime, and the 2004/08 anonymous ReplyTo, as sent")
+    func bearerTimestampReplyTo() throws {
+        let json = #"""
+            {"name": "bearer", "soapAction": "urn:s#Search", "body": "<s:Search xmlns:s=\"urn:s\"><s:City>{city}</s:City></s:Search>",
+             "record": "Hotel", "fields": {"code": "@id", "name": "Name"}, "paging": {"style": "none"},
+             "http": {"auth": {"bearer": "{env:API_TOKEN}"}},
+             "security": {"username": "{env:WS_USER}", "password": "{env:WS_PASSWORD}", "timestamp": 300, "mustUnderstand": true},
+             "addressing": {"version": "2004/08"}}
+            """#
+        let profile = try ServiceProfile(json: Data(json.utf8), source: "test")
+        let secrets = SecretRedactor()
+        var builder = RequestBuilder(profile: profile, endpoint: "https://h.test/s",
+                                     credentials: Credentials(["API_TOKEN": "eyJ.bearer.token", "WS_USER": "agent", "WS_PASSWORD": "pw<1>"]),
+                                     secrets: secrets)
+        builder.now = { Date(timeIntervalSince1970: 1_700_000_000) }
+        builder.uuid = { "u-1" }
+        let request = try builder.request(.page(RequestParameters(city: "Oslo")), session: nil)
+        #expect(request.headers.contains { $0.name == "Authorization" && $0.value == "Bearer eyJ.bearer.token" })
+        let body = String(decoding: request.body ?? [], as: UTF8.self)
+        #expect(body.contains(#"soap:mustUnderstand="1"><wsu:Timestamp><wsu:Created>2023-11-14T22:13:20.000Z</wsu:Created><wsu:Expires>2023-11-14T22:18:20.000Z</wsu:Expires></wsu:Timestamp>"#))
+        // A text password carries its OASIS type, escaped, and no Nonce or Created unless asked for.
+        #expect(body.contains(#"<wsse:Username>agent</wsse:Username><wsse:Password Type="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0#PasswordText">pw&lt;1&gt;</wsse:Password></wsse:UsernameToken>"#))
+        let wsa = #"xmlns:wsa="http://schemas.xmlsoap.org/ws/2004/08/addressing""#
+        #expect(body.contains(#"<wsa:Action \#(wsa)>urn:s#Search</wsa:Action><wsa:To \#(wsa)>https://h.test/s</wsa:To>"#))
+        #expect(body.contains(#"<wsa:ReplyTo \#(wsa)><wsa:Address>http://schemas.xmlsoap.org/ws/2004/08/addressing/role/anonymous</wsa:Address></wsa:ReplyTo>"#))
+        #expect(secrets.redact("Authorization: Bearer eyJ.bearer.token; pw<1>") == "Authorization: Bearer \(SecretRedactor.mask); \(SecretRedactor.mask)")
+    }
+
     @Test("a nonce never repeats across 10,000 requests")
     func nonces() throws {
         let profile = try ServiceProfile.named(Samples.url("Profiles/amadeus-style.json").path)
