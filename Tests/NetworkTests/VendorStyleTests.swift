@@ -109,7 +109,7 @@ struct VendorStyleTests {
                                  "page MTL 21 s2", "logout s2"])
     }
 
-    @Test("Travelport: HTTP Basic, TargetBranch, a gzip answer, and NextResultReference echoed with its ProviderCode")
+    @Test("Travelport: HTTP Basic, its one SOAPAction as text/xml, TargetBranch, a gzip answer, and NextResultReference echoed with its ProviderCode")
     func travelport() async throws {
         let emulator = try VendorEmulator(.travelport, credentials: vendorCredentials)
         defer { emulator.stop() }

@@ -423,6 +423,13 @@ private struct Exchange {
             return refuse("HTTP Basic credentials", status: 401, body: "Unauthorized", headers: ["WWW-Authenticate": #"Basic realm="AXIS""#])
         }
         guard header("Accept-Encoding")?.contains("gzip") == true else { return refuse("no gzip", status: 406, body: "") }
+        // uAPI posts every service to one SOAPAction, as SOAP 1.1 text/xml.
+        guard header("Content-Type")?.hasPrefix("text/xml") == true else {
+            return refuse("Content-Type \(header("Content-Type") ?? "none")", status: 415, body: "")
+        }
+        guard header("SOAPAction") == "http://localhost:8080/kestrel/HotelService" else {
+            return soap11Fault("SOAPAction \(header("SOAPAction") ?? "none")", code: "Client", reason: "Unknown SOAPAction")
+        }
         guard value("//Body/HotelSearchAvailabilityReq/@TargetBranch") == credentials["TRAVELPORT_BRANCH"] else {
             return soap11Fault("TargetBranch", code: "Server.Business", reason: "Invalid TargetBranch")
         }
