@@ -189,7 +189,13 @@ struct RealResponseTests {
         let expected = try Data(contentsOf: Samples.url("Real/expected/travelport-HotelSearchAvailabilityRsp-london.jsonl"))
         #expect(String(decoding: lines, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
         #expect(page.hotels.first?.address == "49 Queensborough Terrace, London, W2 3SY")
-        #expect(page.nextCursor?.isEmpty == false)
+        #expect(page.nextCursor?.hasPrefix("H4sIAAAA") == true && page.nextCursorAttributes == ["ProviderCode": "TRM"])
+        // The next request echoes the reference with the provider that issued it.
+        var pager = Pager(paging: parser.profile.paging, pageSize: 10)
+        pager.received(page)
+        let next = try #require(pager.nextRequest(city: "LON"))
+        let body = String(decoding: try parser.profile.request(to: "http://h.test/", next).body ?? [], as: UTF8.self)
+        #expect(body.contains(#"<com:NextResultReference ProviderCode="TRM">H4sIAAAA"#))
     }
 }
 
