@@ -58,7 +58,8 @@ enum NameGuesses {
         ("latitude", ["latitude", "lat"]),
         ("longitude", ["longitude", "lon", "lng", "long"]),
         ("address", ["address", "addressline", "streetaddress", "street", "address1", "fulladdress"]),
-        ("logoURL", ["logourl", "logo", "imageurl", "image", "thumbnailurl", "thumbnail", "photourl", "pictureurl", "url", "uri"]),
+        ("logoURL", ["logourl", "logo", "imageurl", "image", "thumbnailurl", "thumbnail", "photourl", "pictureurl", "hotelpicture",
+                     "picture", "picpath", "picurl", "imagepath", "imgurl", "photo", "url", "uri"]),
         ("addtime", ["addtime", "added", "createdat", "created", "lastmodified", "lastupdated", "updated", "modified", "timestamp"]),
     ]
 

@@ -26,6 +26,59 @@ struct ProfileCommandTests {
         #expect(lists[0].split(separator: "\n").count > 40)
     }
 
+    /// The page and page size a request to the Kunlun availability service asks
+    /// for, or nil when the ASMX service would refuse it: the SOAPAction, the
+    /// element names, the city and a check-in date with a time, after today.
+    static func kunlunPage(_ request: ScriptedHTTPServer.Request) -> (page: Int, size: Int)? {
+        let body = String(decoding: request.body, as: UTF8.self)
+        func value(_ name: String) -> String? {
+            guard let open = body.range(of: "<n1:\(name)>"), let close = body[open.upperBound...].range(of: "</n1:\(name)>") else { return nil }
+            return String(body[open.upperBound..<close.lowerBound])
+        }
+        let today = ISO8601DateFormatter.string(from: Date(), timeZone: TimeZone(identifier: "UTC") ?? .current, formatOptions: [.withFullDate])
+        guard request.headers["soapaction"]?.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) == kunlun + "GetAvailabilityListPerPage",
+              body.contains(#"<n1:GetAvailabilityListPerPage xmlns:n1="\#(kunlun)">"#), body.contains("KwsSoapHeader"),
+              let arrival = value("arrival"), arrival.hasSuffix("T00:00:00"), arrival > today, value("cityCode") == "SHA",
+              let size = value("pageSize").flatMap(Int.init), let page = value("currentPage").flatMap(Int.init), page >= 1, size >= 1 else {
+            return nil
+        }
+        return (page, size)
+    }
+
+    static let kunlun = "http://www.shijinet.com.cn/kunlun/kws/1.1/"
+
+    @Test("round trip on a real vendor WSDL: init on the Kunlun PMS availability service pages through a loopback service speaking its schema")
+    func realRoundTrip() throws {
+        let hotels = 23
+        // The records as the schema's ExtraAvailability writes them.
+        let service = try ScriptedHTTPServer { request, connection in
+            guard let (page, size) = Self.kunlunPage(request) else {
+                connection.respond(status: 500, reason: "Internal Server Error", contentType: "text/xml", body: "")
+                return
+            }
+            let records = ((page - 1) * size..<min(page * size, hotels)).map { index in
+                "<Availability><HotelInfo><PicPath>http://pms.test/pic/\(index).jpg</PicPath><Level>4</Level><MinPrice>0</MinPrice><MaxPrice>0</MaxPrice>"
+                    + "<CommentResult>0</CommentResult><Code>KW\(1000 + index)</Code><Name>酒店 \(index)</Name><Address>\(index) Nanjing Road</Address>"
+                    + "<CityCode>SHA</CityCode></HotelInfo><RateInfos/></Availability>"
+            }.joined()
+            connection.respond(contentType: "text/xml; charset=utf-8", body: #"<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body>"#
+                + #"<GetAvailabilityListPerPageResponse xmlns="\#(Self.kunlun)"><GetAvailabilityListPerPageResult><CountNums>\#(hotels)</CountNums><OAvailabilityArr>\#(records)</OAvailabilityArr></GetAvailabilityListPerPageResult></GetAvailabilityListPerPageResponse></soap:Body></soap:Envelope>"#)
+        }
+        let folder = try DocumentFolder()
+        let profile = folder.path("kunlun.json")
+        let initRun = try HotelsProcess.run(["profile", "init", "--wsdl", Samples.url("Real/wsdl/asmx/AvailabilityService.wsdl").path,
+                                             "--operation", "GetAvailabilityListPerPage", "--out", profile])
+        #expect(initRun.status == 0, "\(initRun.stderr)")
+        let fetch = try HotelsProcess.run(["fetch", "--endpoint", service.url + "/KWS_TRAIN/AvailabilityService.asmx", "--city", "SHA",
+                                           "--profile", profile, "--page-size", "10", "--out", folder.path("out"), "--cache", folder.path("store")])
+        #expect(fetch.status == 0, "\(fetch.stderr)")
+        // Every page once, in order; the short third page ends the list.
+        #expect(service.requests.map { Self.kunlunPage($0)?.page } == [1, 2, 3])
+        let lines = try String(contentsOfFile: folder.path("out") + "/hotels.jsonl", encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == hotels)
+        #expect(lines.first?.contains(#""code":"KW1000""#) == true && lines.first?.contains("pms.test") == true, "\(lines.first ?? "")")
+    }
+
     @Test("inspect prints the operations, and --json the same for machines; a second run reads the cache")
     func inspect() throws {
         let serve = try ServeProcess()

@@ -63,6 +63,8 @@ struct ProfileDraftTests {
         #expect(profile.record == "Availability")
         #expect(profile.fields[.code] == FieldPath(elements: ["HotelInfo", "Code"]))
         #expect(profile.fields[.name] == FieldPath(elements: ["HotelInfo", "Name"]))
+        // Kunlun calls the hotel's picture `PicPath`.
+        #expect(profile.fields[.logoURL] == FieldPath(elements: ["HotelInfo", "PicPath"]))
         #expect(profile.paging == .page(first: 1))
     }
 
