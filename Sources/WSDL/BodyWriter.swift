@@ -2,7 +2,12 @@ import SOAP
 
 /// Writes a request's XML skeleton from an element's shape: required
 /// elements and attributes with well-chosen values, optional ones only when
-/// their name suggests a placeholder, and a note for every choice made.
+/// they hold a placeholder, and a note for every choice made.
+///
+/// Each placeholder goes to one place: of the values whose names suggest it,
+/// the best-named, then the shallowest. A real OpenTravel request has a
+/// dozen city-like values (a hotel's city, a customer's address, a phone's
+/// area code); the search's city is one of them.
 struct BodyWriter {
     /// Where `{env:…}` names start: the service's name, upper case.
     let credentialPrefix: String
@@ -11,6 +16,8 @@ struct BodyWriter {
     private(set) var notes: [String] = []
     private(set) var placeholders: Set<String> = []
     private var prefixes: [String: String] = [:]
+    /// The one path (`A/B/@c` or `A/B/c`) chosen for each placeholder.
+    private var sites: [String: String] = [:]
 
     init(credentialPrefix: String, guessesCredentials: Bool) {
         self.credentialPrefix = credentialPrefix
@@ -20,7 +27,32 @@ struct BodyWriter {
     /// The element and what it holds, as XML; the root declares its namespace.
     mutating func write(_ shape: ElementShape) -> String {
         prefixes = [:]
+        sites = Self.sites(in: shape)
         return element(shape, path: shape.name, declared: [:])
+    }
+
+    /// For each placeholder, the path of the value that gets it.
+    private static func sites(in root: ElementShape) -> [String: String] {
+        var best: [String: (rank: Int, depth: Int, path: String)] = [:]
+        func consider(_ name: String, _ type: String?, path: String, depth: Int) {
+            guard let guess = NameGuesses.placeholder(for: name, type: type) else { return }
+            let candidate = (guess.rank, depth, path)
+            if let current = best[guess.placeholder], (current.rank, current.depth) <= (candidate.0, candidate.1) { return }
+            best[guess.placeholder] = candidate
+        }
+        func walk(_ shape: ElementShape, path: String, depth: Int) {
+            for attribute in shape.attributes { consider(attribute.name, attribute.type, path: "\(path)/@\(attribute.name)", depth: depth) }
+            for child in shape.children {
+                let childPath = "\(path)/\(child.name)"
+                if child.children.isEmpty && child.attributes.isEmpty {
+                    consider(child.name, child.type, path: childPath, depth: depth + 1)
+                } else {
+                    walk(child, path: childPath, depth: depth + 1)
+                }
+            }
+        }
+        walk(root, path: root.name, depth: 0)
+        return best.mapValues(\.path)
     }
 
     private mutating func element(_ shape: ElementShape, path: String, declared: [String: String]) -> String {
@@ -63,7 +95,7 @@ struct BodyWriter {
                         content += "<\(qualified(child))>\(value)</\(qualified(child))>"
                         continue
                     }
-                } else if child.minOccurs > 0 || hasGuess(child) {
+                } else if child.minOccurs > 0 || hasGuess(child, path: childPath) {
                     if child.minOccurs == 0 { notes.append("\(childPath): optional, written because it holds a guessed placeholder") }
                     content += element(child, path: childPath, declared: declared)
                     continue
@@ -88,7 +120,7 @@ struct BodyWriter {
         var chosen: [Int: Int] = [:]
         let groups = Dictionary(grouping: children.filter { $0.choice != nil }, by: { $0.choice!.group })
         for (group, members) in groups.sorted(by: { $0.key < $1.key }) {
-            let withGuess = members.first { hasGuess($0) }
+            let withGuess = members.first { hasGuess($0, path: "\(path)/\($0.name)") }
             guard let pick = withGuess ?? (members.contains { $0.minOccurs > 0 } ? members.first : nil), let branch = pick.choice?.branch else { continue }
             chosen[group] = branch
             let others = members.filter { $0.choice?.branch != branch }.map(\.name)
@@ -100,20 +132,24 @@ struct BodyWriter {
         return chosen
     }
 
-    private func hasGuess(_ shape: ElementShape) -> Bool {
-        if NameGuesses.placeholder(for: shape.name, type: shape.type) != nil && shape.children.isEmpty { return true }
+    /// Whether the element at `path` is, or holds, a placeholder's site or a credential.
+    private func hasGuess(_ shape: ElementShape, path: String) -> Bool {
         if guessesCredentials, NameGuesses.credential(for: shape.name) != nil, shape.children.isEmpty { return true }
-        if shape.attributes.contains(where: { NameGuesses.placeholder(for: $0.name, type: $0.type) != nil }) { return true }
-        return shape.children.contains(where: hasGuess)
+        return sites.values.contains { $0 == path || $0.hasPrefix(path + "/") }
     }
 
     /// A value's text: a placeholder its name suggests, or, when it is
     /// required, a value of its type; nil leaves an optional one out.
     private mutating func value(name: String, type: String?, enumeration: [String], required: Bool, path: String) -> String? {
-        if let (placeholder, reason) = NameGuesses.placeholder(for: name, type: type) {
-            placeholders.insert(placeholder)
-            notes.append("\(path) = \(placeholder): \(reason)")
-            return placeholder
+        if let guess = NameGuesses.placeholder(for: name, type: type) {
+            if sites[guess.placeholder] == path {
+                placeholders.insert(guess.placeholder)
+                notes.append("\(path) = \(guess.placeholder): \(guess.reason)")
+                return guess.placeholder
+            }
+            if required, let site = sites[guess.placeholder] {
+                notes.append("\(path): its name suggests \(guess.placeholder) too, which went to \(site)")
+            }
         }
         if guessesCredentials, let suffix = NameGuesses.credential(for: name) {
             let variable = "{env:\(credentialPrefix)_\(suffix)}"

@@ -32,10 +32,14 @@ public struct WSDLInspection: Sendable, Encodable {
     public var name: String
     public var targetNamespace: String
     public var documents: [Document]
+    /// Imports of standard schemas (XML Signature, `xml:`, …), not read.
+    public var notRead: [SkippedImport]
     public var services: [ServiceDescription.Service]
     public var bindings: [Binding]
     /// What the policies ask of a request: `WS-Security UsernameToken`, `WS-Addressing`, ….
     public var policies: [String]
+    /// What the WSDL gets wrong, and how it was read anyway.
+    public var problems: [String]
 
     /// The inspection as lines for a terminal.
     public var lines: [String] {
@@ -45,6 +49,9 @@ public struct WSDLInspection: Sendable, Encodable {
             + " (\(fetched) fetched, \(cached) from the cache), \(documents.reduce(0) { $0 + $1.bytes }) bytes"]
         for document in documents.dropFirst() {
             lines.append("  \(document.name) (\(document.origin), \(document.bytes) bytes)" + (document.referrer.map { " ← \($0)" } ?? ""))
+        }
+        for skipped in notRead {
+            lines.append("  not read: \(skipped.location) ← \(skipped.referrer) (\(skipped.standard), a standard schema no profile needs)")
         }
         for service in services {
             lines.append("service \(service.name)")
@@ -66,6 +73,7 @@ public struct WSDLInspection: Sendable, Encodable {
             }
         }
         lines.append("policies: " + (policies.isEmpty ? "none declared" : policies.joined(separator: ", ")))
+        lines += problems.map { "problem: " + $0 }
         return lines
     }
 }
@@ -82,6 +90,7 @@ extension ServiceDescription {
         return WSDLInspection(
             name: name, targetNamespace: targetNamespace,
             documents: documents.map { .init(name: $0.name, referrer: $0.referrer, origin: $0.origin.rawValue, bytes: $0.bytes) },
+            notRead: skipped,
             services: services,
             bindings: bindings.map { binding in
                 .init(name: binding.name, portType: binding.portType, soapVersion: binding.soapVersion.rawValue, style: binding.style,
@@ -92,6 +101,6 @@ extension ServiceDescription {
                                 documentation: operation.documentation.isEmpty ? nil : operation.documentation)
                       })
             },
-            policies: policies.descriptions)
+            policies: policies.descriptions, problems: problems)
     }
 }

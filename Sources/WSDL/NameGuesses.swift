@@ -8,23 +8,33 @@ enum NameGuesses {
         String(name.lowercased().filter { $0.isLetter || $0.isNumber })
     }
 
-    /// A request placeholder a value's name (and type) suggests, with why.
-    static func placeholder(for name: String, type: String?) -> (placeholder: String, reason: String)? {
+    /// A request placeholder a value's name (and type) suggests, with why,
+    /// and how well the name says it: 0 is best.
+    static func placeholder(for name: String, type: String?) -> (placeholder: String, reason: String, rank: Int)? {
         let folded = fold(name)
-        if folded.contains("city") || ["destination", "destinationcode", "citycode", "location", "locationcode"].contains(folded) {
-            return ("{city}", "its name names a city")
+        func rank(_ names: [String]) -> Int? { names.firstIndex(of: folded) }
+        if !notCities.contains(folded), let rank = rank(cityNames) ?? (folded.contains("city") ? cityNames.count : nil) {
+            return ("{city}", "its name names a city", rank)
         }
-        if pageSizeNames.contains(folded) { return ("{pageSize}", "its name says how many results a page holds") }
-        if pageNames.contains(folded) { return ("{page}", "its name is a page number") }
-        if cursorNames.contains(folded) { return ("{cursor}", "its name is a paging token or a position in the list") }
-        if moreNames.contains(folded) { return ("{more}", "its name asks for the rows that follow") }
-        if keywordNames.contains(folded) { return ("{keyword}", "its name is a search text") }
+        if let rank = rank(pageSizeNames) { return ("{pageSize}", "its name says how many results a page holds", rank) }
+        if let rank = rank(pageNames) { return ("{page}", "its name is a page number", rank) }
+        if let rank = rank(cursorNames) { return ("{cursor}", "its name is a paging token or a position in the list", rank) }
+        if let rank = rank(moreNames) { return ("{more}", "its name asks for the rows that follow", rank) }
+        if let rank = rank(keywordNames) { return ("{keyword}", "its name is a search text", rank) }
         // An xs:dateTime needs a time of day too (.NET services declare dates so).
         let time = type == "dateTime" ? "T00:00:00" : ""
-        if checkInNames.contains(folded) { return ("{today+30}" + time, "a check-in or start date: thirty days from the day of the request") }
-        if checkOutNames.contains(folded) { return ("{today+31}" + time, "a check-out or end date: the day after the check-in") }
+        if let rank = rank(checkInNames) {
+            return ("{today+30}" + time, "a check-in or start date: thirty days from the day of the request", rank)
+        }
+        if let rank = rank(checkOutNames) { return ("{today+31}" + time, "a check-out or end date: the day after the check-in", rank) }
         return nil
     }
+
+    /// City-like names, best first; any other name with "city" in it comes after them.
+    static let cityNames = ["hotelcitycode", "citycode", "cityname", "city", "destinationcode", "destination", "locationcode", "location"]
+    /// Names with "city" in them that are not the place searched: a phone's
+    /// area code, a GDS office (Sabre's and Amadeus's PseudoCityCode).
+    static let notCities: Set<String> = ["areacitycode", "pseudocitycode", "pcc"]
 
     /// A credential a header or body value's name suggests: the suffix of its `{env:…}` variable.
     static func credential(for name: String) -> String? {
@@ -36,16 +46,16 @@ enum NameGuesses {
         return nil
     }
 
-    static let pageSizeNames: Set<String> = ["pagesize", "maxresponses", "maxresults", "maxrecords", "maxitems", "resultsperpage",
+    static let pageSizeNames: [String] = ["pagesize", "maxresponses", "maxresults", "maxrecords", "maxitems", "resultsperpage",
                                              "limit", "maxhotels", "numberofresults", "pagelength", "maxrows", "rows", "size", "count"]
-    static let pageNames: Set<String> = ["page", "pagenumber", "pageindex", "pageno", "pagenum", "requestedpage", "startpage",
+    static let pageNames: [String] = ["page", "pagenumber", "pageindex", "pageno", "pagenum", "requestedpage", "startpage",
                                          "currentpage", "curpage", "currpage", "pageidx"]
-    static let cursorNames: Set<String> = ["cursor", "before", "after", "since", "moredataechotoken", "continuationtoken", "nexttoken",
+    static let cursorNames: [String] = ["cursor", "before", "after", "since", "moredataechotoken", "continuationtoken", "nexttoken",
                                            "nextpagetoken", "resumetoken", "pagingtoken", "nextresultreference", "startafter"]
-    static let moreNames: Set<String> = ["more", "moreindicator", "moreresults", "hasmore", "moredata", "moreavailable"]
-    static let keywordNames: Set<String> = ["keyword", "keywords", "hotelname", "searchtext", "query", "searchterm"]
-    static let checkInNames: Set<String> = ["start", "startdate", "checkin", "checkindate", "arrival", "arrivaldate", "fromdate", "datefrom"]
-    static let checkOutNames: Set<String> = ["end", "enddate", "checkout", "checkoutdate", "departure", "departuredate", "todate", "dateto"]
+    static let moreNames: [String] = ["more", "moreindicator", "moreresults", "hasmore", "moredata", "moreavailable"]
+    static let keywordNames: [String] = ["keyword", "keywords", "hotelname", "searchtext", "query", "searchterm"]
+    static let checkInNames: [String] = ["start", "startdate", "checkin", "checkindate", "arrival", "arrivaldate", "fromdate", "datefrom"]
+    static let checkOutNames: [String] = ["end", "enddate", "checkout", "checkoutdate", "departure", "departuredate", "todate", "dateto"]
 
     /// Response tokens that carry the next page's cursor.
     static let nextTokenNames: Set<String> = ["moredataechotoken", "nexttoken", "continuationtoken", "nextcursor", "cursor",

@@ -177,6 +177,11 @@ public struct ProfileDrafter: Sendable {
                 return (.object([("style", .string("cursor")), ("next", .string(token))]),
                         ["paging: cursor, the next page's token at \(token) goes back as {cursor}"])
             }
+            // OpenTravel's MoreIndicator holds where the next block begins, to send back as MoreDataEchoToken.
+            if let token = markers.first(in: ["moreindicator"]) {
+                return (.object([("style", .string("cursor")), ("next", .string(token))]),
+                        ["paging: cursor, OpenTravel's \(token) says where the next block begins and goes back as {cursor}"])
+            }
             // A position in the list (`before`, `since`) is the last record's sort key: its time field.
             if record.fields.contains(where: { $0.field == "addtime" }) {
                 var paging: [(String, JSONText)] = [("style", .string("cursor")), ("next", .string("field:addtime"))]

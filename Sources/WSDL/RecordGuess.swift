@@ -55,7 +55,7 @@ struct RecordGuess {
         var guess = RecordGuess(record: record.name, location: "")
         var used: Set<String> = []
         for (field, names) in NameGuesses.fieldNames {
-            var best: (rank: Int, depth: Int, path: String, name: String, shape: ElementShape?)?
+            var best: (known: Int, rank: Int, depth: Int, path: String, name: String, shape: ElementShape?)?
             for value in values {
                 let folded = NameGuesses.fold(value.name)
                 guard let rank = names.firstIndex(of: folded) ?? fallbackRank(field, folded) else { continue }
@@ -66,8 +66,10 @@ struct RecordGuess {
                 let path = value.isAttribute ? (value.path + ["@" + value.name]).joined(separator: "/") : value.path.joined(separator: "/")
                 guard !used.contains(path) else { continue }
                 let depth = value.path.count
-                if best == nil || (depth, rank) < (best!.depth, best!.rank) {
-                    best = (rank, depth, path, value.name, value.shape)
+                // A known name beats an identifier-like one wherever it sits (HotelCode under a child before MarketCode).
+                let known = rank < NameGuesses.fieldNames.count + 100 ? 0 : 1
+                if best == nil || (known, depth, rank) < (best!.known, best!.depth, best!.rank) {
+                    best = (known, rank, depth, path, value.name, value.shape)
                 }
             }
             guard let best else { continue }
@@ -108,7 +110,7 @@ struct ResponseMarkers {
         walk(body, parent: nil)
     }
 
-    func first(in names: Set<String>) -> String? {
+    func first(in names: some Collection<String>) -> String? {
         values.first { names.contains($0.folded) }?.path
     }
 

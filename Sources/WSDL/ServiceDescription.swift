@@ -87,6 +87,11 @@ public struct ServiceDescription: Sendable {
     public var schemas: SchemaSet
     /// The documents read, in order, and where each came from.
     public var documents: [LoadedDocument]
+    /// Standard schemas the set imports but the loader did not read.
+    public var skipped: [SkippedImport]
+    /// What the WSDL gets wrong, and how it was read anyway: a binding's
+    /// port type that is not in the set, with the one that stands in.
+    public var problems: [String] = []
 
     /// Every operation of every SOAP binding, in document order.
     public var operations: [Operation] { bindings.flatMap(\.operations) }
@@ -95,6 +100,7 @@ public struct ServiceDescription: Sendable {
     /// left out; references that do not resolve are kept with what is known.
     public init(_ set: WSDLDocumentSet) {
         documents = set.documents
+        skipped = set.skipped
         let definitions = set.documents.map(\.root).filter { $0.namespaceURI == Namespaces.wsdl }
         let root = set.root.root
         name = root.attributes["name"] ?? ""
@@ -140,7 +146,12 @@ public struct ServiceDescription: Sendable {
             let version: SOAPVersion = soap.namespaceURI == Namespaces.soap12 ? .v1_2 : .v1_1
             bindingVersions[qualified.name] = version
             let portTypeName = node.qualifiedName("type")
-            let portType = lookup(portTypes, portTypeName)
+            var portType = lookup(portTypes, portTypeName)
+            if portType == nil {
+                let (standIn, problem) = Self.standInPortType(for: node, named: qualified.name, among: portTypes)
+                portType = standIn
+                problems.append(problem)
+            }
             let style = soap.attributes["style"] ?? "document"
             var operations: [Operation] = []
             for operation in node.children(("operation"), in: Namespaces.wsdl) {
@@ -193,6 +204,25 @@ public struct ServiceDescription: Sendable {
         }
         policies = Self.policyHints(in: definitions)
         if operations.contains(where: { $0.inputHeaders.contains { $0.name == "Security" } }) { policies.usernameToken = true }
+    }
+
+    /// A binding whose `type` names no port type of the set (a wrong name, an
+    /// undeclared prefix) gets the one port type that has every operation it
+    /// binds, when exactly one has; the problem says which, or that none did.
+    private static func standInPortType(for binding: XMLTreeElement, named name: String,
+                                        among portTypes: [QualifiedName: XMLTreeElement]) -> (XMLTreeElement?, String) {
+        let written = binding.attributes["type"] ?? ""
+        let bound = Set(binding.children(("operation"), in: Namespaces.wsdl).compactMap { $0.attributes["name"] })
+        let matching = portTypes.filter { _, node in
+            bound.isSubset(of: node.children(("operation"), in: Namespaces.wsdl).compactMap { $0.attributes["name"] })
+        }
+        let prefix = written.split(separator: ":", maxSplits: 1).dropLast().first.map(String.init)
+        let why = prefix.map { binding.namespaces[$0] == nil } == true
+            ? "port type \(written), whose prefix \(prefix ?? "") is not declared" : "port type \(written), which no document of the set defines"
+        guard matching.count == 1, let (standIn, node) = matching.first else {
+            return (nil, "binding \(name) names \(why); its operations' messages are unknown")
+        }
+        return (node, "binding \(name) names \(why); port type \(standIn.name), the only one with all its operations, stands in")
     }
 
     /// Policy assertions anywhere in the WSDL documents, by their local

@@ -9,6 +9,20 @@ enum Namespaces {
     static let soap11 = "http://schemas.xmlsoap.org/wsdl/soap/"
     static let soap12 = "http://schemas.xmlsoap.org/wsdl/soap12/"
     static let xsd = "http://www.w3.org/2001/XMLSchema"
+
+    /// W3C and SOAP namespaces whose schemas an `xs:import` may name but a
+    /// profile never needs: signatures, encryption, `xml:lang`, SOAP
+    /// encoding and envelopes. They are not read. W3C's own copies of the
+    /// signature and `xml:` schemas carry a DOCTYPE, which the reader
+    /// refuses, so reading them would stop every WS-Security WSDL.
+    static let notRead: [String: String] = [
+        "http://www.w3.org/2000/09/xmldsig#": "XML Signature",
+        "http://www.w3.org/2001/04/xmlenc#": "XML Encryption",
+        "http://www.w3.org/XML/1998/namespace": "the xml: attributes",
+        "http://schemas.xmlsoap.org/soap/encoding/": "SOAP 1.1 encoding",
+        "http://schemas.xmlsoap.org/soap/envelope/": "the SOAP 1.1 envelope",
+        "http://www.w3.org/2003/05/soap-envelope": "the SOAP 1.2 envelope",
+    ]
 }
 
 /// One document of a WSDL set, parsed.
@@ -33,9 +47,22 @@ public struct WSDLDocumentSet: Sendable {
     /// The WSDL first, then the others in the order they were reached.
     public var documents: [LoadedDocument]
     public var root: LoadedDocument { documents[0] }
+    /// Imports of standard schemas that were not read (``notRead``).
+    public var skipped: [SkippedImport] = []
     /// How many documents came over the network in this load; 0 once cached.
     public var fetched: Int { documents.count { $0.origin == .network } }
     public var totalBytes: Int { documents.reduce(0) { $0 + $1.bytes } }
+}
+
+/// An `xs:import` of a standard namespace (XML Signature, `xml:`, SOAP
+/// encoding, …) that the loader did not follow: no profile needs its types.
+public struct SkippedImport: Sendable, Encodable, Equatable {
+    public var location: String
+    public var namespace: String
+    /// What the namespace is, e.g. "XML Signature".
+    public var standard: String
+    /// The document that imports it.
+    public var referrer: String
 }
 
 /// Loads a WSDL (a file or an http(s) URL) with everything it imports and
@@ -59,6 +86,8 @@ public struct WSDLDocumentSet: Sendable {
 ///   files, and are never named by a `file:` URL in an import.
 /// - **Cycles** of `wsdl:import` are refused with the chain; schemas that
 ///   import each other (which XML Schema allows) are each read once.
+/// - **Standard schemas** (XML Signature, `xml:`, SOAP encoding) that a
+///   schema imports are not read, and are listed in ``WSDLDocumentSet/skipped``.
 /// - **Counts**: documents in the set, imports in one document, bytes per
 ///   document and in all.
 public struct WSDLLoader: Sendable {
@@ -116,7 +145,7 @@ public struct WSDLLoader: Sendable {
         let localRoot: String? = rootURL.isFileURL ? (options.localRoot.map(Self.canonicalPath) ?? Self.defaultLocalRoot(for: rootURL)) : nil
         let load = LoadState(rootHost: rootURL.host?.lowercased(), localRoot: localRoot)
         try await visit(rootURL, referrer: nil, wsdlChain: [], state: load)
-        return WSDLDocumentSet(documents: load.documents)
+        return WSDLDocumentSet(documents: load.documents, skipped: load.skipped)
     }
 
     // MARK: Walking the set
@@ -151,6 +180,11 @@ public struct WSDLLoader: Sendable {
             throw WSDLError.tooManyImports(document: name, count: references.count, limit: options.maxImportsPerDocument)
         }
         for reference in references {
+            if let namespace = reference.standardNamespace {
+                state.skipped.append(SkippedImport(location: reference.location, namespace: namespace,
+                                                   standard: Namespaces.notRead[namespace] ?? namespace, referrer: name))
+                continue
+            }
             let target = try resolve(reference.location, from: url, referrer: name, state: state)
             try await visit(target, referrer: document, wsdlChain: reference.isWSDLImport ? wsdlChain + [key] : [], state: state)
         }
@@ -323,6 +357,8 @@ public struct WSDLLoader: Sendable {
     struct Reference {
         var location: String
         var isWSDLImport: Bool
+        /// The namespace of an `xs:import` of a standard schema, which is not read.
+        var standardNamespace: String? = nil
     }
 
     /// The WSDL 1.1 definitions, or a schema; anything else is refused with what it is.
@@ -345,7 +381,8 @@ public struct WSDLLoader: Sendable {
             for child in schema.children where child.namespaceURI == Namespaces.xsd
                 && ["import", "include", "redefine"].contains(child.localName) {
                 if let location = child.attributes["schemaLocation"], !location.trimmingWhitespace().isEmpty {
-                    references.append(Reference(location: location, isWSDLImport: false))
+                    let namespace = child.localName == "import" ? child.attributes["namespace"].flatMap { Namespaces.notRead[$0] == nil ? nil : $0 } : nil
+                    references.append(Reference(location: location, isWSDLImport: false, standardNamespace: namespace))
                 }
             }
         }
@@ -370,6 +407,7 @@ private final class LoadState {
     let localRoot: String?
     var seen: Set<String> = []
     var documents: [LoadedDocument] = []
+    var skipped: [SkippedImport] = []
     var totalBytes = 0
 
     init(rootHost: String?, localRoot: String?) {

@@ -214,6 +214,71 @@ struct ProfileDraftTests {
         #expect(profile.notes.contains { $0.contains("optional, left out: @ChainCode") })
     }
 
+    /// A described set of one WSDL with the search operation and one schema.
+    func describe(schema: String, operation: String = Documents.searchOperation) throws -> ServiceDescription {
+        let root = try XMLTreeElement.parse(Array(Documents.wsdl(body: operation).utf8), limits: XMLReaderLimits())
+        let types = try XMLTreeElement.parse(Array(schema.utf8), limits: XMLReaderLimits())
+        return ServiceDescription(WSDLDocumentSet(documents: [
+            LoadedDocument(url: "file:///test.wsdl", name: "test.wsdl", root: root, origin: .file, bytes: 0),
+            LoadedDocument(url: "file:///test.xsd", name: "test.xsd", root: types, origin: .file, bytes: 0),
+        ]))
+    }
+
+    @Test("each placeholder goes to one place, the best-named and shallowest; a phone's area code and a GDS office are not the city")
+    func onePlacePerPlaceholder() throws {
+        // The shape of OTA_HotelAvailRQ: city-like and size-like names in a customer profile, a phone, a car preference.
+        let schema = Documents.schema(#"""
+            <xs:complexType name="Address"><xs:sequence><xs:element name="CityName" type="xs:string" minOccurs="0"/></xs:sequence></xs:complexType>
+            <xs:complexType name="Phone"><xs:attribute name="AreaCityCode"/><xs:attribute name="PhoneNumber" use="required"/></xs:complexType>
+            <xs:element name="SearchRQ"><xs:complexType><xs:sequence>
+              <xs:element name="POS" minOccurs="0"><xs:complexType><xs:sequence><xs:element name="Source"><xs:complexType>
+                <xs:attribute name="PseudoCityCode"/></xs:complexType></xs:element></xs:sequence></xs:complexType></xs:element>
+              <xs:element name="Segment"><xs:complexType><xs:sequence>
+                <xs:element name="Profiles" minOccurs="0"><xs:complexType><xs:sequence>
+                  <xs:element name="Telephone" type="tns:Phone"/><xs:element name="Address" type="tns:Address"/>
+                  <xs:element name="VehClass"><xs:complexType><xs:attribute name="Size"/></xs:complexType></xs:element>
+                </xs:sequence></xs:complexType></xs:element>
+                <xs:element name="Criterion" minOccurs="0"><xs:complexType><xs:sequence>
+                  <xs:element name="Address" type="tns:Address" minOccurs="0"/>
+                  <xs:element name="HotelRef" minOccurs="0"><xs:complexType><xs:attribute name="HotelCityCode"/></xs:complexType></xs:element>
+                </xs:sequence></xs:complexType></xs:element>
+              </xs:sequence><xs:attribute name="MoreDataEchoToken"/></xs:complexType></xs:element>
+            </xs:sequence><xs:attribute name="MaxResponses" type="xs:positiveInteger"/></xs:complexType></xs:element>
+            <xs:element name="SearchRS"><xs:complexType><xs:sequence><xs:element name="RoomStays"><xs:complexType><xs:sequence>
+              <xs:element name="RoomStay" maxOccurs="unbounded"><xs:complexType><xs:sequence>
+                <xs:element name="BasicPropertyInfo"><xs:complexType><xs:attribute name="HotelCode"/><xs:attribute name="HotelName"/></xs:complexType></xs:element>
+              </xs:sequence><xs:attribute name="MarketCode"/></xs:complexType></xs:element>
+            </xs:sequence><xs:attribute name="MoreIndicator"/></xs:complexType></xs:element></xs:sequence></xs:complexType></xs:element>
+            """#)
+        let profile = try ProfileDrafter(description: describe(schema: schema)).draft(operation: "Search").profile
+        let body = profile.body.text
+        #expect(body.contains(#"<n1:HotelRef HotelCityCode="{city}">"#), "\(body)")
+        #expect(body.components(separatedBy: "{city}").count == 2, "\(body)")
+        #expect(!body.contains("Profiles") && !body.contains("POS") && !body.contains("Size="), "\(body)")
+        #expect(body.contains(#"MaxResponses="{pageSize}""#) && body.contains(#"MoreDataEchoToken="{cursor}""#))
+        // A known name under a child beats an identifier-like one on the record itself.
+        #expect(profile.fields[.code] == FieldPath(elements: ["BasicPropertyInfo"], attribute: "HotelCode"))
+        // OpenTravel's MoreIndicator says where the next block begins: it goes back as MoreDataEchoToken.
+        #expect(profile.paging == .cursor(.document(try DocumentPath(parsing: "//RoomStays/@MoreIndicator"))))
+    }
+
+    @Test("a binding whose port type is not in the set: the one port type with all its operations stands in, and the problem is named")
+    func standInPortType() throws {
+        let schema = Documents.schema(#"<xs:element name="SearchRQ" type="xs:string"/><xs:element name="SearchRS" type="xs:string"/>"#)
+        // SiteMinder's published WSDL binds `i0:IProviderGen` without declaring i0; its port type is ProviderGenService.
+        let undeclared = try describe(schema: schema, operation: Documents.searchOperation.replacingOccurrences(of: #"type="tns:Port""#, with: #"type="i0:IPort""#))
+        #expect(undeclared.problems == ["binding Binding names port type i0:IPort, whose prefix i0 is not declared; port type Port, the only one with all its operations, stands in"])
+        #expect(try undeclared.operation(named: "Search").input.first?.element?.name == "SearchRQ")
+        #expect(undeclared.inspection.lines.last?.hasPrefix("problem: binding Binding names port type i0:IPort") == true)
+        // Two port types that could stand in: neither is chosen.
+        let twoCandidates = Documents.searchOperation.replacingOccurrences(of: #"type="tns:Port""#, with: #"type="tns:Gone""#)
+            + #"<wsdl:portType name="Port2"><wsdl:operation name="Search"><wsdl:input message="tns:In"/></wsdl:operation></wsdl:portType>"#
+        let ambiguous = try describe(schema: schema, operation: twoCandidates)
+        #expect(ambiguous.problems == ["binding Binding names port type tns:Gone, which no document of the set defines; its operations' messages are unknown"])
+        #expect(try ambiguous.operation(named: "Search").input.isEmpty)
+        #expect(try describe(schema: schema).problems.isEmpty)
+    }
+
     @Test("an Axis-style RPC service whose parts are anyType: the profile loads and asks for a recorded response")
     func anyTypeParts() throws {
         let wsdl = #"""

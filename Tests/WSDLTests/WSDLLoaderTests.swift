@@ -128,6 +128,32 @@ struct WSDLLoaderTests {
         #expect(document.hasSuffix("evil.xsd"))
     }
 
+    @Test("standard schemas a WS-Security schema imports (XML Signature, xml:) are listed, not read: W3C's copies carry a DOCTYPE")
+    func standardSchemasNotRead() async throws {
+        let folder = try DocumentFolder()
+        let root = try folder.write("service.wsdl", Documents.wsdl(schemaImports: ["secext.xsd"]))
+        try folder.write("secext.xsd", #"""
+            <xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="urn:secext">
+              <xs:import namespace="http://www.w3.org/XML/1998/namespace" schemaLocation="xml.xsd"/>
+              <xs:import namespace="http://www.w3.org/2000/09/xmldsig#" schemaLocation="xmldsig-core-schema.xsd"/>
+              <xs:element name="Security" type="xs:anyType"/>
+            </xs:schema>
+            """#)
+        try folder.write("xmldsig-core-schema.xsd", #"<?xml version="1.0"?><!DOCTYPE schema [<!ENTITY dsig "http://www.w3.org/2000/09/xmldsig#">]>"#
+            + Documents.schema("", target: "http://www.w3.org/2000/09/xmldsig#"))
+        let set = try await loader(root: folder.url.path).load(root)
+        #expect(set.documents.count == 2)
+        #expect(set.skipped.map(\.location) == ["xml.xsd", "xmldsig-core-schema.xsd"])
+        #expect(set.skipped.map(\.standard) == ["the xml: attributes", "XML Signature"])
+        #expect(set.skipped.allSatisfy { $0.referrer.hasSuffix("secext.xsd") })
+        let lines = ServiceDescription(set).inspection.lines
+        #expect(lines.contains { $0.contains("not read: xmldsig-core-schema.xsd") && $0.contains("XML Signature") }, "\(lines)")
+        // Another namespace at the same location is read, and its DOCTYPE refused.
+        let other = try folder.write("other.wsdl", Documents.wsdl(schemaImports: ["xmldsig-core-schema.xsd"]))
+        let error = await loadError(loader(root: folder.url.path), other)
+        guard case .xml(_, _, .doctypeForbidden) = error else { Issue.record("expected a refused DOCTYPE, got \(String(describing: error))"); return }
+    }
+
     @Test("WSDL documents that import each other in a loop are refused with the chain")
     func importLoop() async throws {
         let folder = try DocumentFolder()
