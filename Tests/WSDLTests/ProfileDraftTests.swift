@@ -269,6 +269,9 @@ struct ProfileDraftTests {
         let undeclared = try describe(schema: schema, operation: Documents.searchOperation.replacingOccurrences(of: #"type="tns:Port""#, with: #"type="i0:IPort""#))
         #expect(undeclared.problems == ["binding Binding names port type i0:IPort, whose prefix i0 is not declared; port type Port, the only one with all its operations, stands in"])
         #expect(try undeclared.operation(named: "Search").input.first?.element?.name == "SearchRQ")
+        #expect(try ProfileDrafter(description: undeclared).draft(operation: "Search").profile.notes.contains {
+            $0.hasPrefix("wsdl: binding Binding names port type i0:IPort")
+        })
         #expect(undeclared.inspection.lines.last?.hasPrefix("problem: binding Binding names port type i0:IPort") == true)
         // Two port types that could stand in: neither is chosen.
         let twoCandidates = Documents.searchOperation.replacingOccurrences(of: #"type="tns:Port""#, with: #"type="tns:Gone""#)
