@@ -89,7 +89,13 @@ struct BodyWriter {
             for child in shape.children {
                 let childPath = "\(path)/\(child.name)"
                 if let choice = child.choice, chosen[choice.group] != choice.branch { continue }
-                if child.children.isEmpty && child.attributes.isEmpty {
+                if child.isOpen && child.children.isEmpty && child.attributes.isEmpty {
+                    if child.minOccurs > 0 {
+                        notes.append("\(childPath): the schema says nothing of its content (anyType, or Axis's Element); fill it from the vendor's documentation")
+                        content += "<\(qualified(child))></\(qualified(child))>"
+                        continue
+                    }
+                } else if child.children.isEmpty && child.attributes.isEmpty {
                     if let value = value(name: child.name, type: child.type, enumeration: child.enumeration,
                                          required: child.minOccurs > 0, path: childPath) {
                         content += "<\(qualified(child))>\(value)</\(qualified(child))>"

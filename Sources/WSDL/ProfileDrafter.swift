@@ -96,6 +96,10 @@ public struct ProfileDrafter: Sendable {
         if description.policies.messageSecurity {
             notes.append("security: the policy also asks for signing or encryption with certificates, which a profile cannot do")
         }
+        if description.policies.binaryEncoding {
+            notes.append("encoding: the policy asks for WCF's binary message encoding, which no client but WCF sends; "
+                + "ask the vendor for an endpoint with text encoding (basicHttpBinding or wsHttpBinding)")
+        }
         if description.policies.addressing {
             var addressing: [(String, JSONText)] = [("version", .string("1.0"))]
             if let action = operation.addressingAction, action != operation.soapAction {

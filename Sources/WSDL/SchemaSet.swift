@@ -174,6 +174,11 @@ struct ShapeExpander {
             if typeName.name == "anyType" { shape.isOpen = true } else { shape.type = typeName.name }
             return
         }
+        // Axis's DOM types: any XML at all, as open as anyType.
+        if typeName.namespace == Namespaces.apacheSOAP, ["Element", "Document"].contains(typeName.name) {
+            shape.isOpen = true
+            return
+        }
         if typePath.contains(typeName) {
             shape.isRecursive = true
             return

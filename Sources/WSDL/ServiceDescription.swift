@@ -68,6 +68,8 @@ public struct ServiceDescription: Sendable {
         public var transportSecurity = false
         /// Signing or encryption with certificates, which profiles cannot do.
         public var messageSecurity = false
+        /// WCF's binary message encoding (`msb:BinaryEncoding`): .NET Binary XML, which only WCF speaks.
+        public var binaryEncoding = false
 
         public var descriptions: [String] {
             var lines: [String] = []
@@ -75,6 +77,7 @@ public struct ServiceDescription: Sendable {
             if addressing { lines.append("WS-Addressing") }
             if transportSecurity { lines.append("WS-Security transport binding (HTTPS)") }
             if messageSecurity { lines.append("WS-Security signing or encryption with certificates (a profile cannot do this)") }
+            if binaryEncoding { lines.append("WCF binary message encoding (only WCF clients speak it; ask for a text-encoded endpoint)") }
             return lines
         }
     }
@@ -157,7 +160,14 @@ public struct ServiceDescription: Sendable {
             for operation in node.children(("operation"), in: Namespaces.wsdl) {
                 let name = operation.attributes["name"] ?? ""
                 let soapOperation = operation.child("operation", in: soap.namespaceURI)
-                let abstract = portType?.children(("operation"), in: Namespaces.wsdl).first { $0.attributes["name"] == name }
+                // An overloaded name (WSDL 1.1 allows it) is told apart by the input's and output's names.
+                let namesake = portType?.children(("operation"), in: Namespaces.wsdl).filter { $0.attributes["name"] == name } ?? []
+                func messageName(_ node: XMLTreeElement?, _ direction: String) -> String? {
+                    node?.child(direction, in: Namespaces.wsdl)?.attributes["name"]
+                }
+                let abstract = namesake.first {
+                    messageName($0, "input") == messageName(operation, "input") && messageName($0, "output") == messageName(operation, "output")
+                } ?? namesake.first
                 let abstractInput = abstract?.child("input", in: Namespaces.wsdl)
                 let abstractOutput = abstract?.child("output", in: Namespaces.wsdl)
                 func body(_ direction: String, _ abstract: XMLTreeElement?) -> (parts: [Part], headers: [QualifiedName], body: XMLTreeElement?) {
@@ -237,6 +247,7 @@ public struct ServiceDescription: Sendable {
                 case "Addressing" where element.namespaceURI.contains("addressing"): hints.addressing = true
                 case "TransportBinding", "HttpsToken": hints.transportSecurity = true
                 case "SymmetricBinding", "AsymmetricBinding", "X509Token": hints.messageSecurity = true
+                case "BinaryEncoding": hints.binaryEncoding = true
                 default: break
                 }
             }

@@ -9,6 +9,8 @@ enum Namespaces {
     static let soap11 = "http://schemas.xmlsoap.org/wsdl/soap/"
     static let soap12 = "http://schemas.xmlsoap.org/wsdl/soap12/"
     static let xsd = "http://www.w3.org/2001/XMLSchema"
+    /// Apache Axis's own types (`apachesoap:Element`, a DOM element).
+    static let apacheSOAP = "http://xml.apache.org/xml-soap"
 
     /// W3C and SOAP namespaces whose schemas an `xs:import` may name but a
     /// profile never needs: signatures, encryption, `xml:lang`, SOAP

@@ -79,6 +79,45 @@ struct ProfileCommandTests {
         #expect(lines.first?.contains(#""code":"KW1000""#) == true && lines.first?.contains("pms.test") == true, "\(lines.first ?? "")")
     }
 
+    @Test("round trip on a real OpenTravel WSDL: init on its OTA_HotelAvailRQ operation fetches a recorded OTA_HotelAvailRS from a loopback service")
+    func openTravelRoundTrip() throws {
+        let ota = "http://www.opentravel.org/OTA/2003/05"
+        let recorded = Array(try Data(contentsOf: Samples.url("Real/concur/OTA_HotelAvailRS-multi-property.xml")))
+        // Checks what the binding asks for (the SOAPAction, the OTA request, the WS-Security header), then answers Concur's recorded response.
+        let service = try ScriptedHTTPServer { request, connection in
+            let body = String(decoding: request.body, as: UTF8.self)
+            guard request.headers["soapaction"]?.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) == "HotelAvailRQ",
+                  body.contains(#"<n1:OTA_HotelAvailRQ xmlns:n1="\#(ota)""#), body.contains(#"HotelCityCode="PRG""#),
+                  body.contains("<wsse:Username>agent-7</wsse:Username>"), !body.contains("Profiles") else {
+                connection.respond(status: 500, reason: "Internal Server Error", contentType: "text/xml", body: "")
+                return
+            }
+            connection.respond(headers: ["Content-Type": "text/xml; charset=utf-8"], body: recorded)
+        }
+        let folder = try DocumentFolder()
+        let wsdl = Samples.url("Real/wsdl/ota-providergen/index.wsdl").path
+        let inspect = try HotelsProcess.run(["profile", "inspect", wsdl, "--offline"])
+        #expect(inspect.status == 0, "\(inspect.stderr)")
+        #expect(inspect.stdout.hasPrefix("\(wsdl): 25 documents"), "\(inspect.stdout.prefix(300))")
+        #expect(inspect.stdout.contains("not read: ./xmldsig-core-schema.xsd"))
+        #expect(inspect.stdout.contains("input: {\(ota)}OTA_HotelAvailRQ"))
+        #expect(inspect.stdout.contains("problem: binding BasicHttpBinding_IProviderGen names port type i0:IProviderGen"))
+        let profile = folder.path("providergen.json")
+        let initRun = try HotelsProcess.run(["profile", "init", "--wsdl", wsdl, "--operation", "HotelAvailRQ", "--out", profile])
+        #expect(initRun.status == 0, "\(initRun.stderr)")
+        #expect(initRun.stderr.contains("paging cursor"), "\(initRun.stderr)")
+        let fetch = try HotelsProcess.run(["fetch", "--endpoint", service.url + "/Service/Hotel/Provider/ProviderGen.svc", "--city", "PRG",
+                                           "--profile", profile, "--out", folder.path("out"), "--cache", folder.path("store")],
+                                          environment: ["PROVIDERGEN_USERNAME": "agent-7", "PROVIDERGEN_PASSWORD": "s3cret-pw"])
+        #expect(fetch.status == 0, "\(fetch.stderr)")
+        #expect(!fetch.stdout.contains("s3cret-pw") && !fetch.stderr.contains("s3cret-pw"))
+        // One request: the recorded response has no MoreIndicator, so the list ends there.
+        #expect(service.requests.count == 1)
+        let codes = try String(contentsOfFile: folder.path("out") + "/hotels.jsonl", encoding: .utf8).split(separator: "\n")
+            .compactMap { $0.firstMatch(of: /"code":"([^"]+)"/).map { String($0.1) } }
+        #expect(codes == ["HP070213", "HH910312", "HT030025", "HH871486"])
+    }
+
     @Test("inspect prints the operations, and --json the same for machines; a second run reads the cache")
     func inspect() throws {
         let serve = try ServeProcess()
@@ -114,6 +153,9 @@ struct ProfileCommandTests {
                  operation: "ConvertCurrency"),
         RealWSDL(path: "asmx/AvailabilityService.wsdl", bindings: ["AvailabilityQuerySoap": availabilityOperations],
                  operation: "GetAvailabilityListPerPage"),
+        RealWSDL(path: "axis/AxisDataServer.wsdl", bindings: ["AxisDataServerSoapBinding": [
+            "getStatus", "getMetadata", "getMetadata", "getVoRegistryMetadata", "doQuery", "makeQuery", "startQuery", "getResultsAndClose",
+            "abortQuery", "registerWebListener"]], operation: "doQuery"),
     ]
 
     /// The Kunlun PMS availability service's operations, in the binding's order.

@@ -87,13 +87,10 @@ struct ProfileDraftTests {
         }
     }
 
-    @Test("a real WCF set (senjayaip/wcf: ?wsdl and ?xsd=xsd0…3, schemas importing each other in a loop), vendored into the cache as its Reference.svcmap maps it")
-    func wcfSet() async throws {
-        let set = Samples.url("Real/wsdl/wcf/senjayaip-service1")
+    /// Copies each file a Visual Studio service reference's Reference.svcmap lists (and
+    /// the folder holds) to the WSDL cache file of its SourceUrl; how many it copied.
+    func vendor(_ set: URL, into cache: URL) throws -> Int {
         let map = try String(contentsOf: set.appendingPathComponent("Reference.svcmap"), encoding: .utf8)
-        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("wcf-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: cache) }
-        /// Copies each file the map lists (and the set holds) to the cache file of its SourceUrl.
         var vendored = 0
         for match in map.matches(of: #/FileName="([^"]+)"[^>]*SourceUrl="([^"]+)"/#) {
             let file = set.appendingPathComponent(String(match.1))
@@ -103,7 +100,21 @@ struct ProfileDraftTests {
             try FileManager.default.copyItem(at: file, to: cached)
             vendored += 1
         }
-        #expect(vendored == 4)
+        return vendored
+    }
+
+    /// An empty schema for Microsoft's standard Serialization namespace, which no WCF set in the index holds.
+    func serializationStandIn(for url: String, in cache: URL) throws {
+        let standIn = cache.appendingPathComponent(WSDLLoader.cachePath(for: try #require(URL(string: url))))
+        try Data(#"<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="http://schemas.microsoft.com/2003/10/Serialization/"/>"#.utf8)
+            .write(to: standIn)
+    }
+
+    @Test("a real WCF set (senjayaip/wcf: ?wsdl and ?xsd=xsd0…3, schemas importing each other in a loop), vendored into the cache as its Reference.svcmap maps it")
+    func wcfSet() async throws {
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("wcf-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: cache) }
+        #expect(try vendor(Samples.url("Real/wsdl/wcf/senjayaip-service1"), into: cache) == 4)
         var options = WSDLLoader.Options(cacheFolder: cache.path)
         options.offline = true
         let wsdl = "http://localhost:53068/Service1.svc?wsdl"
@@ -112,9 +123,7 @@ struct ProfileDraftTests {
             _ = try await WSDLLoader(options: options).load(wsdl)
         }
         // With a stand-in for it (written here, empty: no part of the service uses its types), the set loads.
-        let standIn = cache.appendingPathComponent(WSDLLoader.cachePath(for: try #require(URL(string: "http://localhost:53068/Service1.svc?xsd=xsd1"))))
-        try Data(#"<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="http://schemas.microsoft.com/2003/10/Serialization/"/>"#.utf8)
-            .write(to: standIn)
+        try serializationStandIn(for: "http://localhost:53068/Service1.svc?xsd=xsd1", in: cache)
         let loaded = try await WSDLLoader(options: options).load(wsdl)
         #expect(loaded.documents.count == 5 && loaded.fetched == 0)
         let description = ServiceDescription(loaded)
@@ -126,6 +135,53 @@ struct ProfileDraftTests {
         #expect(draft.profile.soapAction == "http://tempuri.org/IService1/GetData")
         #expect(draft.profile.body.text.contains("GetData") && draft.profile.body.text.contains("http://tempuri.org/"))
         _ = try ServiceProfile(json: Data(draft.json.utf8), source: "wcf-draft.json")
+    }
+
+    @Test("a real WCF set with a second WSDL (gpeshans/RecordsCollector: ?wsdl imports ?wsdl=wsdl0, which imports ?xsd=xsd0…2), SOAP 1.2 with binary encoding")
+    func wcfSetWithSecondWSDL() async throws {
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("wcf-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: cache) }
+        #expect(try vendor(Samples.url("Real/wsdl/wcf/recordscollector"), into: cache) == 5)
+        var options = WSDLLoader.Options(cacheFolder: cache.path)
+        options.offline = true
+        let wsdl = "http://recorder.apphb.com/DataBaseAccessService.svc?wsdl"
+        await #expect(throws: WSDLError.notCached(document: "http://recorder.apphb.com/DataBaseAccessService.svc?xsd=xsd1")) {
+            _ = try await WSDLLoader(options: options).load(wsdl)
+        }
+        try serializationStandIn(for: "http://recorder.apphb.com/DataBaseAccessService.svc?xsd=xsd1", in: cache)
+        let loaded = try await WSDLLoader(options: options).load(wsdl)
+        // Depth first: xsd0 imports xsd2.
+        #expect(loaded.documents.map(\.name) == [wsdl, wsdl + "=wsdl0"] + [0, 2, 1].map { "http://recorder.apphb.com/DataBaseAccessService.svc?xsd=xsd\($0)" })
+        let description = ServiceDescription(loaded)
+        #expect(description.operations.map(\.name) == ["LoadNameData", "UpdateNames", "LoadNumberData", "UpdateNumbers", "CountNamesRecords", "CountNumbersRecords"])
+        let operation = try description.operation(named: "LoadNameData")
+        #expect(operation.soapVersion == .v1_2 && operation.soapAction == "NamesService/DataBaseAccessService/LoadNameData")
+        #expect(operation.input.first?.element == QualifiedName(namespace: "NamesService", name: "LoadNameData"))
+        #expect(description.problems.isEmpty)
+        #expect(description.policies.addressing && description.policies.binaryEncoding)
+        let draft = try ProfileDrafter(description: description).draft(operation: "LoadNameData")
+        #expect(draft.profile.soapVersion == .v1_2 && draft.profile.addressing != nil)
+        // Its custom binding encodes messages as .NET Binary XML: the profile says so, since no text request will be understood.
+        #expect(draft.profile.notes.contains { $0.hasPrefix("encoding: the policy asks for WCF's binary message encoding") })
+        _ = try ServiceProfile(json: Data(draft.json.utf8), source: "wcf-draft.json")
+    }
+
+    @Test("a real Axis 1 rpc/encoded WSDL (AstroGrid's AxisDataServer): anyType and Axis Element parts are open, overloads are told apart, init asks for a recorded response")
+    func axisAnyType() async throws {
+        let description = try await real("axis/AxisDataServer.wsdl")
+        #expect(description.operations.map(\.name) == ["getStatus", "getMetadata", "getMetadata", "getVoRegistryMetadata", "doQuery", "makeQuery",
+                                                        "startQuery", "getResultsAndClose", "abortQuery", "registerWebListener"])
+        // The overloaded getMetadata: the second binds getMetadataRequest1/getMetadataResponse1, not the first's messages.
+        let overloads = description.operations.filter { $0.name == "getMetadata" }
+        #expect(overloads.map { $0.input.map(\.name) } == [[], ["xpathExpression"]])
+        #expect(overloads.map { $0.output.first?.type?.name } == ["Element", "anyType"])
+        let status = try description.operation(named: "getStatus")
+        #expect(status.style == "rpc" && status.use == "encoded" && status.soapAction.isEmpty)
+        #expect(try #require(description.bodyShape(of: status, output: false)).children.first?.isOpen == true)
+        let draft = try ProfileDrafter(description: description).draft(operation: "doQuery")
+        #expect(draft.profile.body.text == #"<n1:doQuery xmlns:n1="http://localhost:8080/axis/services/AxisDataServer"><soapBody></soapBody></n1:doQuery>"#)
+        #expect(draft.profile.notes.contains { $0.hasPrefix("request: doQuery/soapBody: the schema says nothing of its content") })
+        #expect(draft.profile.notes.contains { $0.contains("it says anyType") && $0.contains("--sample") })
     }
 
     @Test("an OpenTravel WSDL whose schemas live on opentravel.org: the import is refused by host, then named as not cached")
@@ -265,7 +321,7 @@ struct ProfileDraftTests {
     @Test("a binding whose port type is not in the set: the one port type with all its operations stands in, and the problem is named")
     func standInPortType() throws {
         let schema = Documents.schema(#"<xs:element name="SearchRQ" type="xs:string"/><xs:element name="SearchRS" type="xs:string"/>"#)
-        // SiteMinder's published WSDL binds `i0:IProviderGen` without declaring i0; its port type is ProviderGenService.
+        // A published OTA provider WSDL (Samples/Real/wsdl/ota-providergen) binds `i0:IProviderGen` without declaring i0; its port type is ProviderGenService.
         let undeclared = try describe(schema: schema, operation: Documents.searchOperation.replacingOccurrences(of: #"type="tns:Port""#, with: #"type="i0:IPort""#))
         #expect(undeclared.problems == ["binding Binding names port type i0:IPort, whose prefix i0 is not declared; port type Port, the only one with all its operations, stands in"])
         #expect(try undeclared.operation(named: "Search").input.first?.element?.name == "SearchRQ")
