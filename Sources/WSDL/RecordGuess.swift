@@ -61,6 +61,10 @@ struct RecordGuess {
                 guard let rank = names.firstIndex(of: folded) ?? fallbackRank(field, folded) else { continue }
                 // A bare `url` is a picture only under an image-like element.
                 if field == "logoURL", ["url", "uri"].contains(folded), !value.inImage { continue }
+                // A picture under something that is neither the hotel nor an image is another thing's (a discount's, a room's).
+                let ancestors = value.isAttribute ? value.path : Array(value.path.dropLast())
+                if field == "logoURL", !ancestors.isEmpty,
+                   !ancestors.contains(where: { NameGuesses.isHotelLike($0) || NameGuesses.isImageContext($0) }) { continue }
                 // A value with children is not a code, a name or a coordinate; an address may be one (its parts are joined).
                 if !value.isAttribute, let shape = value.shape, !shape.children.isEmpty, field != "address" { continue }
                 let path = value.isAttribute ? (value.path + ["@" + value.name]).joined(separator: "/") : value.path.joined(separator: "/")

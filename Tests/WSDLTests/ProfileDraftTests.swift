@@ -302,7 +302,9 @@ struct ProfileDraftTests {
             </xs:sequence><xs:attribute name="MaxResponses" type="xs:positiveInteger"/></xs:complexType></xs:element>
             <xs:element name="SearchRS"><xs:complexType><xs:sequence><xs:element name="RoomStays"><xs:complexType><xs:sequence>
               <xs:element name="RoomStay" maxOccurs="unbounded"><xs:complexType><xs:sequence>
-                <xs:element name="BasicPropertyInfo"><xs:complexType><xs:attribute name="HotelCode"/><xs:attribute name="HotelName"/></xs:complexType></xs:element>
+                <xs:element name="Discount" minOccurs="0"><xs:complexType><xs:sequence><xs:element name="Image" type="xs:string"/></xs:sequence></xs:complexType></xs:element>
+                <xs:element name="BasicPropertyInfo"><xs:complexType><xs:sequence><xs:element name="ImageURL" type="xs:string" minOccurs="0"/></xs:sequence>
+                  <xs:attribute name="HotelCode"/><xs:attribute name="HotelName"/></xs:complexType></xs:element>
               </xs:sequence><xs:attribute name="MarketCode"/></xs:complexType></xs:element>
             </xs:sequence><xs:attribute name="MoreIndicator"/></xs:complexType></xs:element></xs:sequence></xs:complexType></xs:element>
             """#)
@@ -314,6 +316,8 @@ struct ProfileDraftTests {
         #expect(body.contains(#"MaxResponses="{pageSize}""#) && body.contains(#"MoreDataEchoToken="{cursor}""#))
         // A known name under a child beats an identifier-like one on the record itself.
         #expect(profile.fields[.code] == FieldPath(elements: ["BasicPropertyInfo"], attribute: "HotelCode"))
+        // A discount's image is not the hotel's: the picture under the hotel's element is.
+        #expect(profile.fields[.logoURL] == FieldPath(elements: ["BasicPropertyInfo", "ImageURL"]))
         // OpenTravel's MoreIndicator says where the next block begins: it goes back as MoreDataEchoToken.
         #expect(profile.paging == .cursor(.document(try DocumentPath(parsing: "//RoomStays/@MoreIndicator"))))
     }
