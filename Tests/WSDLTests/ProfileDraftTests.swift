@@ -103,28 +103,29 @@ struct ProfileDraftTests {
         return vendored
     }
 
-    /// An empty schema for Microsoft's standard Serialization namespace, which no WCF set in the index holds.
-    func serializationStandIn(for url: String, in cache: URL) throws {
-        let standIn = cache.appendingPathComponent(WSDLLoader.cachePath(for: try #require(URL(string: url))))
+    /// A Visual Studio service reference's set, vendored into a cache and loaded offline. The
+    /// set lacks `missing` (Microsoft's standard Serialization schema, which no WCF set in the
+    /// index holds): the first load names it, and the second has an empty stand-in written here
+    /// (no part of these services uses its types).
+    func loadServiceReference(_ folder: String, vendored: Int, wsdl: String, missing: String) async throws -> WSDLDocumentSet {
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("wcf-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: cache) }
+        #expect(try vendor(Samples.url("Real/wsdl/wcf/\(folder)"), into: cache) == vendored)
+        var options = WSDLLoader.Options(cacheFolder: cache.path)
+        options.offline = true
+        await #expect(throws: WSDLError.notCached(document: missing)) {
+            _ = try await WSDLLoader(options: options).load(wsdl)
+        }
+        let standIn = cache.appendingPathComponent(WSDLLoader.cachePath(for: try #require(URL(string: missing))))
         try Data(#"<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="http://schemas.microsoft.com/2003/10/Serialization/"/>"#.utf8)
             .write(to: standIn)
+        return try await WSDLLoader(options: options).load(wsdl)
     }
 
     @Test("a real WCF set (senjayaip/wcf: ?wsdl and ?xsd=xsd0…3, schemas importing each other in a loop), vendored into the cache as its Reference.svcmap maps it")
     func wcfSet() async throws {
-        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("wcf-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: cache) }
-        #expect(try vendor(Samples.url("Real/wsdl/wcf/senjayaip-service1"), into: cache) == 4)
-        var options = WSDLLoader.Options(cacheFolder: cache.path)
-        options.offline = true
-        let wsdl = "http://localhost:53068/Service1.svc?wsdl"
-        // The set lacks ?xsd=xsd1 (the standard Serialization schema, in no readable copy): it is named.
-        await #expect(throws: WSDLError.notCached(document: "http://localhost:53068/Service1.svc?xsd=xsd1")) {
-            _ = try await WSDLLoader(options: options).load(wsdl)
-        }
-        // With a stand-in for it (written here, empty: no part of the service uses its types), the set loads.
-        try serializationStandIn(for: "http://localhost:53068/Service1.svc?xsd=xsd1", in: cache)
-        let loaded = try await WSDLLoader(options: options).load(wsdl)
+        let loaded = try await loadServiceReference("senjayaip-service1", vendored: 4, wsdl: "http://localhost:53068/Service1.svc?wsdl",
+                                                    missing: "http://localhost:53068/Service1.svc?xsd=xsd1")
         #expect(loaded.documents.count == 5 && loaded.fetched == 0)
         let description = ServiceDescription(loaded)
         #expect(description.operations.map(\.name) == ["GetData"])
@@ -139,17 +140,9 @@ struct ProfileDraftTests {
 
     @Test("a real WCF set with a second WSDL (gpeshans/RecordsCollector: ?wsdl imports ?wsdl=wsdl0, which imports ?xsd=xsd0…2), SOAP 1.2 with binary encoding")
     func wcfSetWithSecondWSDL() async throws {
-        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("wcf-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: cache) }
-        #expect(try vendor(Samples.url("Real/wsdl/wcf/recordscollector"), into: cache) == 5)
-        var options = WSDLLoader.Options(cacheFolder: cache.path)
-        options.offline = true
         let wsdl = "http://recorder.apphb.com/DataBaseAccessService.svc?wsdl"
-        await #expect(throws: WSDLError.notCached(document: "http://recorder.apphb.com/DataBaseAccessService.svc?xsd=xsd1")) {
-            _ = try await WSDLLoader(options: options).load(wsdl)
-        }
-        try serializationStandIn(for: "http://recorder.apphb.com/DataBaseAccessService.svc?xsd=xsd1", in: cache)
-        let loaded = try await WSDLLoader(options: options).load(wsdl)
+        let loaded = try await loadServiceReference("recordscollector", vendored: 5, wsdl: wsdl,
+                                                    missing: "http://recorder.apphb.com/DataBaseAccessService.svc?xsd=xsd1")
         // Depth first: xsd0 imports xsd2.
         #expect(loaded.documents.map(\.name) == [wsdl, wsdl + "=wsdl0"] + [0, 2, 1].map { "http://recorder.apphb.com/DataBaseAccessService.svc?xsd=xsd\($0)" })
         let description = ServiceDescription(loaded)
