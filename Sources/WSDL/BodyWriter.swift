@@ -121,18 +121,29 @@ struct BodyWriter {
     }
 
     /// For each choice among `children`, the branch to write: the one that
-    /// holds a guessed placeholder, else the first, noted with the others.
+    /// holds a guessed placeholder; else, when one branch is all optional,
+    /// that one (nothing is written); else the first. Noted with the others.
     private mutating func chosenBranches(_ children: [ElementShape], path: String) -> [Int: Int] {
         var chosen: [Int: Int] = [:]
-        let groups = Dictionary(grouping: children.filter { $0.choice != nil }, by: { $0.choice!.group })
+        let alternatives = children.compactMap { child in child.choice.map { (choice: $0, member: child) } }
+        let groups = Dictionary(grouping: alternatives, by: \.choice.group)
         for (group, members) in groups.sorted(by: { $0.key < $1.key }) {
-            let withGuess = members.first { hasGuess($0, path: "\(path)/\($0.name)") }
-            guard let pick = withGuess ?? (members.contains { $0.minOccurs > 0 } ? members.first : nil), let branch = pick.choice?.branch else { continue }
-            chosen[group] = branch
-            let others = members.filter { $0.choice?.branch != branch }.map(\.name)
-            if !others.isEmpty {
-                notes.append("\(path): a choice; wrote <\(pick.name)>" + (withGuess != nil ? " (it holds a guessed placeholder)" : " (the first)")
-                    + ", the others are " + others.joined(separator: ", "))
+            let branches = Dictionary(grouping: members, by: \.choice.branch)
+            let names = { (branch: Int) in (branches[branch] ?? []).map(\.member.name).joined(separator: ", ") }
+            let others = { (branch: Int) in branches.keys.sorted().filter { $0 != branch }.map(names).joined(separator: "; ") }
+            if let guess = members.first(where: { hasGuess($0.member, path: "\(path)/\($0.member.name)") }) {
+                chosen[group] = guess.choice.branch
+                if branches.count > 1 {
+                    notes.append("\(path): a choice; wrote <\(guess.member.name)> (it holds a guessed placeholder), the others are \(others(guess.choice.branch))")
+                }
+            } else if let optional = branches.keys.sorted().first(where: { branches[$0]?.allSatisfy { $0.member.minOccurs == 0 } == true }) {
+                chosen[group] = optional
+                if branches.count > 1, members.contains(where: { $0.member.minOccurs > 0 }) {
+                    notes.append("\(path): a choice; wrote none of it, since \(names(optional)) may all be left out; the others are \(others(optional))")
+                }
+            } else if let first = branches.keys.min() {
+                chosen[group] = first
+                if branches.count > 1 { notes.append("\(path): a choice; wrote \(names(first)) (the first), the others are \(others(first))") }
             }
         }
         return chosen

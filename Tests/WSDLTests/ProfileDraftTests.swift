@@ -283,6 +283,9 @@ struct ProfileDraftTests {
               <xs:element name="POS" minOccurs="0"><xs:complexType><xs:sequence><xs:element name="Source"><xs:complexType>
                 <xs:attribute name="PseudoCityCode"/></xs:complexType></xs:element></xs:sequence></xs:complexType></xs:element>
               <xs:element name="Segment"><xs:complexType><xs:sequence>
+                <xs:element name="StayDateRange" minOccurs="0"><xs:complexType><xs:choice>
+                  <xs:element name="DateWindowRange" type="xs:string"/><xs:sequence><xs:element name="StartDateWindow" type="xs:string" minOccurs="0"/></xs:sequence>
+                </xs:choice><xs:attribute name="Start" type="xs:date"/><xs:attribute name="End" type="xs:date"/></xs:complexType></xs:element>
                 <xs:element name="Profiles" minOccurs="0"><xs:complexType><xs:sequence>
                   <xs:element name="Telephone" type="tns:Phone"/><xs:element name="Address" type="tns:Address"/>
                   <xs:element name="VehClass"><xs:complexType><xs:attribute name="Size"/></xs:complexType></xs:element>
@@ -307,6 +310,8 @@ struct ProfileDraftTests {
         #expect(body.components(separatedBy: "{city}").count == 2, "\(body)")
         #expect(!body.contains("Profiles") && !body.contains("POS") && !body.contains("Size="), "\(body)")
         #expect(body.contains(#"MaxResponses="{pageSize}""#) && body.contains(#"MoreDataEchoToken="{cursor}""#))
+        // A choice with an all-optional branch (OTA's DateTimeSpanType) needs nothing written.
+        #expect(body.contains(#"<n1:StayDateRange Start="{today+30}" End="{today+31}"></n1:StayDateRange>"#), "\(body)")
         // A known name under a child beats an identifier-like one on the record itself.
         #expect(profile.fields[.code] == FieldPath(elements: ["BasicPropertyInfo"], attribute: "HotelCode"))
         // A discount's image is not the hotel's: the picture under the hotel's element is.
