@@ -227,8 +227,13 @@ public struct ServiceDescription: Sendable {
             bound.isSubset(of: node.children(("operation"), in: Namespaces.wsdl).compactMap { $0.attributes["name"] })
         }
         let prefix = written.split(separator: ":", maxSplits: 1).dropLast().first.map(String.init)
-        let why = prefix.map { binding.namespaces[$0] == nil } == true
-            ? "port type \(written), whose prefix \(prefix ?? "") is not declared" : "port type \(written), which no document of the set defines"
+        let why = if written.isEmpty {
+            "no port type"
+        } else if let prefix, binding.namespaces[prefix] == nil {
+            "port type \(written), whose prefix \(prefix) is not declared"
+        } else {
+            "port type \(written), which no document of the set defines"
+        }
         guard matching.count == 1, let (standIn, node) = matching.first else {
             return (nil, "binding \(name) names \(why); its operations' messages are unknown")
         }

@@ -337,6 +337,8 @@ struct ProfileDraftTests {
         let ambiguous = try describe(schema: schema, operation: twoCandidates)
         #expect(ambiguous.problems == ["binding Binding names port type tns:Gone, which no document of the set defines; its operations' messages are unknown"])
         #expect(try ambiguous.operation(named: "Search").input.isEmpty)
+        let untyped = try describe(schema: schema, operation: Documents.searchOperation.replacingOccurrences(of: #" type="tns:Port""#, with: ""))
+        #expect(untyped.problems == ["binding Binding names no port type; port type Port, the only one with all its operations, stands in"])
         #expect(try describe(schema: schema).problems.isEmpty)
     }
 
