@@ -72,7 +72,7 @@ struct RecordGuess {
                 let depth = value.path.count
                 // A known name beats an identifier-like one wherever it sits (HotelCode under a child before MarketCode).
                 let known = rank < NameGuesses.fieldNames.count + 100 ? 0 : 1
-                if best == nil || (known, depth, rank) < (best!.known, best!.depth, best!.rank) {
+                if best.map({ (known, depth, rank) < ($0.known, $0.depth, $0.rank) }) ?? true {
                     best = (known, rank, depth, path, value.name, value.shape)
                 }
             }
