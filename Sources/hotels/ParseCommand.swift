@@ -49,8 +49,9 @@ struct ParseCommand: ParsableCommand {
         var byKind: [String: Int] = [:]
         var failure: ExitStatus?
         for file in files {
+            var partial: ParseSummary?
             do {
-                let summary = try parse(file, with: parser, output: output)
+                let summary = try parse(file, with: parser, output: output, partial: &partial)
                 records += summary.records
                 warnings += summary.warnings
                 byKind.merge(summary.warningsByKind, uniquingKeysWith: +)
@@ -63,7 +64,14 @@ struct ParseCommand: ParsableCommand {
             } catch {
                 output.flush()
                 let status = Diagnostics.report(error, context: file == "-" ? "standard input" : file)
-                if self.summary { Diagnostics.note("\(file == "-" ? "standard input" : file): error: \(error)") }
+                if self.summary {
+                    // A response that reports an error still says how far it got: records, paging, header values.
+                    if let partial {
+                        printSummary(partial, of: file == "-" ? "standard input" : file, profile: profile, error: "\(error)")
+                    } else {
+                        Diagnostics.note("\(file == "-" ? "standard input" : file): error: \(error)")
+                    }
+                }
                 failure = failure ?? status
             }
         }
@@ -76,10 +84,10 @@ struct ParseCommand: ParsableCommand {
     }
 
     /// What the response says about paging, its header values (secret-looking ones hidden) and its error state.
-    private func printSummary(_ summary: ParseSummary, of file: String, profile: ServiceProfile) {
+    private func printSummary(_ summary: ParseSummary, of file: String, profile: ServiceProfile, error: String? = nil) {
         ResponseSummary.print(file, records: summary.records, skipped: summary.skipped, warnings: summary.warnings,
                               pagingState: summary.pagingState(profile.paging, endMarker: profile.endMarker),
-                              headerValues: summary.headerValues, profile: profile)
+                              headerValues: summary.headerValues, profile: profile, error: error)
     }
 
     /// Session tokens and credentials never reach the output.
@@ -88,7 +96,8 @@ struct ParseCommand: ParsableCommand {
         return ["token", "session", "password", "secret", "security", "key", "auth", "credential", "nonce"].contains { text.contains($0) }
     }
 
-    private func parse(_ file: String, with parser: HotelResponseParser, output: StandardOutput) throws -> ParseSummary {
+    /// Prints the file's records; `partial` gets the summary so far when the response reports an error.
+    private func parse(_ file: String, with parser: HotelResponseParser, output: StandardOutput, partial: inout ParseSummary?) throws -> ParseSummary {
         let descriptor = file == "-" ? STDIN_FILENO : open(file, O_RDONLY)
         guard descriptor >= 0 else { throw OpenError(path: file, errorNumber: errno) }
         defer { if descriptor != STDIN_FILENO { close(descriptor) } }
@@ -100,8 +109,13 @@ struct ParseCommand: ParsableCommand {
             },
             onWarning: { Diagnostics.warning("\(name): \($0)") }
         )
-        try session.feed(fileDescriptor: descriptor)
-        return try session.finish()
+        do {
+            try session.feed(fileDescriptor: descriptor)
+            return try session.finish()
+        } catch let error as ServiceReportedError {
+            partial = session.summary
+            throw error
+        }
     }
 }
 

@@ -6,7 +6,7 @@ import Hotels
 /// for each file, `hotels call` for the page it asked for.
 enum ResponseSummary {
     static func print(_ context: String, records: Int, skipped: Int?, warnings: Int, pagingState: String,
-                      headerValues: [String: String], profile: ServiceProfile) {
+                      headerValues: [String: String], profile: ServiceProfile, error: String? = nil) {
         Diagnostics.note("\(context): \(records) records, " + (skipped.map { "\($0) skipped, " } ?? "") + "\(warnings) warnings")
         Diagnostics.note("\(context): paging: " + pagingState)
         for (name, value) in headerValues.sorted(by: { $0.key < $1.key }) {
@@ -19,6 +19,6 @@ enum ResponseSummary {
         for name in profile.header.keys.sorted() where headerValues[name] == nil {
             Diagnostics.note("\(context): header \(name): absent")
         }
-        Diagnostics.note("\(context): error: none")
+        Diagnostics.note("\(context): error: " + (error ?? "none"))
     }
 }

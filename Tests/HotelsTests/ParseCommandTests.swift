@@ -115,4 +115,14 @@ struct ParseSummaryTests {
                           "header conversation: “conv-9”", "header token: (hidden, 21 characters)", "header echo: absent", "error: none"])
         #expect(!result.stderr.contains("SECRET"))
     }
+
+    @Test("a response that reports an error still gets its summary: the records before the error, paging, header values, the error")
+    func summaryOfAnError() throws {
+        let file = Samples.url("Real/concur/OTA_HotelSearchRS-error-322.xml").path
+        let result = try HotelsProcess.run(["parse", "--summary", "--profile", Samples.profileArgument("Samples/Real/profiles/concur-hotel-search.json"), file])
+        #expect(result.status == 76)
+        let notes = result.stderr.split(separator: "\n").filter { $0.hasPrefix("hotels: \(file): ") }.map { String($0.dropFirst("hotels: \(file): ".count)) }
+        #expect(notes == ["0 records, 0 skipped, 0 warnings", "paging: none: a one-shot operation, this response is the whole answer",
+                          "error: the service reported an error: 322 No availability (//Errors/Error)"], "\(result.stderr)")
+    }
 }

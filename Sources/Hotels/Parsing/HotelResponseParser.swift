@@ -235,7 +235,13 @@ public final class HotelParseSession {
     /// Ends the response and says what it held.
     public func finish() throws -> ParseSummary {
         try reader.finish()
-        return ParseSummary(
+        return summary
+    }
+
+    /// What the response has held so far: after an error it reported
+    /// (``ServiceReportedError``), its records, paging and header values up to there.
+    public var summary: ParseSummary {
+        ParseSummary(
             soapVersion: reader.version,
             records: reader.body.recordCount - skipped,
             skipped: skipped,
