@@ -238,7 +238,7 @@ struct CheckCommand: ParsableCommand {
             // As the client sends it: in a new session, or in the one the login started.
             let session = loaded.session.map { options in
                 var session = SessionState(id: 1)
-                if options.login != nil { (session.isStarted, session.calls) = (true, 1) }
+                if options.login != nil { session.answered() }
                 return session
             }
             write(try builder.request(.page(values.parameters(for: loaded)), session: session), secrets: secrets, to: output)

@@ -195,8 +195,7 @@ public struct HotelClient: Sendable {
         }
         var state = session
         if var current = state {
-            current.calls += 1
-            current.isStarted = true
+            current.answered()
             capture(SessionValues.captured(in: page.headerValues), into: &current)
             state = current
         }
@@ -229,8 +228,7 @@ public struct HotelClient: Sendable {
             }
             return (reader.body.values, exchange)
         }
-        session.calls += 1
-        session.isStarted = true
+        session.answered()
         capture(values, into: &session)
         record(context, exchange, error: nil)
         return values

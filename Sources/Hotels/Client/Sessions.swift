@@ -20,6 +20,12 @@ public struct SessionState: Sendable, Equatable {
     /// The next call is the one that starts the session.
     public var isStarting: Bool { !isStarted }
 
+    /// A call in this session was answered: the service knows the session now.
+    public mutating func answered() {
+        calls += 1
+        isStarted = true
+    }
+
     /// What `{session.NAME}` is in the next call: captured values, counters
     /// (a captured value of the counter's name plus one, else its first value
     /// plus the calls so far), and the transaction status.
