@@ -49,27 +49,28 @@ struct ParseCommand: ParsableCommand {
         var byKind: [String: Int] = [:]
         var failure: ExitStatus?
         for file in files {
+            let context = file == "-" ? "standard input" : file
             var partial: ParseSummary?
             do {
-                let summary = try parse(file, with: parser, output: output, partial: &partial)
+                let summary = try parse(file, named: context, with: parser, output: output, partial: &partial)
                 records += summary.records
                 warnings += summary.warnings
                 byKind.merge(summary.warningsByKind, uniquingKeysWith: +)
-                warningOptions.reportSuppressed(summary.warningsByKind, context: file == "-" ? "standard input" : file)
-                if let hint = summary.noRecordsHint { Diagnostics.warning("\(file == "-" ? "standard input" : file): \(hint)") }
+                warningOptions.reportSuppressed(summary.warningsByKind, context: context)
+                if let hint = summary.noRecordsHint { Diagnostics.warning("\(context): \(hint)") }
                 if self.summary {
                     output.flush()
-                    printSummary(summary, of: file == "-" ? "standard input" : file, profile: profile)
+                    printSummary(summary, of: context, profile: profile)
                 }
             } catch {
                 output.flush()
-                let status = Diagnostics.report(error, context: file == "-" ? "standard input" : file)
+                let status = Diagnostics.report(error, context: context)
                 if self.summary {
                     // A response that reports an error still says how far it got: records, paging, header values.
                     if let partial {
-                        printSummary(partial, of: file == "-" ? "standard input" : file, profile: profile, error: "\(error)")
+                        printSummary(partial, of: context, profile: profile, error: "\(error)")
                     } else {
-                        Diagnostics.note("\(file == "-" ? "standard input" : file): error: \(error)")
+                        Diagnostics.note("\(context): error: \(error)")
                     }
                 }
                 failure = failure ?? status
@@ -97,11 +98,11 @@ struct ParseCommand: ParsableCommand {
     }
 
     /// Prints the file's records; `partial` gets the summary so far when the response reports an error.
-    private func parse(_ file: String, with parser: HotelResponseParser, output: StandardOutput, partial: inout ParseSummary?) throws -> ParseSummary {
+    private func parse(_ file: String, named name: String, with parser: HotelResponseParser, output: StandardOutput,
+                       partial: inout ParseSummary?) throws -> ParseSummary {
         let descriptor = file == "-" ? STDIN_FILENO : open(file, O_RDONLY)
         guard descriptor >= 0 else { throw OpenError(path: file, errorNumber: errno) }
         defer { if descriptor != STDIN_FILENO { close(descriptor) } }
-        let name = file == "-" ? "standard input" : file
         let printRecords = !count
         let session = try parser.session(
             onRecord: { hotel in
