@@ -52,7 +52,7 @@ public struct ProfileDrafter: Sendable {
         notes.append("Written by hotels profile init from operation \(operation.name) of binding \(operation.binding) "
             + "(SOAP \(operation.soapVersion.rawValue), \(operation.style)/\(operation.use)). Every guess below says why; review them.")
         notes.append(endpoint.map { "endpoint: \($0) (give it as --endpoint)" } ?? "endpoint: the WSDL names none; ask the vendor")
-        notes += description.problems.filter { $0.hasPrefix("binding \(operation.binding) ") }.map { "wsdl: " + $0 }
+        if let problem = description.bindings.first(where: { $0.name == operation.binding })?.problem { notes.append("wsdl: " + problem) }
         if operation.use == "encoded" {
             notes.append("the binding is SOAP-encoded (RPC/encoded): the body below has no xsi:type attributes, which some servers need")
         }

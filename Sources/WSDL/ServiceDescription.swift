@@ -30,6 +30,9 @@ public struct ServiceDescription: Sendable {
         /// `document` or `rpc`.
         public var style: String
         public var operations: [Operation]
+        /// What the WSDL gets wrong about this binding, and how it was read
+        /// anyway: its port type is not in the set, and another stands in.
+        public var problem: String?
     }
 
     /// An operation as one SOAP binding binds it.
@@ -92,9 +95,8 @@ public struct ServiceDescription: Sendable {
     public var documents: [LoadedDocument]
     /// Standard schemas the set imports but the loader did not read.
     public var skipped: [SkippedImport]
-    /// What the WSDL gets wrong, and how it was read anyway: a binding's
-    /// port type that is not in the set, with the one that stands in.
-    public var problems: [String] = []
+    /// What the WSDL gets wrong, and how it was read anyway: each binding's ``Binding/problem``.
+    public var problems: [String] { bindings.compactMap(\.problem) }
 
     /// Every operation of every SOAP binding, in document order.
     public var operations: [Operation] { bindings.flatMap(\.operations) }
@@ -150,10 +152,9 @@ public struct ServiceDescription: Sendable {
             bindingVersions[qualified.name] = version
             let portTypeName = node.qualifiedName("type")
             var portType = lookup(portTypes, portTypeName)
+            var problem: String?
             if portType == nil {
-                let (standIn, problem) = Self.standInPortType(for: node, named: qualified.name, among: portTypes)
-                portType = standIn
-                problems.append(problem)
+                (portType, problem) = Self.standInPortType(for: node, named: qualified.name, among: portTypes)
             }
             let style = soap.attributes["style"] ?? "document"
             var operations: [Operation] = []
@@ -200,7 +201,7 @@ public struct ServiceDescription: Sendable {
                     documentation: (abstract?.child("documentation", in: Namespaces.wsdl)?.text ?? "").foldingWhitespace()))
             }
             bindings.append(Binding(name: qualified.name, portType: portTypeName?.name ?? "", soapVersion: version, style: style,
-                                    operations: operations))
+                                    operations: operations, problem: problem))
         }
         self.bindings = bindings
 
