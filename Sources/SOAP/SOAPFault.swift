@@ -129,7 +129,7 @@ public struct SOAPFault: Error, Sendable, Equatable, CustomStringConvertible {
     ]
     private static let authenticationPhrases: [String] = [
         "security", "authenticat", "unauthoriz", "not authorized", "credential", "password", "login", "logon", "agreement",
-        "security token", "invalid token", "expired token", "token expired", "invalid session", "session expired", "expired session",
+        "invalid token", "expired token", "token expired", "invalid session", "session expired", "expired session",
         "|session|",
     ]
 

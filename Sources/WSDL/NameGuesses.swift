@@ -34,7 +34,7 @@ enum NameGuesses {
     static let cityNames = ["hotelcitycode", "citycode", "cityname", "city", "destinationcode", "destination", "locationcode", "location"]
     /// Names with "city" in them that are not the place searched: a phone's
     /// area code, a GDS office (Sabre's and Amadeus's PseudoCityCode).
-    static let notCities: Set<String> = ["areacitycode", "pseudocitycode", "pcc"]
+    static let notCities: Set<String> = ["areacitycode", "pseudocitycode"]
 
     /// A credential a header or body value's name suggests: the suffix of its `{env:…}` variable.
     static func credential(for name: String) -> String? {
