@@ -1,3 +1,4 @@
+import AtomicFiles
 import Foundation
 import Imaging
 import SOAP
@@ -28,9 +29,9 @@ public struct SimulationReport {
     /// Writes both files into `directory`; returns the path of report.html.
     public func write(to directory: URL) throws -> URL {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try Data(try ImageEncoding.png().encode(contactSheet())).write(to: directory.appendingPathComponent("contact-sheet.png"), options: .atomic)
+        try AtomicFile.write(try ImageEncoding.png().encode(contactSheet()), to: directory.appendingPathComponent("contact-sheet.png"))
         let page = directory.appendingPathComponent("report.html")
-        try Data(html().utf8).write(to: page, options: .atomic)
+        try AtomicFile.write(Array(html().utf8), to: page)
         return page
     }
 

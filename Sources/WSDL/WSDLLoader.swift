@@ -1,3 +1,4 @@
+import AtomicFiles
 import Foundation
 import HTTP
 import SOAP
@@ -207,7 +208,7 @@ public struct WSDLLoader: Sendable {
             // A cache that cannot be written costs the next run a fetch, nothing more.
             try? FileManager.default.createDirectory(atPath: (cached as NSString).deletingLastPathComponent,
                                                      withIntermediateDirectories: true)
-            try? Data(bytes).write(to: URL(fileURLWithPath: cached), options: .atomic)
+            try? AtomicFile.write(bytes, to: URL(fileURLWithPath: cached))
         }
         return (bytes, .network)
     }

@@ -1,4 +1,5 @@
 import Crypto
+import AtomicFiles
 import Foundation
 import Locking
 #if canImport(Glibc)
@@ -185,22 +186,7 @@ public final class DiskImageCache: Sendable {
     }
 
     private func writeAtomically(_ bytes: [UInt8], to destination: URL) throws {
-        let temporary = directory.appendingPathComponent("tmp")
-            .appendingPathComponent("\(getpid())-\(UUID().uuidString)")
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        do {
-            try handle.write(contentsOf: bytes)
-            try handle.synchronize()
-            try handle.close()
-            guard rename(temporary.path, destination.path) == 0 else {
-                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-            }
-        } catch {
-            unlink(temporary.path)
-            throw error
-        }
+        try AtomicFile.write(bytes, to: destination, temporaryFolder: directory.appendingPathComponent("tmp"))
     }
 
     private struct EntryFile {
@@ -219,17 +205,9 @@ public final class DiskImageCache: Sendable {
         }
     }
 
-    /// Removes temporary files left by a process that died mid-write: its
-    /// pid (the name's prefix) is gone, or the file is ten minutes old.
+    /// Removes temporary files left by a process that died mid-write.
     private func removeStaleTemporaryFiles() {
-        let folder = directory.appendingPathComponent("tmp")
-        let cutoff = Date().addingTimeInterval(-600)
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] {
-            let path = folder.appendingPathComponent(name).path
-            let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate]) as? Date
-            let writerIsGone = name.split(separator: "-").first.flatMap { pid_t($0) }.map { kill($0, 0) != 0 && errno == ESRCH } ?? true
-            if writerIsGone || (modified ?? .distantPast) < cutoff { try? FileManager.default.removeItem(atPath: path) }
-        }
+        AtomicFile.removeLeftovers(in: directory.appendingPathComponent("tmp"))
     }
 }
 
