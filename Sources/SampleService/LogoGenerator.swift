@@ -2,7 +2,7 @@ import Foundation
 import Imaging
 import Locking
 import SOAP
-import Simulation
+import Seeding
 
 /// Makes each hotel's logo: a size from 64 to 1024 px and colours drawn from
 /// its code and the seed, PNG or JPEG. Made once, then kept (up to a budget).

@@ -1,5 +1,5 @@
 import SOAP
-import Simulation
+import Seeding
 
 /// One hotel of the sample service.
 struct SampleHotel: Sendable {

@@ -3,7 +3,7 @@ import Hummingbird
 import Locking
 import Logging
 import SOAP
-import Simulation
+import Seeding
 
 /// What `hotels serve` is started with.
 public struct SampleServiceOptions: Sendable {

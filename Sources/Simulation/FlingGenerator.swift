@@ -1,4 +1,5 @@
 import Foundation
+import Seeding
 import Scheduling
 
 /// Makes a realistic scroll session from a seed: reading pauses, short
