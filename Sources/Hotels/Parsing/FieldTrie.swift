@@ -1,0 +1,105 @@
+import SOAP
+
+/// A profile's field paths as a trie rooted at the record element, frozen
+/// into flat arrays after it is built.
+///
+/// A child is found through one open-addressing table keyed by (node, name
+/// identity), half empty, so an element costs one or two probes whether or
+/// not a path goes through it: a record's elements come in no fixed order,
+/// and most are ones no path names.
+struct FieldTrie {
+    struct Node {
+        var attributes: Range<Int> = 0..<0
+        /// The slot this element's text fills, or -1.
+        var textSlot = -1
+        /// The joined part this element's text is, or -1.
+        var joinPart = -1
+    }
+
+    /// Targets from this value on are joined parts, not slots.
+    private static let firstJoinTarget = 1 << 16
+
+    static func joinTarget(_ part: Int) -> Int { firstJoinTarget + part }
+
+    /// The joined part a target names, or nil for a field's slot.
+    @inline(__always)
+    static func joinPart(of target: Int) -> Int? { target >= firstJoinTarget ? target - firstJoinTarget : nil }
+
+    private struct Edge {
+        var parent = -1
+        var name: XMLName?
+        var child = -1
+    }
+
+    private(set) var nodes: [Node] = []
+    private(set) var attributes: [(name: XMLName, slot: Int)] = []
+    private let edges: [Edge]
+    private let shift: Int
+
+    init(_ paths: [(slot: Int, path: FieldPath)], names: XMLNameTable) {
+        // Built as nested arrays first, one node per path prefix.
+        var children: [[(name: XMLName, node: Int)]] = [[]]
+        var attributesByNode: [[(name: XMLName, slot: Int)]] = [[]]
+        var textSlots = [-1]
+        var joinParts = [-1]
+        for (slot, path) in paths {
+            var node = 0
+            for step in path.elements {
+                let name = names.name(step)
+                if let existing = children[node].first(where: { $0.name == name }) {
+                    node = existing.node
+                } else {
+                    children.append([])
+                    attributesByNode.append([])
+                    textSlots.append(-1)
+                    joinParts.append(-1)
+                    children[node].append((name, children.count - 1))
+                    node = children.count - 1
+                }
+            }
+            if let attribute = path.attribute {
+                attributesByNode[node].append((names.name(attribute), slot))
+            } else if let part = FieldTrie.joinPart(of: slot) {
+                joinParts[node] = part
+            } else {
+                textSlots[node] = slot
+            }
+        }
+        for node in children.indices {
+            nodes.append(Node(attributes: attributes.count..<(attributes.count + attributesByNode[node].count),
+                              textSlot: textSlots[node], joinPart: joinParts[node]))
+            attributes += attributesByNode[node]
+        }
+        var bits = 3
+        while 1 << bits < 2 * (children.count + 1) { bits += 1 }
+        shift = UInt.bitWidth - bits
+        var edges = Array(repeating: Edge(), count: 1 << bits)
+        for (parent, list) in children.enumerated() {
+            for (name, child) in list {
+                var index = FieldTrie.hash(parent, name, shift: shift)
+                while edges[index].name != nil { index = (index + 1) & (edges.count - 1) }
+                edges[index] = Edge(parent: parent, name: name, child: child)
+            }
+        }
+        self.edges = edges
+    }
+
+    /// Fibonacci hashing of the pair: the multiply spreads the low bits of
+    /// the name's address into the high bits kept.
+    @inline(__always) // once per element; out of line it cost parse-count 0.5% more instructions
+    private static func hash(_ node: Int, _ name: XMLName, shift: Int) -> Int {
+        Int(truncatingIfNeeded: ((name.identity &+ UInt(bitPattern: node)) &* 0x9E37_79B9_7F4A_7C15) >> UInt(shift))
+    }
+
+    /// The child of `node` for an element of this name, or -1.
+    @inline(__always) // once per element of every record: no call frame
+    func child(of node: Int, named name: XMLName) -> Int {
+        var index = FieldTrie.hash(node, name, shift: shift)
+        while true {
+            let edge = edges[index]
+            guard let edgeName = edge.name else { return -1 }
+            if edgeName == name, edge.parent == node { return edge.child }
+            index = (index + 1) & (edges.count - 1)
+        }
+    }
+}
