@@ -4,7 +4,6 @@ import HTTP
 import Imaging
 import Logging
 import Scheduling
-import Synchronization
 
 /// Where a logo came from.
 public enum LogoSource: String, Sendable, Codable {
@@ -118,6 +117,7 @@ public final class LogoPipeline: LogoLoading {
     public let requestQueue: WorkQueue
     private let transfers: SharedTransfers
     private let processing: ImagePipeline
+    private let indexWriter: IndexWriter?
 
     /// - Parameter decodeExecutor: Where decodes run and complete; tests pass
     ///   a serial queue, to step through the work.
@@ -130,6 +130,14 @@ public final class LogoPipeline: LogoLoading {
                                  completionQueue: DispatchQueue(label: "hotelkit.logos.done"))
         transfers = SharedTransfers(transport: configuration.transport, observe: configuration.observe)
         processing = ImagePipeline(decoder: configuration.decoder, filter: configuration.filter)
+        indexWriter = configuration.index.map { IndexWriter(index: $0, logger: configuration.logger) }
+    }
+
+    /// Waits until the index has every note of the logos loaded so far. Notes
+    /// are written in the background, so a logo never waits for its index:
+    /// call this before reading the index, or before the process ends.
+    public func indexWritten() async {
+        await indexWriter?.written()
     }
 
     /// The key of `url`'s filtered logo in both caches.
@@ -341,12 +349,58 @@ public final class LogoPipeline: LogoLoading {
     }
 
     private func note(_ request: Request, bytes: [UInt8], metadata: CachedImageMetadata?) {
-        guard let index = configuration.index, let disk = configuration.diskCache else { return }
-        do {
-            try index.noteImage(ImageIndexEntry(url: request.url, filter: configuration.filter.description, file: disk.file(for: request.key),
-                                                bytes: bytes.count, etag: metadata?.etag, lastModified: metadata?.lastModified))
-        } catch {
-            configuration.logger.warning("logo index: cannot note \(request.url): \(error)")
+        guard let indexWriter, let disk = configuration.diskCache else { return }
+        indexWriter.note(ImageIndexEntry(url: request.url, filter: configuration.filter.description, file: disk.file(for: request.key),
+                                         bytes: bytes.count, etag: metadata?.etag, lastModified: metadata?.lastModified))
+    }
+}
+
+/// Writes a pipeline's index notes one at a time, in order, on a task of its
+/// own: the index may be a database across a network, and a logo never waits
+/// for it. A failed note is logged, never fatal.
+private final class IndexWriter: Sendable {
+    private let notes: AsyncStream<ImageIndexEntry>.Continuation
+    /// Notes handed in and not yet written, and who waits for none to be left.
+    private let pending = Locked<(count: Int, waiters: [CheckedContinuation<Void, Never>])>((0, []))
+
+    init(index: any ImageIndex, logger: Logger) {
+        let (stream, notes) = AsyncStream<ImageIndexEntry>.makeStream()
+        self.notes = notes
+        // The task holds the stream and the counter, not the writer: the
+        // writer's deinit ends the stream, and with it the task.
+        Task { [pending] in
+            for await entry in stream {
+                do {
+                    try await index.noteImage(entry)
+                } catch {
+                    logger.warning("logo index: cannot note \(entry.url): \(error)")
+                }
+                let waiters = pending.withLock { state in
+                    state.count -= 1
+                    guard state.count == 0 else { return [CheckedContinuation<Void, Never>]() }
+                    defer { state.waiters = [] }
+                    return state.waiters
+                }
+                waiters.forEach { $0.resume() }
+            }
+        }
+    }
+
+    deinit { notes.finish() }
+
+    func note(_ entry: ImageIndexEntry) {
+        pending.withLock { $0.count += 1 }
+        notes.yield(entry)
+    }
+
+    func written() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let resumeNow = pending.withLock { state in
+                if state.count == 0 { return true }
+                state.waiters.append(waiter)
+                return false
+            }
+            if resumeNow { waiter.resume() }
         }
     }
 }

@@ -31,25 +31,6 @@ extension HotelStore {
         try writer.read { db in try Self.hotels(db, list, offset: offset, limit: limit) }
     }
 
-    /// Every row of a list in service order, handed to `body` `batchSize` at
-    /// a time from one read, so memory stays flat whatever the list's length
-    /// and no batch skips the rows before it again (as an offset would).
-    public func forEachBatch(in list: CachedList, batchSize: Int = 5000, _ body: ([Hotel]) throws -> Void) throws {
-        try writer.read { db in
-            let rows = try Row.fetchCursor(try db.cachedStatement(sql: Self.selectHotels + " ORDER BY position"), arguments: [list.id])
-            var batch: [Hotel] = []
-            batch.reserveCapacity(max(1, batchSize))
-            while let row = try rows.next() {
-                batch.append(Self.hotel(row))
-                if batch.count >= batchSize {
-                    try body(batch)
-                    batch.removeAll(keepingCapacity: true)
-                }
-            }
-            if !batch.isEmpty { try body(batch) }
-        }
-    }
-
     /// Merges a fresh first page: new codes are inserted, changed rows
     /// updated, and the page's rows take the top of the list in its order,
     /// so a row whose addtime changed moves to its new place. A page that
@@ -85,6 +66,29 @@ extension HotelStore {
     @discardableResult
     public func appendPage(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date = Date()) async throws -> Int {
         try await writer.write { db in try Self.append(db, page, to: key, checkpoint: checkpoint, now: now) }
+    }
+
+    /// Each batch is one read that goes on after the last row's position
+    /// (the `hotels_by_position` index), so none skips rows again as an offset would.
+    public func forEachBatch(in list: CachedList, batchSize: Int = 5000, _ body: ([Hotel]) async throws -> Void) async throws {
+        let batchSize = max(1, batchSize)
+        var after = Int64.min
+        while true {
+            let (batch, last) = try await writer.read { [after] db in
+                let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectHotels + ", position FROM hotels WHERE listId = ? AND position > ? ORDER BY position LIMIT ?"),
+                                               arguments: [list.id, after, batchSize])
+                var batch: [Hotel] = []
+                var last: Int64?
+                while let row = try rows.next() {
+                    batch.append(Self.hotel(row))
+                    last = row[7]
+                }
+                return (batch, last)
+            }
+            if !batch.isEmpty { try await body(batch) }
+            guard let last, batch.count == batchSize else { return }
+            after = last
+        }
     }
 
     // MARK: Transactions
@@ -300,7 +304,7 @@ extension HotelStore {
     }
 
     /// The columns of a `Hotel`, in the order ``hotel(_:)`` reads them.
-    private static let selectHotels = "SELECT code, name, address, latitude, longitude, logoURL, addtime FROM hotels WHERE listId = ?"
+    private static let selectHotels = "SELECT code, name, address, latitude, longitude, logoURL, addtime"
 
     /// The hotel of a row of ``selectHotels``, read by column index.
     private static func hotel(_ row: Row) -> Hotel {
@@ -308,7 +312,7 @@ extension HotelStore {
     }
 
     private static func hotels(_ db: Database, _ list: CachedList, offset: Int, limit: Int?) throws -> [Hotel] {
-        try Array(Row.fetchCursor(db.cachedStatement(sql: selectHotels + " ORDER BY position LIMIT ? OFFSET ?"),
+        try Array(Row.fetchCursor(db.cachedStatement(sql: selectHotels + " FROM hotels WHERE listId = ? ORDER BY position LIMIT ? OFFSET ?"),
                                   arguments: [list.id, limit ?? -1, offset]).map(hotel))
     }
 
@@ -346,7 +350,7 @@ extension HotelStore {
     /// The rows of the list among `codes`, by code.
     private static func existing(_ db: Database, _ id: Int64, codes: [String]) throws -> [String: Hotel] {
         guard !codes.isEmpty else { return [:] }
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: selectHotels + " AND code IN (SELECT value FROM json_each(?))"),
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: selectHotels + " FROM hotels WHERE listId = ? AND code IN (SELECT value FROM json_each(?))"),
                                        arguments: [id, jsonArray(codes)])
         var found: [String: Hotel] = [:]
         while let row = try rows.next() {

@@ -3,7 +3,7 @@ import Hotels
 
 /// Where cached lists live: what ``ListSync`` needs of a store. ``HotelStore``
 /// keeps them in SQLite; a server-side store (PostgreSQL, shared by many
-/// workers) implements the same four calls and no caller changes.
+/// workers) implements the same calls and no caller changes.
 ///
 /// Each write keeps a page and its paging checkpoint together: a writer
 /// that dies between pages leaves "load more" in step with the rows.
@@ -13,6 +13,11 @@ public protocol ListStorage: Sendable {
 
     /// Rows of a list in service order: `limit` of them from `offset`, or all.
     func hotels(in list: CachedList, offset: Int, limit: Int?) async throws -> [Hotel]
+
+    /// Every row of a list in service order, handed to `body` `batchSize` at
+    /// a time, so memory stays flat whatever the list's length: how a whole
+    /// list is written out.
+    func forEachBatch(in list: CachedList, batchSize: Int, _ body: ([Hotel]) async throws -> Void) async throws
 
     /// Merges a fresh first page: new codes inserted, changed rows updated,
     /// and the page's rows take the top of the list in its order. A page that

@@ -37,9 +37,12 @@ struct LogoPipelineTests {
         // A new process: an empty memory cache, the same disk cache, within max-age.
         var later = configuration
         later.memoryCache = MemoryImageCache()
-        let again = try await LogoPipeline(configuration: later).image(for: url)
+        let laterPipeline = LogoPipeline(configuration: later)
+        let again = try await laterPipeline.image(for: url)
         #expect(again.source == .disk && again.image == first.image)
         #expect(server.requests.count == 1)
+        await pipeline.indexWritten()
+        await laterPipeline.indexWritten()
         #expect(index.entries.withLock { $0.map(\.filter) } == ["resize:16x16:fill", "resize:16x16:fill"])
     }
 

@@ -114,17 +114,21 @@ struct StoreTests {
     }
 
     @Test("forEachBatch hands over the whole list in service order, a batch at a time")
-    func batches() throws {
+    func batches() async throws {
         let store = try HotelStore(folder: temporaryFolder("batches"))
         let page = hotels((0..<480).map { ("C\($0)", Int64(10_000 - $0)) })
-        try store.mergeFirstPage(Array(page[..<300]), into: key, checkpoint: checkpoint)
-        try store.appendPage(Array(page[300...]), to: key, checkpoint: checkpoint)
-        let list = try #require(try store.cachedList(key))
+        try await store.mergeFirstPage(Array(page[..<300]), into: key, checkpoint: checkpoint)
+        try await store.appendPage(Array(page[300...]), to: key, checkpoint: checkpoint)
+        let list = try #require(try await store.cachedList(key))
         var batches: [[Hotel]] = []
-        try store.forEachBatch(in: list, batchSize: 200) { batches.append($0) }
+        try await store.forEachBatch(in: list, batchSize: 200) { batches.append($0) }
         #expect(batches.map(\.count) == [200, 200, 80])
         #expect(batches.flatMap { $0 } == page)
-        #expect(try store.hotels(in: list) == page)
+        #expect(try await store.hotels(in: list) == page)
+        // A list that is a whole number of batches ends without an empty one.
+        var exact: [Int] = []
+        try await store.forEachBatch(in: list, batchSize: 240) { exact.append($0.count) }
+        #expect(exact == [240, 240])
     }
 
     @Test("Lists are kept apart by profile, endpoint, city and keyword; the latest of a city is found without an endpoint")

@@ -24,7 +24,11 @@ public struct ImageIndexEntry: Sendable, Equatable {
 
 /// Keeps a record of what the disk cache holds, so a store can report and
 /// tidy it (the offline store's `images` table is one).
+///
+/// Asynchronous, so an index across a network (a shared database) can
+/// implement it; the logo pipeline writes its notes in order, off the
+/// logos' path, and never waits for one.
 public protocol ImageIndex: Sendable {
     /// Records a logo written to, or read from, the disk cache.
-    func noteImage(_ entry: ImageIndexEntry) throws
+    func noteImage(_ entry: ImageIndexEntry) async throws
 }
