@@ -1,0 +1,160 @@
+import AtomicFiles
+import Foundation
+import HTTP
+import Hotels
+import Imaging
+import Logos
+import OfflineStore
+import SOAP
+
+/// What an error from HotelKit's libraries means to whoever runs a list:
+/// whether trying again later may help, what a person should fix, and the
+/// process exit status (sysexits) that says it to a shell.
+///
+/// ```swift
+/// let summary = try await job.run()
+/// if let failure = summary.failure {
+///     let meaning = ErrorMeaning(failure)
+///     if meaning.isRetryable { /* try the list again later */ }
+///     print(meaning.hint ?? "", "exit", meaning.exitCode)
+/// }
+/// ```
+///
+/// `hotels` prints its errors and chooses its exit codes from this, and a
+/// worker decides between retrying a list and giving it up.
+public struct ErrorMeaning: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        /// The network, a timeout, HTTP 5xx, a fault in which the service
+        /// says it failed: the same request may work later.
+        case transient
+        /// The service cannot be used as it is (its TLS certificate, say), nor the logo.
+        case unavailable
+        /// The service refused the credentials or the session.
+        case credentials
+        /// Something to set: the profile, a credential variable, the request it builds.
+        case configuration
+        /// The service answered, and said no: a fault about the request, an error it reports.
+        case refused
+        /// The response (or a file) is not what it should be: malformed, not SOAP, over a limit.
+        case badData
+        /// A name given by the caller does not exist (a built-in profile, say).
+        case usage
+        /// A file to read is missing or unreadable.
+        case noInput
+        /// Local storage: the store, or a file to write.
+        case storage
+    }
+
+    public var kind: Kind
+    /// The sysexits status: 64 usage, 65 bad data, 66 no input, 69 unavailable,
+    /// 74 I/O, 76 protocol (a SOAP fault), 77 permission, 78 configuration.
+    public var exitCode: Int32
+    /// What a person can do about it, when that is known.
+    public var hint: String?
+    /// Whether running the same list again later may succeed.
+    public var isRetryable: Bool
+
+    public init(kind: Kind, exitCode: Int32, hint: String? = nil, isRetryable: Bool = false) {
+        self.kind = kind
+        self.exitCode = exitCode
+        self.hint = hint
+        self.isRetryable = isRetryable
+    }
+
+    public init(_ error: any Error) {
+        switch error {
+        case let fault as SOAPFault:
+            self = Self.meaning(of: fault)
+        case let reported as ServiceReportedError:
+            self = reported.isAuthentication ? .credentials : Self(kind: .refused, exitCode: 76)
+        case let error as NotSOAPEnvelopeError:
+            let hint = if error.xmlRoot == "Fault" {
+                "the service sent a SOAP fault without its Envelope: set \"envelope\": \"auto\" in the profile to read it"
+            } else if let root = error.xmlRoot {
+                "the service answers plain XML, with <\(root)> as the root: set \"envelope\": \"none\" (or \"auto\") in the profile"
+            } else {
+                "check the endpoint URL: the response was not a SOAP message"
+            }
+            self.init(kind: .badData, exitCode: 65, hint: hint)
+        case let error as XMLReaderError:
+            guard case .limitExceeded = error else { self.init(kind: .badData, exitCode: 65); return }
+            self.init(kind: .badData, exitCode: 65, hint: "if the document is trusted, raise the limit with --max-depth, --max-text or --max-input")
+        case let error as ProfileError:
+            switch error.kind {
+            case .unknownName: self.init(kind: .usage, exitCode: 64)
+            case .unreadable: self.init(kind: .noInput, exitCode: 66)
+            case .invalid: self.init(kind: .configuration, exitCode: 78, hint: "see README.md, “Service profiles”, for the format")
+            }
+        case ImageError.unreadable:
+            self.init(kind: .noInput, exitCode: 66)
+        case is ImageError:
+            self.init(kind: .badData, exitCode: 65)
+        case let error as TransportError:
+            self = Self.meaning(of: error)
+        case is MissingCredentialsError, is CredentialsError, is RequestBuildError:
+            self.init(kind: .configuration, exitCode: 78)
+        case is StoreError:
+            self.init(kind: .storage, exitCode: 74, hint: "check the folder's permissions, or give another with --cache DIR")
+        case is AtomicFileError:
+            self.init(kind: .storage, exitCode: 74, hint: "check the folder's permissions and free space")
+        case is InputReadError:
+            self.init(kind: .storage, exitCode: 74)
+        case let error as ListSyncError:
+            self = Self.meaning(of: error)
+        case is LogoError:
+            self.init(kind: .unavailable, exitCode: 69)
+        default:
+            self.init(kind: .badData, exitCode: 65)
+        }
+    }
+
+    /// The service refused the credentials (HTTP 401 or 403, a security fault).
+    public static let credentials = ErrorMeaning(kind: .credentials, exitCode: 77, hint: """
+        the service refused the credentials or the session: check the credentials \
+        (the profile's {env:…} variables, or --credentials FILE), or start a new session
+        """)
+
+    private static func meaning(of fault: SOAPFault) -> ErrorMeaning {
+        switch fault.topic {
+        case .authentication:
+            .credentials
+        case .addressing:
+            ErrorMeaning(kind: .refused, exitCode: 76, hint: "the service did not accept the action: check the profile's soapAction")
+        case .request:
+            ErrorMeaning(kind: .refused, exitCode: 76, hint: "the service rejected the request; check the profile's body and parameters")
+        case .service:
+            ErrorMeaning(kind: .transient, exitCode: 76, hint: """
+                the service could not carry out the request; its reason says why (retry only if it is passing, or tell its operator)
+                """, isRetryable: true)
+        case .other:
+            ErrorMeaning(kind: .refused, exitCode: 76)
+        }
+    }
+
+    private static func meaning(of error: TransportError) -> ErrorMeaning {
+        switch error {
+        case _ where error.isOffline:
+            ErrorMeaning(kind: .transient, exitCode: 69, hint: "check that the service is running and the endpoint URL is right", isRetryable: true)
+        case .tls:
+            ErrorMeaning(kind: .unavailable, exitCode: 69, hint: "the certificate could not be verified; --insecure skips the check (unsafe)")
+        case .httpStatus(let status, _) where status == 401 || status == 403:
+            .credentials
+        case .httpStatus(let status, _) where status >= 500:
+            ErrorMeaning(kind: .transient, exitCode: 69, isRetryable: true)
+        case .tooLarge:
+            ErrorMeaning(kind: .badData, exitCode: 65)
+        default:
+            ErrorMeaning(kind: .refused, exitCode: 76)
+        }
+    }
+
+    private static func meaning(of error: ListSyncError) -> ErrorMeaning {
+        switch error {
+        case .nothingCached(_, let reason):
+            ErrorMeaning(kind: .transient, exitCode: 69, hint: "run hotels fetch once with the service reachable; hotels cache stats shows what is cached",
+                         isRetryable: reason != nil)
+        case .staleRefused(_, let reason):
+            ErrorMeaning(kind: .transient, exitCode: 69, isRetryable: reason != nil)
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import Hotels
+import Locking
+import OfflineStore
+
+/// Where a ``ListJob`` puts a list's rows and logos, as they come.
+///
+/// The store always has the list; a sink is where it goes besides:
+/// ``FolderSink`` writes `hotels.jsonl` and `logos/`, ``StoreOnlySink``
+/// nothing (a worker that only fills the shared store), ``MemorySink``
+/// keeps everything in memory (tests). A sink is used by one job run.
+public protocol ListSink: Sendable {
+    /// Before anything else: make the folder, tidy what a killed run left.
+    func open() async throws
+
+    /// The cached list, before the network is asked: show it whole, at once.
+    func showCached(_ list: CachedList, from storage: any ListStorage) async throws
+
+    /// A page that was just stored, with what storing it did.
+    func pageStored(_ page: FetchedPage, _ change: PageChange) async throws
+
+    /// A row's logo, as the logo pipeline keeps it.
+    func saveLogo(_ logo: LogoFile) async throws
+
+    /// The list as it stands when the job ends (after a failed page, as the
+    /// store has it): what the sink holds must now be this list, whole.
+    func finish(_ list: CachedList, from storage: any ListStorage) async throws
+}
+
+/// What storing a page did to the list.
+public enum PageChange: Sendable, Equatable {
+    /// Page 1, merged into the cached list.
+    case merged(MergeResult)
+    /// A "load more" page; `added` of its rows were new to the list.
+    case appended(added: Int)
+}
+
+/// A row's logo, ready to be written.
+public struct LogoFile: Sendable, Equatable {
+    public enum Format: String, Sendable {
+        case png, jpeg
+
+        /// The file extension: `png` or `jpg`.
+        public var fileExtension: String { self == .png ? "png" : "jpg" }
+    }
+
+    /// The hotel's code, as the service sent it.
+    public var code: String
+    public var bytes: [UInt8]
+    /// A filtered logo is a PNG; an unfiltered one keeps its own format.
+    public var format: Format
+
+    public init(code: String, bytes: [UInt8], format: Format) {
+        self.code = code
+        self.bytes = bytes
+        self.format = format
+    }
+
+    /// `CODE.png` (or `.jpg`): a code that is not a plain file name gets its
+    /// plain characters and a hash (``SafeFileName``), so a service can never
+    /// name a file outside the folder.
+    public var fileName: String {
+        SafeFileName.base(for: code) + "." + format.fileExtension
+    }
+}
+
+/// The store alone: nothing is written anywhere else. For workers that keep
+/// a shared store up to date, and for scripts that read the store after.
+public struct StoreOnlySink: ListSink {
+    public init() {}
+
+    public func open() async throws {}
+    public func showCached(_ list: CachedList, from storage: any ListStorage) async throws {}
+    public func pageStored(_ page: FetchedPage, _ change: PageChange) async throws {}
+    public func saveLogo(_ logo: LogoFile) async throws {}
+    public func finish(_ list: CachedList, from storage: any ListStorage) async throws {}
+}
+
+/// Keeps what a job delivers in memory, for tests and small scripts.
+public final class MemorySink: ListSink {
+    /// What the sink has seen, in order.
+    public struct Contents: Sendable, Equatable {
+        /// The rows shown from the cache before the network was asked.
+        public var cached: [Hotel] = []
+        /// Each stored page's rows, with what storing it did.
+        public var pages: [(hotels: [Hotel], change: PageChange)] = []
+        /// Logos by hotel code; a logo saved twice keeps the last.
+        public var logos: [String: LogoFile] = [:]
+        /// The whole list at the end, or nil before it.
+        public var list: [Hotel]?
+
+        public static func == (lhs: Contents, rhs: Contents) -> Bool {
+            lhs.cached == rhs.cached && lhs.logos == rhs.logos && lhs.list == rhs.list
+                && lhs.pages.map(\.hotels) == rhs.pages.map(\.hotels) && lhs.pages.map(\.change) == rhs.pages.map(\.change)
+        }
+    }
+
+    private let state = PosixMutex(Contents())
+
+    public init() {}
+
+    public var contents: Contents { state.withLock { $0 } }
+
+    public func open() async throws {}
+
+    public func showCached(_ list: CachedList, from storage: any ListStorage) async throws {
+        let rows = try await storage.hotels(in: list, offset: 0, limit: nil)
+        state.withLock { $0.cached = rows }
+    }
+
+    public func pageStored(_ page: FetchedPage, _ change: PageChange) async throws {
+        state.withLock { $0.pages.append((page.hotels, change)) }
+    }
+
+    public func saveLogo(_ logo: LogoFile) async throws {
+        state.withLock { $0.logos[logo.code] = logo }
+    }
+
+    public func finish(_ list: CachedList, from storage: any ListStorage) async throws {
+        let rows = try await storage.hotels(in: list, offset: 0, limit: nil)
+        state.withLock { $0.list = rows }
+    }
+}
