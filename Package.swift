@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "Logos", targets: ["Logos"]),
         .library(name: "OfflineStore", targets: ["OfflineStore"]),
         .library(name: "WSDL", targets: ["WSDL"]),
+        .library(name: "Fetching", targets: ["Fetching"]),
+        .library(name: "AtomicFiles", targets: ["AtomicFiles"]),
         .executable(name: "hotels", targets: ["hotels"]),
     ],
     dependencies: [
@@ -45,19 +47,24 @@ let package = Package(
         .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16")]),
         // The lock every target uses: a pthread mutex, which ThreadSanitizer sees.
         .target(name: "Locking"),
+        // Every file that is replaced is replaced through this: temporary file, fsync, rename, fsync of the folder.
+        .target(name: "AtomicFiles"),
+        // A deterministic random source, for the sample catalogue and generated scroll sessions.
+        .target(name: "Seeding"),
 
         // Along the data path: HTTP → SOAP → Hotels (records, the client);
         // Imaging → Scheduling (work queue, window loader) → Logos (the logo
-        // pipeline); OfflineStore (the list flow) on Hotels. Nothing points back.
+        // pipeline); OfflineStore (the store, ListSync) on Hotels; Fetching (the
+        // list job: pages, store, logos, sinks) on all of them. Nothing points back.
         .target(name: "HTTP", dependencies: ["CCurl", "Locking", logging]),
         .target(name: "SOAP", dependencies: ["CLibXML2", "HTTP"]),
         .target(name: "Hotels", dependencies: ["SOAP", "HTTP", "Locking", logging, .product(name: "Crypto", package: "swift-crypto")]),
         // From a vendor's WSDL to a profile: loads the set, reads it, guesses a profile.
-        .target(name: "WSDL", dependencies: ["SOAP", "HTTP", "Hotels"]),
+        .target(name: "WSDL", dependencies: ["AtomicFiles", "SOAP", "HTTP", "Hotels"]),
         .target(
             name: "Imaging",
             dependencies: [
-                "CJPEG", "CPNG", "Locking",
+                "AtomicFiles", "CJPEG", "CPNG", "Locking",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -74,26 +81,37 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
+        .target(
+            name: "Fetching",
+            dependencies: [
+                "AtomicFiles", "HTTP", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Logos", "OfflineStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // The simulation and the sample server: linked by the executable
         // alone, so library users never pull in a web server.
-        .target(name: "Simulation", dependencies: ["Hotels", "Imaging", "Locking", "Scheduling", "Logos", "OfflineStore", logging]),
+        .target(name: "Simulation", dependencies: ["AtomicFiles", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Seeding", "Logos", "OfflineStore", "Fetching", logging]),
         .target(
             name: "SampleService",
             dependencies: [
-                "SOAP", "Imaging", "Locking", "Simulation",
+                "SOAP", "Imaging", "Locking", "Seeding",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The command-line tool, a shell over the libraries. Its folder is not
+        // Sources/hotels, which would collide with Sources/Hotels where case is ignored.
         .executableTarget(
             name: "hotels",
             dependencies: [
-                "HTTP", "Hotels", "Imaging", "Locking", "Scheduling", "Logos", "OfflineStore", "Simulation", "SampleService", "WSDL", logging,
+                "AtomicFiles", "HTTP", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Seeding", "Logos", "OfflineStore", "Fetching",
+                "Simulation", "SampleService", "WSDL", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            path: "Sources/HotelsCLI"
         ),
 
         // Small programs that use the libraries as a user would; `make test` builds them.
-        .executableTarget(name: "FetchCity", dependencies: ["Hotels", "OfflineStore", "Logos", "Scheduling"], path: "Examples/FetchCity"),
+        .executableTarget(name: "FetchCity", dependencies: ["Hotels", "OfflineStore", "Logos", "Imaging", "Fetching"], path: "Examples/FetchCity"),
         .executableTarget(name: "ParseResponse", dependencies: ["Hotels"], path: "Examples/ParseResponse"),
         .executableTarget(name: "Thumbnail", dependencies: ["Logos", "Imaging"], path: "Examples/Thumbnail"),
 
@@ -109,6 +127,10 @@ let package = Package(
             dependencies: ["OfflineStore", "Hotels", "HTTP", "Imaging", "Logos", "TestSupport", "hotels", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "WSDLTests", dependencies: ["WSDL", "Hotels", "HTTP", "SOAP", "TestSupport", "hotels"]),
+        .testTarget(
+            name: "FetchingTests",
+            dependencies: ["AtomicFiles", "Fetching", "OfflineStore", "Hotels", "HTTP", "SOAP", "Imaging", "Logos", "TestSupport"]
+        ),
         .testTarget(name: "SchedulingTests", dependencies: ["Locking", "Scheduling", "Logos", "Imaging", "HTTP", "Simulation", "TestSupport", "hotels"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import AtomicFiles
 import Foundation
 import Imaging
 import Locking
@@ -75,7 +76,7 @@ struct ImageCommand: ParsableCommand {
 
     private func convert(_ input: String, to output: String, pipeline: ImagePipeline) throws -> ImagePipeline.Output {
         let result = try pipeline.process(.file(path: input))
-        try Data(result.encoded).write(to: URL(fileURLWithPath: output), options: .atomic)
+        try AtomicFile.write(result.encoded, to: URL(fileURLWithPath: output))
         return result
     }
 

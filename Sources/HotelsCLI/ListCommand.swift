@@ -1,4 +1,5 @@
 import ArgumentParser
+import Fetching
 import Foundation
 import Hotels
 import OfflineStore
@@ -42,7 +43,7 @@ struct ListCommand: AsyncParsableCommand {
             try await store.hotels(in: list, limit: max(0, limit)).forEach { HotelJSONLines.append($0, to: &lines) }
             writeAll(lines, to: STDOUT_FILENO)
         } else {
-            try writeList(list, from: store, to: FileHandle.standardOutput)
+            try await FolderSink.writeLines(of: list, from: store) { writeAll($0, to: STDOUT_FILENO) }
         }
     }
 }

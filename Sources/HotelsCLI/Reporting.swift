@@ -1,12 +1,9 @@
 import ArgumentParser
+import Fetching
 import Foundation
-import HTTP
 import Hotels
-import Imaging
 import Locking
 import Logging
-import Logos
-import OfflineStore
 import SOAP
 #if canImport(Glibc)
 import Glibc
@@ -61,81 +58,13 @@ enum Diagnostics {
         writeAll(Array(shown(text).utf8), to: STDERR_FILENO)
     }
 
-    /// Prints `error` with its context and returns the exit status it maps to.
+    /// Prints `error` with its context and the fix its ``ErrorMeaning`` knows;
+    /// returns the exit status it maps to.
     static func report(_ error: any Error, context: String) -> ExitStatus {
-        let (status, hint) = classify(error)
-        self.error("\(context): \(error)", hint: hint)
-        return status
-    }
-
-    private static let authenticationHint = "the service refused the credentials or the session: check the credentials "
-        + "(the profile's {env:…} variables, or --credentials FILE), or start a new session"
-
-    private static func classify(_ error: any Error) -> (ExitStatus, String?) {
-        switch error {
-        case let fault as SOAPFault:
-            if fault.topic == .authentication { return (.permission, authenticationHint) }
-            let hint: String? = switch fault.topic {
-            case .addressing: "the service did not accept the action: check the profile's soapAction"
-            case .request: "the service rejected the request; check the profile's body and parameters"
-            case .service: "the service could not carry out the request; its reason says why (retry only if it is passing, or tell its operator)"
-            case .authentication, .other: nil
-            }
-            return (.protocolError, hint)
-        case let reported as ServiceReportedError:
-            return reported.isAuthentication ? (.permission, authenticationHint) : (.protocolError, nil)
-        case let error as NotSOAPEnvelopeError:
-            if error.xmlRoot == "Fault" {
-                return (.dataError, "the service sent a SOAP fault without its Envelope: set \"envelope\": \"auto\" in the profile to read it")
-            }
-            if let root = error.xmlRoot {
-                return (.dataError, "the service answers plain XML, with <\(root)> as the root: set \"envelope\": \"none\" "
-                    + "(or \"auto\") in the profile")
-            }
-            return (.dataError, "check the endpoint URL: the response was not a SOAP message")
-        case let error as XMLReaderError:
-            if case .limitExceeded = error {
-                return (.dataError, "if the document is trusted, raise the limit with --max-depth, --max-text or --max-input")
-            }
-            return (.dataError, nil)
-        case let error as ProfileError:
-            switch error.kind {
-            case .unknownName: return (.usage, nil)
-            case .unreadable: return (.noInput, nil)
-            case .invalid: return (.config, "see README.md, “Service profiles”, for the format")
-            }
-        case ImageError.unreadable:
-            return (.noInput, nil)
-        case is ImageError:
-            return (.dataError, nil)
-        case let error as TransportError:
-            switch error {
-            case _ where error.isOffline:
-                return (.unavailable, "check that the service is running and the endpoint URL is right")
-            case .tls:
-                return (.unavailable, "the certificate could not be verified; --insecure skips the check (unsafe)")
-            case .httpStatus(let status, _) where status == 401 || status == 403:
-                return (.permission, authenticationHint)
-            case .httpStatus(let status, _):
-                return (status >= 500 ? .unavailable : .protocolError, nil)
-            case .tooLarge:
-                return (.dataError, nil)
-            default:
-                return (.protocolError, nil)
-            }
-        case is MissingCredentialsError, is CredentialsError, is RequestBuildError:
-            return (.config, nil)
-        case is StoreError:
-            return (.ioError, "check the folder's permissions, or give another with --cache DIR")
-        case is LogoError:
-            return (.unavailable, nil)
-        case is InputReadError:
-            return (.ioError, nil)
-        case is OpenError:
-            return (.noInput, nil)
-        default:
-            return (.dataError, nil)
-        }
+        // The one error of the tool's own: a file named on the command line that cannot be opened.
+        let meaning = error is OpenError ? ErrorMeaning(kind: .noInput, exitCode: ExitStatus.noInput.rawValue) : ErrorMeaning(error)
+        self.error("\(context): \(error)", hint: meaning.hint)
+        return ExitStatus(rawValue: meaning.exitCode) ?? .dataError
     }
 }
 

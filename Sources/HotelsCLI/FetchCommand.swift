@@ -1,4 +1,5 @@
 import ArgumentParser
+import Fetching
 import Foundation
 import HTTP
 import Hotels
@@ -114,7 +115,7 @@ struct FetchCommand: AsyncParsableCommand {
     /// at once; the first failing list's exit code, in the order given.
     private func fetch(client: HotelClient, http: HTTPTransport, chain: FilterChain) async throws {
         let store = try cacheOptions.folder.openStore()
-        let lists = ListFetch(client: client, store: store, keyword: keyword, options: ListSync.Options(
+        let lists = ListFetch(client: client, storage: store, keyword: keyword, options: ListSync.Options(
             pageSize: pageSize, maxPages: maxPages, cacheFirst: !refresh || offline, cacheOnly: offline,
             servesCacheWhenOffline: !requireFresh, readAhead: true),
             logos: logos ? LogoPipeline(configuration: .init(
@@ -160,172 +161,5 @@ struct FaultSummary: Encodable {
         role = fault.role
         detail = fault.detail
         detailLines = fault.detailLines
-    }
-}
-
-/// Saves each hotel's logo into a folder as CODE.png|jpg, through the logo pipeline.
-struct LogoSaver {
-    var folder: URL
-    /// Its request queue runs `--concurrency` downloads at once.
-    var pipeline: LogoPipeline
-
-    func save(_ hotels: [Hotel], policy: LogoCachePolicy = .revalidate) async -> LogoSummary {
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        // Each child saves its own logo and hands back only counts: a child
-        // result holding the logo's bytes and an existential error crashed
-        // release builds (Swift 6.3.1) while the group copied it out.
-        return await withTaskGroup(of: LogoSummary.self) { group in
-            for hotel in hotels {
-                guard let url = hotel.logoURL else { continue }
-                group.addTask { [self] in await saveOne(code: hotel.code, url: url, policy: policy) }
-            }
-            var summary = LogoSummary()
-            for await one in group { summary.add(one) }
-            return summary
-        }
-    }
-
-    /// Removes the temporary files a killed run left behind; once per run.
-    func removeLeftovers() {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        for name in names where name.hasPrefix(".") && name.hasSuffix(Self.partialSuffix) {
-            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
-        }
-    }
-
-    private static let partialSuffix = ".partial"
-
-    /// The file name of `code`'s logo (see ``SafeFileName``).
-    static func fileName(for code: String, ext: String) -> String {
-        SafeFileName.base(for: code) + "." + ext
-    }
-
-    /// Writes through a hidden temporary file beside the logo and renames it
-    /// over, so a reader never sees half a logo, and a killed run leaves only
-    /// a temporary file the next run removes.
-    private func write(_ bytes: [UInt8], as name: String) throws {
-        let partial = folder.appendingPathComponent(".\(name)\(Self.partialSuffix)")
-        try Data(bytes).write(to: partial)
-        guard rename(partial.path, folder.appendingPathComponent(name).path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: partial)
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot write \(name): \(reason)"])
-        }
-    }
-
-    private func saveOne(code: String, url: String, policy: LogoCachePolicy) async -> LogoSummary {
-        var summary = LogoSummary()
-        do {
-            let logo = try await pipeline.data(for: url, policy: policy)
-            let bytes = logo.data ?? []
-            let filtered = !pipeline.configuration.filter.filters.isEmpty
-            let ext = !filtered && (try? ImageFormat.detect(bytes)) == .jpeg ? "jpg" : "png"
-            try write(bytes, as: Self.fileName(for: code, ext: ext))
-            summary.count(logo, bytes: bytes.count)
-        } catch {
-            summary.failed += 1
-            Diagnostics.warning("logo of \(code) (\(url)): \(error)")
-        }
-        return summary
-    }
-}
-
-struct LogoSummary: Sendable, Codable {
-    var saved = 0
-    var fromCache = 0
-    /// Cached logos the server confirmed with 304 Not Modified.
-    var revalidated = 0
-    var failed = 0
-    var bytes = 0
-
-    mutating func count(_ logo: Logo, bytes: Int) {
-        saved += 1
-        self.bytes += bytes
-        if logo.source == .disk || logo.source == .memory { fromCache += 1 }
-        if logo.source == .revalidated { revalidated += 1 }
-    }
-
-    mutating func add(_ other: LogoSummary) {
-        saved += other.saved
-        fromCache += other.fromCache
-        revalidated += other.revalidated
-        failed += other.failed
-        bytes += other.bytes
-    }
-}
-
-/// The one-line summary of a fetch, or its JSON.
-struct FetchSummary: Encodable {
-    /// Pages fetched in this run.
-    var pages = 0
-    /// Rows in the list now, cached and fetched.
-    var hotels = 0
-    /// Rows that came from the network in this run.
-    var fetched = 0
-    /// Rows written from the cache before the network was asked.
-    var cached = 0
-    var merge: MergeResult?
-    var end: String?
-    var logos = LogoSummary()
-    var seconds = 0.0
-    var out: String
-    var city: String
-    var error: String?
-    /// The offline banner, when the cache was served instead of the network.
-    var offline: String?
-    /// The page error that stopped the run, reported after the summary.
-    var failure: (any Error)?
-
-    /// The whole fault, when a SOAP fault stopped the run.
-    var fault: FaultSummary?
-    /// Record warnings by kind, every one counted.
-    var warnings: [String: Int] = [:]
-    /// Hotels whose logo this run has saved (or tried to).
-    var logosTried: Set<String> = []
-
-    private enum CodingKeys: String, CodingKey {
-        case city, pages, hotels, fetched, cached, merge, end, logos, seconds, out, error, fault, offline, warnings
-    }
-
-    init(out: String, city: String) {
-        self.out = out
-        self.city = city
-    }
-
-    /// Counts a fetched page, and saves its logos: page by page, so no
-    /// image accumulates, whatever the length of the list.
-    mutating func received(_ page: FetchedPage, progress: ProgressLine, logos: LogoSaver?) async {
-        pages += 1
-        fetched += page.hotels.count
-        warnings.merge(page.warningsByKind, uniquingKeysWith: +)
-        progress.advance(by: page.hotels.count)
-        if let logos { await save(page.hotels, logos: logos) }
-    }
-
-    /// Saves the logos of `hotels` not tried yet in this run: at the end, the
-    /// rows a resumed run took from the store rather than the network, whose
-    /// logos an earlier run may not have saved (it failed, or was killed).
-    mutating func save(_ hotels: [Hotel], logos: LogoSaver) async {
-        let untried = hotels.filter { logosTried.insert($0.code).inserted }
-        guard !untried.isEmpty else { return }
-        self.logos.add(await logos.save(untried))
-    }
-
-    /// One line, or one JSON object; `label` (the city, when a fetch has several lists) leads the line.
-    func print(json: Bool, label: String = "") {
-        let text: String
-        if json {
-            text = jsonLine(self)
-        } else if let offline {
-            text = label + offline + " into \(out)" + (logos.saved + logos.failed > 0 ? ", \(logos.saved) logos from the cache" : "")
-        } else {
-            let rate = seconds > 0 ? Double(fetched) / seconds : 0
-            let merged = merge.map { ", merged: \($0.inserted) new, \($0.updated) updated, \($0.moved) moved" + ($0.replaced ? ", list replaced" : "") } ?? ""
-            text = label + "fetched \(fetched) hotels in \(pages) pages (\(String(format: "%.0f", rate))/s, end: \(end ?? "error"))\(merged); \(hotels) in the list"
-                + (logos.saved + logos.failed > 0
-                    ? ", \(logos.saved) logos (\(logos.fromCache) cached, \(logos.revalidated) revalidated, \(logos.failed) failed)" : "")
-                + " into \(out)"
-        }
-        writeAll(Array((text + "\n").utf8), to: STDOUT_FILENO)
     }
 }

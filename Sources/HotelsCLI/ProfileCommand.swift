@@ -1,4 +1,5 @@
 import ArgumentParser
+import AtomicFiles
 import Foundation
 import HTTP
 import Hotels
@@ -142,9 +143,9 @@ struct InitCommand: AsyncParsableCommand {
             return
         }
         do {
-            try Data(draft.json.utf8).write(to: URL(fileURLWithPath: out), options: .atomic)
-        } catch {
-            Diagnostics.error("\(out): cannot be written (\(error.localizedDescription))")
+            try AtomicFile.write(Array(draft.json.utf8), to: URL(fileURLWithPath: out))
+        } catch let error as AtomicFileError {
+            Diagnostics.error("\(out): cannot be written (\(error.reason))")
             throw ExitStatus.ioError.code
         }
         let profile = draft.profile
