@@ -1,6 +1,8 @@
-// Fetch a city through the offline store, cache first, then load the logos
-// of the rows a user can see. Run `hotels serve` and:
-//   swift run FetchCity http://127.0.0.1:8080/soap Paris
+// Fetch a city's whole list through the offline store, cache first, with
+// every hotel's logo, into a folder: OUT/hotels.jsonl and OUT/logos/, as
+// `hotels fetch --logos --out OUT` writes them. Run `hotels serve` and:
+//   swift run FetchCity http://127.0.0.1:8080/soap Paris paris
+import Fetching
 import Foundation
 import Hotels
 import Imaging
@@ -8,42 +10,40 @@ import Logos
 import OfflineStore
 
 let arguments = CommandLine.arguments
-guard arguments.count == 3 else {
-    FileHandle.standardError.write(Data("usage: FetchCity ENDPOINT CITY\n".utf8))
+guard arguments.count == 4 else {
+    FileHandle.standardError.write(Data("usage: FetchCity ENDPOINT CITY OUT\n".utf8))
     exit(64)
 }
+guard let profile = try? ServiceProfile.named("sample") else { exit(78) }
+let client = HotelClient(profile: profile, endpoint: arguments[1])
 do {
-    let client = HotelClient(profile: try ServiceProfile.named("sample"), endpoint: arguments[1])
-    let store = try HotelStore.inMemory() // HotelStore() keeps it in ~/.cache/hotelkit
-    let sync = ListSync(client: client, storage: store, city: arguments[2], options: .init(pageSize: 50, maxPages: 3))
+    // The store and the logo cache live in ~/.cache/hotelkit, as the tool's do.
+    let store = try HotelStore()
+    let logos = LogoPipeline(configuration: .init(
+        diskCache: try DiskImageCache(directory: HotelStore.defaultFolder.appendingPathComponent("images")), index: store))
+    let job = ListJob(client: client, storage: store, city: arguments[2], logos: logos,
+                      sink: FolderSink(folder: URL(fileURLWithPath: arguments[3])))
 
-    // The list as it stands: the cache at once, the service's pages as they come.
-    var list: CachedList?
-    for try await event in sync {
+    let summary = try await job.run { event in
         switch event {
-        case .cached(let cached): list = cached; print("cached: \(cached.count) hotels, shown at once")
-        case .merged(_, let merge): print("page 1: \(merge.inserted) new, \(merge.updated) updated")
-        case .appended(let page, let added): print("page \(page.number): \(added) new")
+        case .cached(let list): print("cached: \(list.count) hotels, written at once")
+        case .pageStored(let page, .merged(let merge)): print("page \(page.number): \(merge.inserted) new, \(merge.updated) updated")
+        case .pageStored(let page, .appended(let added)): print("page \(page.number): \(added) new")
         case .offline(let offline): print(offline.banner())
-        case .finished(let end): list = end.list; print("end: \(end.reason); \(end.list?.count ?? 0) hotels in the list")
+        case .logoFailed(let code, _, let error): print("logo of \(code): \(error)")
+        case .pagingEnded, .cachedRowsLogosFailed: break
         }
     }
-
-    // The visible window: the top ten rows. One transfer per URL, decoded off
-    // the caller's thread, filtered, and kept in memory for the next time.
-    var visible: [Hotel] = []
-    if let list { visible = try await store.hotels(in: list, offset: 0, limit: 10) }
-    let pipeline = LogoPipeline(configuration: .init(filter: try FilterChain(parsing: "resize:64x64:fill,round:8")))
-    try await withThrowingTaskGroup(of: (String, Logo).self) { group in
-        for hotel in visible {
-            guard let url = hotel.logoURL else { continue }
-            group.addTask { (hotel.code, try await pipeline.image(for: url)) }
-        }
-        for try await (code, logo) in group {
-            print(code, logo.image.map { "\($0.width)×\($0.height)" } ?? "no image", "from", logo.source)
-        }
+    print("end: \(summary.end ?? "error"); \(summary.hotels) hotels in the list, \(summary.logos.saved) logos")
+    await client.close()
+    if let failure = summary.failure {
+        // What the error means: the exit code, and what to do about it.
+        let meaning = ErrorMeaning(failure)
+        FileHandle.standardError.write(Data("error: \(summary.failureDescription ?? "")\n\(meaning.hint ?? "")\n".utf8))
+        exit(meaning.exitCode)
     }
 } catch {
-    FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-    exit(1)
+    await client.close()
+    FileHandle.standardError.write(Data("error: \(client.secrets.redact(String(describing: error)))\n".utf8))
+    exit(ErrorMeaning(error).exitCode)
 }

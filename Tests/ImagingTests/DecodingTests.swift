@@ -22,7 +22,30 @@ func maxDifference(_ a: [UInt8], _ b: [UInt8]) -> Int {
 struct DecodingTests {
     static let cases = (try? ImageCase.all()) ?? []
 
-    @Test("every image decodes like the reference decoder", arguments: cases.filter { $0.kind == "decode" })
+    /// The kinds of the manifest's cases: every test that takes cases by kind
+    /// names one of these, and `kinds` checks each has a case.
+    enum Kind: String, CaseIterable {
+        case decode, partial, error, unsupported, bomb
+    }
+
+    /// The cases of one kind.
+    static func cases(of kind: Kind) -> [ImageCase] {
+        cases.filter { $0.kind == kind.rawValue }
+    }
+
+    @Test("the manifest has a case of every kind the tests take, and every case is of a known kind")
+    func kinds() throws {
+        _ = try ImageCase.all() // a manifest that does not load says why here, not as empty lists
+        for kind in Kind.allCases {
+            // A parameterised test with no arguments runs nothing, silently.
+            #expect(!Self.cases(of: kind).isEmpty, "no case of kind \(kind.rawValue)")
+        }
+        for fixture in Self.cases {
+            #expect(Kind(rawValue: fixture.kind) != nil, "\(fixture.file): unknown kind \(fixture.kind)")
+        }
+    }
+
+    @Test("every image decodes like the reference decoder", arguments: cases(of: .decode))
     func decode(_ fixture: ImageCase) throws {
         let decoded = try ImageDecoder().decode(fixture.bytes())
         #expect(decoded.image.width == fixture.width)
@@ -48,13 +71,13 @@ struct DecodingTests {
 
     @Test("a JPEG cut mid-scan gives the partial image with a warning")
     func truncatedScan() throws {
-        let fixture = try #require(Self.cases.first { $0.kind == "partial" })
+        let fixture = try #require(Self.cases(of: .partial).first)
         let decoded = try ImageDecoder().decode(fixture.bytes())
         #expect(decoded.image.width == 64 && decoded.image.height == 64)
         #expect(!decoded.warnings.isEmpty)
     }
 
-    @Test("broken files are errors that say why", arguments: cases.filter { $0.kind == "error" })
+    @Test("broken files are errors that say why", arguments: cases(of: .error))
     func broken(_ fixture: ImageCase) throws {
         #expect {
             try ImageDecoder().decode(fixture.bytes())
@@ -64,7 +87,7 @@ struct DecodingTests {
         }
     }
 
-    @Test("other formats are named", arguments: cases.filter { $0.kind == "unsupported" })
+    @Test("other formats are named", arguments: cases(of: .unsupported))
     func unsupported(_ fixture: ImageCase) throws {
         do {
             _ = try ImageDecoder().decode(fixture.bytes())
@@ -75,7 +98,7 @@ struct DecodingTests {
         }
     }
 
-    @Test("decompression bombs are refused from the header", arguments: cases.filter { $0.kind == "bomb" })
+    @Test("decompression bombs are refused from the header", arguments: cases(of: .bomb))
     func bombs(_ fixture: ImageCase) throws {
         #expect {
             try ImageDecoder().decode(fixture.bytes())
@@ -96,7 +119,7 @@ struct DecodingTests {
         #expect(ImageLimits().maxInputBytes == nil)
     }
 
-    @Test("a file is read as it decodes, whole or resized, to what its bytes give", arguments: cases.filter { $0.kind == "decode" })
+    @Test("a file is read as it decodes, whole or resized, to what its bytes give", arguments: cases(of: .decode))
     func fromFile(_ fixture: ImageCase) throws {
         let file = ImageSource.file(path: Samples.url("Images/\(fixture.file)").path)
         #expect(try ImageDecoder().decode(file).image == ImageDecoder().decode(fixture.bytes()).image)
@@ -141,7 +164,7 @@ struct DecodingTests {
         #expect(fill.originalWidth == 640)
     }
 
-    @Test("a streamed resize matches decoding whole, then resizing", arguments: cases.filter { $0.kind == "decode" })
+    @Test("a streamed resize matches decoding whole, then resizing", arguments: cases(of: .decode))
     func streamedResize(_ fixture: ImageCase) throws {
         // Shrinking both ways, and enlarging: an interlaced PNG's passes each add their own pixels.
         for box in [ScaleHint(width: 10, height: 7, mode: .fill), ScaleHint(width: 12, height: 12, mode: .fit),

@@ -5,20 +5,43 @@ import TestSupport
 /// The programs in `Examples/` run as a user would run them, against `hotels serve`.
 @Suite("Examples")
 struct ExampleTests {
-    func run(_ program: String, _ arguments: [String]) throws -> HotelsProcess {
-        try HotelsProcess.run(arguments, program: program)
+    func run(_ program: String, _ arguments: [String], cacheHome: String? = nil) throws -> HotelsProcess {
+        try HotelsProcess.run(arguments, program: program, environment: cacheHome.map { ["XDG_CACHE_HOME": $0] } ?? [:])
     }
 
-    @Test("FetchCity fetches a city through the store and loads the visible logos")
+    @Test("FetchCity writes the folder hotels fetch --logos --out writes, byte for byte, with the library alone")
     func fetchCity() throws {
         let serve = try ServeProcess(["--hotels", "500"])
         defer { withExtendedLifetime(serve) {} }
-        let result = try run("FetchCity", [serve.endpoint, "Paris"])
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hotelkit-fetchcity-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: root) }
+        // Each with a cache of its own, so both start cold.
+        let (example, tool) = (root.appendingPathComponent("example"), root.appendingPathComponent("tool"))
+        let result = try run("FetchCity", [serve.endpoint, "Paris", example.appendingPathComponent("out").path],
+                             cacheHome: example.appendingPathComponent("cache").path)
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.first == "page 1: 50 new, 0 updated")
-        #expect(lines.contains("end: endMarker; 100 hotels in the list"))
-        #expect(lines.filter { $0.hasSuffix("64×64 from network") }.count == 10)
+        #expect(lines.last == "end: endMarker; 100 hotels in the list, 100 logos")
+        let fetched = try HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "Paris", "--logos", "--out", tool.appendingPathComponent("out").path],
+                                            environment: ["XDG_CACHE_HOME": tool.appendingPathComponent("cache").path])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        let files = try folderContents(example.appendingPathComponent("out"))
+        #expect(files.count == 101 && files["hotels.jsonl"]?.isEmpty == false)
+        #expect(files == (try folderContents(tool.appendingPathComponent("out"))))
+    }
+
+    /// Every file under `folder`, by relative path.
+    private func folderContents(_ folder: URL) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        let paths = try #require(FileManager.default.enumerator(atPath: folder.path)).compactMap { $0 as? String }
+        for path in paths {
+            var isFolder: ObjCBool = false
+            let url = folder.appendingPathComponent(path)
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), !isFolder.boolValue else { continue }
+            files[path] = try Data(contentsOf: url)
+        }
+        return files
     }
 
     @Test("ParseResponse streams a recorded response's records")

@@ -67,18 +67,23 @@ struct FetchTests {
         let serve = try ServeProcess(["--hotels", "300", "--log", log])
         defer { withExtendedLifetime(serve) {} }
         let client = try sampleClient(serve.baseURL)
-        var pager = Pager(paging: client.profile.paging, pageSize: 30)
-        var codes: [String] = []
-        while let request = pager.nextRequest(city: "Paris") {
-            let page = try await client.page(request)
-            codes += page.hotels.map(\.code)
-            pager.received(page)
+        var pages: [FetchedPage] = []
+        for try await page in client.pages(city: "Paris", pageSize: 30) {
+            pages.append(page)
         }
-        #expect(pager.end == .endMarker)
+        let last = try #require(pages.last)
+        #expect(pages.map(\.number) == Array(1...pages.count)) // each page once, in order
+        #expect(pages.dropLast().allSatisfy { $0.end == nil })
+        #expect(last.end == .endMarker)
+        #expect(last.checkpoint.pagesReceived == pages.count)
+        // Every page but the last gave a new cursor, which the next page sent.
+        #expect(last.checkpoint.usedCursors.count == pages.count - 1)
+        #expect(Set(last.checkpoint.usedCursors).count == last.checkpoint.usedCursors.count)
+        let codes = pages.flatMap { $0.hotels.map(\.code) }
         #expect(codes.count == Set(codes).count)
         #expect(codes.count == 60) // Paris is one city in ten of the first four
         let soapRequests = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").filter { $0.contains("/soap") }
-        #expect(soapRequests.count == pager.pagesRequested)
+        #expect(soapRequests.count == pages.count)
     }
 
     @Test("SOAP 1.2 requests get SOAP 1.2 answers")

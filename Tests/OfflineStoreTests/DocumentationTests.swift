@@ -2,14 +2,14 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The getting-started article shows `Examples/FetchCity`, which `make test`
+/// The Fetch a List article shows `Examples/FetchCity`, which `make test`
 /// builds and runs: the article's code compiles because it is that program.
 @Suite("Documentation")
 struct DocumentationTests {
-    @Test("the getting-started article's code is Examples/FetchCity/main.swift, byte for byte")
+    @Test("the Fetch a List article's code is Examples/FetchCity/main.swift, byte for byte")
     func articleIsTheExample() throws {
         let repository = Samples.root.deletingLastPathComponent()
-        let article = try String(contentsOf: repository.appendingPathComponent("Sources/OfflineStore/OfflineStore.docc/GettingStarted.md"),
+        let article = try String(contentsOf: repository.appendingPathComponent("Sources/Fetching/Fetching.docc/FetchAList.md"),
                                  encoding: .utf8)
         let example = try String(contentsOf: repository.appendingPathComponent("Examples/FetchCity/main.swift"), encoding: .utf8)
         let blocks = article.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```").first ?? "" }
