@@ -93,8 +93,8 @@ public struct ErrorMeaning: Sendable, Equatable {
             self = Self.meaning(of: error)
         case is MissingCredentialsError, is CredentialsError, is RequestBuildError:
             self.init(kind: .configuration, exitCode: 78)
-        case is StoreError:
-            self.init(kind: .storage, exitCode: 74, hint: "check the folder's permissions, or give another with --cache DIR")
+        case let error as StoreError:
+            self = Self.meaning(of: error)
         case is AtomicFileError:
             self.init(kind: .storage, exitCode: 74, hint: "check the folder's permissions and free space")
         case is InputReadError:
@@ -145,6 +145,26 @@ public struct ErrorMeaning: Sendable, Equatable {
             ErrorMeaning(kind: .badData, exitCode: 65)
         default:
             ErrorMeaning(kind: .refused, exitCode: 76)
+        }
+    }
+
+    private static func meaning(of error: StoreError) -> ErrorMeaning {
+        switch error.kind {
+        case .io:
+            ErrorMeaning(kind: .storage, exitCode: 74, hint: "check the folder's permissions, or give another with --cache DIR")
+        case .unavailable:
+            ErrorMeaning(kind: .transient, exitCode: 69, hint: "check that the database server is running and the store URL's host and port are right",
+                         isRetryable: true)
+        case .authentication:
+            ErrorMeaning(kind: .credentials, exitCode: 77, hint: """
+                the database refused the user or password: give the password in the URL, PGPASSWORD or ~/.pgpass
+                """)
+        case .newerSchema:
+            ErrorMeaning(kind: .configuration, exitCode: 78, hint: "use the HotelKit that wrote this database, or another database")
+        case .configuration:
+            ErrorMeaning(kind: .configuration, exitCode: 78)
+        case .invalidLocation:
+            ErrorMeaning(kind: .usage, exitCode: 64, hint: "a store URL reads postgres://USER@HOST:PORT/DATABASE?sslmode=disable")
         }
     }
 

@@ -11,6 +11,15 @@ public struct StoreStats: Sendable, Codable, Equatable {
         public var hotels: Int
         public var fetchedAt: Date
         public var exhausted: Bool
+
+        public init(city: String, profile: String, endpoint: String, hotels: Int, fetchedAt: Date, exhausted: Bool) {
+            self.city = city
+            self.profile = profile
+            self.endpoint = endpoint
+            self.hotels = hotels
+            self.fetchedAt = fetchedAt
+            self.exhausted = exhausted
+        }
     }
 
     public var path: String
@@ -19,6 +28,15 @@ public struct StoreStats: Sendable, Codable, Equatable {
     public var hotels: Int
     public var images: Int
     public var imageBytes: Int
+
+    public init(path: String, fileBytes: Int, lists: [List], hotels: Int, images: Int, imageBytes: Int) {
+        self.path = path
+        self.fileBytes = fileBytes
+        self.lists = lists
+        self.hotels = hotels
+        self.images = images
+        self.imageBytes = imageBytes
+    }
 }
 
 extension HotelStore {
@@ -76,4 +94,8 @@ extension HotelStore {
     public func integrityCheck() throws -> String {
         try writer.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ") }
     }
+}
+
+extension HotelStore: HotelStorage {
+    public var location: String { path }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hotels
+import Imaging
 
 /// Where cached lists live: what ``ListSync`` needs of a store. ``HotelStore``
 /// keeps them in SQLite; a server-side store (PostgreSQL, shared by many
@@ -96,13 +97,52 @@ public struct MergeResult: Sendable, Equatable, Codable {
 
 /// Why the store could not be used.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, for whoever decides what to do next: retry, fix a
+    /// setting, or ask for other credentials.
+    public enum Kind: String, Sendable {
+        /// Reading or writing failed: a file, its folder, a statement.
+        case io
+        /// The database server could not be reached, or the connection was lost.
+        case unavailable
+        /// The server refused the user or the password.
+        case authentication
+        /// The store was written by a newer HotelKit; it is left as it is.
+        case newerSchema
+        /// The store's location (a `postgres://` URL) is malformed.
+        case invalidLocation
+        /// The store cannot be used as configured: its database does not exist, say.
+        case configuration
+    }
+
+    /// The file, or the server's URL without its password.
     public var path: String
     public var reason: String
+    public var kind: Kind
 
-    public init(path: String, reason: String) {
+    public init(path: String, reason: String, kind: Kind = .io) {
         self.path = path
         self.reason = reason
+        self.kind = kind
     }
 
     public var description: String { "hotel cache \(path): \(reason)" }
+}
+
+/// A whole store, beside its lists' pages: what `hotels list` and
+/// `hotels cache` ask of one, whichever the backend.
+public protocol HotelStorage: ListStorage, ImageIndex {
+    /// Where the store is, fit to print: a file, or a server's URL without its password.
+    var location: String { get }
+
+    /// The most recently fetched list of `city`, from any endpoint.
+    func latestList(city: String, profile: String?, keyword: String?) async throws -> CachedList?
+
+    /// Every cached list, newest first.
+    func allLists() async throws -> [CachedList]
+
+    /// What the store holds.
+    func stats() async throws -> StoreStats
+
+    /// Forgets every list and logo index entry.
+    func clear() async throws
 }
