@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "WSDL", targets: ["WSDL"]),
         .library(name: "Fetching", targets: ["Fetching"]),
         .library(name: "AtomicFiles", targets: ["AtomicFiles"]),
+        .library(name: "PostgresStore", targets: ["PostgresStore"]),
         .executable(name: "hotels", targets: ["hotels"]),
     ],
     dependencies: [
@@ -26,6 +27,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // C shims, one per system library: a module map plus a header of small
@@ -81,6 +85,16 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
+        // The shared store: the same lists and logo index in PostgreSQL, for many processes.
+        .target(
+            name: "PostgresStore",
+            dependencies: [
+                "Hotels", "Imaging", "Locking", "OfflineStore", logging,
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         .target(
             name: "Fetching",
             dependencies: [
@@ -104,7 +118,7 @@ let package = Package(
             name: "hotels",
             dependencies: [
                 "AtomicFiles", "HTTP", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Seeding", "Logos", "OfflineStore", "Fetching",
-                "Simulation", "SampleService", "WSDL", logging,
+                "PostgresStore", "Simulation", "SampleService", "WSDL", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Sources/HotelsCLI"
@@ -131,6 +145,8 @@ let package = Package(
             name: "FetchingTests",
             dependencies: ["AtomicFiles", "Fetching", "OfflineStore", "Hotels", "HTTP", "SOAP", "Imaging", "Logos", "TestSupport"]
         ),
+        // The store suite on SQLite and on a PostgreSQL server the tests start (TestSupport's TestPostgres).
+        .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "OfflineStore", "Hotels", "Imaging", "TestSupport", "hotels"]),
         .testTarget(name: "SchedulingTests", dependencies: ["Locking", "Scheduling", "Logos", "Imaging", "HTTP", "Simulation", "TestSupport", "hotels"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,320 @@
+import Foundation
+import Hotels
+import Imaging
+import Logging
+import OfflineStore
+import PostgresNIO
+
+extension PostgresHotelStore {
+    public func cachedList(_ key: ListKey) async throws -> CachedList? {
+        try await reading { [logger] connection in
+            try await Self.lists(connection, where: "l.profile = $1 AND l.endpoint = $2 AND l.city = $3 AND l.keyword = $4",
+                                 [key.profile, key.endpoint, key.city, key.keyword], logger: logger).first
+        }
+    }
+
+    public func latestList(city: String, profile: String?, keyword: String? = nil) async throws -> CachedList? {
+        try await reading { [logger] connection in
+            let condition = "l.city = $1 AND l.keyword = $2" + (profile == nil ? "" : " AND l.profile = $3")
+            return try await Self.lists(connection, where: condition, [city, keyword ?? ""] + (profile.map { [$0] } ?? []),
+                                        order: "ORDER BY l.fetched_at DESC LIMIT 1", logger: logger).first
+        }
+    }
+
+    public func allLists() async throws -> [CachedList] {
+        try await reading { [logger] connection in
+            try await Self.lists(connection, where: "true", [], order: "ORDER BY l.fetched_at DESC", logger: logger)
+        }
+    }
+
+    public func hotels(in list: CachedList, offset: Int = 0, limit: Int? = nil) async throws -> [Hotel] {
+        try await reading { [logger] connection in
+            let rows = try await connection.query("""
+                SELECT code, name, address, latitude, longitude, logo_url, addtime FROM hotels
+                WHERE list_id = \(list.id) ORDER BY position LIMIT \(limit.map(Int64.init)) OFFSET \(Int64(offset))
+                """, logger: logger)
+            return try await Self.hotels(rows)
+        }
+    }
+
+    /// Each batch is one read that goes on after the last row's position, as in SQLite.
+    public func forEachBatch(in list: CachedList, batchSize: Int = 5000, _ body: ([Hotel]) async throws -> Void) async throws {
+        let batchSize = Int64(max(1, batchSize))
+        var after = Int64.min
+        while true {
+            let (batch, last) = try await reading { [logger, after] connection in
+                let rows = try await connection.query("""
+                    SELECT code, name, address, latitude, longitude, logo_url, addtime, position FROM hotels
+                    WHERE list_id = \(list.id) AND position > \(after) ORDER BY position LIMIT \(batchSize)
+                    """, logger: logger)
+                var batch: [Hotel] = []
+                var last: Int64?
+                let decoded = rows.decode((String, String?, String?, Double?, Double?, String?, Int64?, Int64).self)
+                for try await (code, name, address, latitude, longitude, logoURL, addtime, position) in decoded {
+                    batch.append(Hotel(code: code, name: name, address: address, latitude: latitude, longitude: longitude,
+                                       logoURL: logoURL, addtime: addtime))
+                    last = position
+                }
+                return (batch, last)
+            }
+            if !batch.isEmpty { try await body(batch) }
+            guard let last, batch.count == batchSize else { return }
+            after = last
+        }
+    }
+
+    @discardableResult
+    public func mergeFirstPage(_ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date = Date()) async throws -> MergeResult {
+        try await writing { [logger] connection in
+            try await Self.merge(page, into: key, checkpoint: checkpoint, now: now, connection, logger: logger)
+        }
+    }
+
+    @discardableResult
+    public func appendPage(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date = Date()) async throws -> Int {
+        try await writing { [logger] connection in
+            try await Self.append(page, to: key, checkpoint: checkpoint, now: now, connection, logger: logger)
+        }
+    }
+
+    public func noteImage(_ entry: ImageIndexEntry) async throws {
+        try await writing { [logger] connection in
+            try await connection.query("""
+                INSERT INTO images (url, filter, file, bytes, last_access, etag, last_modified)
+                VALUES (\(entry.url), \(entry.filter), \(entry.file), \(entry.bytes), \(entry.lastAccess.timeIntervalSince1970),
+                        \(entry.etag), \(entry.lastModified))
+                ON CONFLICT (url, filter) DO UPDATE SET file = EXCLUDED.file, bytes = EXCLUDED.bytes,
+                    last_access = EXCLUDED.last_access, etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified
+                """, logger: logger)
+        }
+    }
+
+    public func imageEntry(url: String, filter: String) async throws -> ImageIndexEntry? {
+        try await reading { [logger] connection in
+            let rows = try await connection.query("""
+                SELECT file, bytes, last_access, etag, last_modified FROM images WHERE url = \(url) AND filter = \(filter)
+                """, logger: logger)
+            for try await (file, bytes, lastAccess, etag, lastModified) in rows.decode((String, Int, Double, String?, String?).self) {
+                return ImageIndexEntry(url: url, filter: filter, file: file, bytes: bytes, lastAccess: Date(timeIntervalSince1970: lastAccess),
+                                       etag: etag, lastModified: lastModified)
+            }
+            return nil
+        }
+    }
+
+    public func stats() async throws -> StoreStats {
+        let lists = try await allLists().map { list in
+            StoreStats.List(city: list.key.city, profile: list.key.profile, endpoint: list.key.endpoint, hotels: list.count,
+                            fetchedAt: list.fetchedAt, exhausted: list.isExhausted)
+        }
+        let (images, imageBytes, tableBytes) = try await reading { [logger] connection in
+            let rows = try await connection.query("""
+                SELECT count(*), coalesce(sum(bytes), 0)::int8,
+                       pg_total_relation_size('lists') + pg_total_relation_size('hotels') + pg_total_relation_size('images')
+                FROM images
+                """, logger: logger)
+            for try await row in rows.decode((Int, Int, Int).self) { return row }
+            return (0, 0, 0)
+        }
+        return StoreStats(path: location, fileBytes: tableBytes, lists: lists, hotels: lists.reduce(0) { $0 + $1.hotels },
+                          images: images, imageBytes: imageBytes)
+    }
+
+    public func clear() async throws {
+        try await writing { [logger] connection in
+            try await connection.query("DELETE FROM hotels", logger: logger)
+            try await connection.query("DELETE FROM lists", logger: logger)
+            try await connection.query("DELETE FROM images", logger: logger)
+        }
+    }
+
+    // MARK: Transactions
+
+    private static func merge(_ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date,
+                              _ connection: PostgresConnection, logger: Logger) async throws -> MergeResult {
+        let (id, savedCheckpoint) = try await upsertList(key, now: now, connection, logger: logger)
+        let wasEmpty = try await connection.query("SELECT NOT EXISTS (SELECT 1 FROM hotels WHERE list_id = \(id))", logger: logger)
+            .decode(Bool.self).reduce(true) { $1 }
+        let existing = wasEmpty ? [:] : try await existing(page.map(\.code), in: id, connection, logger: logger)
+        var result = MergeResult()
+        if !wasEmpty, existing.isEmpty, !page.isEmpty {
+            try await connection.query("DELETE FROM hotels WHERE list_id = \(id)", logger: logger)
+            result.replaced = true
+        }
+        let top = result.replaced || wasEmpty ? 0 : try await connection.query(
+            "SELECT coalesce(min(position), 0) FROM hotels WHERE list_id = \(id)", logger: logger).decode(Int64.self).reduce(0) { $1 }
+        var seen = Set<String>()
+        var inserts = Rows()
+        var updates = Rows()
+        for (index, hotel) in page.enumerated() where seen.insert(hotel.code).inserted {
+            let position = top - Int64(page.count) + Int64(index)
+            if let old = existing[hotel.code] {
+                if old.addtime != hotel.addtime {
+                    result.moved += 1
+                } else if old != hotel {
+                    result.updated += 1
+                }
+                updates.add(hotel, position: position)
+            } else {
+                inserts.add(hotel, position: position)
+                result.inserted += 1
+            }
+        }
+        try await updates.update(list: id, connection, logger: logger)
+        try await inserts.insert(list: id, connection, logger: logger)
+        // The cached continuation still holds unless the list started over.
+        if result.replaced || savedCheckpoint == nil || wasEmpty {
+            try await save(checkpoint, list: id, connection, logger: logger)
+        }
+        return result
+    }
+
+    private static func append(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date,
+                               _ connection: PostgresConnection, logger: Logger) async throws -> Int {
+        let (id, _) = try await upsertList(key, now: now, connection, logger: logger)
+        var next = try await connection.query("SELECT coalesce(max(position), -1) + 1 FROM hotels WHERE list_id = \(id)", logger: logger)
+            .decode(Int64.self).reduce(0) { $1 }
+        let existing = try await existing(page.map(\.code), in: id, connection, logger: logger)
+        var seen = Set<String>()
+        var inserts = Rows()
+        var updates = Rows()
+        for hotel in page where seen.insert(hotel.code).inserted {
+            if existing[hotel.code] != nil {
+                updates.add(hotel, position: nil)
+            } else {
+                inserts.add(hotel, position: next)
+                next += 1
+            }
+        }
+        try await updates.update(list: id, connection, logger: logger)
+        try await inserts.insert(list: id, connection, logger: logger)
+        try await save(checkpoint, list: id, connection, logger: logger)
+        return inserts.count
+    }
+
+    /// The list's id, made if new, and its saved checkpoint; its fetch time is now. One statement,
+    /// which also locks the list's row: two writers of one list take turns.
+    private static func upsertList(_ key: ListKey, now: Date, _ connection: PostgresConnection, logger: Logger) async throws -> (Int64, String?) {
+        let rows = try await connection.query("""
+            INSERT INTO lists (profile, endpoint, city, keyword, fetched_at)
+            VALUES (\(key.profile), \(key.endpoint), \(key.city), \(key.keyword), \(now.timeIntervalSince1970))
+            ON CONFLICT (profile, endpoint, city, keyword) DO UPDATE SET fetched_at = EXCLUDED.fetched_at
+            RETURNING id, checkpoint
+            """, logger: logger)
+        for try await row in rows.decode((Int64, String?).self) { return row }
+        throw StoreError(path: key.description, reason: "the list's row was not returned")
+    }
+
+    private static func save(_ checkpoint: Pager.Checkpoint, list id: Int64, _ connection: PostgresConnection, logger: Logger) async throws {
+        let json = String(decoding: try JSONEncoder().encode(checkpoint), as: UTF8.self)
+        try await connection.query("UPDATE lists SET checkpoint = \(json), exhausted = \(checkpoint.end != nil) WHERE id = \(id)", logger: logger)
+    }
+
+    /// The rows of the list among `codes`, by code.
+    private static func existing(_ codes: [String], in id: Int64, _ connection: PostgresConnection, logger: Logger) async throws -> [String: Hotel] {
+        guard !codes.isEmpty else { return [:] }
+        let rows = try await connection.query("""
+            SELECT code, name, address, latitude, longitude, logo_url, addtime FROM hotels
+            WHERE list_id = \(id) AND code = ANY(\(codes.map(Rows.text)))
+            """, logger: logger)
+        return Dictionary(try await hotels(rows).map { ($0.code, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    private static func hotels(_ rows: PostgresRowSequence) async throws -> [Hotel] {
+        var hotels: [Hotel] = []
+        for try await (code, name, address, latitude, longitude, logoURL, addtime)
+            in rows.decode((String, String?, String?, Double?, Double?, String?, Int64?).self) {
+            hotels.append(Hotel(code: code, name: name, address: address, latitude: latitude, longitude: longitude, logoURL: logoURL, addtime: addtime))
+        }
+        return hotels
+    }
+
+    private static func lists(_ connection: PostgresConnection, where condition: String, _ values: [String], order: String = "",
+                              logger: Logger) async throws -> [CachedList] {
+        var bindings = PostgresBindings(capacity: values.count)
+        values.forEach { bindings.append($0) }
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: """
+            SELECT l.id, l.profile, l.endpoint, l.city, l.keyword, l.checkpoint, l.fetched_at,
+                   (SELECT count(*) FROM hotels h WHERE h.list_id = l.id)
+            FROM lists l WHERE \(condition) \(order)
+            """, binds: bindings), logger: logger)
+        var lists: [CachedList] = []
+        for try await (id, profile, endpoint, city, keyword, checkpoint, fetchedAt, count)
+            in rows.decode((Int64, String, String, String, String, String?, Double, Int).self) {
+            lists.append(CachedList(key: ListKey(profile: profile, endpoint: endpoint, city: city, keyword: keyword), id: id, count: count,
+                                    fetchedAt: Date(timeIntervalSince1970: fetchedAt),
+                                    checkpoint: checkpoint.flatMap { try? JSONDecoder().decode(Pager.Checkpoint.self, from: Data($0.utf8)) }))
+        }
+        return lists
+    }
+}
+
+/// Rows to insert or update, sent a thousand at a time as one multi-row
+/// statement with bound values (PostgreSQL takes at most 65,535 a statement).
+private struct Rows {
+    static let perStatement = 1000
+    private var rows: [(hotel: Hotel, position: Int64?)] = []
+
+    var count: Int { rows.count }
+
+    mutating func add(_ hotel: Hotel, position: Int64?) {
+        rows.append((hotel, position))
+    }
+
+    func insert(list id: Int64, _ connection: PostgresConnection, logger: Logger) async throws {
+        for chunk in chunks {
+            let (values, bindings) = Self.values(chunk, list: id)
+            try await connection.query(PostgresQuery(unsafeSQL: """
+                INSERT INTO hotels (list_id, code, name, address, latitude, longitude, logo_url, addtime, position) VALUES \(values)
+                """, binds: bindings), logger: logger)
+        }
+    }
+
+    /// Updates rows in place; their position too, where one is given.
+    func update(list id: Int64, _ connection: PostgresConnection, logger: Logger) async throws {
+        for chunk in chunks {
+            let (values, bindings) = Self.values(chunk, list: id)
+            try await connection.query(PostgresQuery(unsafeSQL: """
+                UPDATE hotels AS h SET name = v.name, address = v.address, latitude = v.latitude, longitude = v.longitude,
+                    logo_url = v.logo_url, addtime = v.addtime, position = coalesce(v.position, h.position)
+                FROM (VALUES \(values)) AS v (list_id, code, name, address, latitude, longitude, logo_url, addtime, position)
+                WHERE h.list_id = v.list_id AND h.code = v.code
+                """, binds: bindings), logger: logger)
+        }
+    }
+
+    private var chunks: [ArraySlice<(hotel: Hotel, position: Int64?)>] {
+        stride(from: 0, to: rows.count, by: Self.perStatement).map { rows[$0..<min($0 + Self.perStatement, rows.count)] }
+    }
+
+    /// `($1::int8, $2::text, …), (…)` and their values: typed, so a column that is null in every row still has a type.
+    private static func values(_ rows: ArraySlice<(hotel: Hotel, position: Int64?)>, list id: Int64) -> (String, PostgresBindings) {
+        let types = ["int8", "text", "text", "text", "float8", "float8", "text", "int8", "int8"]
+        var bindings = PostgresBindings(capacity: rows.count * types.count)
+        var sql = ""
+        sql.reserveCapacity(rows.count * 90)
+        for (row, (hotel, position)) in rows.enumerated() {
+            sql += row == 0 ? "(" : ",("
+            for (column, type) in types.enumerated() {
+                sql += (column == 0 ? "$" : ",$") + String(row * types.count + column + 1) + "::" + type
+            }
+            sql += ")"
+            bindings.append(id)
+            bindings.append(text(hotel.code))
+            bindings.append(hotel.name.map(text))
+            bindings.append(hotel.address.map(text))
+            bindings.append(hotel.latitude)
+            bindings.append(hotel.longitude)
+            bindings.append(hotel.logoURL.map(text))
+            bindings.append(hotel.addtime)
+            bindings.append(position)
+        }
+        return (sql, bindings)
+    }
+
+    /// Text up to its first NUL, which PostgreSQL's text cannot hold: what SQLite keeps of it too.
+    static func text(_ value: String) -> String {
+        guard let nul = value.utf8.firstIndex(of: 0) else { return value }
+        return String(value.utf8[..<nul]) ?? ""
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import Hotels
+import Imaging
+import Locking
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import OfflineStore
+import PostgresNIO
+
+/// The shared store: the same lists, checkpoints and logo index as
+/// ``/OfflineStore/HotelStore``, in PostgreSQL, for many processes on many machines.
+///
+/// ```swift
+/// let store = try await PostgresHotelStore.open(try PostgresLocation(url: "postgres://hotels@db:5432/hotels"))
+/// defer { Task { await store.close() } }
+/// let job = ListJob(client: client, storage: store, city: "Paris")
+/// ```
+///
+/// - Opening checks the server once (unreachable: `unavailable`, naming the
+///   host and port; a refused password: `authentication`), then migrates
+///   (``PostgresSchema``) and starts a pool of `pool_size` connections.
+/// - Every call is plain SQL with bound parameters, one transaction a
+///   write, with no session state kept between transactions and no named
+///   prepared statement: it works behind PgBouncer in transaction mode.
+/// - A page and its checkpoint are written in one transaction. A
+///   connection lost mid-transaction rolls it back; it is tried once more
+///   on a new connection, then reported.
+public final class PostgresHotelStore: HotelStorage {
+    /// The server's URL without its password.
+    public let location: String
+    /// What the first open applied, for `hotels store migrate`.
+    public let appliedMigrations: [PostgresSchema.Migration]
+    let client: PostgresClient
+    let logger: Logger
+    private let connectTimeout: Int
+    private let running: Task<Void, Never>
+
+    private init(location: String, client: PostgresClient, logger: Logger, connectTimeout: Int, applied: [PostgresSchema.Migration]) {
+        self.location = location
+        self.client = client
+        self.logger = logger
+        self.connectTimeout = connectTimeout
+        appliedMigrations = applied
+        running = Task { await client.run() }
+    }
+
+    deinit { running.cancel() }
+
+    /// Connects, migrates, and opens the pool.
+    public static func open(_ location: PostgresLocation, logger: Logger = Logger(label: "hotelkit.store")) async throws(StoreError) -> PostgresHotelStore {
+        let shown = location.description
+        do {
+            let tls = try tls(location.tls)
+            var connection = PostgresConnection.Configuration(host: location.host, port: location.port, username: location.user,
+                                                               password: location.password, database: location.database, tls: tls.connection)
+            connection.options.connectTimeout = .seconds(Int64(location.connectTimeout))
+            let probe = try await PostgresConnection.connect(configuration: connection, id: 0, logger: logger)
+            let applied: [PostgresSchema.Migration]
+            do {
+                applied = try await PostgresSchema.migrate(probe, location: shown, logger: logger)
+                try? await probe.close()
+            } catch {
+                try? await probe.close()
+                throw error
+            }
+            var configuration = PostgresClient.Configuration(host: location.host, port: location.port, username: location.user,
+                                                             password: location.password, database: location.database, tls: tls.client)
+            configuration.options.maximumConnections = location.poolSize
+            configuration.options.connectTimeout = .seconds(Int64(location.connectTimeout))
+            return PostgresHotelStore(location: shown, client: PostgresClient(configuration: configuration, backgroundLogger: logger),
+                                      logger: logger, connectTimeout: location.connectTimeout, applied: applied)
+        } catch {
+            throw StoreFailure.storeError(error, location: location)
+        }
+    }
+
+    /// The schema's state, without changing it: for `hotels store status`.
+    public static func status(_ location: PostgresLocation, logger: Logger = Logger(label: "hotelkit.store")) async throws(StoreError) -> PostgresSchema.Status {
+        do {
+            var configuration = PostgresConnection.Configuration(host: location.host, port: location.port, username: location.user,
+                                                                  password: location.password, database: location.database,
+                                                                  tls: try tls(location.tls).connection)
+            configuration.options.connectTimeout = .seconds(Int64(location.connectTimeout))
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+            defer { Task { try? await connection.close() } }
+            return try await PostgresSchema.status(connection, logger: logger)
+        } catch {
+            throw StoreFailure.storeError(error, location: location)
+        }
+    }
+
+    /// Ends the pool's connections.
+    public func close() async {
+        running.cancel()
+        _ = await running.value
+    }
+
+    private static func tls(_ mode: PostgresLocation.TLSMode) throws -> (connection: PostgresConnection.Configuration.TLS, client: PostgresClient.Configuration.TLS) {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        switch mode {
+        case .disable:
+            return (.disable, .disable)
+        case .prefer, .require:
+            // libpq's prefer and require encrypt without checking the certificate.
+            configuration.certificateVerification = .none
+            let context = try NIOSSLContext(configuration: configuration)
+            return mode == .prefer ? (.prefer(context), .prefer(configuration)) : (.require(context), .require(configuration))
+        case .verifyFull:
+            return (.require(try NIOSSLContext(configuration: configuration)), .require(configuration))
+        }
+    }
+
+    // MARK: Running statements
+
+    /// Runs `body` on a pooled connection. The wait for one is bounded by
+    /// the connect timeout: the pool would otherwise wait for a server
+    /// that is gone for as long as it is gone.
+    func withConnection<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        let leased = Leased()
+        return try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask { [client] in
+                try await client.withConnection { connection in
+                    leased.mark()
+                    return try await body(connection)
+                }
+            }
+            group.addTask { [connectTimeout] in
+                try await Task.sleep(for: .seconds(connectTimeout))
+                if !leased.isMarked { throw StoreFailure.noConnection(after: connectTimeout) }
+                return nil
+            }
+            while let result = try await group.next() {
+                if let result {
+                    group.cancelAll()
+                    return result
+                }
+            }
+            throw StoreFailure.noConnection(after: connectTimeout)
+        }
+    }
+
+    /// Runs `body` in a transaction; one lost to a dropped connection is tried once more.
+    func transaction<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        do {
+            return try await attempt(body)
+        } catch let error as PSQLError where StoreFailure.isConnectionLost(error) {
+            logger.warning("store \(location): the connection was lost mid-transaction (rolled back); trying once more")
+            return try await attempt(body)
+        }
+    }
+
+    private func attempt<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        do {
+            return try await withConnection { [logger] connection in
+                try await connection.withTransaction(logger: logger) { try await body($0) }
+            }
+        } catch let error as PostgresTransactionError {
+            // The closure's or the commit's error says what happened; a failed rollback adds nothing.
+            throw error.closureError ?? error.commitError ?? error.beginError ?? error
+        }
+    }
+
+    /// Runs a read, with every error said as a ``/OfflineStore/StoreError``.
+    func reading<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
+        do {
+            return try await withConnection(body)
+        } catch {
+            throw StoreFailure.storeError(error, location: location)
+        }
+    }
+
+    /// Runs a write transaction, with every error said as a ``/OfflineStore/StoreError``.
+    func writing<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
+        do {
+            return try await transaction(body)
+        } catch {
+            throw StoreFailure.storeError(error, location: location)
+        }
+    }
+}
+
+/// Whether a connection was handed out, for the deadline on getting one.
+private final class Leased: Sendable {
+    private let marked = PosixMutex(false)
+    func mark() { marked.withLock { $0 = true } }
+    var isMarked: Bool { marked.withLock { $0 } }
+}

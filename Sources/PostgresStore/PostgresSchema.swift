@@ -1,0 +1,138 @@
+import Foundation
+import Logging
+import OfflineStore
+import PostgresNIO
+
+/// The shared store's schema: versioned, forward-only migrations, each a
+/// list of statements run in one transaction with its version row.
+///
+/// Migrating takes a transaction-scoped advisory lock, so ten processes
+/// starting at once against an empty database migrate it once, and so it
+/// works behind PgBouncer in transaction mode (a session lock would not).
+/// A database whose newest version is unknown here was written by a newer
+/// HotelKit: it is refused, never altered.
+public enum PostgresSchema {
+    public struct Migration: Sendable {
+        public var version: Int
+        public var name: String
+        var statements: [String]
+    }
+
+    /// Every migration, oldest first; versions count up from 1.
+    public static let migrations: [Migration] = [
+        Migration(version: 1, name: "lists, hotels, image index", statements: [
+            """
+            CREATE TABLE lists (
+                id bigserial PRIMARY KEY,
+                profile text NOT NULL,
+                endpoint text NOT NULL,
+                city text NOT NULL,
+                keyword text NOT NULL DEFAULT '',
+                checkpoint text,
+                exhausted boolean NOT NULL DEFAULT false,
+                fetched_at double precision NOT NULL,
+                UNIQUE (profile, endpoint, city, keyword)
+            )
+            """,
+            // Service order: a first page's rows take positions below the smallest, as in SQLite.
+            """
+            CREATE TABLE hotels (
+                list_id bigint NOT NULL REFERENCES lists (id) ON DELETE CASCADE,
+                code text NOT NULL,
+                name text,
+                address text,
+                latitude double precision,
+                longitude double precision,
+                logo_url text,
+                addtime bigint,
+                position bigint NOT NULL,
+                PRIMARY KEY (list_id, code)
+            )
+            """,
+            "CREATE INDEX hotels_by_position ON hotels (list_id, position)",
+            // The logos in the disk cache, with their validators, as SQLite's `images`.
+            """
+            CREATE TABLE images (
+                url text NOT NULL,
+                filter text NOT NULL,
+                file text NOT NULL,
+                bytes integer NOT NULL,
+                last_access double precision NOT NULL,
+                etag text,
+                last_modified text,
+                PRIMARY KEY (url, filter)
+            )
+            """,
+        ]),
+    ]
+
+    /// The newest version this HotelKit knows.
+    public static var latestVersion: Int { migrations.last?.version ?? 0 }
+
+    /// What a database holds: its version, and each applied migration.
+    public struct Status: Sendable, Equatable {
+        public var version: Int
+        /// Version, name and when it was applied, oldest first.
+        public var applied: [(version: Int, name: String, appliedAt: Date)]
+        public var latestKnown: Int { PostgresSchema.latestVersion }
+        /// Migrations this HotelKit would apply.
+        public var pending: [Migration] { PostgresSchema.migrations.filter { $0.version > version } }
+        /// Written by a newer HotelKit.
+        public var isNewer: Bool { version > latestKnown }
+
+        public static func == (lhs: Status, rhs: Status) -> Bool {
+            lhs.version == rhs.version && lhs.applied.map(\.version) == rhs.applied.map(\.version)
+        }
+    }
+
+    /// Any number, the same in every HotelKit: the lock that serialises migrations.
+    static let migrationLock: Int64 = 0x486F_74656C_4B6974
+
+    static let versionTable = """
+        CREATE TABLE IF NOT EXISTS hotelkit_schema (
+            version integer PRIMARY KEY,
+            name text NOT NULL,
+            applied_at timestamptz NOT NULL DEFAULT now()
+        )
+        """
+
+    static func status(_ connection: PostgresConnection, logger: Logger) async throws -> Status {
+        let exists = try await connection.query("SELECT to_regclass('hotelkit_schema') IS NOT NULL", logger: logger)
+            .decode(Bool.self).reduce(false) { $1 }
+        guard exists else { return Status(version: 0, applied: []) }
+        var applied: [(Int, String, Date)] = []
+        let rows = try await connection.query("SELECT version, name, applied_at FROM hotelkit_schema ORDER BY version", logger: logger)
+        for try await (version, name, appliedAt) in rows.decode((Int, String, Date).self) { applied.append((version, name, appliedAt)) }
+        return Status(version: applied.last?.0 ?? 0, applied: applied)
+    }
+
+    /// Applies what is missing; returns the migrations applied (none when another process got there first).
+    static func migrate(_ connection: PostgresConnection, location: String, logger: Logger) async throws -> [Migration] {
+        let before = try await status(connection, logger: logger)
+        try refuseNewer(before, location: location)
+        guard !before.pending.isEmpty else { return [] }
+        return try await connection.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
+            try await connection.query(PostgresQuery(unsafeSQL: versionTable), logger: logger)
+            // Under the lock: what another process applied meanwhile is not applied again.
+            let current = try await status(connection, logger: logger)
+            try refuseNewer(current, location: location)
+            for migration in current.pending {
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("INSERT INTO hotelkit_schema (version, name) VALUES (\(migration.version), \(migration.name))",
+                                           logger: logger)
+            }
+            return current.pending
+        }
+    }
+
+    private static func refuseNewer(_ status: Status, location: String) throws(StoreError) {
+        guard status.isNewer else { return }
+        throw StoreError(path: location, reason: """
+            its schema is version \(status.version), written by a newer HotelKit (this one knows up to \(latestVersion)); \
+            it was left as it is
+            """, kind: .newerSchema)
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import OfflineStore
+import PostgresNIO
+
+/// Turns what postgres-nio and NIO throw into a ``/OfflineStore/StoreError``
+/// with a kind: the server unreachable, the password refused, the database
+/// missing. PSQLError's own description is blank on purpose (it may hold
+/// data), so the server's message is read from its fields; the password is
+/// never in any of them.
+enum StoreFailure: Error {
+    /// No pooled connection within the connect timeout.
+    case noConnection(after: Int)
+
+    static func storeError(_ error: any Error, location: PostgresLocation) -> StoreError {
+        storeError(error, location: location.description, server: "\(location.host):\(location.port)")
+    }
+
+    static func storeError(_ error: any Error, location: String, server: String? = nil) -> StoreError {
+        let server = server ?? location
+        switch error {
+        case let error as StoreError:
+            return error
+        case StoreFailure.noConnection(let seconds):
+            return StoreError(path: location, reason: "no connection to \(server) within \(seconds) s", kind: .unavailable)
+        case let error as PSQLError:
+            return storeError(error, location: location, server: server)
+        case let error as NIOSSLError:
+            return StoreError(path: location, reason: "TLS with \(server) failed: \(error)", kind: .unavailable)
+        default:
+            if isUnreachable(error) {
+                return StoreError(path: location, reason: "cannot connect to \(server): \(String(describing: error))", kind: .unavailable)
+            }
+            return StoreError(path: location, reason: String(describing: error))
+        }
+    }
+
+    private static func storeError(_ error: PSQLError, location: String, server: String) -> StoreError {
+        let state = error.serverInfo?[.sqlState]
+        let message = error.serverInfo?[.message] ?? "\(error.code)"
+        switch error.code {
+        case .server:
+            switch state ?? "" {
+            case "28P01", "28000":
+                return StoreError(path: location, reason: "the server refused the login: \(message)", kind: .authentication)
+            case "3D000":
+                return StoreError(path: location, reason: "\(message): create it (createdb) or name another in the URL", kind: .configuration)
+            case let state where state.hasPrefix("08") || state.hasPrefix("57P"):
+                return StoreError(path: location, reason: "the server at \(server) dropped the connection: \(message)", kind: .unavailable)
+            default:
+                return StoreError(path: location, reason: "\(message) (SQLSTATE \(state ?? "?"))")
+            }
+        case .authMechanismRequiresPassword:
+            return StoreError(path: location, reason: "the server asks for a password and none was given", kind: .authentication)
+        case .sslUnsupported:
+            return StoreError(path: location, reason: "the server at \(server) does not offer TLS, which sslmode requires", kind: .unavailable)
+        default:
+            if isConnectionLost(error) || error.underlying.map(isUnreachable) == true {
+                let why = error.underlying.map { ": \(String(describing: $0))" } ?? ""
+                return StoreError(path: location, reason: "cannot reach \(server) (\(error.code))\(why)", kind: .unavailable)
+            }
+            return StoreError(path: location, reason: "\(error.code)")
+        }
+    }
+
+    /// The connection broke: a transaction on it was rolled back by the server.
+    static func isConnectionLost(_ error: PSQLError) -> Bool {
+        [.connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection].contains(error.code)
+    }
+
+    private static func isUnreachable(_ error: any Error) -> Bool {
+        switch error {
+        case is NIOConnectionError, is ChannelError, is IOError: true
+        default: false
+        }
+    }
+}
