@@ -3,12 +3,48 @@ import Foundation
 import Hotels
 import Imaging
 import OfflineStore
+import PostgresStore
 
-/// `--cache DIR`: where the offline store and the logo cache live, for the commands that use them.
+/// `--cache DIR` and `--store URL`: where the lists and the logo cache live, for the commands that use them.
 struct CacheOptions: ParsableArguments {
     @Option(help: "Cache folder: hotels.sqlite and images/ (default $XDG_CACHE_HOME/hotelkit).") var cache: String?
+    @Option(help: ArgumentHelp("A shared PostgreSQL store for the lists and the logo index, instead of hotels.sqlite (or HOTELKIT_STORE).",
+                               discussion: "postgres://USER@HOST:PORT/DATABASE?sslmode=disable; the password from the URL, PGPASSWORD or ~/.pgpass. Logo files stay in --cache.",
+                               valueName: "url"))
+    var store: String?
 
     var folder: CacheFolder { CacheFolder(cache.map { URL(fileURLWithPath: $0) } ?? HotelStore.defaultFolder) }
+
+    /// `--store`, else `HOTELKIT_STORE`: the shared store's URL, if one is named.
+    var storeURL: String? { sharedStoreURL(store) }
+
+    /// `check` and `vacuum` are SQLite's: PostgreSQL checks and vacuums a shared store itself.
+    func refuseSharedStore(_ command: String) throws {
+        guard storeURL != nil else { return }
+        Diagnostics.error("hotels cache \(command) works on the SQLite cache in --cache, not on a shared store",
+                          hint: "PostgreSQL's autovacuum tidies a shared store; leave out --store (and HOTELKIT_STORE)")
+        throw ExitStatus.usage.code
+    }
+
+    /// The shared store when one is named, else SQLite in the cache folder.
+    func openStorage() async throws -> any HotelStorage {
+        guard let storeURL else { return try folder.openStore() }
+        return try await openSharedStore(storeURL)
+    }
+}
+
+/// `option` (a `--store`), else `HOTELKIT_STORE`.
+func sharedStoreURL(_ option: String?) -> String? {
+    option ?? ProcessInfo.processInfo.environment["HOTELKIT_STORE"].flatMap { $0.isEmpty ? nil : $0 }
+}
+
+/// Opens the shared store at `url`, reporting a failure as `--store`'s (64, 69, 77, 78), never with its password.
+func openSharedStore(_ url: String) async throws -> PostgresHotelStore {
+    do {
+        return try await PostgresHotelStore.open(try PostgresLocation(url: url))
+    } catch {
+        throw Diagnostics.report(error, context: "--store").code
+    }
 }
 
 /// A cache folder: the store's `hotels.sqlite` and the logo cache in `images/`.

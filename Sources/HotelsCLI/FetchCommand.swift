@@ -114,7 +114,7 @@ struct FetchCommand: AsyncParsableCommand {
     /// One list into `--out`, or each city's into `--out/CITY`, `--parallel`
     /// at once; the first failing list's exit code, in the order given.
     private func fetch(client: HotelClient, http: HTTPTransport, chain: FilterChain) async throws {
-        let store = try cacheOptions.folder.openStore()
+        let store = try await cacheOptions.openStorage()
         let lists = ListFetch(client: client, storage: store, keyword: keyword, options: ListSync.Options(
             pageSize: pageSize, maxPages: maxPages, cacheFirst: !refresh || offline, cacheOnly: offline,
             servesCacheWhenOffline: !requireFresh, readAhead: true),

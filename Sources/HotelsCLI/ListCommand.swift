@@ -26,12 +26,12 @@ struct ListCommand: AsyncParsableCommand {
         } catch {
             throw Diagnostics.report(error, context: "--profile").code
         }
-        let store = try cacheOptions.folder.openStore()
+        let store = try await cacheOptions.openStorage()
         let list: CachedList?
         if let endpoint {
             list = try await store.cachedList(ListKey(profile: profileName ?? "sample", endpoint: endpoint, city: city, keyword: keyword))
         } else {
-            list = try store.latestList(city: city, profile: profileName, keyword: keyword)
+            list = try await store.latestList(city: city, profile: profileName, keyword: keyword)
         }
         guard let list, list.count > 0 else {
             Diagnostics.error("nothing is cached for \(city)" + (endpoint.map { " from \($0)" } ?? ""),
@@ -40,7 +40,7 @@ struct ListCommand: AsyncParsableCommand {
         }
         if let limit {
             var lines: [UInt8] = []
-            try await store.hotels(in: list, limit: max(0, limit)).forEach { HotelJSONLines.append($0, to: &lines) }
+            try await store.hotels(in: list, offset: 0, limit: max(0, limit)).forEach { HotelJSONLines.append($0, to: &lines) }
             writeAll(lines, to: STDOUT_FILENO)
         } else {
             try await FolderSink.writeLines(of: list, from: store) { writeAll($0, to: STDOUT_FILENO) }
@@ -61,7 +61,7 @@ struct CacheCommand: AsyncParsableCommand {
         @Flag(help: "Print as JSON.") var json = false
 
         func run() async throws {
-            let stats = try cacheOptions.folder.openStore().stats()
+            let stats = try await cacheOptions.openStorage().stats()
             if json {
                 writeAll(Array((jsonLine(stats) + "\n").utf8), to: STDOUT_FILENO)
                 return
@@ -82,6 +82,7 @@ struct CacheCommand: AsyncParsableCommand {
         @OptionGroup var cacheOptions: CacheOptions
 
         func run() async throws {
+            try cacheOptions.refuseSharedStore("check")
             var problems: [String] = []
             let store = try cacheOptions.folder.openStore().integrityCheck()
             if store != "ok" { problems.append("store: \(store)") }
@@ -97,10 +98,10 @@ struct CacheCommand: AsyncParsableCommand {
         @OptionGroup var cacheOptions: CacheOptions
 
         func run() async throws {
-            let store = try cacheOptions.folder.openStore()
-            try store.clear()
+            let store = try await cacheOptions.openStorage()
+            try await store.clear()
             try cacheOptions.folder.openImages()?.removeAll()
-            writeAll(Array("cleared \(cacheOptions.folder.path)\n".utf8), to: STDOUT_FILENO)
+            writeAll(Array("cleared \(cacheOptions.storeURL == nil ? cacheOptions.folder.path : store.location)\n".utf8), to: STDOUT_FILENO)
         }
     }
 
@@ -109,6 +110,7 @@ struct CacheCommand: AsyncParsableCommand {
         @OptionGroup var cacheOptions: CacheOptions
 
         func run() async throws {
+            try cacheOptions.refuseSharedStore("vacuum")
             let store = try cacheOptions.folder.openStore()
             let before = store.fileBytes
             try store.vacuum { FileManager.default.fileExists(atPath: $0) }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hotels
 import Imaging
+import OfflineStore
 import Scheduling
 import Simulation
 
@@ -28,6 +29,8 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "With --fling: the session's seed.") var seed: UInt64 = 1
     @Option(help: "Replay speed: 2 is twice as fast.") var speed = 1.0
     @Option(help: "Cache folder (hotels.sqlite and images/): cached rows and logos show without network. None by default, so runs compare.") var cache: String?
+    @Option(help: ArgumentHelp("A shared PostgreSQL store for the list instead of --cache's hotels.sqlite (or HOTELKIT_STORE).", valueName: "url"))
+    var store: String?
     @Option(help: "Write one JSON line per event to this file.") var trace: String?
     @Option(help: "Write report.html and contact-sheet.png into this folder.") var report: String?
     @Flag(help: "Print the summary as JSON.") var json = false
@@ -60,7 +63,7 @@ struct SimulateCommand: AsyncParsableCommand {
         }
         let cacheFolder = cache.map { CacheFolder(URL(fileURLWithPath: $0)) }
         let outcome = try await runSimulation(list: list, window: window, script: scrollScript, speed: speed, cache: cacheFolder,
-                                              trace: trace, keepsTimeline: report != nil, quiet: json)
+                                              store: sharedStoreURL(store), trace: trace, keepsTimeline: report != nil, quiet: json)
         var reportPath: String?
         if let report {
             reportPath = try outcome.writeReport(to: URL(fileURLWithPath: report)).path
@@ -117,7 +120,7 @@ struct WindowOptions: ParsableArguments {
 /// Runs one simulation for `simulate` and `demo`: the options become a
 /// library ``SimulationRun``; errors become messages and exit codes.
 func runSimulation(list: ListOptions, window: WindowOptions, script: ScrollScript, speed: Double, cache: CacheFolder?,
-                   trace: String?, keepsTimeline: Bool = true, quiet: Bool = false) async throws -> SimulationRun.Outcome {
+                   store storeURL: String? = nil, trace: String?, keepsTimeline: Bool = true, quiet: Bool = false) async throws -> SimulationRun.Outcome {
     let profile: ServiceProfile
     let chain: FilterChain
     do {
@@ -136,9 +139,10 @@ func runSimulation(list: ListOptions, window: WindowOptions, script: ScrollScrip
     }
     let client = HotelClient(profile: profile, endpoint: list.endpoint)
     Diagnostics.redact(with: client.secrets)
+    let store: (any HotelStorage)? = if let storeURL { try await openSharedStore(storeURL) } else { try cache?.openStore() }
     var run = SimulationRun(client: client, city: list.city, pageSize: list.pageSize,
                             viewport: window.viewport, concurrency: window.concurrency, policy: window.windowPolicy, filter: chain,
-                            script: script, speed: speed, store: try cache?.openStore(), diskCache: cache?.openImages(), trace: traceFile)
+                            script: script, speed: speed, store: store, diskCache: cache?.openImages(), trace: traceFile)
     run.memoryCacheLimit = window.memoryCache << 20
     run.keepsTimeline = keepsTimeline
     let progress = ProgressLine(total: script.events.count, label: "events", quiet: quiet)
