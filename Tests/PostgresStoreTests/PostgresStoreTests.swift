@@ -1,0 +1,127 @@
+import Foundation
+import Hotels
+import OfflineStore
+import PostgresStore
+import Testing
+import TestSupport
+
+/// What only the shared store has: its URL, its migrations, its failures, and processes sharing it.
+@Suite("The shared PostgreSQL store")
+struct PostgresStoreTests {
+    let key = ListKey(profile: "sample", endpoint: "http://127.0.0.1:1/soap", city: "Shanghai")
+    let checkpoint = Pager.Checkpoint(pagesReceived: 1, nextPage: 0, nextCursor: "100", usedCursors: ["100"], end: nil)
+
+    @Test("a store URL is read as libpq reads it: the URL's password, else PGPASSWORD, else ~/.pgpass; never printed")
+    func location() throws {
+        let url = "postgres://ana:s%3Acret@db.example:6543/hotels?sslmode=disable&pool_size=4"
+        let location = try PostgresLocation(url: url, environment: [:])
+        #expect(location.host == "db.example" && location.port == 6543 && location.user == "ana" && location.database == "hotels")
+        #expect(location.password == "s:cret" && location.tls == .disable && location.poolSize == 4)
+        #expect(location.description == "postgres://ana@db.example:6543/hotels")
+        #expect(!PostgresLocation.withoutPassword(url).contains("cret"))
+
+        let fromEnvironment = try PostgresLocation(url: "postgresql:///", environment: ["PGHOST": "h", "PGUSER": "u", "PGPASSWORD": "e-pw"])
+        #expect(fromEnvironment.host == "h" && fromEnvironment.port == 5432 && fromEnvironment.database == "u" && fromEnvironment.password == "e-pw")
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pgpass-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("pgpass")
+        try Data("# comment\nother:*:*:*:no\ndb:6543:*:ana:pass\\:word\n*:*:*:*:fallback\n".utf8).write(to: file)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        #expect(try PostgresLocation(url: "postgres://ana@db:6543/x", environment: [:], passwordFile: file).password == "pass:word")
+        #expect(try PostgresLocation(url: "postgres://bo@elsewhere/x", environment: [:], passwordFile: file).password == "fallback")
+        // A file others can read is ignored, as libpq ignores it.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+        #expect(try PostgresLocation(url: "postgres://ana@db:6543/x", environment: [:], passwordFile: file).password == nil)
+    }
+
+    @Test("a malformed URL is a typed error that names it without its password", arguments: [
+        "mysql://u:topsecret@h/d", "postgres://u:topsecret@h:99999/d", "postgres://u:topsecret@h/d/e", "postgres://u:topsecret@h/d?sslmode=maybe",
+        "postgres://u:topsecret@h/d?pool_size=0",
+    ])
+    func malformed(_ url: String) {
+        #expect {
+            try PostgresLocation(url: url, environment: [:])
+        } throws: { error in
+            guard let error = error as? StoreError else { return false }
+            return error.kind == .invalidLocation && !error.description.contains("topsecret")
+        }
+    }
+
+    @Test("ten stores opening an empty database at once migrate it once")
+    func migrateOnce() async throws {
+        let server = try TestPostgres.shared()
+        let url = try server.makeDatabase()
+        let stores = try await withThrowingTaskGroup(of: [String].self) { group in
+            for _ in 0..<10 {
+                group.addTask { try await PostgresHotelStore.open(try PostgresLocation(url: url)).appliedMigrations.map(\.name) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(stores.filter { !$0.isEmpty }.count == 1)
+        #expect(try server.psql("SELECT count(*) FROM hotelkit_schema", database: TestPostgres.database(in: url)).trimmed == "\(PostgresSchema.latestVersion)")
+        let status = try await PostgresHotelStore.status(try PostgresLocation(url: url))
+        #expect(status.version == PostgresSchema.latestVersion && status.pending.isEmpty && !status.isNewer)
+    }
+
+    @Test("a database written by a newer HotelKit is refused (configuration) and left as it is")
+    func newerSchema() async throws {
+        let server = try TestPostgres.shared()
+        let url = try server.makeDatabase()
+        let database = TestPostgres.database(in: url)
+        let store = try await PostgresHotelStore.open(try PostgresLocation(url: url))
+        try await store.mergeFirstPage(hotels([("A", 1)]), into: key, checkpoint: checkpoint, now: Date())
+        try server.psql("INSERT INTO hotelkit_schema (version, name) VALUES (999, 'from the future')", database: database)
+        await #expect {
+            try await PostgresHotelStore.open(try PostgresLocation(url: url))
+        } throws: { error in
+            (error as? StoreError)?.kind == .newerSchema && "\(error)".contains("999")
+        }
+        #expect(try server.psql("SELECT count(*) FROM hotels", database: database).trimmed == "1")
+        let result = try HotelsProcess.run(["store", "status", "--store", url])
+        #expect(result.status == 78 && result.stdout.contains("newer HotelKit"))
+        let fetch = try HotelsProcess.run(["list", "--city", "Shanghai", "--store", url])
+        #expect(fetch.status == 78, "\(fetch.stderr)")
+    }
+
+    @Test("failures have a kind and name the server, never the password: refused login, no server, no database")
+    func failures() async throws {
+        let server = try TestPostgres.shared()
+        let url = try server.makeDatabase()
+        let database = TestPostgres.database(in: url)
+        let wrong = server.url(database: database, password: "wrong-secret-pw")
+        await #expect { try await PostgresHotelStore.open(try PostgresLocation(url: wrong)) } throws: { error in
+            (error as? StoreError)?.kind == .authentication && !"\(error)".contains("wrong-secret-pw")
+        }
+        let closed = server.url(database: database, port: try TestPostgres.freePort())
+        await #expect { try await PostgresHotelStore.open(try PostgresLocation(url: closed)) } throws: { error in
+            (error as? StoreError)?.kind == .unavailable && "\(error)".contains("127.0.0.1:") && !"\(error)".contains(TestPostgres.password)
+        }
+        await #expect { try await PostgresHotelStore.open(try PostgresLocation(url: server.url(database: "no_such_db"))) } throws: { error in
+            (error as? StoreError)?.kind == .configuration
+        }
+        for (url, status) in [(wrong, Int32(77)), (closed, 69), ("postgres://x:pw-in-url@h/d?sslmode=nope", 64)] {
+            let result = try HotelsProcess.run(["list", "--city", "Paris", "--store", url])
+            #expect(result.status == status, "\(result.stderr)")
+            #expect(!result.stderr.contains("wrong-secret-pw") && !result.stderr.contains(TestPostgres.password) && !result.stderr.contains("pw-in-url"))
+        }
+    }
+
+    @Test("a connection the server drops between transactions costs nothing: the next write goes through on a new one")
+    func droppedConnection() async throws {
+        let server = try TestPostgres.shared()
+        let url = try server.makeDatabase()
+        let store = try await PostgresHotelStore.open(try PostgresLocation(url: url))
+        try await store.mergeFirstPage(hotels([("A", 3)]), into: key, checkpoint: checkpoint, now: Date())
+        try server.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+                        database: TestPostgres.database(in: url))
+        #expect(try await store.appendPage(hotels([("B", 2), ("C", 1)]), to: key, checkpoint: checkpoint, now: Date()) == 2)
+        let list = try #require(try await store.cachedList(key))
+        #expect(try await store.hotels(in: list, offset: 0, limit: nil).map(\.code) == ["A", "B", "C"])
+    }
+}
+
+extension String {
+    var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
+}

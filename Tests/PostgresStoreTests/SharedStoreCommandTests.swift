@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `hotels` processes sharing one PostgreSQL store, as they would across machines.
+@Suite("hotels with --store")
+struct SharedStoreCommandTests {
+    func folder(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("shared-cli-\(name)-\(UUID().uuidString)").path
+    }
+
+    @Test("fetch in one process, list in another, then offline: as with SQLite; store migrate and status; no password anywhere")
+    func fetchListOffline() throws {
+        let server = try TestPostgres.shared()
+        let url = try server.makeDatabase()
+        let serve = try ServeProcess(["--hotels", "300"])
+        defer { withExtendedLifetime(serve) {} }
+        let migrated = try HotelsProcess.run(["store", "migrate", "--store", url])
+        #expect(migrated.status == 0 && migrated.stdout.contains("applied 1:"), "\(migrated.stderr)")
+        let again = try HotelsProcess.run(["store", "migrate", "--store", url])
+        #expect(again.status == 0 && again.stdout.contains("up to date"))
+
+        let out = folder("out")
+        let fetched = try HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "Paris", "--page-size", "20",
+                                             "--store", url, "--cache", folder("cache"), "--out", out])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        #expect(fetched.stdout.contains("60 in the list"))
+        // Another process, another cache folder: the list comes from the shared store.
+        let listed = try HotelsProcess.run(["list", "--city", "Paris", "--cache", folder("other")], environment: ["HOTELKIT_STORE": url])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout == (try String(contentsOfFile: out + "/hotels.jsonl", encoding: .utf8)))
+
+        let offline = try HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "Paris", "--offline",
+                                             "--store", url, "--cache", folder("third"), "--out", folder("offline")])
+        #expect(offline.status == 0 && offline.stderr.contains("offline: showing 60 hotels for Paris"), "\(offline.stderr)")
+        let nothing = try HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "Rome", "--offline",
+                                             "--store", url, "--out", folder("rome")])
+        #expect(nothing.status == 69)
+
+        let stats = try HotelsProcess.run(["cache", "stats", "--store", url, "--json"])
+        #expect(stats.status == 0 && stats.stdout.contains("\"hotels\":60"))
+        for result in [migrated, again, fetched, listed, offline, nothing, stats] {
+            #expect(!(result.stdout + result.stderr).contains(TestPostgres.password))
+        }
+    }
+
+    @Test("kill -9 mid-list leaves the list and its checkpoint in step, and the next run resumes from the last stored page")
+    func killedMidList() throws {
+        let server = try TestPostgres.shared()
+        let url = try server.makeDatabase()
+        let database = TestPostgres.database(in: url)
+        let serve = try ServeProcess(["--hotels", "1000", "--latency", "60"])
+        defer { withExtendedLifetime(serve) {} }
+        let arguments = ["fetch", "--endpoint", serve.endpoint, "--city", "Paris", "--page-size", "10", "--store", url,
+                         "--cache", folder("cache"), "--out", folder("out")]
+        let victim = Process()
+        victim.executableURL = HotelsProcess.executable
+        victim.arguments = arguments
+        victim.standardOutput = FileHandle.nullDevice
+        victim.standardError = FileHandle.nullDevice
+        try victim.run()
+        let rows = { Int((try? server.psql("SELECT count(*) FROM hotels", database: database))?.trimmed ?? "") ?? 0 }
+        let deadline = Date().addingTimeInterval(60)
+        while rows() < 50, Date() < deadline { usleep(20_000) }
+        kill(victim.processIdentifier, SIGKILL)
+        victim.waitUntilExit()
+        #expect(victim.terminationReason == .uncaughtSignal)
+
+        // In step: every stored page is whole, and the checkpoint counts exactly those pages.
+        let stored = rows()
+        let pages = try server.psql("SELECT checkpoint::json->>'pagesReceived' FROM lists", database: database).trimmed
+        #expect(stored >= 50 && stored < 200 && stored % 10 == 0)
+        #expect(pages == String(stored / 10))
+
+        let resumed = try HotelsProcess.run(arguments)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stdout.contains("fetched \(200 - stored + 10) hotels"), "\(resumed.stdout)") // page 1 again, then the rest
+        #expect(rows() == 200)
+        #expect(try server.psql("SELECT count(DISTINCT code) FROM hotels", database: database).trimmed == "200")
+        #expect(try server.psql("SELECT exhausted FROM lists", database: database).trimmed == "t")
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import Hotels
+import Imaging
+import OfflineStore
+import PostgresStore
+import Testing
+import TestSupport
+
+/// The two backends every store assertion runs on.
+enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite, postgres
+
+    var testDescription: String { rawValue }
+
+    /// A new, empty store. PostgreSQL's is a new database on the tests' own server.
+    func makeStore() async throws -> any HotelStorage {
+        switch self {
+        case .sqlite:
+            return try HotelStore(folder: FileManager.default.temporaryDirectory.appendingPathComponent("shared-store-\(UUID().uuidString)"))
+        case .postgres:
+            return try await PostgresHotelStore.open(try PostgresLocation(url: try TestPostgres.shared().makeDatabase()))
+        }
+    }
+}
+
+/// Hotels named by code with an addtime; newest first, as services list them.
+func hotels(_ codes: [(String, Int64)], name: String = "Hotel") -> [Hotel] {
+    codes.map { Hotel(code: $0.0, name: "\(name) \($0.0)", logoURL: "http://logos.test/\($0.0).png", addtime: $0.1) }
+}
+
+/// The store's meaning, asserted the same on SQLite and PostgreSQL.
+@Suite("A store, on both backends")
+struct SharedStoreTests {
+    let key = ListKey(profile: "sample", endpoint: "http://127.0.0.1:1/soap", city: "Shanghai")
+    let checkpoint = Pager.Checkpoint(pagesReceived: 1, nextPage: 0, nextCursor: "100", usedCursors: ["100"], end: nil)
+
+    func codes(_ store: any HotelStorage) async throws -> [String] {
+        guard let list = try await store.cachedList(key) else { return [] }
+        return try await store.hotels(in: list, offset: 0, limit: nil).map(\.code)
+    }
+
+    @Test("a first page into an empty store: every row inserted, in order, with its checkpoint", arguments: Backend.allCases)
+    func firstPage(_ backend: Backend) async throws {
+        let store = try await backend.makeStore()
+        let result = try await store.mergeFirstPage(hotels([("A", 300), ("B", 200), ("C", 100)]), into: key, checkpoint: checkpoint, now: Date())
+        #expect(result == MergeResult(inserted: 3))
+        #expect(try await codes(store) == ["A", "B", "C"])
+        let list = try #require(try await store.cachedList(key))
+        #expect(list.count == 3 && list.checkpoint == checkpoint && !list.isExhausted)
+        #expect(try await store.hotels(in: list, offset: 1, limit: 1).map(\.code) == ["B"])
+    }
+
+    @Test("merge: new codes inserted, changed rows updated, a row whose addtime changed moves; the cached checkpoint holds",
+          arguments: Backend.allCases)
+    func merge(_ backend: Backend) async throws {
+        let store = try await backend.makeStore()
+        try await store.mergeFirstPage(hotels([("A", 300), ("B", 200), ("C", 100)]), into: key, checkpoint: checkpoint, now: Date())
+        #expect(try await store.appendPage(hotels([("D", 90), ("E", 80)]), to: key, checkpoint: checkpoint, now: Date()) == 2)
+        var fresh = hotels([("D", 400), ("N", 350), ("A", 300)])
+        fresh[2].name = "Renamed A"
+        let later = Pager.Checkpoint(pagesReceived: 1, nextPage: 0, nextCursor: "350", usedCursors: ["350"], end: nil)
+        let result = try await store.mergeFirstPage(fresh, into: key, checkpoint: later, now: Date())
+        #expect(result == MergeResult(inserted: 1, updated: 1, moved: 1))
+        #expect(try await codes(store) == ["D", "N", "A", "B", "C", "E"])
+        let list = try #require(try await store.cachedList(key))
+        #expect(try await store.hotels(in: list, offset: 0, limit: 3).map(\.name) == ["Hotel D", "Hotel N", "Renamed A"])
+        #expect(list.checkpoint == checkpoint)
+    }
+
+    @Test("a fresh page that shares no row with the store replaces the list, paging included", arguments: Backend.allCases)
+    func replace(_ backend: Backend) async throws {
+        let store = try await backend.makeStore()
+        try await store.mergeFirstPage(hotels([("A", 300), ("B", 200)]), into: key, checkpoint: checkpoint, now: Date())
+        let fresh = Pager.Checkpoint(pagesReceived: 1, nextPage: 0, nextCursor: "900", usedCursors: ["900"], end: nil)
+        let result = try await store.mergeFirstPage(hotels([("X", 1000), ("Y", 900)]), into: key, checkpoint: fresh, now: Date())
+        #expect(result.replaced && result.inserted == 2)
+        #expect(try await codes(store) == ["X", "Y"])
+        #expect(try await store.cachedList(key)?.checkpoint == fresh)
+    }
+
+    @Test("load more appends, never repeats a code, updates cached rows in place, and saves where paging stands", arguments: Backend.allCases)
+    func append(_ backend: Backend) async throws {
+        let store = try await backend.makeStore()
+        let first = hotels((0..<250).map { ("A\($0)", Int64(10_000 - $0)) })
+        #expect(try await store.mergeFirstPage(first, into: key, checkpoint: checkpoint, now: Date()) == MergeResult(inserted: 250))
+        // 230 new codes, one of them twice, then 20 rows already stored (renamed: updated in place).
+        var more = hotels((0..<230).map { ("B\($0)", Int64(5_000 - $0)) })
+        more.insert(more[3], at: 150)
+        more += hotels((0..<20).map { ("A\($0)", Int64(10_000 - $0)) }, name: "Renamed")
+        let end = Pager.Checkpoint(pagesReceived: 2, nextPage: 0, nextCursor: "1", usedCursors: ["100", "1"], end: .endMarker)
+        #expect(try await store.appendPage(more, to: key, checkpoint: end, now: Date()) == 230)
+        #expect(try await codes(store) == first.map(\.code) + (0..<230).map { "B\($0)" })
+        let list = try #require(try await store.cachedList(key))
+        #expect(list.count == 480 && list.isExhausted && list.checkpoint == end)
+        #expect(try await store.hotels(in: list, offset: 19, limit: 2).map(\.name) == ["Renamed A19", "Hotel A20"])
+    }
+
+    @Test("forEachBatch hands over the whole list in service order, a batch at a time", arguments: Backend.allCases)
+    func batches(_ backend: Backend) async throws {
+        let store = try await backend.makeStore()
+        let page = hotels((0..<480).map { ("C\($0)", Int64(10_000 - $0)) })
+        try await store.mergeFirstPage(Array(page[..<300]), into: key, checkpoint: checkpoint, now: Date())
+        try await store.appendPage(Array(page[300...]), to: key, checkpoint: checkpoint, now: Date())
+        let list = try #require(try await store.cachedList(key))
+        var batches: [[Hotel]] = []
+        try await store.forEachBatch(in: list, batchSize: 200) { batches.append($0) }
+        #expect(batches.map(\.count) == [200, 200, 80])
+        #expect(batches.flatMap { $0 } == page)
+        var exact: [Int] = []
+        try await store.forEachBatch(in: list, batchSize: 240) { exact.append($0.count) }
+        #expect(exact == [240, 240])
+    }
+
+    @Test("every field survives the round trip: nulls, coordinates, text beyond ASCII", arguments: Backend.allCases)
+    func fields(_ backend: Backend) async throws {
+        let store = try await backend.makeStore()
+        let page = [
+            Hotel(code: "B&B 1", name: "Hôtel « Les Pins » 松", address: "1 rue d'Été", latitude: -33.8688, longitude: 151.2093,
+                  logoURL: "http://logos.test/x.png?k=1&o=2", addtime: 1_700_000_000),
+            Hotel(code: "2"),
+        ]
+        try await store.mergeFirstPage(page, into: key, checkpoint: checkpoint, now: Date())
+        let list = try #require(try await store.cachedList(key))
+        #expect(try await store.hotels(in: list, offset: 0, limit: nil) == page)
+    }
+
+    @Test("lists are kept apart by profile, endpoint, city and keyword; the latest of a city is found without an endpoint; stats and clear",
+          arguments: Backend.allCases)
+    func separateLists(_ backend: Backend) async throws {
+        let store = try await backend.makeStore()
+        let other = ListKey(profile: "sample", endpoint: "http://127.0.0.1:2/soap", city: "Shanghai")
+        let keyed = ListKey(profile: "sample", endpoint: "http://127.0.0.1:2/soap", city: "Shanghai", keyword: "spa")
+        try await store.mergeFirstPage(hotels([("A", 1)]), into: key, checkpoint: checkpoint, now: Date(timeIntervalSince1970: 1000))
+        try await store.mergeFirstPage(hotels([("B", 1), ("C", 2)]), into: other, checkpoint: checkpoint, now: Date(timeIntervalSince1970: 2000))
+        try await store.mergeFirstPage(hotels([("D", 1)]), into: keyed, checkpoint: checkpoint, now: Date(timeIntervalSince1970: 3000))
+        #expect(try await store.cachedList(key)?.count == 1)
+        #expect(try await store.latestList(city: "Shanghai", profile: nil, keyword: nil)?.key == other)
+        #expect(try await store.latestList(city: "Shanghai", profile: "sample", keyword: "spa")?.key == keyed)
+        #expect(try await store.latestList(city: "Shanghai", profile: "other", keyword: nil) == nil)
+        #expect(try await store.latestList(city: "Paris", profile: nil, keyword: nil) == nil)
+        #expect(try await store.allLists().map(\.key) == [keyed, other, key])
+        try await store.noteImage(ImageIndexEntry(url: "http://logos.test/A.png", filter: "", file: "/x", bytes: 10, etag: "\"1\""))
+        try await store.noteImage(ImageIndexEntry(url: "http://logos.test/A.png", filter: "", file: "/x", bytes: 12, etag: "\"2\""))
+        let stats = try await store.stats()
+        #expect(stats.lists.count == 3 && stats.hotels == 4 && stats.images == 1 && stats.imageBytes == 12)
+        try await store.clear()
+        #expect(try await store.stats().hotels == 0)
+        #expect(try await store.allLists().isEmpty)
+    }
+}

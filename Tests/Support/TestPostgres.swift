@@ -1,0 +1,157 @@
+import Foundation
+
+/// A PostgreSQL server of the tests' own, from Debian's packages: made with
+/// `initdb` in a temporary folder, listening on a free loopback port with
+/// its socket in that folder, started once per test process and torn down
+/// when the process ends, however it ends (a watchdog stops the server and
+/// removes the folder once the test process is gone).
+///
+/// PostgreSQL refuses to run as root, and CI runs as root: then the server
+/// runs as Debian's `postgres` user. Where it cannot be started, ``shared()``
+/// throws the reason, and the tests that need it fail: they never skip.
+public final class TestPostgres: Sendable {
+    /// The superuser and its password: host connections need the password (scram-sha-256).
+    public static let user = "hotelkit"
+    public static let password = "pg-test-secret-7f3a"
+
+    public let folder: URL
+    public let port: Int
+    let bin: URL
+    let runAs: String?
+
+    /// The process's server, started on first use.
+    public static func shared() throws -> TestPostgres {
+        try started.get()
+    }
+
+    private static let started: Result<TestPostgres, any Error> = Result { try TestPostgres() }
+
+    private init() throws {
+        guard let bin = Self.binFolder() else {
+            throw TestPostgresError("PostgreSQL is not installed: make test installs Debian's postgresql package (scripts/ensure-deps)")
+        }
+        self.bin = bin
+        runAs = getuid() == 0 ? "postgres" : nil
+        folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("hotelkit-pg-\(getpid())-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        port = try Self.freePort()
+        let passwordFile = folder.appendingPathComponent("password")
+        try Data(Self.password.utf8).write(to: passwordFile)
+        if let runAs {
+            try Self.run("/bin/chown", ["-R", runAs, folder.path])
+        }
+        try runTool("initdb", ["-D", data.path, "-U", Self.user, "--pwfile=\(passwordFile.path)", "--auth-local=trust",
+                               "--auth-host=scram-sha-256", "--no-sync", "-E", "UTF8", "--locale=C"])
+        try? FileManager.default.removeItem(at: passwordFile)
+        try watchdog()
+        try runTool("pg_ctl", ["-D", data.path, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "60", "-o",
+                               "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", "start"])
+    }
+
+    var data: URL { folder.appendingPathComponent("data") }
+
+    /// A new, empty database; its URL, password included.
+    public func makeDatabase() throws -> String {
+        let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
+        try runTool("createdb", ["-h", folder.path, "-p", String(port), "-U", Self.user, name])
+        return url(database: name)
+    }
+
+    public func url(database: String, password: String? = TestPostgres.password, port: Int? = nil) -> String {
+        "postgres://\(Self.user)\(password.map { ":" + $0 } ?? "")@127.0.0.1:\(port ?? self.port)/\(database)?sslmode=disable"
+    }
+
+    /// Runs SQL as the superuser on `database` through psql's socket, for checks and faults.
+    @discardableResult
+    public func psql(_ sql: String, database: String) throws -> String {
+        try runTool("psql", ["-h", folder.path, "-p", String(port), "-U", Self.user, "-d", database, "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql])
+    }
+
+    /// The database name in a URL this server made.
+    public static func database(in url: String) -> String {
+        URLComponents(string: url)?.path.split(separator: "/").first.map(String.init) ?? ""
+    }
+
+    @discardableResult
+    func runTool(_ tool: String, _ arguments: [String]) throws -> String {
+        let path = bin.appendingPathComponent(tool).path
+        if let runAs {
+            return try Self.run("/usr/sbin/runuser", ["-u", runAs, "--", path] + arguments)
+        }
+        return try Self.run(path, arguments)
+    }
+
+    /// Stops the server and removes the folder once this process is gone, whatever ends it.
+    private func watchdog() throws {
+        let script = """
+            while [ -e /proc/\(getpid()) ]; do sleep 1; done
+            "\(bin.appendingPathComponent("pg_ctl").path)" -D "\(data.path)" -m immediate stop >/dev/null 2>&1
+            rm -rf "\(folder.path)"
+            """
+        // Not a Foundation Process: one released while it runs upsets how Foundation reaps the next ones.
+        let arguments = (runAs.map { ["/usr/sbin/runuser", "-u", $0, "--", "/bin/sh"] } ?? ["/bin/sh"]) + ["-c", script]
+        _ = try Self.spawn(arguments, output: "/dev/null")
+    }
+
+    private static func binFolder() -> URL? {
+        let root = URL(fileURLWithPath: "/usr/lib/postgresql")
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        return versions.compactMap(Int.init).sorted().reversed().lazy
+            .map { root.appendingPathComponent("\($0)/bin") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("initdb").path) }
+    }
+
+    /// A loopback port nothing listens on now: the kernel's pick for a socket bound to port 0.
+    public static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw TestPostgresError("no socket for a free port") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard bound else { throw TestPostgresError("could not bind a loopback port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Runs a program to its end. Its output goes to a file, not a pipe:
+    /// `pg_ctl start` leaves a server running that would hold a pipe open.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String]) throws -> String {
+        let outputFile = NSTemporaryDirectory() + "hotelkit-pg-output-\(UUID().uuidString)"
+        defer { unlink(outputFile) }
+        let pid = try spawn([executable] + arguments, output: outputFile)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        let text = (try? String(contentsOfFile: outputFile, encoding: .utf8)) ?? ""
+        // Exited normally with 0: WIFEXITED and WEXITSTATUS, which Swift cannot call.
+        guard status & 0x7F == 0, (status >> 8) & 0xFF == 0 else {
+            throw TestPostgresError("\((executable as NSString).lastPathComponent) \(arguments.prefix(3).joined(separator: " ")) failed (status \(status)): \(text)")
+        }
+        return text
+    }
+
+    /// Starts `arguments[0]` with standard input from /dev/null and its output appended to `output`.
+    private static func spawn(_ arguments: [String], output: String) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
+        guard result == 0 else { throw TestPostgresError("cannot start \(arguments[0]): \(String(cString: strerror(result)))") }
+        return pid
+    }
+}
+
+public struct TestPostgresError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
