@@ -337,7 +337,7 @@ public final class LogoPipeline: LogoLoading {
                 configuration.logger.warning("logo cache: cannot store \(request.url): \(error)")
             }
         }
-        note(request, bytes: bytes, metadata: metadata)
+        note(request, bytes: bytes, metadata: metadata, isNew: true)
     }
 
     private func storeMetadata(_ metadata: CachedImageMetadata, for key: String) {
@@ -348,10 +348,12 @@ public final class LogoPipeline: LogoLoading {
         }
     }
 
-    private func note(_ request: Request, bytes: [UInt8], metadata: CachedImageMetadata?) {
+    /// - Parameter isNew: The bytes came from the network: the index gets them too.
+    private func note(_ request: Request, bytes: [UInt8], metadata: CachedImageMetadata?, isNew: Bool = false) {
         guard let indexWriter, let disk = configuration.diskCache else { return }
         indexWriter.note(ImageIndexEntry(url: request.url, filter: configuration.filter.description, file: disk.file(for: request.key),
-                                         bytes: bytes.count, etag: metadata?.etag, lastModified: metadata?.lastModified))
+                                         bytes: bytes.count, etag: metadata?.etag, lastModified: metadata?.lastModified,
+                                         maxAge: metadata?.maxAge, storedAt: metadata?.storedAt, data: isNew ? bytes : nil))
     }
 }
 

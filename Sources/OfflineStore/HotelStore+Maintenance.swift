@@ -98,4 +98,9 @@ extension HotelStore {
 
 extension HotelStore: HotelStorage {
     public var location: String { path }
+
+    /// SQLite's index leaves the bytes to the disk cache: read its file, when it is still there.
+    public func logoData(url: String, filter: String) throws -> [UInt8]? {
+        try imageEntry(url: url, filter: filter).flatMap { DiskImageCache.payload(ofFile: $0.file) }
+    }
 }

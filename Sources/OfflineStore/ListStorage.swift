@@ -145,4 +145,8 @@ public protocol HotelStorage: ListStorage, ImageIndex {
 
     /// Forgets every list and logo index entry.
     func clear() async throws
+
+    /// The processed logo of `url` under the filter chain `filter` (its
+    /// description), as the logo index has it; nil when it has none.
+    func logoData(url: String, filter: String) async throws -> [UInt8]?
 }

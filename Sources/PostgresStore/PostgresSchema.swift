@@ -50,7 +50,8 @@ public enum PostgresSchema {
             )
             """,
             "CREATE INDEX hotels_by_position ON hotels (list_id, position)",
-            // The logos in the disk cache, with their validators, as SQLite's `images`.
+            // Each logo with its validators and its processed bytes: any
+            // reader on any machine can serve the thumbnail (`data`).
             """
             CREATE TABLE images (
                 url text NOT NULL,
@@ -60,6 +61,9 @@ public enum PostgresSchema {
                 last_access double precision NOT NULL,
                 etag text,
                 last_modified text,
+                max_age double precision,
+                stored_at double precision,
+                data bytea,
                 PRIMARY KEY (url, filter)
             )
             """,

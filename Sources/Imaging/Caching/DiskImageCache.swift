@@ -175,6 +175,12 @@ public final class DiskImageCache: Sendable {
         directory.appendingPathComponent(String(key.prefix(2))).appendingPathComponent(key + ".meta")
     }
 
+    /// The logo in an entry file (``file(for:)``, as an image index records
+    /// it), if the file is there and whole.
+    public static func payload(ofFile path: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: path).flatMap(validatedPayload)
+    }
+
     private static func validatedPayload(_ data: Data) -> [UInt8]? {
         let bytes = [UInt8](data)
         guard bytes.count >= headerSize, Array(bytes[0..<8]) == magic else { return nil }

@@ -10,8 +10,16 @@ public struct ImageIndexEntry: Sendable, Equatable {
     public var lastAccess: Date
     public var etag: String?
     public var lastModified: String?
+    /// Cache-Control max-age, in seconds, and when the logo was stored or last revalidated.
+    public var maxAge: Double?
+    public var storedAt: Date?
+    /// The processed logo, when these bytes are new to the cache: an index
+    /// that serves other machines (a shared store) keeps them; one beside a
+    /// local disk cache (SQLite's) leaves them to the cache's file.
+    public var data: [UInt8]?
 
-    public init(url: String, filter: String, file: String, bytes: Int, lastAccess: Date = Date(), etag: String? = nil, lastModified: String? = nil) {
+    public init(url: String, filter: String, file: String, bytes: Int, lastAccess: Date = Date(), etag: String? = nil, lastModified: String? = nil,
+                maxAge: Double? = nil, storedAt: Date? = nil, data: [UInt8]? = nil) {
         self.url = url
         self.filter = filter
         self.file = file
@@ -19,6 +27,9 @@ public struct ImageIndexEntry: Sendable, Equatable {
         self.lastAccess = lastAccess
         self.etag = etag
         self.lastModified = lastModified
+        self.maxAge = maxAge
+        self.storedAt = storedAt
+        self.data = data
     }
 }
 
