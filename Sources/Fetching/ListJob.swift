@@ -203,8 +203,7 @@ struct LogoRun {
                     do {
                         let logo = try await pipeline.data(for: url, policy: policy)
                         let bytes = logo.data ?? []
-                        let format: LogoFile.Format = !filtered && (try? ImageFormat.detect(bytes)) == .jpeg ? .jpeg : .png
-                        try await sink.saveLogo(LogoFile(code: code, bytes: bytes, format: format))
+                        try await sink.saveLogo(LogoFile(code: code, bytes: bytes, format: LogoFile.Format(of: bytes, filtered: filtered)))
                         counts.count(logo, bytes: bytes.count)
                     } catch {
                         counts.failed += 1

@@ -1,5 +1,6 @@
 import Foundation
 import Hotels
+import Imaging
 import Locking
 import OfflineStore
 
@@ -42,6 +43,11 @@ public struct LogoFile: Sendable, Equatable {
 
         /// The file extension: `png` or `jpg`.
         public var fileExtension: String { self == .png ? "png" : "jpg" }
+
+        /// A filtered logo is always a PNG; an unfiltered one is what its bytes say.
+        public init(of bytes: [UInt8], filtered: Bool) {
+            self = !filtered && (try? ImageFormat.detect(bytes)) == .jpeg ? .jpeg : .png
+        }
     }
 
     /// The hotel's code, as the service sent it.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Fetching
 import Foundation
 import Hotels
+import Imaging
 import OfflineStore
 
 struct ListCommand: AsyncParsableCommand {
@@ -16,6 +17,10 @@ struct ListCommand: AsyncParsableCommand {
     @Option(help: "Only the list fetched from this endpoint.") var endpoint: String?
     @Option(help: "A keyword the list was fetched with.") var keyword: String?
     @Option(help: "Print at most this many rows.") var limit: Int?
+    @Option(help: ArgumentHelp("Also write the list's logos from the store's logo index into this folder (CODE.png), as hotels fetch --logos saves them.",
+                               valueName: "dir"))
+    var logosOut: String?
+    @Option(help: "With --logos-out: the filter chain the logos were fetched with (hotels fetch --filter).") var filter = ""
     @OptionGroup var cacheOptions: CacheOptions
 
     func run() async throws {
@@ -38,12 +43,32 @@ struct ListCommand: AsyncParsableCommand {
                               hint: "hotels fetch --city \(city) --endpoint URL fills the cache; hotels cache stats shows what is there")
             throw ExitStatus.noInput.code
         }
+        if let logosOut { try await exportLogos(of: list, from: store, to: logosOut) }
         if let limit {
             var lines: [UInt8] = []
             try await store.hotels(in: list, offset: 0, limit: max(0, limit)).forEach { HotelJSONLines.append($0, to: &lines) }
             writeAll(lines, to: STDOUT_FILENO)
         } else {
             try await FolderSink.writeLines(of: list, from: store) { writeAll($0, to: STDOUT_FILENO) }
+        }
+    }
+}
+
+extension ListCommand {
+    /// Writes the list's logos into `folder`; says on stderr how many, and which are missing.
+    private func exportLogos(of list: CachedList, from store: any HotelStorage, to folder: String) async throws {
+        let description: String
+        do {
+            description = try FilterChain(parsing: filter).description
+        } catch {
+            throw Diagnostics.report(error, context: "--filter").code
+        }
+        do {
+            let summary = try await LogoExport(storage: store, filter: description).write(list, to: URL(fileURLWithPath: folder))
+            Diagnostics.note("\(summary.written) logos (\(summary.bytes) bytes) into \(folder)"
+                             + (summary.missing.isEmpty ? "" : "; \(summary.missing.count) not in the store's logo index, first \(summary.missing[0])"))
+        } catch {
+            throw Diagnostics.report(error, context: "--logos-out").code
         }
     }
 }

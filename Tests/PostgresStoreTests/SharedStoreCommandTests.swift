@@ -47,6 +47,31 @@ struct SharedStoreCommandTests {
         }
     }
 
+    @Test("logos processed by one process are served by another from the store's logo index, byte for byte")
+    func logosFromTheStore() throws {
+        let server = try TestPostgres.shared()
+        let url = try server.makeDatabase()
+        let serve = try ServeProcess(["--hotels", "100"])
+        defer { withExtendedLifetime(serve) {} }
+        let out = folder("out")
+        let fetched = try HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "Paris", "--logos", "--filter", "resize:16x16:fill",
+                                             "--store", url, "--cache", folder("cache"), "--out", out])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        let written = folder("written")
+        let listed = try HotelsProcess.run(["list", "--city", "Paris", "--store", url, "--cache", folder("elsewhere"), "--limit", "0",
+                                            "--logos-out", written, "--filter", "resize:16x16:fill"])
+        #expect(listed.status == 0 && listed.stderr.contains("20 logos"), "\(listed.stderr)")
+        let expected = try FileManager.default.contentsOfDirectory(atPath: out + "/logos").sorted()
+        #expect(expected.count == 20)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: written).sorted() == expected)
+        for name in expected {
+            #expect(FileManager.default.contents(atPath: written + "/" + name) == FileManager.default.contents(atPath: out + "/logos/" + name))
+        }
+        // Under another filter the index holds nothing: said, not invented.
+        let other = try HotelsProcess.run(["list", "--city", "Paris", "--store", url, "--limit", "0", "--logos-out", folder("none")])
+        #expect(other.status == 0 && other.stderr.contains("0 logos") && other.stderr.contains("20 not in the store's logo index"))
+    }
+
     @Test("kill -9 mid-list leaves the list and its checkpoint in step, and the next run resumes from the last stored page")
     func killedMidList() throws {
         let server = try TestPostgres.shared()
