@@ -145,17 +145,16 @@ extension PostgresHotelStore {
 
     private static func merge(_ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date,
                               _ connection: PostgresConnection, logger: Logger) async throws -> MergeResult {
-        let (id, savedCheckpoint) = try await upsertList(key, now: now, connection, logger: logger)
-        let wasEmpty = try await connection.query("SELECT NOT EXISTS (SELECT 1 FROM hotels WHERE list_id = \(id))", logger: logger)
-            .decode(Bool.self).reduce(true) { $1 }
-        let existing = wasEmpty ? [:] : try await existing(page.map(\.code), in: id, connection, logger: logger)
+        let list = try await upsertList(key, now: now, connection, logger: logger)
+        let wasEmpty = list.count == 0
+        let existing = wasEmpty ? [:] : try await existing(page.map(\.code), in: list.id, connection, logger: logger)
         var result = MergeResult()
         if !wasEmpty, existing.isEmpty, !page.isEmpty {
-            try await connection.query("DELETE FROM hotels WHERE list_id = \(id)", logger: logger)
+            try await connection.query("DELETE FROM hotels WHERE list_id = \(list.id)", logger: logger)
             result.replaced = true
         }
         let top = result.replaced || wasEmpty ? 0 : try await connection.query(
-            "SELECT coalesce(min(position), 0) FROM hotels WHERE list_id = \(id)", logger: logger).decode(Int64.self).reduce(0) { $1 }
+            "SELECT coalesce(min(position), 0) FROM hotels WHERE list_id = \(list.id)", logger: logger).decode(Int64.self).reduce(0) { $1 }
         var seen = Set<String>()
         var inserts = Rows()
         var updates = Rows()
@@ -173,21 +172,21 @@ extension PostgresHotelStore {
                 result.inserted += 1
             }
         }
-        try await updates.update(list: id, connection, logger: logger)
-        try await inserts.insert(list: id, connection, logger: logger)
+        try await updates.update(list: list.id, connection, logger: logger)
+        try await inserts.insert(list: list.id, connection, logger: logger)
         // The cached continuation still holds unless the list started over.
-        if result.replaced || savedCheckpoint == nil || wasEmpty {
-            try await save(checkpoint, list: id, connection, logger: logger)
-        }
+        let saves = result.replaced || list.checkpoint == nil || wasEmpty
+        try await finish(list.id, count: (result.replaced ? 0 : list.count) + result.inserted, checkpoint: saves ? checkpoint : nil,
+                         connection, logger: logger)
         return result
     }
 
     private static func append(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date,
                                _ connection: PostgresConnection, logger: Logger) async throws -> Int {
-        let (id, _) = try await upsertList(key, now: now, connection, logger: logger)
-        var next = try await connection.query("SELECT coalesce(max(position), -1) + 1 FROM hotels WHERE list_id = \(id)", logger: logger)
+        let list = try await upsertList(key, now: now, connection, logger: logger)
+        var next = try await connection.query("SELECT coalesce(max(position), -1) + 1 FROM hotels WHERE list_id = \(list.id)", logger: logger)
             .decode(Int64.self).reduce(0) { $1 }
-        let existing = try await existing(page.map(\.code), in: id, connection, logger: logger)
+        let existing = list.count == 0 ? [:] : try await existing(page.map(\.code), in: list.id, connection, logger: logger)
         var seen = Set<String>()
         var inserts = Rows()
         var updates = Rows()
@@ -199,28 +198,36 @@ extension PostgresHotelStore {
                 next += 1
             }
         }
-        try await updates.update(list: id, connection, logger: logger)
-        try await inserts.insert(list: id, connection, logger: logger)
-        try await save(checkpoint, list: id, connection, logger: logger)
+        try await updates.update(list: list.id, connection, logger: logger)
+        try await inserts.insert(list: list.id, connection, logger: logger)
+        try await finish(list.id, count: list.count + inserts.count, checkpoint: checkpoint, connection, logger: logger)
         return inserts.count
     }
 
-    /// The list's id, made if new, and its saved checkpoint; its fetch time is now. One statement,
-    /// which also locks the list's row: two writers of one list take turns.
-    private static func upsertList(_ key: ListKey, now: Date, _ connection: PostgresConnection, logger: Logger) async throws -> (Int64, String?) {
+    /// The list's row, made if new, with its saved checkpoint and row count; its fetch time is now.
+    /// One statement, which also locks the list's row: two writers of one list take turns.
+    private static func upsertList(_ key: ListKey, now: Date, _ connection: PostgresConnection,
+                                   logger: Logger) async throws -> (id: Int64, checkpoint: String?, count: Int) {
         let rows = try await connection.query("""
             INSERT INTO lists (profile, endpoint, city, keyword, fetched_at)
             VALUES (\(key.profile), \(key.endpoint), \(key.city), \(key.keyword), \(now.timeIntervalSince1970))
             ON CONFLICT (profile, endpoint, city, keyword) DO UPDATE SET fetched_at = EXCLUDED.fetched_at
-            RETURNING id, checkpoint
+            RETURNING id, checkpoint, hotel_count
             """, logger: logger)
-        for try await row in rows.decode((Int64, String?).self) { return row }
+        for try await (id, checkpoint, count) in rows.decode((Int64, String?, Int).self) { return (id, checkpoint, count) }
         throw StoreError(path: key.description, reason: "the list's row was not returned")
     }
 
-    private static func save(_ checkpoint: Pager.Checkpoint, list id: Int64, _ connection: PostgresConnection, logger: Logger) async throws {
+    /// The list's row count after the page, and its checkpoint when it is to be saved.
+    private static func finish(_ id: Int64, count: Int, checkpoint: Pager.Checkpoint?, _ connection: PostgresConnection, logger: Logger) async throws {
+        guard let checkpoint else {
+            try await connection.query("UPDATE lists SET hotel_count = \(count) WHERE id = \(id)", logger: logger)
+            return
+        }
         let json = String(decoding: try JSONEncoder().encode(checkpoint), as: UTF8.self)
-        try await connection.query("UPDATE lists SET checkpoint = \(json), exhausted = \(checkpoint.end != nil) WHERE id = \(id)", logger: logger)
+        try await connection.query("""
+            UPDATE lists SET hotel_count = \(count), checkpoint = \(json), exhausted = \(checkpoint.end != nil) WHERE id = \(id)
+            """, logger: logger)
     }
 
     /// The rows of the list among `codes`, by code.
@@ -247,8 +254,7 @@ extension PostgresHotelStore {
         var bindings = PostgresBindings(capacity: values.count)
         values.forEach { bindings.append($0) }
         let rows = try await connection.query(PostgresQuery(unsafeSQL: """
-            SELECT l.id, l.profile, l.endpoint, l.city, l.keyword, l.checkpoint, l.fetched_at,
-                   (SELECT count(*) FROM hotels h WHERE h.list_id = l.id)
+            SELECT l.id, l.profile, l.endpoint, l.city, l.keyword, l.checkpoint, l.fetched_at, l.hotel_count
             FROM lists l WHERE \(condition) \(order)
             """, binds: bindings), logger: logger)
         var lists: [CachedList] = []
@@ -262,70 +268,74 @@ extension PostgresHotelStore {
     }
 }
 
-/// Rows to insert or update, sent a thousand at a time as one multi-row
-/// statement with bound values (PostgreSQL takes at most 65,535 a statement).
+/// Rows to insert or update, sent as one statement of three values
+/// whatever their number: the list, the rows as a JSON array, their
+/// positions as an array, zipped back into rows by `ROWS FROM`. A statement
+/// with a placeholder per value would be parsed and planned anew for every
+/// page, which costs more than the rows.
 private struct Rows {
-    static let perStatement = 1000
-    private var rows: [(hotel: Hotel, position: Int64?)] = []
+    private var hotels: [Hotel] = []
+    private var positions: [Int64] = []
 
-    var count: Int { rows.count }
+    var count: Int { hotels.count }
 
+    /// `position` nil: the row keeps its place (every row of one batch alike).
     mutating func add(_ hotel: Hotel, position: Int64?) {
-        rows.append((hotel, position))
+        hotels.append(hotel)
+        if let position { positions.append(position) }
     }
+
+    /// The rows, zipped with their positions (null where none was given).
+    private static let source = """
+        ROWS FROM (jsonb_to_recordset($2::jsonb) AS (code text, name text, address text, latitude float8, longitude float8,
+                                                      "logoURL" text, addtime int8),
+                   unnest($3::int8[])) AS r (code, name, address, latitude, longitude, "logoURL", addtime, position)
+        """
 
     func insert(list id: Int64, _ connection: PostgresConnection, logger: Logger) async throws {
-        for chunk in chunks {
-            let (values, bindings) = Self.values(chunk, list: id)
-            try await connection.query(PostgresQuery(unsafeSQL: """
-                INSERT INTO hotels (list_id, code, name, address, latitude, longitude, logo_url, addtime, position) VALUES \(values)
-                """, binds: bindings), logger: logger)
-        }
+        guard !hotels.isEmpty else { return }
+        try await connection.query(PostgresQuery(unsafeSQL: """
+            INSERT INTO hotels (list_id, code, name, address, latitude, longitude, logo_url, addtime, position)
+            SELECT $1, r.code, r.name, r.address, r.latitude, r.longitude, r."logoURL", r.addtime, r.position FROM \(Self.source)
+            """, binds: bindings(list: id)), logger: logger)
     }
 
-    /// Updates rows in place; their position too, where one is given.
+    /// Updates rows in place; their position too, where one was given.
     func update(list id: Int64, _ connection: PostgresConnection, logger: Logger) async throws {
-        for chunk in chunks {
-            let (values, bindings) = Self.values(chunk, list: id)
-            try await connection.query(PostgresQuery(unsafeSQL: """
-                UPDATE hotels AS h SET name = v.name, address = v.address, latitude = v.latitude, longitude = v.longitude,
-                    logo_url = v.logo_url, addtime = v.addtime, position = coalesce(v.position, h.position)
-                FROM (VALUES \(values)) AS v (list_id, code, name, address, latitude, longitude, logo_url, addtime, position)
-                WHERE h.list_id = v.list_id AND h.code = v.code
-                """, binds: bindings), logger: logger)
+        guard !hotels.isEmpty else { return }
+        try await connection.query(PostgresQuery(unsafeSQL: """
+            UPDATE hotels AS h SET name = r.name, address = r.address, latitude = r.latitude, longitude = r.longitude,
+                logo_url = r."logoURL", addtime = r.addtime, position = coalesce(r.position, h.position)
+            FROM \(Self.source)
+            WHERE h.list_id = $1 AND h.code = r.code
+            """, binds: bindings(list: id)), logger: logger)
+    }
+
+    private func bindings(list id: Int64) -> PostgresBindings {
+        var json: [UInt8] = [UInt8(ascii: "[")]
+        for (index, hotel) in hotels.enumerated() {
+            if index > 0 { json.append(UInt8(ascii: ",")) }
+            HotelJSONLines.append(Self.withoutNUL(hotel), to: &json)
         }
+        json.append(UInt8(ascii: "]"))
+        var bindings = PostgresBindings(capacity: 3)
+        bindings.append(id)
+        bindings.append(String(decoding: json, as: UTF8.self))
+        bindings.append(positions)
+        return bindings
     }
 
-    private var chunks: [ArraySlice<(hotel: Hotel, position: Int64?)>] {
-        stride(from: 0, to: rows.count, by: Self.perStatement).map { rows[$0..<min($0 + Self.perStatement, rows.count)] }
+    /// The hotel with its text cut at any NUL, which PostgreSQL's text cannot hold: what SQLite keeps of it too.
+    private static func withoutNUL(_ hotel: Hotel) -> Hotel {
+        var hotel = hotel
+        hotel.code = text(hotel.code)
+        hotel.name = hotel.name.map(text)
+        hotel.address = hotel.address.map(text)
+        hotel.logoURL = hotel.logoURL.map(text)
+        return hotel
     }
 
-    /// `($1::int8, $2::text, …), (…)` and their values: typed, so a column that is null in every row still has a type.
-    private static func values(_ rows: ArraySlice<(hotel: Hotel, position: Int64?)>, list id: Int64) -> (String, PostgresBindings) {
-        let types = ["int8", "text", "text", "text", "float8", "float8", "text", "int8", "int8"]
-        var bindings = PostgresBindings(capacity: rows.count * types.count)
-        var sql = ""
-        sql.reserveCapacity(rows.count * 90)
-        for (row, (hotel, position)) in rows.enumerated() {
-            sql += row == 0 ? "(" : ",("
-            for (column, type) in types.enumerated() {
-                sql += (column == 0 ? "$" : ",$") + String(row * types.count + column + 1) + "::" + type
-            }
-            sql += ")"
-            bindings.append(id)
-            bindings.append(text(hotel.code))
-            bindings.append(hotel.name.map(text))
-            bindings.append(hotel.address.map(text))
-            bindings.append(hotel.latitude)
-            bindings.append(hotel.longitude)
-            bindings.append(hotel.logoURL.map(text))
-            bindings.append(hotel.addtime)
-            bindings.append(position)
-        }
-        return (sql, bindings)
-    }
-
-    /// Text up to its first NUL, which PostgreSQL's text cannot hold: what SQLite keeps of it too.
+    /// Text up to its first NUL.
     static func text(_ value: String) -> String {
         guard let nul = value.utf8.firstIndex(of: 0) else { return value }
         return String(value.utf8[..<nul]) ?? ""

@@ -52,21 +52,13 @@ public final class PostgresHotelStore: HotelStorage {
     public static func open(_ location: PostgresLocation, logger: Logger = Logger(label: "hotelkit.store")) async throws(StoreError) -> PostgresHotelStore {
         let shown = location.description
         do {
-            let tls = try tls(location.tls)
-            var connection = PostgresConnection.Configuration(host: location.host, port: location.port, username: location.user,
-                                                               password: location.password, database: location.database, tls: tls.connection)
-            connection.options.connectTimeout = .seconds(Int64(location.connectTimeout))
-            let probe = try await PostgresConnection.connect(configuration: connection, id: 0, logger: logger)
-            let applied: [PostgresSchema.Migration]
-            do {
-                applied = try await PostgresSchema.migrate(probe, location: shown, logger: logger)
-                try? await probe.close()
-            } catch {
-                try? await probe.close()
-                throw error
+            // One connection first: a server that is down, or a refused password, is said at once, and the schema is readied.
+            let applied = try await withConnection(to: location, logger: logger) { connection in
+                try await PostgresSchema.migrate(connection, location: shown, logger: logger)
             }
             var configuration = PostgresClient.Configuration(host: location.host, port: location.port, username: location.user,
-                                                             password: location.password, database: location.database, tls: tls.client)
+                                                             password: location.password, database: location.database,
+                                                             tls: try tls(location.tls).client)
             configuration.options.maximumConnections = location.poolSize
             configuration.options.connectTimeout = .seconds(Int64(location.connectTimeout))
             return PostgresHotelStore(location: shown, client: PostgresClient(configuration: configuration, backgroundLogger: logger),
@@ -79,15 +71,27 @@ public final class PostgresHotelStore: HotelStorage {
     /// The schema's state, without changing it: for `hotels store status`.
     public static func status(_ location: PostgresLocation, logger: Logger = Logger(label: "hotelkit.store")) async throws(StoreError) -> PostgresSchema.Status {
         do {
-            var configuration = PostgresConnection.Configuration(host: location.host, port: location.port, username: location.user,
-                                                                  password: location.password, database: location.database,
-                                                                  tls: try tls(location.tls).connection)
-            configuration.options.connectTimeout = .seconds(Int64(location.connectTimeout))
-            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
-            defer { Task { try? await connection.close() } }
-            return try await PostgresSchema.status(connection, logger: logger)
+            return try await withConnection(to: location, logger: logger) { try await PostgresSchema.status($0, logger: logger) }
         } catch {
             throw StoreFailure.storeError(error, location: location)
+        }
+    }
+
+    /// Runs `body` on a connection of its own, closed after it whatever happens.
+    private static func withConnection<Result: Sendable>(to location: PostgresLocation, logger: Logger,
+                                                         _ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        var configuration = PostgresConnection.Configuration(host: location.host, port: location.port, username: location.user,
+                                                              password: location.password, database: location.database,
+                                                              tls: try tls(location.tls).connection)
+        configuration.options.connectTimeout = .seconds(Int64(location.connectTimeout))
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+        do {
+            let result = try await body(connection)
+            try? await connection.close()
+            return result
+        } catch {
+            try? await connection.close()
+            throw error
         }
     }
 
@@ -172,6 +176,7 @@ public final class PostgresHotelStore: HotelStorage {
     }
 
     /// Runs a write transaction, with every error said as a ``/OfflineStore/StoreError``.
+    @discardableResult
     func writing<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
         do {
             return try await transaction(body)

@@ -31,6 +31,8 @@ public enum PostgresSchema {
                 checkpoint text,
                 exhausted boolean NOT NULL DEFAULT false,
                 fetched_at double precision NOT NULL,
+                -- The rows in hotels, kept with every page: a list is counted without reading it.
+                hotel_count bigint NOT NULL DEFAULT 0,
                 UNIQUE (profile, endpoint, city, keyword)
             )
             """,
