@@ -129,7 +129,7 @@ let package = Package(
         .executableTarget(name: "ParseResponse", dependencies: ["Hotels"], path: "Examples/ParseResponse"),
         .executableTarget(name: "Thumbnail", dependencies: ["Logos", "Imaging"], path: "Examples/Thumbnail"),
 
-        .target(name: "TestSupport", dependencies: ["HTTP", "Locking", "Logos", logging, .product(name: "Crypto", package: "swift-crypto")],
+        .target(name: "TestSupport", dependencies: ["HTTP", "Hotels", "Locking", "Logos", logging, .product(name: "Crypto", package: "swift-crypto")],
                 path: "Tests/Support"),
         .testTarget(name: "SOAPTests", dependencies: ["SOAP", "TestSupport"]),
         .testTarget(name: "NetworkTests", dependencies: ["HTTP", "Locking", "SOAP", "Hotels", "TestSupport", "hotels"]),

@@ -4,16 +4,14 @@ import Hotels
 import Imaging
 import OfflineStore
 import Testing
+import TestSupport
 
 func temporaryFolder(_ name: String) -> URL {
     FileManager.default.temporaryDirectory.appendingPathComponent("store-\(name)-\(UUID().uuidString)")
 }
 
-/// Hotels named by code with an addtime; newest first, as services list them.
-func hotels(_ codes: [(String, Int64)], name: String = "Hotel") -> [Hotel] {
-    codes.map { Hotel(code: $0.0, name: "\(name) \($0.0)", logoURL: "http://logos.test/\($0.0).png", addtime: $0.1) }
-}
-
+/// What only SQLite has: a file reopened, its positions, a damaged or newer file, vacuum.
+/// The store's meaning on both backends is `PostgresStoreTests/SharedStoreTests`.
 @Suite("Offline store")
 struct StoreTests {
     let key = ListKey(profile: "sample", endpoint: "http://127.0.0.1:1/soap", city: "Shanghai")
@@ -22,45 +20,6 @@ struct StoreTests {
     func codes(_ store: HotelStore) throws -> [String] {
         guard let list = try store.cachedList(key) else { return [] }
         return try store.hotels(in: list).map(\.code)
-    }
-
-    @Test("A first page into an empty cache: every row inserted, in order, with its paging checkpoint")
-    func firstPage() throws {
-        let store = try HotelStore(folder: temporaryFolder("first"))
-        let result = try store.mergeFirstPage(hotels([("A", 300), ("B", 200), ("C", 100)]), into: key, checkpoint: checkpoint)
-        #expect(result == MergeResult(inserted: 3))
-        #expect(try codes(store) == ["A", "B", "C"])
-        let list = try #require(try store.cachedList(key))
-        #expect(list.count == 3 && list.checkpoint == checkpoint && !list.isExhausted)
-        #expect(try store.hotels(in: list, offset: 1, limit: 1).map(\.code) == ["B"])
-    }
-
-    @Test("Merge: new codes inserted, changed rows updated, a row whose addtime changed moves to its new place")
-    func merge() throws {
-        let store = try HotelStore(folder: temporaryFolder("merge"))
-        try store.mergeFirstPage(hotels([("A", 300), ("B", 200), ("C", 100)]), into: key, checkpoint: checkpoint)
-        try store.appendPage(hotels([("D", 90), ("E", 80)]), to: key, checkpoint: checkpoint)
-        // N is new; D got a new episode (addtime 400) and moves to the top; A was renamed.
-        var fresh = hotels([("D", 400), ("N", 350), ("A", 300)])
-        fresh[2].name = "Renamed A"
-        let result = try store.mergeFirstPage(fresh, into: key, checkpoint: checkpoint)
-        #expect(result == MergeResult(inserted: 1, updated: 1, moved: 1))
-        #expect(try codes(store) == ["D", "N", "A", "B", "C", "E"])
-        let list = try #require(try store.cachedList(key))
-        #expect(try store.hotels(in: list, limit: 3).map(\.name) == ["Hotel D", "Hotel N", "Renamed A"])
-        // The continuation of "load more" is the cached one: it still holds.
-        #expect(list.checkpoint == checkpoint)
-    }
-
-    @Test("A fresh page that shares no row with the cache replaces it, paging included")
-    func replace() throws {
-        let store = try HotelStore(folder: temporaryFolder("replace"))
-        try store.mergeFirstPage(hotels([("A", 300), ("B", 200)]), into: key, checkpoint: checkpoint)
-        let fresh = Pager.Checkpoint(pagesReceived: 1, nextPage: 0, nextCursor: "900", usedCursors: ["900"], end: nil)
-        let result = try store.mergeFirstPage(hotels([("X", 1000), ("Y", 900)]), into: key, checkpoint: fresh)
-        #expect(result.replaced && result.inserted == 2)
-        #expect(try codes(store) == ["X", "Y"])
-        #expect(try store.cachedList(key)?.checkpoint == fresh)
     }
 
     @Test("Load more appends, never duplicates a code, and saves where paging stands")
@@ -113,40 +72,6 @@ struct StoreTests {
         #expect(try store.hotels(in: #require(try store.cachedList(key))).first { $0.code == "A6" }?.name == "Renamed again")
     }
 
-    @Test("forEachBatch hands over the whole list in service order, a batch at a time")
-    func batches() async throws {
-        let store = try HotelStore(folder: temporaryFolder("batches"))
-        let page = hotels((0..<480).map { ("C\($0)", Int64(10_000 - $0)) })
-        try await store.mergeFirstPage(Array(page[..<300]), into: key, checkpoint: checkpoint)
-        try await store.appendPage(Array(page[300...]), to: key, checkpoint: checkpoint)
-        let list = try #require(try await store.cachedList(key))
-        var batches: [[Hotel]] = []
-        try await store.forEachBatch(in: list, batchSize: 200) { batches.append($0) }
-        #expect(batches.map(\.count) == [200, 200, 80])
-        #expect(batches.flatMap { $0 } == page)
-        #expect(try await store.hotels(in: list) == page)
-        // A list that is a whole number of batches ends without an empty one.
-        var exact: [Int] = []
-        try await store.forEachBatch(in: list, batchSize: 240) { exact.append($0.count) }
-        #expect(exact == [240, 240])
-    }
-
-    @Test("Lists are kept apart by profile, endpoint, city and keyword; the latest of a city is found without an endpoint")
-    func separateLists() throws {
-        let store = try HotelStore(folder: temporaryFolder("lists"))
-        let other = ListKey(profile: "sample", endpoint: "http://127.0.0.1:2/soap", city: "Shanghai")
-        try store.mergeFirstPage(hotels([("A", 1)]), into: key, checkpoint: checkpoint, now: Date(timeIntervalSince1970: 1000))
-        try store.mergeFirstPage(hotels([("B", 1), ("C", 2)]), into: other, checkpoint: checkpoint, now: Date(timeIntervalSince1970: 2000))
-        #expect(try store.cachedList(key)?.count == 1)
-        #expect(try store.latestList(city: "Shanghai", profile: nil)?.key == other)
-        #expect(try store.latestList(city: "Paris", profile: nil) == nil)
-        let stats = try store.stats()
-        #expect(stats.lists.count == 2 && stats.hotels == 3)
-        try store.clear()
-        #expect(try store.stats().hotels == 0)
-        #expect(try store.integrityCheck() == "ok")
-    }
-
     @Test("A file that is not a database is moved aside, kept, and a new store starts")
     func corruptFile() throws {
         let folder = temporaryFolder("corrupt")
@@ -190,5 +115,19 @@ struct StoreTests {
         #expect(try store.stats().images == 1)
         try store.vacuum { _ in false }
         #expect(try store.stats().images == 0)
+    }
+
+    @Test("SQLite's index leaves a logo's bytes to the disk cache: logoData reads them from its file, and nothing once it is gone")
+    func logoData() throws {
+        let folder = temporaryFolder("logo-data")
+        let store = try HotelStore(folder: folder)
+        let disk = try DiskImageCache(directory: folder.appendingPathComponent("images"))
+        let key = "0123456789abcdef"
+        try disk.store([1, 2, 3, 4], for: key, metadata: CachedImageMetadata(url: "http://x/a.png"))
+        try store.noteImage(ImageIndexEntry(url: "http://x/a.png", filter: "", file: disk.file(for: key), bytes: 4))
+        #expect(try store.logoData(url: "http://x/a.png", filter: "") == [1, 2, 3, 4])
+        #expect(try store.logoData(url: "http://x/a.png", filter: "resize:8x8:fit") == nil)
+        try disk.removeAll()
+        #expect(try store.logoData(url: "http://x/a.png", filter: "") == nil)
     }
 }

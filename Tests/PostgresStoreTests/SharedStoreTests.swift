@@ -23,11 +23,6 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 }
 
-/// Hotels named by code with an addtime; newest first, as services list them.
-func hotels(_ codes: [(String, Int64)], name: String = "Hotel") -> [Hotel] {
-    codes.map { Hotel(code: $0.0, name: "\(name) \($0.0)", logoURL: "http://logos.test/\($0.0).png", addtime: $0.1) }
-}
-
 /// The store's meaning, asserted the same on SQLite and PostgreSQL.
 @Suite("A store, on both backends")
 struct SharedStoreTests {
