@@ -163,6 +163,8 @@ public struct ErrorMeaning: Sendable, Equatable {
             ErrorMeaning(kind: .configuration, exitCode: 78, hint: "use the HotelKit that wrote this database, or another database")
         case .configuration:
             ErrorMeaning(kind: .configuration, exitCode: 78)
+        case .server:
+            ErrorMeaning(kind: .storage, exitCode: 74, hint: "the database refused a statement; hotels store status says whether its schema is this HotelKit's")
         case .invalidLocation:
             ErrorMeaning(kind: .usage, exitCode: 64, hint: "a store URL reads postgres://USER@HOST:PORT/DATABASE?sslmode=disable")
         }

@@ -24,6 +24,16 @@ struct ListCommand: AsyncParsableCommand {
     @OptionGroup var cacheOptions: CacheOptions
 
     func run() async throws {
+        do {
+            try await printList()
+        } catch let code as ExitCode {
+            throw code
+        } catch {
+            throw Diagnostics.report(error, context: "list").code
+        }
+    }
+
+    private func printList() async throws {
         // Lists are keyed by the profile's own name, as hotels fetch keys them, whether it was given by name or by path.
         let profileName: String?
         do {
@@ -86,7 +96,14 @@ struct CacheCommand: AsyncParsableCommand {
         @Flag(help: "Print as JSON.") var json = false
 
         func run() async throws {
-            let stats = try await cacheOptions.openStorage().stats()
+            let stats: StoreStats
+            do {
+                stats = try await cacheOptions.openStorage().stats()
+            } catch let code as ExitCode {
+                throw code
+            } catch {
+                throw Diagnostics.report(error, context: "cache stats").code
+            }
             if json {
                 writeAll(Array((jsonLine(stats) + "\n").utf8), to: STDOUT_FILENO)
                 return

@@ -112,6 +112,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case invalidLocation
         /// The store cannot be used as configured: its database does not exist, say.
         case configuration
+        /// The database server refused a statement.
+        case server
     }
 
     /// The file, or the server's URL without its password.

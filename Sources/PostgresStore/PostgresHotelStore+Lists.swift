@@ -186,6 +186,20 @@ extension PostgresHotelStore {
         let list = try await upsertList(key, now: now, connection, logger: logger)
         var next = try await connection.query("SELECT coalesce(max(position), -1) + 1 FROM hotels WHERE list_id = \(list.id)", logger: logger)
             .decode(Int64.self).reduce(0) { $1 }
+        // The usual "load more" page: no code repeats, and none is in the list
+        // yet. Its rows go in at once, a code already there skipped (the
+        // primary key decides, whatever the planner's statistics); if one
+        // was, this page's rows are taken out again and the page goes the
+        // way below, which looks its codes up first.
+        if !page.isEmpty, Set(page.lazy.map(\.code)).count == page.count {
+            var rows = Rows()
+            for (offset, hotel) in page.enumerated() { rows.add(hotel, position: next + Int64(offset)) }
+            if try await rows.insertNew(list: list.id, connection, logger: logger) == page.count {
+                try await finish(list.id, count: list.count + page.count, checkpoint: checkpoint, connection, logger: logger)
+                return page.count
+            }
+            try await connection.query("DELETE FROM hotels WHERE list_id = \(list.id) AND position >= \(next)", logger: logger)
+        }
         let existing = list.count == 0 ? [:] : try await existing(page.map(\.code), in: list.id, connection, logger: logger)
         var seen = Set<String>()
         var inserts = Rows()
@@ -298,6 +312,16 @@ private struct Rows {
             INSERT INTO hotels (list_id, code, name, address, latitude, longitude, logo_url, addtime, position)
             SELECT $1, r.code, r.name, r.address, r.latitude, r.longitude, r."logoURL", r.addtime, r.position FROM \(Self.source)
             """, binds: bindings(list: id)), logger: logger)
+    }
+
+    /// Inserts the rows whose code the list does not hold, skipping the others; returns how many went in.
+    func insertNew(list id: Int64, _ connection: PostgresConnection, logger: Logger) async throws -> Int {
+        let inserted = try await connection.query(PostgresQuery(unsafeSQL: """
+            INSERT INTO hotels (list_id, code, name, address, latitude, longitude, logo_url, addtime, position)
+            SELECT $1, r.code, r.name, r.address, r.latitude, r.longitude, r."logoURL", r.addtime, r.position FROM \(Self.source)
+            ON CONFLICT (list_id, code) DO NOTHING RETURNING 1
+            """, binds: bindings(list: id)), logger: logger)
+        return try await inserted.reduce(0) { count, _ in count + 1 }
     }
 
     /// Updates rows in place; their position too, where one was given.

@@ -49,7 +49,7 @@ enum StoreFailure: Error {
             case let state where state.hasPrefix("08") || state.hasPrefix("57P"):
                 return StoreError(path: location, reason: "the server at \(server) dropped the connection: \(message)", kind: .unavailable)
             default:
-                return StoreError(path: location, reason: "\(message) (SQLSTATE \(state ?? "?"))")
+                return StoreError(path: location, reason: "\(message) (SQLSTATE \(state ?? "?"))", kind: .server)
             }
         case .authMechanismRequiresPassword:
             return StoreError(path: location, reason: "the server asks for a password and none was given", kind: .authentication)

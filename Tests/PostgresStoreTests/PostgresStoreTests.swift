@@ -108,6 +108,19 @@ struct PostgresStoreTests {
         }
     }
 
+    @Test("a statement the server refuses is a server error (74) with its SQLSTATE, not a file's")
+    func refusedStatement() async throws {
+        let server = try TestPostgres.shared()
+        let url = try server.makeDatabase()
+        let store = try await PostgresHotelStore.open(try PostgresLocation(url: url))
+        try server.psql("ALTER TABLE lists DROP COLUMN hotel_count", database: TestPostgres.database(in: url))
+        await #expect { try await store.cachedList(key) } throws: { error in
+            (error as? StoreError)?.kind == .server && "\(error)".contains("SQLSTATE 42703")
+        }
+        let result = try HotelsProcess.run(["list", "--city", "Shanghai", "--store", url])
+        #expect(result.status == 74 && result.stderr.contains("hotels store status") && !result.stderr.contains("--cache"), "\(result.stderr)")
+    }
+
     @Test("a connection the server drops between transactions costs nothing: the next write goes through on a new one")
     func droppedConnection() async throws {
         let server = try TestPostgres.shared()
