@@ -153,8 +153,8 @@ extension PostgresHotelStore {
             try await connection.query("DELETE FROM hotels WHERE list_id = \(list.id)", logger: logger)
             result.replaced = true
         }
-        let top = result.replaced || wasEmpty ? 0 : try await connection.query(
-            "SELECT coalesce(min(position), 0) FROM hotels WHERE list_id = \(list.id)", logger: logger).decode(Int64.self).reduce(0) { $1 }
+        let startsOver = result.replaced || wasEmpty
+        let top = startsOver ? 0 : list.firstPosition
         var seen = Set<String>()
         var inserts = Rows()
         var updates = Rows()
@@ -176,16 +176,16 @@ extension PostgresHotelStore {
         try await inserts.insert(list: list.id, connection, logger: logger)
         // The cached continuation still holds unless the list started over.
         let saves = result.replaced || list.checkpoint == nil || wasEmpty
-        try await finish(list.id, count: (result.replaced ? 0 : list.count) + result.inserted, checkpoint: saves ? checkpoint : nil,
-                         connection, logger: logger)
+        let positions = page.isEmpty ? (list.firstPosition, list.nextPosition) : (top - Int64(page.count), startsOver ? 0 : list.nextPosition)
+        try await finish(list.id, count: (result.replaced ? 0 : list.count) + result.inserted, positions: positions,
+                         checkpoint: saves ? checkpoint : nil, connection, logger: logger)
         return result
     }
 
     private static func append(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date,
                                _ connection: PostgresConnection, logger: Logger) async throws -> Int {
         let list = try await upsertList(key, now: now, connection, logger: logger)
-        var next = try await connection.query("SELECT coalesce(max(position), -1) + 1 FROM hotels WHERE list_id = \(list.id)", logger: logger)
-            .decode(Int64.self).reduce(0) { $1 }
+        var next = list.nextPosition
         // The usual "load more" page: no code repeats, and none is in the list
         // yet. Its rows go in at once, a code already there skipped (the
         // primary key decides, whatever the planner's statistics); if one
@@ -195,7 +195,8 @@ extension PostgresHotelStore {
             var rows = Rows()
             for (offset, hotel) in page.enumerated() { rows.add(hotel, position: next + Int64(offset)) }
             if try await rows.insertNew(list: list.id, connection, logger: logger) == page.count {
-                try await finish(list.id, count: list.count + page.count, checkpoint: checkpoint, connection, logger: logger)
+                try await finish(list.id, count: list.count + page.count, positions: (list.firstPosition, next + Int64(page.count)),
+                                 checkpoint: checkpoint, connection, logger: logger)
                 return page.count
             }
             try await connection.query("DELETE FROM hotels WHERE list_id = \(list.id) AND position >= \(next)", logger: logger)
@@ -214,33 +215,43 @@ extension PostgresHotelStore {
         }
         try await updates.update(list: list.id, connection, logger: logger)
         try await inserts.insert(list: list.id, connection, logger: logger)
-        try await finish(list.id, count: list.count + inserts.count, checkpoint: checkpoint, connection, logger: logger)
+        try await finish(list.id, count: list.count + inserts.count, positions: (list.firstPosition, next), checkpoint: checkpoint,
+                         connection, logger: logger)
         return inserts.count
     }
 
-    /// The list's row, made if new, with its saved checkpoint and row count; its fetch time is now.
-    /// One statement, which also locks the list's row: two writers of one list take turns.
-    private static func upsertList(_ key: ListKey, now: Date, _ connection: PostgresConnection,
-                                   logger: Logger) async throws -> (id: Int64, checkpoint: String?, count: Int) {
+    /// A list's row as a write finds it.
+    private struct ListRow {
+        var id: Int64
+        var checkpoint: String?
+        var count: Int
+        var firstPosition: Int64
+        var nextPosition: Int64
+    }
+
+    /// The list's row, made if new; its fetch time is now. One statement,
+    /// which also locks the list's row: two writers of one list take turns.
+    private static func upsertList(_ key: ListKey, now: Date, _ connection: PostgresConnection, logger: Logger) async throws -> ListRow {
         let rows = try await connection.query("""
             INSERT INTO lists (profile, endpoint, city, keyword, fetched_at)
             VALUES (\(key.profile), \(key.endpoint), \(key.city), \(key.keyword), \(now.timeIntervalSince1970))
             ON CONFLICT (profile, endpoint, city, keyword) DO UPDATE SET fetched_at = EXCLUDED.fetched_at
-            RETURNING id, checkpoint, hotel_count
+            RETURNING id, checkpoint, hotel_count, first_position, next_position
             """, logger: logger)
-        for try await (id, checkpoint, count) in rows.decode((Int64, String?, Int).self) { return (id, checkpoint, count) }
+        for try await (id, checkpoint, count, first, next) in rows.decode((Int64, String?, Int, Int64, Int64).self) {
+            return ListRow(id: id, checkpoint: checkpoint, count: count, firstPosition: first, nextPosition: next)
+        }
         throw StoreError(path: key.description, reason: "the list's row was not returned")
     }
 
-    /// The list's row count after the page, and its checkpoint when it is to be saved.
-    private static func finish(_ id: Int64, count: Int, checkpoint: Pager.Checkpoint?, _ connection: PostgresConnection, logger: Logger) async throws {
-        guard let checkpoint else {
-            try await connection.query("UPDATE lists SET hotel_count = \(count) WHERE id = \(id)", logger: logger)
-            return
-        }
-        let json = String(decoding: try JSONEncoder().encode(checkpoint), as: UTF8.self)
+    /// The list's row count and position bounds after the page, and its checkpoint when it is to be saved.
+    private static func finish(_ id: Int64, count: Int, positions: (first: Int64, next: Int64), checkpoint: Pager.Checkpoint?,
+                               _ connection: PostgresConnection, logger: Logger) async throws {
+        let json = try checkpoint.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         try await connection.query("""
-            UPDATE lists SET hotel_count = \(count), checkpoint = \(json), exhausted = \(checkpoint.end != nil) WHERE id = \(id)
+            UPDATE lists SET hotel_count = \(count), first_position = \(positions.first), next_position = \(positions.next),
+                checkpoint = coalesce(\(json), checkpoint), exhausted = coalesce(\(checkpoint.map { $0.end != nil }), exhausted)
+            WHERE id = \(id)
             """, logger: logger)
     }
 

@@ -31,8 +31,11 @@ public enum PostgresSchema {
                 checkpoint text,
                 exhausted boolean NOT NULL DEFAULT false,
                 fetched_at double precision NOT NULL,
-                -- The rows in hotels, kept with every page: a list is counted without reading it.
+                -- Kept with every page, so no page reads the list's rows to count
+                -- them or find its ends: the rows, the smallest position, one past the largest.
                 hotel_count bigint NOT NULL DEFAULT 0,
+                first_position bigint NOT NULL DEFAULT 0,
+                next_position bigint NOT NULL DEFAULT 0,
                 UNIQUE (profile, endpoint, city, keyword)
             )
             """,
