@@ -81,7 +81,9 @@ public final class LogoPipeline: LogoLoading {
         public var memoryCache: MemoryImageCache
         /// Encoded logos with their validators; none by default.
         public var diskCache: DiskImageCache?
-        /// Told of every logo written to or read from the disk cache.
+        /// Told of every logo written to or read from the disk cache. A
+        /// ``/Imaging/SharedImageIndex`` (a shared store) is also asked for
+        /// the logos the disk cache does not have.
         public var index: (any ImageIndex)?
         /// Decodes at once: one per core by default.
         public var decodeConcurrency: Int
@@ -238,8 +240,29 @@ public final class LogoPipeline: LogoLoading {
             return request.end(.success(Logo(image: image, data: nil, source: .memory)))
         }
         let disk = configuration.diskCache
-        let cached = disk?.data(for: request.key)
-        let metadata = cached == nil ? nil : disk?.metadata(for: request.key)
+        if let cached = disk?.data(for: request.key) {
+            return load(request, cached: cached, metadata: disk?.metadata(for: request.key))
+        }
+        guard let index = configuration.index as? any SharedImageIndex else { return load(request, cached: nil, metadata: nil) }
+        // The local disk missed: a shared index may hold the logo as another
+        // machine processed it, to serve or to revalidate with its validators.
+        request.operation.onCancel { request.end(.failure(LogoError.cancelled)) }
+        Task { [weak self, filter = configuration.filter.description, logger = configuration.logger] in
+            var indexed: IndexedLogo?
+            do {
+                indexed = try await index.indexedLogo(url: request.url, filter: filter)
+            } catch {
+                logger.warning("logo index: cannot look up \(request.url): \(error)")
+            }
+            guard let self, !request.operation.isCancelled else { return request.end(.failure(LogoError.cancelled)) }
+            if let indexed { storeLocally(indexed, request: request) }
+            load(request, cached: indexed?.data, metadata: indexed?.metadata)
+        }
+    }
+
+    /// The rest of a request once the caches are read: `cached` (with its
+    /// metadata) is the disk cache's copy, or the shared index's.
+    private func load(_ request: Request, cached: [UInt8]?, metadata: CachedImageMetadata?) {
         if let cached, request.policy == .cacheOnly || metadata?.isFresh() == true {
             note(request, bytes: cached, metadata: metadata)
             return finishFromCache(request, bytes: cached, source: .disk)
@@ -338,6 +361,15 @@ public final class LogoPipeline: LogoLoading {
             }
         }
         note(request, bytes: bytes, metadata: metadata, isNew: true)
+    }
+
+    /// A logo the shared index had goes into the local disk cache, so the next request for it stays on this machine.
+    private func storeLocally(_ indexed: IndexedLogo, request: Request) {
+        do {
+            try configuration.diskCache?.store(indexed.data, for: request.key, metadata: indexed.metadata)
+        } catch {
+            configuration.logger.warning("logo cache: cannot store \(request.url): \(error)")
+        }
     }
 
     private func storeMetadata(_ metadata: CachedImageMetadata, for key: String) {

@@ -102,6 +102,22 @@ extension PostgresHotelStore {
         }
     }
 
+    public func indexedLogo(url: String, filter: String) async throws -> IndexedLogo? {
+        try await reading { [logger] connection in
+            let rows = try await connection.query("""
+                SELECT data, etag, last_modified, max_age, stored_at FROM images
+                WHERE url = \(url) AND filter = \(filter) AND data IS NOT NULL
+                """, logger: logger)
+            for try await (data, etag, lastModified, maxAge, storedAt) in rows.decode((ByteBuffer, String?, String?, Double?, Double?).self) {
+                // Stored with no time, it counts as stale: revalidated before it is served.
+                let metadata = CachedImageMetadata(url: url, etag: etag, lastModified: lastModified,
+                                                   storedAt: Date(timeIntervalSince1970: storedAt ?? 0), maxAge: maxAge)
+                return IndexedLogo(data: Array(data.readableBytesView), metadata: metadata)
+            }
+            return nil
+        }
+    }
+
     public func imageEntry(url: String, filter: String) async throws -> ImageIndexEntry? {
         try await reading { [logger] connection in
             let rows = try await connection.query("""

@@ -27,7 +27,7 @@ import PostgresNIO
 /// - A page and its checkpoint are written in one transaction. A
 ///   connection lost mid-transaction rolls it back; it is tried once more
 ///   on a new connection, then reported.
-public final class PostgresHotelStore: HotelStorage {
+public final class PostgresHotelStore: HotelStorage, SharedImageIndex {
     /// The server's URL without its password.
     public let location: String
     /// What the first open applied, for `hotels store migrate`.

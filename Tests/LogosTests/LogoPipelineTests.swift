@@ -14,6 +14,19 @@ final class FakeIndex: ImageIndex {
     func noteImage(_ entry: ImageIndexEntry) throws { entries.withLock { $0.append(entry) } }
 }
 
+/// A shared index in memory: hands out the logos it was given, as a shared store would to another machine.
+final class FakeSharedIndex: SharedImageIndex {
+    let logos: PosixMutex<[String: IndexedLogo]>
+    let lookups = PosixMutex<[String]>([])
+    let notes = PosixMutex<[ImageIndexEntry]>([])
+    init(_ logos: [String: IndexedLogo] = [:]) { self.logos = PosixMutex(logos) }
+    func noteImage(_ entry: ImageIndexEntry) throws { notes.withLock { $0.append(entry) } }
+    func indexedLogo(url: String, filter: String) throws -> IndexedLogo? {
+        lookups.withLock { $0.append(url) }
+        return logos.withLock { $0[url + " " + filter] }
+    }
+}
+
 @Suite("LogoPipeline")
 struct LogoPipelineTests {
     let url = "http://logos.test/H1.png"
@@ -57,6 +70,39 @@ struct LogoPipelineTests {
         #expect(revalidated.source == .revalidated && revalidated.data == server.png)
         #expect(server.requests.map(\.headers["If-None-Match"]) == [nil, "\"v1\""])
         #expect(server.requests.last?.headers["If-Modified-Since"] == "Mon, 23 Nov 2026 07:00:00 GMT")
+    }
+
+    @Test("a cold machine revalidates a stale logo from the shared index with its validators (304), and a fresh one asks nothing")
+    func sharedIndex() async throws {
+        let server = try FakeLogoTransport(answersAtOnce: true, maxAge: nil)
+        let stale = CachedImageMetadata(url: url, etag: "\"v1\"", lastModified: "Mon, 23 Nov 2026 07:00:00 GMT",
+                                        storedAt: Date(timeIntervalSinceNow: -7200), maxAge: 3600)
+        let index = FakeSharedIndex([url + " ": IndexedLogo(data: server.png, metadata: stale)])
+        let disk = try temporaryCache()
+        let pipeline = LogoPipeline(configuration: .init(transport: server, diskCache: disk, index: index))
+        let revalidated = try await pipeline.data(for: url)
+        #expect(revalidated.source == .revalidated && revalidated.data == server.png && revalidated.downloadedBytes == nil)
+        #expect(server.requests.map(\.headers["If-None-Match"]) == ["\"v1\""])
+        // The logo is now on this machine's disk, renewed: neither the index nor the server is asked again.
+        #expect(disk.data(for: pipeline.cacheKey(for: url)) == server.png)
+        #expect(try await LogoPipeline(configuration: .init(transport: server, diskCache: disk, index: index)).data(for: url).source == .disk)
+        #expect(server.requests.count == 1)
+        #expect(index.lookups.withLock { $0 } == [url])
+        await pipeline.indexWritten()
+        #expect(index.notes.withLock { $0.first?.storedAt.map { $0 > stale.storedAt } } == true, "the 304 renews the index's entry")
+
+        // Within its max-age the index's copy is served as it is, offline too.
+        let fresh = FakeSharedIndex([url + " ": IndexedLogo(data: server.png, metadata: CachedImageMetadata(url: url, etag: "\"v1\"", maxAge: 3600))])
+        let down = try FakeLogoTransport(answersAtOnce: true, offline: true)
+        let cold = LogoPipeline(configuration: .init(transport: down, diskCache: try temporaryCache(), index: fresh))
+        #expect(try await cold.image(for: url).source == .disk)
+        #expect(try await LogoPipeline(configuration: .init(transport: down, diskCache: try temporaryCache(), index: fresh))
+            .data(for: url, policy: .cacheOnly).data == server.png)
+        #expect(down.requests.isEmpty)
+        // What the index lacks is downloaded as before.
+        let missing = try await LogoPipeline(configuration: .init(transport: server, diskCache: try temporaryCache(), index: FakeSharedIndex()))
+            .data(for: url)
+        #expect(missing.source == .network)
     }
 
     @Test("offline, a stale copy beats nothing; cache only never asks; a miss is notCached")

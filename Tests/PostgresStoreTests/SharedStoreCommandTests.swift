@@ -72,6 +72,23 @@ struct SharedStoreCommandTests {
         #expect(other.status == 0 && other.stderr.contains("0 logos") && other.stderr.contains("20 not in the store's logo index"))
     }
 
+    @Test("a machine with an empty logo cache revalidates the logos another processed from the store's index (304s, no download)")
+    func revalidatesFromTheIndex() throws {
+        let server = try TestPostgres.shared()
+        let url = try server.makeDatabase()
+        // max-age 0: every logo is stale at once, so each is asked for with its validators.
+        let serve = try ServeProcess(["--hotels", "100", "--logo-max-age", "0"])
+        defer { withExtendedLifetime(serve) {} }
+        let arguments = ["fetch", "--endpoint", serve.endpoint, "--city", "Paris", "--logos", "--filter", "resize:16x16:fill", "--store", url]
+        let first = try HotelsProcess.run(arguments + ["--cache", folder("first"), "--out", folder("out")])
+        #expect(first.status == 0 && first.stdout.contains("20 logos (0 cached, 0 revalidated, 0 failed)"), "\(first.stdout)\(first.stderr)")
+        let out = folder("second-out")
+        let second = try HotelsProcess.run(arguments + ["--cache", folder("second"), "--out", out])
+        #expect(second.status == 0 && second.stdout.contains("20 logos (0 cached, 20 revalidated, 0 failed)"), "\(second.stdout)\(second.stderr)")
+        let logos = try FileManager.default.contentsOfDirectory(atPath: out + "/logos")
+        #expect(logos.count == 20 && logos.allSatisfy { $0.hasSuffix(".png") })
+    }
+
     @Test("kill -9 mid-list leaves the list and its checkpoint in step, and the next run resumes from the last stored page")
     func killedMidList() throws {
         let server = try TestPostgres.shared()

@@ -43,3 +43,25 @@ public protocol ImageIndex: Sendable {
     /// Records a logo written to, or read from, the disk cache.
     func noteImage(_ entry: ImageIndexEntry) async throws
 }
+
+/// An index that keeps each logo's bytes itself, beside its validators: a
+/// shared store. A machine whose own disk cache is empty serves the logo
+/// from it, or revalidates it with a 304, instead of downloading it again.
+public protocol SharedImageIndex: ImageIndex {
+    /// The processed logo of `url` under the filter chain `filter` (its
+    /// description) with its validators; nil when the index has no bytes for it.
+    func indexedLogo(url: String, filter: String) async throws -> IndexedLogo?
+}
+
+/// A logo as a shared index keeps it: what a disk cache would hold.
+public struct IndexedLogo: Sendable, Equatable {
+    /// The filtered PNG, or with no filter the original's bytes.
+    public var data: [UInt8]
+    /// Its validators, max-age and when it was stored or last revalidated.
+    public var metadata: CachedImageMetadata
+
+    public init(data: [UInt8], metadata: CachedImageMetadata) {
+        self.data = data
+        self.metadata = metadata
+    }
+}
