@@ -328,8 +328,8 @@ private struct Rows {
 
     /// The rows, zipped with their positions (null where none was given).
     private static let source = """
-        ROWS FROM (jsonb_to_recordset($2::jsonb) AS (code text, name text, address text, latitude float8, longitude float8,
-                                                      "logoURL" text, addtime int8),
+        ROWS FROM (json_to_recordset($2::json) AS (code text, name text, address text, latitude float8, longitude float8,
+                                                    "logoURL" text, addtime int8),
                    unnest($3::int8[])) AS r (code, name, address, latitude, longitude, "logoURL", addtime, position)
         """
 
