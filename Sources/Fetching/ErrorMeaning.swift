@@ -47,7 +47,7 @@ public struct ErrorMeaning: Sendable, Equatable {
 
     public var kind: Kind
     /// The sysexits status: 64 usage, 65 bad data, 66 no input, 69 unavailable,
-    /// 74 I/O, 76 protocol (a SOAP fault), 77 permission, 78 configuration.
+    /// 74 I/O, 75 temporary (a job taken over), 76 protocol (a SOAP fault), 77 permission, 78 configuration.
     public var exitCode: Int32
     /// What a person can do about it, when that is known.
     public var hint: String?
@@ -167,6 +167,8 @@ public struct ErrorMeaning: Sendable, Equatable {
             ErrorMeaning(kind: .storage, exitCode: 74, hint: "the database refused a statement; hotels store status says whether its schema is this HotelKit's")
         case .invalidLocation:
             ErrorMeaning(kind: .usage, exitCode: 64, hint: "a store URL reads postgres://USER@HOST:PORT/DATABASE?sslmode=disable")
+        case .leaseLost:
+            ErrorMeaning(kind: .transient, exitCode: 75, hint: "another worker holds the job now; this one stopped it")
         }
     }
 

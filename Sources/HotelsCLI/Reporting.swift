@@ -18,6 +18,7 @@ enum ExitStatus: Int32 {
     case noInput = 66
     case unavailable = 69
     case ioError = 74
+    case tempFailure = 75
     case protocolError = 76
     case permission = 77
     case config = 78

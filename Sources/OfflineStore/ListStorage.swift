@@ -114,6 +114,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case configuration
         /// The database server refused a statement.
         case server
+        /// A job's write was refused: its lease was taken over by another
+        /// worker, or the job was cancelled. Nothing was written; the job is
+        /// no longer this worker's.
+        case leaseLost
     }
 
     /// The file, or the server's URL without its password.

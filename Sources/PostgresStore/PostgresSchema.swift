@@ -79,6 +79,49 @@ public enum PostgresSchema {
         Migration(version: 2, name: "hotels without a per-row foreign key check", statements: [
             "ALTER TABLE hotels DROP CONSTRAINT hotels_list_id_fkey",
         ]),
+        // The job queue (JobQueue): every state change one statement.
+        Migration(version: 3, name: "jobs and workers", statements: [
+            """
+            CREATE TABLE jobs (
+                id bigserial PRIMARY KEY,
+                kind text NOT NULL CHECK (kind IN ('list', 'logos')),
+                args jsonb NOT NULL,
+                -- At most one live job per key (a list job's profile, endpoint and list).
+                unique_key text,
+                state text NOT NULL DEFAULT 'available'
+                    CHECK (state IN ('available', 'running', 'retryable', 'completed', 'dead', 'cancelled')),
+                priority integer NOT NULL DEFAULT 0,
+                attempt integer NOT NULL DEFAULT 0,
+                max_attempts integer NOT NULL DEFAULT 5 CHECK (max_attempts > 0),
+                scheduled_at timestamptz NOT NULL DEFAULT now(),
+                created_at timestamptz NOT NULL DEFAULT now(),
+                attempted_at timestamptz,
+                finalized_at timestamptz,
+                last_error text,
+                -- The worker holding it, until when, and the fencing token of its claim: one more on every claim.
+                worker text,
+                lease_until timestamptz,
+                fence bigint NOT NULL DEFAULT 0,
+                every_seconds double precision
+            )
+            """,
+            "CREATE UNIQUE INDEX jobs_live_key ON jobs (unique_key) WHERE state IN ('available', 'running', 'retryable')",
+            // What a claim reads, in its order; small, since ended jobs leave it.
+            "CREATE INDEX jobs_ready ON jobs (priority DESC, scheduled_at, id) WHERE state IN ('available', 'retryable')",
+            "CREATE INDEX jobs_leases ON jobs (lease_until) WHERE state = 'running'",
+            "CREATE INDEX jobs_ended ON jobs (finalized_at) WHERE state IN ('completed', 'dead', 'cancelled')",
+            """
+            CREATE TABLE workers (
+                id text PRIMARY KEY,
+                host text NOT NULL,
+                pid integer NOT NULL,
+                kinds text[] NOT NULL,
+                concurrency integer NOT NULL,
+                started_at timestamptz NOT NULL DEFAULT now(),
+                heartbeat_at timestamptz NOT NULL DEFAULT now()
+            )
+            """,
+        ]),
     ]
 
     /// The newest version this HotelKit knows.

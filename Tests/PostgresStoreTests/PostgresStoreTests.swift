@@ -65,6 +65,25 @@ struct PostgresStoreTests {
         #expect(status.version == PostgresSchema.latestVersion && status.pending.isEmpty && !status.isNewer)
     }
 
+    @Test("a database of an older version is brought forward on open, its lists kept")
+    func upgrade() async throws {
+        let server = try TestPostgres.shared()
+        let url = try server.makeDatabase()
+        let database = TestPostgres.database(in: url)
+        try await PostgresHotelStore.open(try PostgresLocation(url: url)).mergeFirstPage(hotels([("A", 2), ("B", 1)]), into: key,
+                                                                                          checkpoint: checkpoint, now: Date())
+        // As version 1 left it: the per-row foreign key, and no job tables.
+        try server.psql("""
+            ALTER TABLE hotels ADD CONSTRAINT hotels_list_id_fkey FOREIGN KEY (list_id) REFERENCES lists (id) ON DELETE CASCADE;
+            DROP TABLE jobs, workers; DELETE FROM hotelkit_schema WHERE version > 1
+            """, database: database)
+        let store = try await PostgresHotelStore.open(try PostgresLocation(url: url))
+        #expect(store.appliedMigrations.map(\.version) == Array(2...PostgresSchema.latestVersion))
+        let list = try #require(try await store.cachedList(key))
+        #expect(try await store.hotels(in: list, offset: 0, limit: nil).map(\.code) == ["A", "B"])
+        #expect(try server.psql("SELECT count(*) FROM pg_constraint WHERE conname = 'hotels_list_id_fkey'", database: database).trimmed == "0")
+    }
+
     @Test("a database written by a newer HotelKit is refused (configuration) and left as it is")
     func newerSchema() async throws {
         let server = try TestPostgres.shared()

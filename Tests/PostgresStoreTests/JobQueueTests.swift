@@ -1,0 +1,174 @@
+import Foundation
+import Hotels
+import OfflineStore
+import PostgresStore
+import Testing
+import TestSupport
+
+/// The job queue's state changes, each against a real PostgreSQL.
+@Suite("The job queue")
+struct JobQueueTests {
+    let key = ListKey(profile: "sample", endpoint: "http://127.0.0.1:1/soap", city: "Paris")
+    let checkpoint = Pager.Checkpoint(pagesReceived: 1, nextPage: 2, nextCursor: nil, usedCursors: [], end: nil)
+
+    /// A queue on a new database, with the database's name for psql.
+    func makeQueue() async throws -> (JobQueue, database: String) {
+        let url = try TestPostgres.shared().makeDatabase()
+        return (JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url))), TestPostgres.database(in: url))
+    }
+
+    func listJob(_ city: String, priority: Int = 0, maxAttempts: Int = 5, every: Double? = nil) -> NewJob {
+        NewJob(kind: .list, arguments: #"{"city":"\#(city)"}"#, uniqueKey: "sample|http://127.0.0.1:1/soap|\(city)", priority: priority,
+               maxAttempts: maxAttempts, every: every)
+    }
+
+    @discardableResult
+    func psql(_ sql: String, _ database: String) throws -> String {
+        try TestPostgres.shared().psql(sql, database: database).trimmed
+    }
+
+    @Test("enqueue inserts in one statement and skips lists already queued, also when two enqueue the same lists at once")
+    func enqueue() async throws {
+        let (queue, database) = try await makeQueue()
+        #expect(try await queue.enqueue(["Paris", "Rome", "Oslo"].map { listJob($0) }) == EnqueueResult(new: 3, alreadyQueued: 0))
+        #expect(try await queue.enqueue(["Paris", "Rome", "Oslo", "Lima"].map { listJob($0) }) == EnqueueResult(new: 1, alreadyQueued: 3))
+        let cities = (0..<40).map { "City \($0)" }
+        let results = try await withThrowingTaskGroup(of: EnqueueResult.self) { group in
+            for _ in 0..<2 { group.addTask { try await queue.enqueue(cities.map { listJob($0) }) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.map(\.new).reduce(0, +) == 40 && results.map(\.alreadyQueued).reduce(0, +) == 40)
+        #expect(try psql("SELECT count(*), count(DISTINCT unique_key) FROM jobs", database) == "44|44")
+        #expect(try await queue.counts()[.list]?[.available] == 44)
+    }
+
+    @Test("claims by priority, each job once across concurrent claimers, with a new fencing token each time")
+    func claim() async throws {
+        let (queue, _) = try await makeQueue()
+        try await queue.enqueue([listJob("Low", priority: 0), listJob("High", priority: 9)] + (0..<30).map { listJob("C\($0)") })
+        let first = try await queue.claim(worker: "w0", limit: 1, lease: 30)
+        #expect(first.map(\.arguments) == [#"{"city": "High"}"#] && first.first?.attempt == 1 && first.first?.fence == 1)
+        let claims = try await withThrowingTaskGroup(of: [ClaimedJob].self) { group in
+            for worker in 1...4 { group.addTask { try await queue.claim(worker: "w\(worker)", limit: 10, lease: 30) } }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(claims.count == 31 && Set(claims.map(\.id)).count == 31)
+        #expect(try await queue.claim(worker: "w5", limit: 10, lease: 30).isEmpty)
+        #expect(try await queue.claim(worker: "w5", kinds: [.logos], limit: 10, lease: 30).isEmpty)
+    }
+
+    @Test("complete and fail hold only under the claim's fence; retries back off, then the job is dead with its last error")
+    func completeAndFail() async throws {
+        let (queue, database) = try await makeQueue()
+        try await queue.enqueue([listJob("Paris", maxAttempts: 2), listJob("Rome")])
+        let jobs = try await queue.claim(worker: "w", limit: 2, lease: 30)
+        let (paris, rome) = (jobs[0], jobs[1])
+        #expect(try await queue.complete(JobLease(job: rome.id, fence: rome.fence + 1)) == false)
+        #expect(try await queue.complete(rome.lease))
+        #expect(try await queue.complete(rome.lease) == false, "completed once")
+
+        #expect(try await queue.fail(paris.lease, error: "HTTP 503", retryIn: 0) == .retryable)
+        #expect(try await queue.fail(paris.lease, error: "again", retryIn: 0) == nil, "the claim ended with the failure")
+        let again = try #require(try await queue.claim(worker: "w", limit: 1, lease: 30).first)
+        #expect(again.id == paris.id && again.attempt == 2 && again.fence == paris.fence + 1)
+        #expect(try await queue.fail(again.lease, error: "HTTP 503 again", retryIn: 0) == .dead)
+        #expect(try psql("SELECT state, attempt, last_error FROM jobs WHERE id = \(paris.id)", database) == "dead|2|HTTP 503 again")
+
+        // A later retry is scheduled later: not claimable before its time.
+        try await queue.enqueue([listJob("Oslo")])
+        let oslo = try #require(try await queue.claim(worker: "w", limit: 1, lease: 30).first)
+        #expect(try await queue.fail(oslo.lease, error: "slow", retryIn: 3600) == .retryable)
+        #expect(try await queue.claim(worker: "w", limit: 1, lease: 30).isEmpty)
+        // A permanent error (bad credentials, a bad profile) is dead at once.
+        try await queue.enqueue([listJob("Lima")])
+        let lima = try #require(try await queue.claim(worker: "w", limit: 1, lease: 30).first)
+        #expect(try await queue.fail(lima.lease, error: "login refused", retryIn: 0, permanent: true) == .dead)
+    }
+
+    @Test("a completed job with every is queued again for later, under the same key")
+    func every() async throws {
+        let (queue, database) = try await makeQueue()
+        try await queue.enqueue([listJob("Paris", every: 6 * 3600)])
+        let job = try #require(try await queue.claim(worker: "w", limit: 1, lease: 30).first)
+        #expect(try await queue.complete(job.lease))
+        #expect(try psql("""
+            SELECT state, round(extract(epoch FROM scheduled_at - now()) / 3600) FROM jobs ORDER BY id
+            """, database) == "completed|0\navailable|6")
+        #expect(try await queue.enqueue([listJob("Paris")]) == EnqueueResult(new: 0, alreadyQueued: 1))
+    }
+
+    @Test("heartbeats renew leases in one statement and tell a worker which claims it lost; the rescuer returns expired ones")
+    func leases() async throws {
+        let (queue, database) = try await makeQueue()
+        try await queue.enqueue([listJob("Paris"), listJob("Rome", maxAttempts: 1)])
+        let jobs = try await queue.claim(worker: "stalled", limit: 2, lease: 30)
+        #expect(try await queue.heartbeat(jobs.map(\.lease), lease: 60) == Set(jobs.map(\.lease)))
+        #expect(try psql("SELECT count(*) FROM jobs WHERE lease_until > now() + interval '50 seconds'", database) == "2")
+        #expect(try await queue.rescue() == 0)
+
+        try psql("UPDATE jobs SET lease_until = now() - interval '1 second'", database)
+        #expect(try await queue.rescue() == 2)
+        #expect(try psql("SELECT state, attempt, last_error FROM jobs ORDER BY id", database)
+            == "retryable|1|the lease of stalled expired\ndead|1|the lease of stalled expired")
+        let taken = try #require(try await queue.claim(worker: "successor", limit: 2, lease: 30).first)
+        #expect(taken.id == jobs[0].id && taken.attempt == 2)
+        // The stalled worker's heartbeat no longer holds either job.
+        #expect(try await queue.heartbeat(jobs.map(\.lease), lease: 60).isEmpty)
+        #expect(try await queue.heartbeat([taken.lease], lease: 60) == [taken.lease])
+    }
+
+    @Test("a fenced write lands under the job's current claim and is refused, changing nothing, under a superseded one")
+    func fencedWrites() async throws {
+        let (queue, database) = try await makeQueue()
+        try await queue.enqueue([listJob("Paris")])
+        let stalled = try #require(try await queue.claim(worker: "stalled", limit: 1, lease: 30).first)
+        let store = queue.store
+        _ = try await store.fenced(by: stalled.lease).mergeFirstPage(hotels([("A", 3), ("B", 2)]), into: key, checkpoint: checkpoint, now: Date())
+
+        try psql("UPDATE jobs SET lease_until = now() - interval '1 second'", database)
+        #expect(try await queue.rescue() == 1)
+        let successor = try #require(try await queue.claim(worker: "successor", limit: 1, lease: 30).first)
+        #expect(try await store.fenced(by: successor.lease).appendPage(hotels([("C", 1)]), to: key, checkpoint: checkpoint, now: Date()) == 1)
+
+        await #expect {
+            try await store.fenced(by: stalled.lease).appendPage(hotels([("Z", 0)]), to: key, checkpoint: checkpoint, now: Date())
+        } throws: { error in
+            (error as? StoreError)?.kind == .leaseLost
+        }
+        let list = try #require(try await store.cachedList(key))
+        #expect(try await store.hotels(in: list, offset: 0, limit: nil).map(\.code) == ["A", "B", "C"])
+        // A cancelled job's writes are refused too.
+        #expect(try await queue.cancel(successor.id))
+        await #expect {
+            try await store.fenced(by: successor.lease).appendPage(hotels([("Y", 0)]), to: key, checkpoint: checkpoint, now: Date())
+        } throws: { error in
+            (error as? StoreError)?.kind == .leaseLost
+        }
+        #expect(try psql("SELECT count(*) FROM hotels", database) == "3")
+    }
+
+    @Test("release gives jobs back uncounted; cancel, retry of one or all dead jobs, and prune of ended ones")
+    func operatorActions() async throws {
+        let (queue, database) = try await makeQueue()
+        try await queue.enqueue([listJob("Paris"), listJob("Rome", maxAttempts: 1), listJob("Oslo")])
+        let jobs = try await queue.claim(worker: "w", limit: 3, lease: 30)
+        #expect(try await queue.release([jobs[0].lease]) == 1)
+        #expect(try psql("SELECT state, attempt FROM jobs WHERE id = \(jobs[0].id)", database) == "available|0")
+        #expect(try await queue.fail(jobs[1].lease, error: "boom", retryIn: 0) == .dead)
+        #expect(try await queue.complete(jobs[2].lease))
+
+        #expect(try await queue.cancel(jobs[0].id))
+        #expect(try await queue.cancel(jobs[0].id) == false)
+        #expect(try await queue.retry(jobs[0].id))
+        #expect(try await queue.retryDead() == 1)
+        #expect(try psql("SELECT state, attempt FROM jobs ORDER BY id", database) == "available|0\navailable|0\ncompleted|1")
+        // A list queued again meanwhile is not queued twice by a retry.
+        try await queue.enqueue([listJob("Oslo")])
+        #expect(try await queue.retry(jobs[2].id) == false)
+
+        #expect(try await queue.prune(olderThan: 3600) == 0)
+        try psql("UPDATE jobs SET finalized_at = now() - interval '8 days' WHERE state = 'completed'", database)
+        #expect(try await queue.prune(olderThan: 7 * 86400) == 1)
+        #expect(try await queue.counts()[.list] == [.available: 3])
+    }
+}
