@@ -382,8 +382,10 @@ public final class LogoPipeline: LogoLoading {
 
     /// - Parameter isNew: The bytes came from the network: the index gets them too.
     private func note(_ request: Request, bytes: [UInt8], metadata: CachedImageMetadata?, isNew: Bool = false) {
-        guard let indexWriter, let disk = configuration.diskCache else { return }
-        indexWriter.note(ImageIndexEntry(url: request.url, filter: configuration.filter.description, file: disk.file(for: request.key),
+        // An index records the disk cache, unless it keeps the bytes itself (a shared store), which needs no cache here.
+        guard let indexWriter, configuration.diskCache != nil || configuration.index is any SharedImageIndex else { return }
+        indexWriter.note(ImageIndexEntry(url: request.url, filter: configuration.filter.description,
+                                         file: configuration.diskCache?.file(for: request.key) ?? "",
                                          bytes: bytes.count, etag: metadata?.etag, lastModified: metadata?.lastModified,
                                          maxAge: metadata?.maxAge, storedAt: metadata?.storedAt, data: isNew ? bytes : nil))
     }
