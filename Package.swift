@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "Fetching", targets: ["Fetching"]),
         .library(name: "AtomicFiles", targets: ["AtomicFiles"]),
         .library(name: "PostgresStore", targets: ["PostgresStore"]),
+        .library(name: "Workers", targets: ["Workers"]),
         .executable(name: "hotels", targets: ["hotels"]),
     ],
     dependencies: [
@@ -102,6 +103,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Workers: lists as jobs in the shared store, claimed, leased, fenced and retried.
+        .target(
+            name: "Workers",
+            dependencies: ["Fetching", "HTTP", "Hotels", "Imaging", "Locking", "Logos", "OfflineStore", "PostgresStore", logging]
+        ),
         // The simulation and the sample server: linked by the executable
         // alone, so library users never pull in a web server.
         .target(name: "Simulation", dependencies: ["AtomicFiles", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Seeding", "Logos", "OfflineStore", "Fetching", logging]),
@@ -118,7 +124,7 @@ let package = Package(
             name: "hotels",
             dependencies: [
                 "AtomicFiles", "HTTP", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Seeding", "Logos", "OfflineStore", "Fetching",
-                "PostgresStore", "Simulation", "SampleService", "WSDL", logging,
+                "PostgresStore", "Workers", "Simulation", "SampleService", "WSDL", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Sources/HotelsCLI"
@@ -147,6 +153,8 @@ let package = Package(
         ),
         // The store suite on SQLite and on a PostgreSQL server the tests start (TestSupport's TestPostgres).
         .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "OfflineStore", "Hotels", "Imaging", "TestSupport", "hotels"]),
+        // The worker loop on fakes and a real server; the hotels worker processes against hotels serve.
+        .testTarget(name: "WorkersTests", dependencies: ["Workers", "PostgresStore", "OfflineStore", "Hotels", "Locking", "TestSupport", "hotels"]),
         .testTarget(name: "SchedulingTests", dependencies: ["Locking", "Scheduling", "Logos", "Imaging", "HTTP", "Simulation", "TestSupport", "hotels"]),
     ],
     swiftLanguageModes: [.v6]

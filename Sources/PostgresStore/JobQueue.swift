@@ -65,6 +65,24 @@ public struct JobLease: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "job \(job) (fence \(fence))" }
 }
 
+/// A worker as `hotels jobs` lists it.
+public struct WorkerInfo: Sendable, Equatable {
+    /// Unique among workers: `host:pid`.
+    public var id: String
+    public var host: String
+    public var pid: Int
+    public var kinds: [JobKind]
+    public var concurrency: Int
+
+    public init(id: String, host: String, pid: Int, kinds: [JobKind], concurrency: Int) {
+        self.id = id
+        self.host = host
+        self.pid = pid
+        self.kinds = kinds
+        self.concurrency = concurrency
+    }
+}
+
 /// A job as a claim hands it to a worker.
 public struct ClaimedJob: Sendable, Equatable {
     public var id: Int64
@@ -232,11 +250,15 @@ public struct JobQueue: Sendable {
     }
 
     /// Renews the leases of the jobs a worker runs, all in one statement,
-    /// however long each job takes. Returns those it still holds: a job
-    /// missing from the answer was taken over, and its run must stop.
-    public func heartbeat(_ leases: [JobLease], lease: Double) async throws(StoreError) -> Set<JobLease> {
-        guard !leases.isEmpty else { return [] }
-        return try await store.writing { [logger = store.logger] connection in
+    /// however long each job takes, and the worker's own heartbeat. Returns
+    /// the leases it still holds: a job missing from the answer was taken
+    /// over or cancelled, and its run must stop.
+    public func heartbeat(_ leases: [JobLease], lease: Double, worker: String? = nil) async throws(StoreError) -> Set<JobLease> {
+        try await store.writing { [logger = store.logger] connection in
+            if let worker {
+                try await connection.query("UPDATE workers SET heartbeat_at = now() WHERE id = \(worker)", logger: logger)
+            }
+            guard !leases.isEmpty else { return [] }
             let rows = try await connection.query("""
                 UPDATE jobs SET lease_until = now() + make_interval(secs => \(lease))
                 FROM unnest(\(leases.map(\.job)), \(leases.map(\.fence))) AS l (id, fence)
@@ -246,6 +268,25 @@ public struct JobQueue: Sendable {
             var held: Set<JobLease> = []
             for try await (id, fence) in rows.decode((Int64, Int64).self) { held.insert(JobLease(job: id, fence: fence)) }
             return held
+        }
+    }
+
+    /// Records a worker as started (or started again under the same id), for `hotels jobs`.
+    public func register(_ worker: WorkerInfo) async throws(StoreError) {
+        try await store.writing { [logger = store.logger] connection in
+            try await connection.query("""
+                INSERT INTO workers (id, host, pid, kinds, concurrency) VALUES
+                    (\(worker.id), \(worker.host), \(worker.pid), \(worker.kinds.map(\.rawValue)), \(worker.concurrency))
+                ON CONFLICT (id) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid, kinds = EXCLUDED.kinds,
+                    concurrency = EXCLUDED.concurrency, started_at = now(), heartbeat_at = now()
+                """, logger: logger)
+        }
+    }
+
+    /// Forgets a worker that stopped.
+    public func unregister(_ id: String) async throws(StoreError) {
+        try await store.writing { [logger = store.logger] connection in
+            try await connection.query("DELETE FROM workers WHERE id = \(id)", logger: logger)
         }
     }
 
@@ -338,6 +379,44 @@ public struct JobQueue: Sendable {
         }
     }
 
+    /// What `hotels jobs` shows: counts, workers, throughput, the oldest wait, dead jobs.
+    public func overview(deadLimit: Int = 20) async throws(StoreError) -> JobsOverview {
+        let counts = try await counts()
+        return try await store.reading { [logger = store.logger] connection in
+            var overview = JobsOverview(byKind: counts)
+            let workers = try await connection.query("""
+                SELECT w.id, w.host, w.pid, w.kinds, w.concurrency, extract(epoch FROM w.started_at)::float8,
+                       extract(epoch FROM w.heartbeat_at)::float8, count(j.id)
+                FROM workers w LEFT JOIN jobs j ON j.worker = w.id AND j.state = 'running'
+                GROUP BY w.id ORDER BY w.started_at
+                """, logger: logger)
+            for try await (id, host, pid, kinds, concurrency, started, heartbeat, running)
+                in workers.decode((String, String, Int, [String], Int, Double, Double, Int).self) {
+                overview.workers.append(JobsOverview.Worker(
+                    info: WorkerInfo(id: id, host: host, pid: pid, kinds: kinds.compactMap(JobKind.init(rawValue:)), concurrency: concurrency),
+                    startedAt: Date(timeIntervalSince1970: started), heartbeatAt: Date(timeIntervalSince1970: heartbeat), running: running))
+            }
+            let recent = try await connection.query("""
+                SELECT count(*) FILTER (WHERE state = 'completed' AND finalized_at > now() - interval '1 minute'),
+                       extract(epoch FROM now() - min(scheduled_at) FILTER (WHERE state = 'available' AND scheduled_at <= now()))::float8
+                FROM jobs
+                """, logger: logger)
+            for try await (completed, oldest) in recent.decode((Int, Double?).self) {
+                overview.completedLastMinute = completed
+                overview.oldestAvailableSeconds = oldest
+            }
+            let dead = try await connection.query("""
+                SELECT id, kind, args::text, attempt, coalesce(last_error, ''), extract(epoch FROM finalized_at)::float8
+                FROM jobs WHERE state = 'dead' ORDER BY finalized_at DESC LIMIT \(deadLimit)
+                """, logger: logger)
+            for try await (id, kind, arguments, attempt, error, finalized) in dead.decode((Int64, String, String, Int, String, Double?).self) {
+                overview.dead.append(JobsOverview.DeadJob(id: id, kind: kind, arguments: arguments, attempts: attempt, lastError: error,
+                                                          diedAt: finalized.map(Date.init(timeIntervalSince1970:))))
+            }
+            return overview
+        }
+    }
+
     /// Any number, the same in every HotelKit: the lock whose holder rescues expired leases.
     static let rescuerLock: Int64 = 0x486F_7465_6C52_6573
 
@@ -365,5 +444,42 @@ extension PostgresHotelStore {
         guard try await rows.reduce(0, { count, _ in count + 1 }) == 1 else {
             throw StoreError(path: location, reason: "\(lease) was taken over or cancelled: this worker's write was refused", kind: .leaseLost)
         }
+    }
+}
+
+/// The queue at a glance, for `hotels jobs`.
+public struct JobsOverview: Sendable {
+    public struct Worker: Sendable {
+        public var info: WorkerInfo
+        public var startedAt: Date
+        public var heartbeatAt: Date
+        /// Jobs it holds now.
+        public var running: Int
+    }
+
+    public struct DeadJob: Sendable {
+        public var id: Int64
+        public var kind: String
+        public var arguments: String
+        public var attempts: Int
+        public var lastError: String
+        public var diedAt: Date?
+    }
+
+    /// Jobs by kind and state.
+    public var byKind: [JobKind: [JobState: Int]]
+    public var workers: [Worker] = []
+    /// Jobs completed in the last minute: the queue's throughput.
+    public var completedLastMinute = 0
+    /// How long the oldest job that could run has waited, in seconds; nil when none waits.
+    public var oldestAvailableSeconds: Double?
+    /// The most recent dead jobs, with their last error.
+    public var dead: [DeadJob] = []
+
+    /// Jobs by state, every kind together; every state is present.
+    public var counts: [JobState: Int] {
+        var counts = Dictionary(uniqueKeysWithValues: JobState.allCases.map { ($0, 0) })
+        for states in byKind.values { counts.merge(states, uniquingKeysWith: +) }
+        return counts
     }
 }

@@ -1,0 +1,120 @@
+import Foundation
+import Hotels
+import OfflineStore
+import PostgresStore
+
+/// The profile a job runs with. A profile file's contents travel with the
+/// job, so a worker on another host needs no copy; a built-in profile is
+/// named. Credentials never travel: each worker reads them from its own
+/// environment (or credentials file).
+public struct JobProfile: Codable, Sendable, Equatable {
+    /// The profile's own name (its `name` key): what the list is keyed by.
+    public var name: String
+    /// The profile file's JSON, or nil for a built-in profile.
+    public var json: String?
+
+    /// `nameOrPath` as `hotels fetch --profile` reads it: a built-in name, or a file whose contents are kept.
+    public init(nameOrPath: String) throws(ProfileError) {
+        let profile = try ServiceProfile.named(nameOrPath)
+        name = profile.name
+        if ServiceProfile.builtInNames.contains(nameOrPath) {
+            json = nil
+        } else {
+            do {
+                json = String(decoding: try Data(contentsOf: URL(fileURLWithPath: nameOrPath)), as: UTF8.self)
+            } catch {
+                throw ProfileError(kind: .unreadable, source: nameOrPath, key: nil, reason: "cannot read the file (\(error.localizedDescription))")
+            }
+        }
+    }
+
+    /// The profile itself; a stored profile that no longer reads is a configuration error, never retried.
+    public func load() throws(ProfileError) -> ServiceProfile {
+        guard let json else { return try ServiceProfile.named(name) }
+        return try ServiceProfile(json: Data(json.utf8), source: "the job's profile \(name)")
+    }
+}
+
+/// What a `list` job fetches: one list, as `hotels fetch` would.
+public struct ListJobArguments: Codable, Sendable, Equatable {
+    public var profile: JobProfile
+    public var endpoint: String
+    public var city: String
+    public var keyword: String?
+    public var pageSize: Int
+    /// Queue `logos` jobs for the list's rows once it is fetched.
+    public var logos: Bool
+    /// The filter chain's spec the logos are processed with ("" for none).
+    public var filter: String
+
+    public init(profile: JobProfile, endpoint: String, city: String, keyword: String? = nil, pageSize: Int = 50, logos: Bool = false,
+                filter: String = "") {
+        self.profile = profile
+        self.endpoint = endpoint
+        self.city = city
+        self.keyword = keyword
+        self.pageSize = pageSize
+        self.logos = logos
+        self.filter = filter
+    }
+
+    /// The list in the store.
+    public var key: ListKey { ListKey(profile: profile.name, endpoint: endpoint, city: city, keyword: keyword) }
+
+    /// The job: at most one live per list.
+    public func job(priority: Int = 0, maxAttempts: Int = 5, every: Double? = nil) -> NewJob {
+        NewJob(kind: .list, arguments: Self.encode(self), uniqueKey: Self.uniqueKey(kind: .list, key, suffix: nil),
+               priority: priority, maxAttempts: maxAttempts, every: every)
+    }
+
+    /// `kind|profile|endpoint|city|keyword[|suffix]`, each part escaped so none can pass for another's.
+    static func uniqueKey(kind: JobKind, _ key: ListKey, suffix: String?) -> String {
+        ([kind.rawValue, key.profile, key.endpoint, key.city, key.keyword] + (suffix.map { [$0] } ?? []))
+            .map { $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "|", with: "\\|") }
+            .joined(separator: "|")
+    }
+
+    static func encode(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        // Plain Codable structs of strings, numbers and booleans always encode.
+        return String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self)
+    }
+}
+
+/// What a `logos` job processes: the logos of `limit` rows of a list from `offset`, into the store's logo index.
+public struct LogosJobArguments: Codable, Sendable, Equatable {
+    public var list: ListJobArguments
+    public var offset: Int
+    public var limit: Int
+
+    public init(list: ListJobArguments, offset: Int, limit: Int) {
+        self.list = list
+        self.offset = offset
+        self.limit = limit
+    }
+
+    public func job(priority: Int = 0, maxAttempts: Int = 5) -> NewJob {
+        NewJob(kind: .logos, arguments: ListJobArguments.encode(self),
+               uniqueKey: ListJobArguments.uniqueKey(kind: .logos, list.key, suffix: "\(list.filter)|\(offset)|\(limit)"),
+               priority: priority, maxAttempts: maxAttempts)
+    }
+}
+
+/// A job's arguments that do not read: the job is dead, not retried.
+public struct JobArgumentsError: Error, Sendable, CustomStringConvertible {
+    public var job: Int64
+    public var reason: String
+    public var description: String { "job \(job): its arguments do not read: \(reason)" }
+}
+
+extension ClaimedJob {
+    /// The arguments as `type`.
+    public func arguments<Arguments: Decodable>(as type: Arguments.Type) throws(JobArgumentsError) -> Arguments {
+        do {
+            return try JSONDecoder().decode(type, from: Data(arguments.utf8))
+        } catch {
+            throw JobArgumentsError(job: id, reason: String(describing: error))
+        }
+    }
+}

@@ -1,0 +1,361 @@
+import Fetching
+import Foundation
+import Locking
+import Logging
+import OfflineStore
+import PostgresStore
+
+/// What a worker tells its observer (a log, metrics), from any task.
+public enum WorkerEvent: Sendable, Equatable {
+    case claimed(JobKind, count: Int, seconds: Double)
+    case claimFailed
+    case completed(JobKind)
+    case retried(JobKind)
+    case dead(JobKind)
+    /// The job's claim was taken over (or it was cancelled): the run was stopped, and nothing of it counts.
+    case abandoned(JobKind)
+    case released(count: Int)
+    case leasesRenewed(count: Int)
+    case heartbeatFailed
+    case rescued(count: Int)
+}
+
+/// A worker: claims jobs from the queue and runs them, `concurrency` at once,
+/// until it is stopped.
+///
+/// - **Claims** take as many jobs as there are free slots, in one statement;
+///   between claims that find nothing it polls, backing off up to
+///   ``Configuration/pollInterval``'s upper bound. No LISTEN: PgBouncer in
+///   transaction mode would drop it.
+/// - **Leases** are renewed by one heartbeat for all of the worker's jobs,
+///   every third of a lease, however long each job runs. A job missing from
+///   the heartbeat's answer was taken over: its run is cancelled and
+///   abandoned. While heartbeats fail the worker claims nothing, and once a
+///   whole lease has passed without one it cancels its runs, whose leases
+///   have certainly expired.
+/// - **Rescue**: whichever worker takes the rescuer's lock returns expired
+///   leases to `retryable`, and prunes jobs that ended long ago.
+/// - **Errors**: a permanent one (``JobFailure/isPermanent``) makes the job
+///   `dead`; any other retries it after ``RetryBackoff``, until its attempts
+///   run out.
+/// - **Stop**: ``stop()`` stops claiming, lets running jobs finish within
+///   the grace period, then cancels the rest and gives them back to
+///   `available` without counting the attempt.
+public final class Worker: Sendable {
+    public struct Configuration: Sendable {
+        /// Unique among the workers: `host:pid` by default.
+        public var id: String
+        public var host: String
+        public var kinds: [JobKind]
+        public var concurrency: Int
+        /// How long a claim holds without a heartbeat, in seconds.
+        public var lease: Double
+        /// The shortest and longest wait between claims that find nothing, in seconds.
+        public var pollInterval: ClosedRange<Double>
+        /// How often this worker tries to be the rescuer, in seconds.
+        public var rescueInterval: Double
+        /// Ended jobs older than this are pruned by the rescuer, in seconds (7 days by default).
+        public var pruneAfter: Double
+        /// How long running jobs may take to finish once the worker is stopped, in seconds.
+        public var grace: Double
+        public var backoff: RetryBackoff
+
+        public init(id: String? = nil, kinds: [JobKind] = JobKind.allCases, concurrency: Int = 4, lease: Double = 30,
+                    pollInterval: ClosedRange<Double> = 0.05...2, rescueInterval: Double = 10, pruneAfter: Double = 7 * 86400,
+                    grace: Double = 30, backoff: RetryBackoff = RetryBackoff()) {
+            host = ProcessInfo.processInfo.hostName
+            self.id = id ?? "\(host):\(getpid())"
+            self.kinds = kinds
+            self.concurrency = max(1, concurrency)
+            self.lease = lease
+            self.pollInterval = pollInterval
+            self.rescueInterval = rescueInterval
+            self.pruneAfter = pruneAfter
+            self.grace = grace
+            self.backoff = backoff
+        }
+    }
+
+    /// What the worker holds, under one lock.
+    private struct State {
+        var running: [JobLease: (kind: JobKind, task: Task<Void, Never>)] = [:]
+        /// Runs cancelled because their claim is gone: their outcome is not reported.
+        var lost: Set<JobLease> = []
+        /// Runs cancelled by the shutdown: given back, not failed.
+        var released: Set<JobLease> = []
+        var stopping = false
+        var healthy = true
+        var lastHeartbeat = ContinuousClock.now
+    }
+
+    public let queue: JobQueue
+    public let runner: any JobRunner
+    public let configuration: Configuration
+    private let logger: Logger
+    private let observe: @Sendable (WorkerEvent) -> Void
+    private let state = PosixMutex(State())
+    private let wakeup = Wakeup()
+
+    public init(queue: JobQueue, runner: any JobRunner, configuration: Configuration = Configuration(),
+                logger: Logger = Logger(label: "hotelkit.worker"), observe: @escaping @Sendable (WorkerEvent) -> Void = { _ in }) {
+        self.queue = queue
+        self.runner = runner
+        self.configuration = configuration
+        self.logger = logger
+        self.observe = observe
+    }
+
+    /// The leases of the jobs running now.
+    public var runningJobs: [JobLease] { state.withLock { Array($0.running.keys) } }
+
+    /// Claims and runs jobs until ``stop()``; then drains, releases, logs out and returns.
+    public func run() async throws {
+        try await queue.register(WorkerInfo(id: configuration.id, host: configuration.host, pid: Int(getpid()),
+                                            kinds: configuration.kinds, concurrency: configuration.concurrency))
+        let heartbeats = Task { await heartbeatLoop() }
+        let housekeeping = Task { await housekeepingLoop() }
+        var idle = configuration.pollInterval.lowerBound
+        while !state.withLock({ $0.stopping }) {
+            let (free, healthy) = state.withLock { ($0.running.count < configuration.concurrency ? configuration.concurrency - $0.running.count : 0, $0.healthy) }
+            if free > 0, healthy {
+                let started = ContinuousClock.now
+                do {
+                    let jobs = try await queue.claim(worker: configuration.id, kinds: configuration.kinds, limit: free, lease: configuration.lease)
+                    for job in jobs { start(job) }
+                    if !jobs.isEmpty { observe(.claimed(jobs[0].kind, count: jobs.count, seconds: (ContinuousClock.now - started).seconds)) }
+                    idle = jobs.isEmpty ? min(idle * 2, configuration.pollInterval.upperBound) : configuration.pollInterval.lowerBound
+                    // Every free slot filled and more may wait: claim again once one frees.
+                } catch {
+                    logger.warning("worker \(configuration.id): claiming failed: \(error)")
+                    observe(.claimFailed)
+                    idle = min(max(idle * 2, 0.5), configuration.pollInterval.upperBound)
+                }
+            }
+            await wakeup.wait(seconds: idle)
+        }
+        await drain()
+        heartbeats.cancel()
+        housekeeping.cancel()
+        await runner.close()
+        do {
+            try await queue.unregister(configuration.id)
+        } catch {
+            logger.warning("worker \(configuration.id): could not sign off: \(error)")
+        }
+    }
+
+    /// Stops claiming; running jobs get the grace period, then are given back.
+    public func stop() {
+        state.withLock { $0.stopping = true }
+        wakeup.signal()
+    }
+
+    private func start(_ job: ClaimedJob) {
+        state.withLock { running in
+            // Inserted under the lock the run's end takes too, so the entry is there before it can be removed.
+            running.running[job.lease] = (job.kind, Task { [self] in
+                await execute(job)
+                state.withLock { state in
+                    state.running[job.lease] = nil
+                    state.lost.remove(job.lease)
+                    state.released.remove(job.lease)
+                }
+                wakeup.signal()
+            })
+        }
+    }
+
+    private func execute(_ job: ClaimedJob) async {
+        do {
+            try await runner.run(job, queue: queue)
+            try Task.checkCancellation()
+            if try await queue.complete(job.lease) {
+                observe(.completed(job.kind))
+            } else {
+                abandoned(job, why: "its claim was taken over before it completed")
+            }
+        } catch {
+            let (lost, released) = state.withLock { ($0.lost.contains(job.lease), $0.released.contains(job.lease)) }
+            if released { return }
+            if lost || (error as? StoreError)?.kind == .leaseLost {
+                return abandoned(job, why: "its claim was taken over")
+            }
+            await failed(job, error)
+        }
+    }
+
+    private func abandoned(_ job: ClaimedJob, why: String) {
+        logger.warning("worker \(configuration.id): abandoned \(job.lease): \(why)")
+        observe(.abandoned(job.kind))
+    }
+
+    private func failed(_ job: ClaimedJob, _ error: any Error) async {
+        let failure = error as? JobFailure ?? JobFailure(error)
+        do {
+            let outcome = try await queue.fail(job.lease, error: failure.description, retryIn: configuration.backoff.delay(afterAttempt: job.attempt),
+                                               permanent: failure.isPermanent)
+            switch outcome {
+            case .dead?:
+                logger.error("worker \(configuration.id): \(job.lease) is dead after attempt \(job.attempt): \(failure.description)")
+                observe(.dead(job.kind))
+            case .some:
+                logger.warning("worker \(configuration.id): \(job.lease) failed (attempt \(job.attempt)), retried later: \(failure.description)")
+                observe(.retried(job.kind))
+            case nil:
+                abandoned(job, why: "its claim was taken over before its failure was recorded")
+            }
+        } catch {
+            // The lease expires, and the rescuer counts the attempt.
+            logger.warning("worker \(configuration.id): could not record the failure of \(job.lease): \(error)")
+        }
+    }
+
+    /// Waits for running jobs up to the grace period, then cancels the rest and gives them back.
+    private func drain() async {
+        let deadline = ContinuousClock.now + .seconds(configuration.grace)
+        while !state.withLock({ $0.running.isEmpty }), ContinuousClock.now < deadline {
+            await wakeup.wait(seconds: min(0.1, max(0, (deadline - ContinuousClock.now).seconds)))
+        }
+        let (leases, tasks) = state.withLock { state in
+            state.released.formUnion(state.running.keys)
+            return (Array(state.running.keys), state.running.values.map(\.task))
+        }
+        guard !leases.isEmpty else { return }
+        tasks.forEach { $0.cancel() }
+        for task in tasks { await task.value }
+        do {
+            let released = try await queue.release(leases)
+            observe(.released(count: released))
+            logger.notice("worker \(configuration.id): gave back \(released) unfinished jobs")
+        } catch {
+            logger.warning("worker \(configuration.id): could not give back \(leases.count) jobs; their leases expire: \(error)")
+        }
+    }
+
+    private func heartbeatLoop() async {
+        let interval = configuration.lease / 3
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(interval))
+            let leases = state.withLock { state in Array(state.running.keys.filter { !state.lost.contains($0) && !state.released.contains($0) }) }
+            do {
+                let held = try await queue.heartbeat(leases, lease: configuration.lease, worker: configuration.id)
+                let gone = Set(leases).subtracting(held)
+                let cancelled = state.withLock { state in
+                    state.healthy = true
+                    state.lastHeartbeat = .now
+                    state.lost.formUnion(gone)
+                    return gone.compactMap { state.running[$0]?.task }
+                }
+                cancelled.forEach { $0.cancel() }
+                observe(.leasesRenewed(count: held.count))
+            } catch {
+                observe(.heartbeatFailed)
+                let cancelled = state.withLock { state in
+                    state.healthy = false
+                    // A whole lease without a heartbeat: every claim may be another's by now.
+                    guard ContinuousClock.now - state.lastHeartbeat > .seconds(configuration.lease) else { return [Task<Void, Never>]() }
+                    state.lost.formUnion(state.running.keys)
+                    return state.running.values.map(\.task)
+                }
+                let stopped = cancelled.isEmpty ? "" : "; \(cancelled.count) runs stopped, their leases expired"
+                logger.warning("worker \(configuration.id): heartbeat failed, claiming nothing until one succeeds: \(error)\(stopped)")
+                cancelled.forEach { $0.cancel() }
+            }
+        }
+    }
+
+    private func housekeepingLoop() async {
+        var lastPrune = ContinuousClock.now - .seconds(3600)
+        while !Task.isCancelled {
+            do {
+                if let rescued = try await queue.rescue() {
+                    if rescued > 0 {
+                        logger.notice("worker \(configuration.id): \(rescued) jobs whose lease expired are retryable again")
+                        observe(.rescued(count: rescued))
+                    }
+                    if ContinuousClock.now - lastPrune > .seconds(3600) {
+                        lastPrune = .now
+                        try await queue.prune(olderThan: configuration.pruneAfter)
+                    }
+                }
+            } catch {
+                logger.warning("worker \(configuration.id): rescue failed: \(error)")
+            }
+            try? await Task.sleep(for: .seconds(configuration.rescueInterval))
+        }
+    }
+}
+
+/// Exponential backoff with jitter between a job's attempts.
+public struct RetryBackoff: Sendable {
+    /// The delay after the first attempt, in seconds; each next one doubles it.
+    public var base: Double
+    /// The longest delay, in seconds.
+    public var maximum: Double
+
+    public init(base: Double = 5, maximum: Double = 3600) {
+        self.base = base
+        self.maximum = maximum
+    }
+
+    /// Between half and all of `base × 2^(attempt-1)`, capped: jitter keeps failed jobs from retrying in step.
+    public func delay(afterAttempt attempt: Int, random: Double = Double.random(in: 0...1)) -> Double {
+        let full = min(maximum, base * pow(2, Double(max(0, min(attempt - 1, 30)))))
+        return full / 2 + full / 2 * random
+    }
+}
+
+/// Wakes the claim loop early: a run ended, or the worker is stopping.
+private final class Wakeup: Sendable {
+    private struct State {
+        var waiter: CheckedContinuation<Void, Never>?
+        var pending = false
+        var generation = 0
+    }
+
+    private let state = PosixMutex(State())
+
+    func signal() {
+        let waiter = state.withLock { state in
+            guard let waiter = state.waiter else {
+                state.pending = true
+                return nil as CheckedContinuation<Void, Never>?
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns on a signal, or after `seconds`.
+    func wait(seconds: Double) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let generation = state.withLock { state -> Int? in
+                if state.pending {
+                    state.pending = false
+                    return nil
+                }
+                state.waiter = continuation
+                state.generation += 1
+                return state.generation
+            }
+            guard let generation else { return continuation.resume() }
+            Task { [self] in
+                try? await Task.sleep(for: .seconds(seconds))
+                let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                    guard state.generation == generation, let waiter = state.waiter else { return nil }
+                    state.waiter = nil
+                    return waiter
+                }
+                waiter?.resume()
+            }
+        }
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Locking
+import PostgresStore
+import Testing
+import TestSupport
+import Workers
+
+/// A runner that does what each test says, and counts its runs.
+final class FakeRunner: JobRunner {
+    let runs = PosixMutex<[Int64: Int]>([:])
+    let closed = PosixMutex(false)
+    let behaviour: @Sendable (ClaimedJob) async throws -> Void
+
+    init(_ behaviour: @escaping @Sendable (ClaimedJob) async throws -> Void = { _ in }) {
+        self.behaviour = behaviour
+    }
+
+    func run(_ job: ClaimedJob, queue: JobQueue) async throws {
+        runs.withLock { $0[job.id, default: 0] += 1 }
+        try await behaviour(job)
+    }
+
+    func close() async { closed.withLock { $0 = true } }
+}
+
+/// Blocks a run until it is cancelled.
+func untilCancelled() async throws {
+    while true { try await Task.sleep(for: .seconds(3600)) }
+}
+
+/// The worker loop against a real PostgreSQL, with fake runs.
+@Suite("A worker")
+struct WorkerTests {
+    func makeQueue() async throws -> (JobQueue, database: String) {
+        let url = try TestPostgres.shared().makeDatabase()
+        return (JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url))), TestPostgres.database(in: url))
+    }
+
+    func jobs(_ count: Int, maxAttempts: Int = 5) -> [NewJob] {
+        (0..<count).map { NewJob(kind: .list, arguments: #"{"n":\#($0)}"#, uniqueKey: "job \($0)", maxAttempts: maxAttempts) }
+    }
+
+    func configuration(_ id: String, concurrency: Int = 4, lease: Double = 30, grace: Double = 30) -> Worker.Configuration {
+        Worker.Configuration(id: id, concurrency: concurrency, lease: lease, pollInterval: 0.01...0.1, rescueInterval: 0.2, grace: grace,
+                             backoff: RetryBackoff(base: 0, maximum: 0))
+    }
+
+    /// Waits for `condition`, at most `seconds`; the test fails if it never holds.
+    func eventually(_ what: Comment, seconds: Double = 30, _ condition: () async throws -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while try await !condition() {
+            guard Date() < deadline else {
+                Issue.record("never: \(what)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    func counts(_ queue: JobQueue) async throws -> [JobState: Int] {
+        try await queue.counts()[.list] ?? [:]
+    }
+
+    @Test("two workers run every job exactly once, then stop, sign off and close their runner")
+    func runsEveryJobOnce() async throws {
+        let (queue, database) = try await makeQueue()
+        try await queue.enqueue(jobs(60))
+        let runners = [FakeRunner(), FakeRunner()]
+        let workers = runners.enumerated().map { Worker(queue: queue, runner: $1, configuration: configuration("w\($0)")) }
+        let running = workers.map { worker in Task { try await worker.run() } }
+        try await eventually("every job completed") { try await counts(queue)[.completed] == 60 }
+        workers.forEach { $0.stop() }
+        for task in running { try await task.value }
+        let runs = runners[0].runs.withLock { $0 }.merging(runners[1].runs.withLock { $0 }, uniquingKeysWith: +)
+        #expect(runs.count == 60 && runs.values.allSatisfy { $0 == 1 })
+        #expect(runners.allSatisfy { $0.closed.withLock { $0 } })
+        #expect(try TestPostgres.shared().psql("SELECT count(*) FROM workers", database: database).trimmed == "0")
+    }
+
+    @Test("a failure is retried after its backoff until attempts run out; a permanent one is dead at once, with its error")
+    func failures() async throws {
+        let (queue, database) = try await makeQueue()
+        try await queue.enqueue([NewJob(kind: .list, arguments: #"{"fail":"transient"}"#, uniqueKey: "t", maxAttempts: 3),
+                                 NewJob(kind: .list, arguments: #"{"fail":"permanent"}"#, uniqueKey: "p", maxAttempts: 3)])
+        let runner = FakeRunner { job in
+            throw JobFailure(job.arguments.contains("permanent") ? "login refused" : "HTTP 503", isPermanent: job.arguments.contains("permanent"))
+        }
+        let worker = Worker(queue: queue, runner: runner, configuration: configuration("w"))
+        let running = Task { try await worker.run() }
+        try await eventually("both jobs dead") { try await counts(queue)[.dead] == 2 }
+        worker.stop()
+        try await running.value
+        #expect(runner.runs.withLock { $0.values.sorted() } == [1, 3])
+        #expect(try TestPostgres.shared().psql("SELECT attempt, last_error FROM jobs ORDER BY attempt", database: database).trimmed
+            == "1|login refused\n3|HTTP 503")
+    }
+
+    @Test("a run whose claim another worker took over is cancelled at the next heartbeat, and nothing of it is recorded")
+    func takenOver() async throws {
+        let (queue, database) = try await makeQueue()
+        try await queue.enqueue(jobs(1))
+        let runner = FakeRunner { _ in try await untilCancelled() }
+        let events = PosixMutex<[WorkerEvent]>([])
+        let worker = Worker(queue: queue, runner: runner, configuration: configuration("stalled", lease: 0.6),
+                            observe: { event in events.withLock { $0.append(event) } })
+        let running = Task { try await worker.run() }
+        try await eventually("the job is running") { try await counts(queue)[.running] == 1 }
+        // As a successor's claim would: a new fencing token.
+        try TestPostgres.shared().psql("UPDATE jobs SET fence = fence + 1, worker = 'successor'", database: database)
+        try await eventually("the run was abandoned") { events.withLock { $0.contains(.abandoned(.list)) } }
+        worker.stop()
+        try await running.value
+        #expect(try TestPostgres.shared().psql("SELECT state, worker, attempt FROM jobs", database: database).trimmed == "running|successor|1")
+    }
+
+    @Test("stopped, a worker lets runs finish within the grace period, then gives the rest back without counting the attempt")
+    func gracefulStop() async throws {
+        let (queue, database) = try await makeQueue()
+        try await queue.enqueue([NewJob(kind: .list, arguments: #"{"slow":false}"#, uniqueKey: "quick"),
+                                 NewJob(kind: .list, arguments: #"{"slow":true}"#, uniqueKey: "stuck")])
+        let release = AsyncStream<Void>.makeStream()
+        let runner = FakeRunner { job in
+            if job.arguments.contains("true") { try await untilCancelled() }
+            for await _ in release.stream { return }
+        }
+        let worker = Worker(queue: queue, runner: runner, configuration: configuration("w", grace: 1))
+        let running = Task { try await worker.run() }
+        try await eventually("both jobs are running") { try await counts(queue)[.running] == 2 }
+        worker.stop()
+        release.continuation.yield()
+        try await running.value
+        #expect(try TestPostgres.shared().psql("SELECT unique_key, state, attempt FROM jobs ORDER BY unique_key", database: database).trimmed
+            == "quick|completed|1\nstuck|available|0")
+    }
+
+    @Test("backoff doubles from its base up to its maximum, with jitter between half and all of it")
+    func backoff() {
+        let backoff = RetryBackoff(base: 5, maximum: 60)
+        #expect(backoff.delay(afterAttempt: 1, random: 1) == 5 && backoff.delay(afterAttempt: 1, random: 0) == 2.5)
+        #expect(backoff.delay(afterAttempt: 3, random: 1) == 20)
+        #expect(backoff.delay(afterAttempt: 10, random: 1) == 60 && backoff.delay(afterAttempt: 1000, random: 0) == 30)
+    }
+}
+
+extension String {
+    var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
+}
