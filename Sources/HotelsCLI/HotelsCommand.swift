@@ -45,6 +45,6 @@ struct HotelsCommand: AsyncParsableCommand {
         """,
         version: HotelKitVersion.string,
         subcommands: [ParseCommand.self, FetchCommand.self, ServeCommand.self, ImageCommand.self, ListCommand.self, CacheCommand.self, SimulateCommand.self, DemoCommand.self,
-                      ProfileCommand.self, CallCommand.self, StoreCommand.self]
+                      ProfileCommand.self, CallCommand.self, StoreCommand.self, EnqueueCommand.self, WorkerCommand.self, JobsCommand.self]
     )
 }

@@ -21,7 +21,8 @@ final class Interruption: Sendable {
     /// The shell's exit status for it: 128 + the signal (130 for SIGINT, 143 for SIGTERM).
     var exitCode: ExitCode? { signal.map { ExitCode(128 + $0) } }
 
-    func run<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async -> Result<T, any Error> {
+    /// - Parameter onSignal: What the first signal does; by default it cancels `work`.
+    func run<T: Sendable>(onSignal: (@Sendable () -> Void)? = nil, _ work: @escaping @Sendable () async throws -> T) async -> Result<T, any Error> {
         let task = Task { try await work() }
         let sources = [SIGINT, SIGTERM].map { number in
             Glibc.signal(number, SIG_IGN)
@@ -29,7 +30,7 @@ final class Interruption: Sendable {
             source.setEventHandler { [self] in
                 signalNumber.store(number, ordering: .releasing)
                 Glibc.signal(number, SIG_DFL)
-                task.cancel()
+                if let onSignal { onSignal() } else { task.cancel() }
             }
             source.resume()
             return source

@@ -1,0 +1,329 @@
+import ArgumentParser
+import Fetching
+import Foundation
+import HTTP
+import Hotels
+import Imaging
+import OfflineStore
+import PostgresStore
+import Workers
+
+/// A length of time as people write it: `30s`, `5m`, `6h`, `7d`, or seconds.
+struct Seconds: ExpressibleByArgument, Sendable {
+    var value: Double
+
+    init(seconds: Double) {
+        value = seconds
+    }
+
+    init?(argument: String) {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
+        let (number, unit) = argument.last.flatMap { units[$0] }.map { (argument.dropLast(), $0) } ?? (Substring(argument), 1)
+        guard let value = Double(number), value >= 0, value.isFinite else { return nil }
+        self.value = value * unit
+    }
+
+    static var defaultCompletionKind: CompletionKind { .default }
+}
+
+/// `--store URL` (or `HOTELKIT_STORE`): the shared store every job command needs.
+struct JobStoreOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The shared store holding the jobs: postgres://USER@HOST:PORT/DATABASE?sslmode=disable (or HOTELKIT_STORE).",
+                               valueName: "url"))
+    var store: String?
+
+    func openQueue() async throws -> JobQueue {
+        guard let url = sharedStoreURL(store) else {
+            Diagnostics.error("no store named", hint: "jobs live in a shared store: give --store postgres://USER@HOST:PORT/DATABASE, or set HOTELKIT_STORE")
+            throw ExitStatus.usage.code
+        }
+        return JobQueue(store: try await openSharedStore(url))
+    }
+}
+
+/// `hotels enqueue`: lists as jobs, for `hotels worker` processes on any host.
+struct EnqueueCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "enqueue",
+        abstract: "Queue hotel lists as jobs in the shared store, for hotels worker processes on any host.",
+        discussion: """
+        All lists go in one statement; a list already queued (available, running or retryable) is \
+        not queued again. A profile file's contents are stored with the job, so workers need no \
+        copy; credentials are not: each worker reads them from its own environment or --credentials.
+        """
+    )
+
+    @OptionGroup var storeOptions: JobStoreOptions
+    @Option(help: "A built-in profile or a profile file.") var profile = "sample"
+    @Option(help: "The service's SOAP endpoint URL.") var endpoint: String
+    @Option(name: .customLong("city"), help: "A city to list; repeat it for several.") var cities: [String] = []
+    @Option(name: .customLong("cities"), help: ArgumentHelp("A file of cities, one a line (# starts a comment).", valueName: "file"))
+    var citiesFile: String?
+    @Option(help: "A keyword, for profiles whose body uses {keyword}.") var keyword: String?
+    @Option(help: "Hotels per page.") var pageSize = 50
+    @Option(help: ArgumentHelp("Queue the list again this long after each run completes: 30m, 6h, 1d.", valueName: "duration"))
+    var every: Seconds?
+    @Flag(help: "Process each list's logos into the store's logo index, as logos jobs any worker takes.") var logos = false
+    @Option(help: "With --logos: the filter chain, e.g. resize:64x64:fill.") var filter = ""
+    @Option(help: "Higher runs first.") var priority = 0
+    @Option(help: "Attempts before a job is dead.") var maxAttempts = 5
+    @Flag(help: "Print the counts as JSON.") var json = false
+
+    func validate() throws {
+        guard pageSize > 0, maxAttempts > 0 else { throw ValidationError("--page-size and --max-attempts must be at least 1") }
+        guard !cities.isEmpty || citiesFile != nil else { throw ValidationError("name the lists with --city or --cities FILE") }
+        if let every, every.value < 1 { throw ValidationError("--every must be at least 1s") }
+        guard logos || filter.isEmpty else { throw ValidationError("--filter goes with --logos") }
+    }
+
+    func run() async throws {
+        let arguments: [ListJobArguments]
+        do {
+            let profile = try JobProfile(nameOrPath: self.profile)
+            _ = try FilterChain(parsing: filter)
+            arguments = try allCities().map { city in
+                ListJobArguments(profile: profile, endpoint: endpoint, city: city, keyword: keyword, pageSize: pageSize, logos: logos, filter: filter)
+            }
+        } catch let code as ExitCode {
+            throw code
+        } catch {
+            throw Diagnostics.report(error, context: error is FilterSpecError ? "--filter" : "--profile").code
+        }
+        let queue = try await storeOptions.openQueue()
+        let result: EnqueueResult
+        do {
+            result = try await queue.enqueue(arguments.map { $0.job(priority: priority, maxAttempts: maxAttempts, every: every?.value) })
+        } catch {
+            throw Diagnostics.report(error, context: "enqueue").code
+        }
+        await queue.store.close()
+        let text = json ? jsonLine(["new": result.new, "alreadyQueued": result.alreadyQueued])
+                        : "\(result.new) new, \(result.alreadyQueued) already queued"
+        writeAll(Array((text + "\n").utf8), to: STDOUT_FILENO)
+    }
+
+    /// `--city` values, then the file's, each once.
+    private func allCities() throws -> [String] {
+        var all = cities
+        if let citiesFile {
+            guard let text = try? String(contentsOfFile: citiesFile, encoding: .utf8) else {
+                Diagnostics.error("--cities \(citiesFile): cannot read the file", hint: "give a UTF-8 text file, one city a line")
+                throw ExitStatus.noInput.code
+            }
+            all += text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        }
+        var seen = Set<String>()
+        return all.filter { seen.insert($0).inserted }
+    }
+}
+
+/// `hotels worker`: claims and runs jobs until SIGTERM or SIGINT.
+struct WorkerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worker",
+        abstract: "Claim and run jobs from the shared store until stopped; run any number, on any hosts.",
+        discussion: """
+        Claims with FOR UPDATE SKIP LOCKED, renews its leases by heartbeat, and writes each page \
+        under its claim's fencing token: a job it lost to another worker is stopped, never written \
+        twice. SIGTERM or SIGINT stops claiming, gives running jobs --grace to finish, gives the \
+        rest back, logs out the sessions and exits 0; a second signal ends it at once.
+        """
+    )
+
+    @OptionGroup var storeOptions: JobStoreOptions
+    @Option(help: "Jobs run at once.") var concurrency = 4
+    @Option(help: "The kinds of job to take: list, logos, or both.") var kinds = "list,logos"
+    @Option(help: ArgumentHelp("How long running jobs may take to finish once stopped.", valueName: "duration")) var grace = Seconds(seconds: 30)
+    @Option(help: ArgumentHelp("How long a claim holds without a heartbeat.", valueName: "duration")) var lease = Seconds(seconds: 30)
+    @Option(help: "A JSON file of credentials for the profiles' {env:NAME} placeholders (mode 600).") var credentials: String?
+    @Option(help: "Where processed logos are also kept on this host (default $XDG_CACHE_HOME/hotelkit).") var cache: String?
+    @Flag(help: "Print each job's outcome on stderr.") var verbose = false
+
+    func validate() throws {
+        guard concurrency > 0 else { throw ValidationError("--concurrency must be at least 1") }
+        guard lease.value >= 1 else { throw ValidationError("--lease must be at least 1s") }
+        guard !(try parsedKinds()).isEmpty else { throw ValidationError("--kinds names no kind") }
+    }
+
+    private func parsedKinds() throws -> [JobKind] {
+        try kinds.split(separator: ",").map { name in
+            guard let kind = JobKind(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                throw ValidationError("--kinds: “\(name)” is not a kind of job (list, logos)")
+            }
+            return kind
+        }
+    }
+
+    func run() async throws {
+        let credentials: Credentials
+        do {
+            credentials = try self.credentials.map(Credentials.environment(overlaidWith:)) ?? .environment
+        } catch {
+            throw Diagnostics.report(error, context: "--credentials").code
+        }
+        let queue = try await storeOptions.openQueue()
+        let folder = CacheFolder(cache.map { URL(fileURLWithPath: $0) } ?? HotelStore.defaultFolder)
+        let runner = HotelJobRunner(store: queue.store, configuration: .init(credentials: credentials, logoCache: folder.openImages()))
+        let worker = Worker(queue: queue, runner: runner, configuration: Worker.Configuration(
+            kinds: try parsedKinds(), concurrency: concurrency, lease: lease.value, grace: grace.value), observe: { [verbose] event in
+                if verbose { Diagnostics.note("worker: \(event)") }
+            })
+        let outcome = await Interruption().run(onSignal: { worker.stop() }) { try await worker.run() }
+        await queue.store.close()
+        if case .failure(let error) = outcome { throw Diagnostics.report(error, context: "worker").code }
+    }
+}
+
+/// `hotels jobs`: the queue at a glance, and what an operator does to jobs.
+struct JobsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "jobs",
+        abstract: "Show the shared store's jobs and workers; retry, cancel and prune jobs.",
+        subcommands: [Show.self, Retry.self, Cancel.self, Prune.self],
+        defaultSubcommand: Show.self
+    )
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Counts by state and kind, the workers, throughput over the last minute, the oldest wait, and dead jobs with their last error.")
+        @OptionGroup var storeOptions: JobStoreOptions
+        @Flag(help: "Print as JSON.") var json = false
+        @Flag(help: "Show it again every two seconds until interrupted.") var watch = false
+
+        func run() async throws {
+            let queue = try await storeOptions.openQueue()
+            repeat {
+                let overview: JobsOverview
+                do {
+                    overview = try await queue.overview()
+                } catch {
+                    throw Diagnostics.report(error, context: "jobs").code
+                }
+                let text = json ? jsonLine(JobsReport(overview)) : JobsReport(overview).text
+                writeAll(Array(((watch && !json ? "\u{1B}[H\u{1B}[2J" : "") + text + "\n").utf8), to: STDOUT_FILENO)
+                if watch { try await Task.sleep(for: .seconds(2)) }
+            } while watch
+            await queue.store.close()
+        }
+    }
+
+    struct Retry: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Make a job, or every dead job, available again with fresh attempts.")
+        @OptionGroup var storeOptions: JobStoreOptions
+        @Argument(help: "The job's id.") var id: Int64?
+        @Flag(help: "Every dead job.") var dead = false
+
+        func validate() throws {
+            guard (id == nil) != !dead else { throw ValidationError("give a job's id or --dead") }
+        }
+
+        func run() async throws {
+            try await act(storeOptions) { queue in
+                if let id {
+                    guard try await queue.retry(id) else {
+                        return "job \(id) was not retried: it is missing, queued already, or its list is queued again"
+                    }
+                    return "job \(id) is available again"
+                }
+                return "\(try await queue.retryDead()) dead jobs are available again"
+            }
+        }
+    }
+
+    struct Cancel: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Cancel a job; a running one's worker stops it at its next heartbeat or page.")
+        @OptionGroup var storeOptions: JobStoreOptions
+        @Argument(help: "The job's id.") var id: Int64
+
+        func run() async throws {
+            try await act(storeOptions) { queue in
+                try await queue.cancel(id) ? "job \(id) cancelled" : "job \(id) was not cancelled: it is missing or has ended"
+            }
+        }
+    }
+
+    struct Prune: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete jobs that ended (completed, dead, cancelled) longer ago than --older-than.")
+        @OptionGroup var storeOptions: JobStoreOptions
+        @Option(help: ArgumentHelp("How long ago: 7d, 12h.", valueName: "duration")) var olderThan: Seconds
+
+        func run() async throws {
+            try await act(storeOptions) { queue in "\(try await queue.prune(olderThan: olderThan.value)) jobs pruned" }
+        }
+    }
+}
+
+/// Opens the queue, does `action`, prints what it says, and reports a failure with its exit code.
+private func act(_ options: JobStoreOptions, _ action: (JobQueue) async throws -> String) async throws {
+    let queue = try await options.openQueue()
+    let said: String
+    do {
+        said = try await action(queue)
+    } catch {
+        throw Diagnostics.report(error, context: "jobs").code
+    }
+    await queue.store.close()
+    writeAll(Array((said + "\n").utf8), to: STDOUT_FILENO)
+}
+
+/// `hotels jobs` as text or JSON.
+struct JobsReport: Encodable {
+    struct Worker: Encodable {
+        var id: String
+        var host: String
+        var pid: Int
+        var startedAt: Date
+        var lastHeartbeat: Date
+        var running: Int
+    }
+
+    struct Dead: Encodable {
+        var id: Int64
+        var kind: String
+        var attempts: Int
+        var lastError: String
+        var arguments: String
+    }
+
+    var counts: [String: Int]
+    var byKind: [String: [String: Int]]
+    var workers: [Worker]
+    var completedLastMinute: Int
+    var oldestAvailableSeconds: Double?
+    var dead: [Dead]
+
+    init(_ overview: JobsOverview) {
+        counts = Dictionary(uniqueKeysWithValues: overview.counts.map { ($0.key.rawValue, $0.value) })
+        byKind = Dictionary(uniqueKeysWithValues: overview.byKind.map { kind, states in
+            (kind.rawValue, Dictionary(uniqueKeysWithValues: states.map { ($0.key.rawValue, $0.value) }))
+        })
+        workers = overview.workers.map {
+            Worker(id: $0.info.id, host: $0.info.host, pid: $0.info.pid, startedAt: $0.startedAt, lastHeartbeat: $0.heartbeatAt, running: $0.running)
+        }
+        completedLastMinute = overview.completedLastMinute
+        oldestAvailableSeconds = overview.oldestAvailableSeconds
+        dead = overview.dead.map { Dead(id: $0.id, kind: $0.kind, attempts: $0.attempts, lastError: $0.lastError, arguments: $0.arguments) }
+    }
+
+    var text: String {
+        var lines = ["jobs: " + JobState.allCases.map { "\(counts[$0.rawValue] ?? 0) \($0.rawValue)" }.joined(separator: ", ")]
+        for kind in byKind.keys.sorted() {
+            let states = byKind[kind] ?? [:]
+            lines.append("  \(kind): " + JobState.allCases.compactMap { state in states[state.rawValue].map { "\($0) \(state.rawValue)" } }
+                .joined(separator: ", "))
+        }
+        lines.append("throughput: \(completedLastMinute) completed in the last minute; oldest waiting: "
+                     + (oldestAvailableSeconds.map { OfflineList.age($0) } ?? "none"))
+        lines.append("workers: \(workers.count)")
+        for worker in workers {
+            lines.append("  \(worker.id) (pid \(worker.pid)): \(worker.running) running, started \(OfflineList.age(-worker.startedAt.timeIntervalSinceNow)) ago, "
+                         + "last heartbeat \(OfflineList.age(-worker.lastHeartbeat.timeIntervalSinceNow)) ago")
+        }
+        if !dead.isEmpty {
+            lines.append("dead:")
+            lines += dead.map { "  job \($0.id) (\($0.kind), \($0.attempts) attempts): \($0.lastError)" }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

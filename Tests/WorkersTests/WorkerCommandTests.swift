@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `hotels enqueue`, `hotels worker` and `hotels jobs` as processes, against `hotels serve` and a real PostgreSQL.
+@Suite("hotels enqueue, worker and jobs")
+struct WorkerCommandTests {
+    func worker(_ url: String, _ extra: [String] = []) throws -> Process {
+        let process = Process()
+        process.executableURL = HotelsProcess.executable
+        process.arguments = ["worker", "--store", url, "--concurrency", "2", "--cache",
+                             FileManager.default.temporaryDirectory.appendingPathComponent("worker-\(UUID().uuidString)").path] + extra
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    @Test("lists queued once are fetched whole by two worker processes, their logos into the index; SIGTERM stops each with 0")
+    func listsAcrossWorkers() throws {
+        let server = try TestPostgres.shared()
+        let url = try server.makeDatabase()
+        let database = TestPostgres.database(in: url)
+        let serve = try ServeProcess(["--hotels", "100"])
+        defer { withExtendedLifetime(serve) {} }
+        let enqueue = ["enqueue", "--store", url, "--endpoint", serve.endpoint, "--city", "Paris", "--city", "Rome", "--city", "Tokyo",
+                       "--page-size", "5", "--logos", "--filter", "resize:16x16:fill"]
+        let queued = try HotelsProcess.run(enqueue)
+        #expect(queued.status == 0 && queued.stdout == "3 new, 0 already queued\n", "\(queued.stderr)")
+        #expect(try HotelsProcess.run(enqueue).stdout == "0 new, 3 already queued\n")
+
+        let workers = try [worker(url), worker(url)]
+        let open = { try server.psql("SELECT count(*) FROM jobs WHERE state <> 'completed'", database: database).trimmed }
+        let logosJobs = { try server.psql("SELECT count(*) FROM jobs WHERE kind = 'logos'", database: database).trimmed }
+        let deadline = Date().addingTimeInterval(90)
+        while try open() != "0" || logosJobs() == "0", Date() < deadline {
+            usleep(100_000)
+        }
+        for process in workers { kill(process.processIdentifier, SIGTERM) }
+        for process in workers { process.waitUntilExit() }
+        #expect(workers.map(\.terminationStatus) == [0, 0])
+        #expect(workers.map(\.terminationReason) == [.exit, .exit])
+
+        #expect(try open() == "0")
+        // Each list whole and ended, as hotels fetch leaves it (the sample has no hotel in Rome), none twice.
+        #expect(try server.psql("SELECT city, hotel_count, exhausted FROM lists ORDER BY city", database: database).trimmed
+            == "Paris|20|t\nRome|0|t\nTokyo|10|t")
+        #expect(try server.psql("SELECT count(*), count(DISTINCT (list_id, code)) FROM hotels", database: database).trimmed == "30|30")
+        // A logos job a page of 5 rows, and every row's logo processed into the index.
+        #expect(try server.psql("SELECT count(*) FROM jobs WHERE kind = 'logos'", database: database).trimmed == "6")
+        #expect(try server.psql("""
+            SELECT count(DISTINCT h.logo_url), count(DISTINCT i.url) FROM hotels h
+            LEFT JOIN images i ON i.url = h.logo_url AND i.filter = 'resize:16x16:fill' AND i.data IS NOT NULL
+            """, database: database).trimmed == "30|30")
+
+        let jobs = try HotelsProcess.run(["jobs", "--store", url, "--json"])
+        #expect(jobs.status == 0 && jobs.stdout.contains(#""counts":{"available":0,"cancelled":0,"completed":9,"dead":0,"retryable":0,"running":0}"#),
+                "\(jobs.stdout)\(jobs.stderr)")
+        #expect(jobs.stdout.contains(#""workers":[]"#), "the workers signed off")
+        let text = try HotelsProcess.run(["jobs", "--store", url])
+        #expect(text.status == 0 && text.stdout.hasPrefix("jobs: 0 available, 0 running, 0 retryable, 9 completed, 0 dead, 0 cancelled"))
+        for output in [queued, jobs, text] { #expect(!(output.stdout + output.stderr).contains(TestPostgres.password)) }
+    }
+
+    @Test("a job that cannot work (an unknown profile credential) is dead at once with its error; retry --dead and cancel act on it")
+    func deadJobs() throws {
+        let server = try TestPostgres.shared()
+        let url = try server.makeDatabase()
+        let database = TestPostgres.database(in: url)
+        let profile = Samples.url("Profiles/sabre-style.json").path
+        let queued = try HotelsProcess.run(["enqueue", "--store", url, "--profile", profile, "--endpoint", "http://127.0.0.1:1/soap",
+                                            "--city", "Paris"])
+        #expect(queued.status == 0, "\(queued.stderr)")
+        // The profile's contents travel with the job.
+        #expect(try server.psql("SELECT args->'profile'->>'json' IS NOT NULL FROM jobs", database: database).trimmed == "t")
+        let worker = try self.worker(url)
+        let deadline = Date().addingTimeInterval(60)
+        while try server.psql("SELECT state FROM jobs", database: database).trimmed != "dead", Date() < deadline { usleep(100_000) }
+        kill(worker.processIdentifier, SIGTERM)
+        worker.waitUntilExit()
+        #expect(try server.psql("SELECT state, attempt FROM jobs", database: database).trimmed == "dead|1")
+        let shown = try HotelsProcess.run(["jobs", "--store", url])
+        #expect(shown.stdout.contains("1 dead") && shown.stdout.contains("job 1 (list, 1 attempts)"), "\(shown.stdout)")
+
+        #expect(try HotelsProcess.run(["jobs", "retry", "--dead", "--store", url]).stdout == "1 dead jobs are available again\n")
+        #expect(try HotelsProcess.run(["jobs", "cancel", "1", "--store", url]).stdout == "job 1 cancelled\n")
+        #expect(try HotelsProcess.run(["jobs", "prune", "--older-than", "0s", "--store", url]).stdout == "1 jobs pruned\n")
+        let usage = try HotelsProcess.run(["jobs", "retry", "--store", url])
+        #expect(usage.status == 64)
+    }
+}
