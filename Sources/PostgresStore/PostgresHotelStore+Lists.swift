@@ -73,8 +73,67 @@ extension PostgresHotelStore {
 
     @discardableResult
     public func appendPage(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date = Date()) async throws -> Int {
-        try await writing { [logger] connection in
+        if let added = try await appendAtOnce(page, to: key, checkpoint: checkpoint, now: now, lease: nil) { return added }
+        return try await writing { [logger] connection in
             try await Self.append(page, to: key, checkpoint: checkpoint, now: now, connection, logger: logger)
+        }
+    }
+
+    /// The usual "load more" page (no code repeats, none is in the list yet,
+    /// the list exists, and the lease holds) in one statement, on its own
+    /// atomic without a transaction: its rows, the list's count and bounds,
+    /// and its checkpoint. Any other page makes the statement refuse itself
+    /// (`hotelkit_refuse`, SQLSTATE HK001), which undoes all of it; nil
+    /// then, and the page goes the general way, in a transaction. One round
+    /// trip a page instead of five.
+    func appendAtOnce(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date, lease: JobLease?) async throws -> Int? {
+        guard !page.isEmpty, Set(page.lazy.map(\.code)).count == page.count else { return nil }
+        var rows = Rows()
+        for hotel in page { rows.add(hotel, position: nil) }
+        let json = try String(decoding: JSONEncoder().encode(checkpoint), as: UTF8.self)
+        var bindings = PostgresBindings(capacity: 16)
+        for value in [key.profile, key.endpoint, key.city, key.keyword] { bindings.append(value) }
+        rows.appendColumns(to: &bindings)
+        bindings.append(lease?.job)
+        bindings.append(lease?.fence)
+        bindings.append(json)
+        bindings.append(checkpoint.end != nil)
+        bindings.append(now.timeIntervalSince1970)
+        bindings.append(page.count)
+        let query = PostgresQuery(unsafeSQL: """
+            WITH fence AS (
+                SELECT 1 FROM jobs WHERE id = $12 AND fence = $13 AND state = 'running' FOR SHARE
+            ), list AS (
+                SELECT id, next_position FROM lists
+                WHERE profile = $1 AND endpoint = $2 AND city = $3 AND keyword = $4
+                  AND ($12::int8 IS NULL OR EXISTS (SELECT 1 FROM fence))
+                FOR UPDATE
+            ), inserted AS (
+                INSERT INTO hotels (list_id, code, name, address, latitude, longitude, logo_url, addtime, position)
+                SELECT list.id, r.code, r.name, r.address, r.latitude, r.longitude, r.logo_url, r.addtime, list.next_position + r.n - 1
+                FROM list, \(Rows.columns(from: 5)) WITH ORDINALITY AS r (code, name, address, latitude, longitude, logo_url, addtime, n)
+                ON CONFLICT (list_id, code) DO NOTHING RETURNING 1
+            ), counted AS (
+                SELECT count(*) AS n FROM inserted
+            ), updated AS (
+                UPDATE lists SET hotel_count = lists.hotel_count + counted.n, next_position = lists.next_position + counted.n,
+                    checkpoint = $14, exhausted = $15, fetched_at = $16
+                FROM counted WHERE lists.id = (SELECT id FROM list) AND counted.n = $17
+                RETURNING 1
+            )
+            SELECT hotelkit_refuse('the page is not a plain load-more page') FROM counted WHERE NOT EXISTS (SELECT 1 FROM updated)
+            """, binds: bindings)
+        do {
+            // The refusal comes with the rows: they are read, or it would go unseen.
+            try await withConnection { [logger] connection in
+                for try await _ in try await connection.query(query, logger: logger) {}
+            }
+            return page.count
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == PostgresSchema.refusedState || StoreFailure.isConnectionGone(error) {
+            // Refused, or the connection went before the answer: the general way finds out what landed.
+            return nil
+        } catch {
+            throw StoreFailure.storeError(error, location: location)
         }
     }
 
@@ -200,23 +259,9 @@ extension PostgresHotelStore {
 
     static func append(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date,
                                _ connection: PostgresConnection, logger: Logger) async throws -> Int {
+        // The general way, after appendAtOnce refused the page: its codes are looked up first.
         let list = try await upsertList(key, now: now, connection, logger: logger)
         var next = list.nextPosition
-        // The usual "load more" page: no code repeats, and none is in the list
-        // yet. Its rows go in at once, a code already there skipped (the
-        // primary key decides, whatever the planner's statistics); if one
-        // was, this page's rows are taken out again and the page goes the
-        // way below, which looks its codes up first.
-        if !page.isEmpty, Set(page.lazy.map(\.code)).count == page.count {
-            var rows = Rows()
-            for (offset, hotel) in page.enumerated() { rows.add(hotel, position: next + Int64(offset)) }
-            if try await rows.insertNew(list: list.id, connection, logger: logger) == page.count {
-                try await finish(list.id, count: list.count + page.count, positions: (list.firstPosition, next + Int64(page.count)),
-                                 checkpoint: checkpoint, connection, logger: logger)
-                return page.count
-            }
-            try await connection.query("DELETE FROM hotels WHERE list_id = \(list.id) AND position >= \(next)", logger: logger)
-        }
         let existing = list.count == 0 ? [:] : try await existing(page.map(\.code), in: list.id, connection, logger: logger)
         var seen = Set<String>()
         var inserts = Rows()
@@ -346,93 +391,129 @@ public struct FencedListStorage: ListStorage {
     }
 
     public func appendPage(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date) async throws -> Int {
-        try await store.writing { [lease, logger = store.logger, location = store.location] connection in
+        if let added = try await store.appendAtOnce(page, to: key, checkpoint: checkpoint, now: now, lease: lease) { return added }
+        return try await store.writing { [lease, logger = store.logger, location = store.location] connection in
             try await PostgresHotelStore.checkLease(lease, connection, logger: logger, location: location)
             return try await PostgresHotelStore.append(page, to: key, checkpoint: checkpoint, now: now, connection, logger: logger)
         }
     }
 }
 
-/// Rows to insert or update, sent as one statement of three values
-/// whatever their number: the list, the rows as a JSON array, their
-/// positions as an array, zipped back into rows by `ROWS FROM`. A statement
-/// with a placeholder per value would be parsed and planned anew for every
-/// page, which costs more than the rows.
+/// Rows to insert or update, sent as one statement of nine values whatever
+/// their number: the list, then each column as a binary array, zipped back
+/// into rows by `unnest`. A statement with a placeholder per value would be
+/// parsed and planned anew for every page, and rows as JSON cost the server
+/// a parse of every value; binary arrays cost it neither.
 private struct Rows {
-    private var hotels: [Hotel] = []
-    private var positions: [Int64] = []
+    private var codes: [String?] = []
+    private var names: [String?] = []
+    private var addresses: [String?] = []
+    private var latitudes: [Double?] = []
+    private var longitudes: [Double?] = []
+    private var logoURLs: [String?] = []
+    private var addtimes: [Int64?] = []
+    private var positions: [Int64?] = []
 
-    var count: Int { hotels.count }
+    var count: Int { codes.count }
 
-    /// `position` nil: the row keeps its place (every row of one batch alike).
+    /// `position` nil: the row keeps its place.
     mutating func add(_ hotel: Hotel, position: Int64?) {
-        hotels.append(hotel)
-        if let position { positions.append(position) }
+        // Text is cut at any NUL, which PostgreSQL's text cannot hold: what SQLite keeps of it too.
+        codes.append(Self.text(hotel.code))
+        names.append(hotel.name.map(Self.text))
+        addresses.append(hotel.address.map(Self.text))
+        latitudes.append(hotel.latitude)
+        longitudes.append(hotel.longitude)
+        logoURLs.append(hotel.logoURL.map(Self.text))
+        addtimes.append(hotel.addtime)
+        positions.append(position)
     }
 
-    /// The rows, zipped with their positions (null where none was given).
-    private static let source = """
-        ROWS FROM (json_to_recordset($2::json) AS (code text, name text, address text, latitude float8, longitude float8,
-                                                    "logoURL" text, addtime int8),
-                   unnest($3::int8[])) AS r (code, name, address, latitude, longitude, "logoURL", addtime, position)
-        """
+    /// The rows, as the columns' arrays zipped back together.
+    private static let source = columns(from: 2, positions: true) + " AS r (code, name, address, latitude, longitude, logo_url, addtime, position)"
+
+    /// `unnest` of the columns' arrays, bound from `$first` on; positions last, when they are sent.
+    static func columns(from first: Int, positions: Bool = false) -> String {
+        let types = ["text", "text", "text", "float8", "float8", "text", "int8"] + (positions ? ["int8"] : [])
+        return "unnest(" + types.enumerated().map { "$\(first + $0.offset)::\($0.element)[]" }.joined(separator: ", ") + ")"
+    }
+
+    /// The seven columns but position, as bindings.
+    func appendColumns(to bindings: inout PostgresBindings) {
+        bindings.append(NullableArray(codes))
+        bindings.append(NullableArray(names))
+        bindings.append(NullableArray(addresses))
+        bindings.append(NullableArray(latitudes))
+        bindings.append(NullableArray(longitudes))
+        bindings.append(NullableArray(logoURLs))
+        bindings.append(NullableArray(addtimes))
+    }
 
     func insert(list id: Int64, _ connection: PostgresConnection, logger: Logger) async throws {
-        guard !hotels.isEmpty else { return }
+        guard count > 0 else { return }
         try await connection.query(PostgresQuery(unsafeSQL: """
             INSERT INTO hotels (list_id, code, name, address, latitude, longitude, logo_url, addtime, position)
-            SELECT $1, r.code, r.name, r.address, r.latitude, r.longitude, r."logoURL", r.addtime, r.position FROM \(Self.source)
+            SELECT $1, r.* FROM \(Self.source)
             """, binds: bindings(list: id)), logger: logger)
-    }
-
-    /// Inserts the rows whose code the list does not hold, skipping the others; returns how many went in.
-    func insertNew(list id: Int64, _ connection: PostgresConnection, logger: Logger) async throws -> Int {
-        let inserted = try await connection.query(PostgresQuery(unsafeSQL: """
-            INSERT INTO hotels (list_id, code, name, address, latitude, longitude, logo_url, addtime, position)
-            SELECT $1, r.code, r.name, r.address, r.latitude, r.longitude, r."logoURL", r.addtime, r.position FROM \(Self.source)
-            ON CONFLICT (list_id, code) DO NOTHING RETURNING 1
-            """, binds: bindings(list: id)), logger: logger)
-        return try await inserted.reduce(0) { count, _ in count + 1 }
     }
 
     /// Updates rows in place; their position too, where one was given.
     func update(list id: Int64, _ connection: PostgresConnection, logger: Logger) async throws {
-        guard !hotels.isEmpty else { return }
+        guard count > 0 else { return }
         try await connection.query(PostgresQuery(unsafeSQL: """
             UPDATE hotels AS h SET name = r.name, address = r.address, latitude = r.latitude, longitude = r.longitude,
-                logo_url = r."logoURL", addtime = r.addtime, position = coalesce(r.position, h.position)
+                logo_url = r.logo_url, addtime = r.addtime, position = coalesce(r.position, h.position)
             FROM \(Self.source)
             WHERE h.list_id = $1 AND h.code = r.code
             """, binds: bindings(list: id)), logger: logger)
     }
 
     private func bindings(list id: Int64) -> PostgresBindings {
-        var json: [UInt8] = [UInt8(ascii: "[")]
-        for (index, hotel) in hotels.enumerated() {
-            if index > 0 { json.append(UInt8(ascii: ",")) }
-            HotelJSONLines.append(Self.withoutNUL(hotel), to: &json)
-        }
-        json.append(UInt8(ascii: "]"))
-        var bindings = PostgresBindings(capacity: 3)
+        var bindings = PostgresBindings(capacity: 9)
         bindings.append(id)
-        bindings.append(String(decoding: json, as: UTF8.self))
-        bindings.append(positions)
+        appendColumns(to: &bindings)
+        bindings.append(NullableArray(positions))
         return bindings
-    }
-
-    /// The hotel with its text cut at any NUL, which PostgreSQL's text cannot hold: what SQLite keeps of it too.
-    private static func withoutNUL(_ hotel: Hotel) -> Hotel {
-        var hotel = hotel
-        hotel.code = text(hotel.code)
-        hotel.name = hotel.name.map(text)
-        hotel.address = hotel.address.map(text)
-        hotel.logoURL = hotel.logoURL.map(text)
-        return hotel
     }
 
     /// Text up to its first NUL.
     static func text(_ value: String) -> String {
         guard let nul = value.utf8.firstIndex(of: 0) else { return value }
         return String(value.utf8[..<nul]) ?? ""
+    }
+}
+
+/// A one-dimensional array whose elements may be NULL, in PostgreSQL's
+/// binary array format (postgres-nio's own arrays cannot hold a NULL).
+struct NullableArray<Element: PostgresArrayEncodable & PostgresNonThrowingEncodable>: PostgresNonThrowingEncodable {
+    var elements: [Element?]
+
+    init(_ elements: [Element?]) {
+        self.elements = elements
+    }
+
+    static var psqlType: PostgresDataType { Element.psqlArrayType }
+    static var psqlFormat: PostgresFormat { .binary }
+
+    func encode<JSONEncoder: PostgresJSONEncoder>(into buffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
+        // Dimensions, whether any element is NULL, the element type; then the one dimension's length and lower bound.
+        buffer.writeInteger(elements.isEmpty ? 0 : 1, as: Int32.self)
+        buffer.writeInteger(elements.contains { $0 == nil } ? 1 : 0, as: Int32.self)
+        buffer.writeInteger(Element.psqlType.rawValue)
+        guard !elements.isEmpty else { return }
+        buffer.writeInteger(Int32(elements.count))
+        buffer.writeInteger(1, as: Int32.self)
+        for element in elements {
+            guard let element else {
+                buffer.writeInteger(-1, as: Int32.self)
+                continue
+            }
+            // Each element's length, then its bytes.
+            let lengthIndex = buffer.writerIndex
+            buffer.writeInteger(0, as: Int32.self)
+            let start = buffer.writerIndex
+            element.encode(into: &buffer, context: context)
+            buffer.setInteger(Int32(buffer.writerIndex - start), at: lengthIndex)
+        }
     }
 }

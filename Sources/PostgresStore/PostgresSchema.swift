@@ -122,7 +122,21 @@ public enum PostgresSchema {
             )
             """,
         ]),
+        // A statement that finds it cannot do its work refuses itself with
+        // this, which undoes all of it: a load-more page in one statement.
+        Migration(version: 4, name: "hotelkit_refuse", statements: [
+            """
+            CREATE OR REPLACE FUNCTION hotelkit_refuse(reason text) RETURNS boolean LANGUAGE plpgsql AS $$
+            BEGIN
+                RAISE EXCEPTION USING ERRCODE = '\(refusedState)', MESSAGE = reason;
+            END
+            $$
+            """,
+        ]),
     ]
+
+    /// The SQLSTATE of `hotelkit_refuse`: a statement that undid itself on purpose.
+    static let refusedState = "HK001"
 
     /// The newest version this HotelKit knows.
     public static var latestVersion: Int { migrations.last?.version ?? 0 }

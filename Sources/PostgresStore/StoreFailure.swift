@@ -69,6 +69,12 @@ enum StoreFailure: Error {
         [.connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection].contains(error.code)
     }
 
+    /// The connection broke, or the server ended it (a connection exception, an operator's intervention: SQLSTATE 08, 57P).
+    static func isConnectionGone(_ error: PSQLError) -> Bool {
+        let state = error.serverInfo?[.sqlState] ?? ""
+        return isConnectionLost(error) || state.hasPrefix("08") || state.hasPrefix("57P")
+    }
+
     private static func isUnreachable(_ error: any Error) -> Bool {
         switch error {
         case is NIOConnectionError, is ChannelError, is IOError: true

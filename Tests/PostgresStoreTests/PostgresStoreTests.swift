@@ -72,10 +72,10 @@ struct PostgresStoreTests {
         let database = TestPostgres.database(in: url)
         try await PostgresHotelStore.open(try PostgresLocation(url: url)).mergeFirstPage(hotels([("A", 2), ("B", 1)]), into: key,
                                                                                           checkpoint: checkpoint, now: Date())
-        // As version 1 left it: the per-row foreign key, and no job tables.
+        // As version 1 left it: the per-row foreign key, no job tables, no hotelkit_refuse.
         try server.psql("""
             ALTER TABLE hotels ADD CONSTRAINT hotels_list_id_fkey FOREIGN KEY (list_id) REFERENCES lists (id) ON DELETE CASCADE;
-            DROP TABLE jobs, workers; DELETE FROM hotelkit_schema WHERE version > 1
+            DROP TABLE jobs, workers; DROP FUNCTION hotelkit_refuse; DELETE FROM hotelkit_schema WHERE version > 1
             """, database: database)
         let store = try await PostgresHotelStore.open(try PostgresLocation(url: url))
         #expect(store.appliedMigrations.map(\.version) == Array(2...PostgresSchema.latestVersion))
