@@ -31,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // C shims, one per system library: a module map plus a header of small
@@ -106,7 +108,8 @@ let package = Package(
         // Workers: lists as jobs in the shared store, claimed, leased, fenced and retried.
         .target(
             name: "Workers",
-            dependencies: ["Fetching", "HTTP", "Hotels", "Imaging", "Locking", "Logos", "OfflineStore", "PostgresStore", logging]
+            dependencies: ["Fetching", "HTTP", "Hotels", "Imaging", "Locking", "Logos", "OfflineStore", "PostgresStore", logging,
+                           .product(name: "Metrics", package: "swift-metrics")]
         ),
         // The simulation and the sample server: linked by the executable
         // alone, so library users never pull in a web server.
@@ -126,6 +129,9 @@ let package = Package(
                 "AtomicFiles", "HTTP", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Seeding", "Logos", "OfflineStore", "Fetching",
                 "PostgresStore", "Workers", "Simulation", "SampleService", "WSDL", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Crypto", package: "swift-crypto"),
+                // hotels worker --metrics-port: swift-metrics into Prometheus' text format, served by Hummingbird.
+                .product(name: "Metrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             path: "Sources/HotelsCLI"
         ),
@@ -154,7 +160,7 @@ let package = Package(
         // The store suite on SQLite and on a PostgreSQL server the tests start (TestSupport's TestPostgres).
         .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "OfflineStore", "Hotels", "Imaging", "TestSupport", "hotels"]),
         // The worker loop on fakes and a real server; the hotels worker processes against hotels serve.
-        .testTarget(name: "WorkersTests", dependencies: ["Workers", "PostgresStore", "OfflineStore", "Hotels", "Locking", "TestSupport", "hotels"]),
+        .testTarget(name: "WorkersTests", dependencies: ["Workers", "PostgresStore", "OfflineStore", "Hotels", "HTTP", "Locking", "TestSupport", "hotels"]),
         .testTarget(name: "SchedulingTests", dependencies: ["Locking", "Scheduling", "Logos", "Imaging", "HTTP", "Simulation", "TestSupport", "hotels"]),
     ],
     swiftLanguageModes: [.v6]

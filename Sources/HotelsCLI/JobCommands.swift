@@ -4,8 +4,10 @@ import Foundation
 import HTTP
 import Hotels
 import Imaging
+import Metrics
 import OfflineStore
 import PostgresStore
+import Prometheus
 import Workers
 
 /// A length of time as people write it: `30s`, `5m`, `6h`, `7d`, or seconds.
@@ -74,6 +76,7 @@ struct EnqueueCommand: AsyncParsableCommand {
         guard !cities.isEmpty || citiesFile != nil else { throw ValidationError("name the lists with --city or --cities FILE") }
         if let every, every.value < 1 { throw ValidationError("--every must be at least 1s") }
         guard logos || filter.isEmpty else { throw ValidationError("--filter goes with --logos") }
+        try checkEndpoint(endpoint)
     }
 
     func run() async throws {
@@ -138,10 +141,14 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How long a claim holds without a heartbeat.", valueName: "duration")) var lease = Seconds(seconds: 30)
     @Option(help: "A JSON file of credentials for the profiles' {env:NAME} placeholders (mode 600).") var credentials: String?
     @Option(help: "Where processed logos are also kept on this host (default $XDG_CACHE_HOME/hotelkit).") var cache: String?
+    @Option(help: "Serve Prometheus metrics at http://HOST:PORT/metrics (claims, outcomes by kind, leases, pages, hotels, logos).")
+    var metricsPort: Int?
+    @Option(help: "The address --metrics-port listens on.") var metricsHost = "127.0.0.1"
     @Flag(help: "Print each job's outcome on stderr.") var verbose = false
 
     func validate() throws {
         guard concurrency > 0 else { throw ValidationError("--concurrency must be at least 1") }
+        if let metricsPort, !(1...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be a port, 1 to 65535") }
         guard lease.value >= 1 else { throw ValidationError("--lease must be at least 1s") }
         guard !(try parsedKinds()).isEmpty else { throw ValidationError("--kinds names no kind") }
     }
@@ -169,9 +176,29 @@ struct WorkerCommand: AsyncParsableCommand {
             kinds: try parsedKinds(), concurrency: concurrency, lease: lease.value, grace: grace.value), observe: { [verbose] event in
                 if verbose { Diagnostics.note("worker: \(event)") }
             })
+        // The endpoint's task says whether it failed: then the worker is stopped, and the command exits 69.
+        let metrics = metricsPort.map { port in
+            let registry = PrometheusCollectorRegistry()
+            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+            return Task { [metricsHost] () -> Bool in
+                do {
+                    try await MetricsEndpoint.run(registry: registry, host: metricsHost, port: port)
+                    return false
+                } catch where !Task.isCancelled {
+                    Diagnostics.error("--metrics-port \(port): cannot serve metrics: \(error)", hint: "choose a free port")
+                    worker.stop()
+                    return true
+                } catch {
+                    return false
+                }
+            }
+        }
         let outcome = await Interruption().run(onSignal: { worker.stop() }) { try await worker.run() }
+        metrics?.cancel()
+        let metricsFailed = await metrics?.value ?? false
         await queue.store.close()
         if case .failure(let error) = outcome { throw Diagnostics.report(error, context: "worker").code }
+        if metricsFailed { throw ExitStatus.unavailable.code }
     }
 }
 

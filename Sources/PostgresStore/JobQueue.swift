@@ -191,25 +191,36 @@ public struct JobQueue: Sendable {
     /// job is no longer this worker's.
     @discardableResult
     public func complete(_ lease: JobLease) async throws(StoreError) -> Bool {
-        try await store.writing { [logger = store.logger] connection in
+        try await complete([lease]).contains(lease)
+    }
+
+    /// Completes many jobs in one statement (a worker batches what its runs
+    /// finish meanwhile); returns the leases that still held. Jobs with
+    /// `every` are queued again in the same transaction.
+    public func complete(_ leases: [JobLease]) async throws(StoreError) -> Set<JobLease> {
+        guard !leases.isEmpty else { return [] }
+        return try await store.writing { [logger = store.logger] connection in
             let completed = try await connection.query("""
                 UPDATE jobs SET state = 'completed', finalized_at = now(), worker = NULL, lease_until = NULL
-                WHERE id = \(lease.job) AND fence = \(lease.fence) AND state = 'running'
-                RETURNING every_seconds
+                FROM unnest(\(leases.map(\.job)), \(leases.map(\.fence))) AS l (id, fence)
+                WHERE jobs.id = l.id AND jobs.fence = l.fence AND jobs.state = 'running'
+                RETURNING jobs.id, jobs.fence, jobs.every_seconds IS NOT NULL
                 """, logger: logger)
-            var found = false
-            var every: Double?
-            for try await value in completed.decode(Double?.self) { (found, every) = (true, value) }
-            guard found else { return false }
-            if let every {
+            var held: Set<JobLease> = []
+            var again: [Int64] = []
+            for try await (id, fence, repeats) in completed.decode((Int64, Int64, Bool).self) {
+                held.insert(JobLease(job: id, fence: fence))
+                if repeats { again.append(id) }
+            }
+            if !again.isEmpty {
                 try await connection.query("""
                     INSERT INTO jobs (kind, args, unique_key, priority, max_attempts, every_seconds, scheduled_at)
-                    SELECT kind, args, unique_key, priority, max_attempts, every_seconds, now() + make_interval(secs => \(every))
-                    FROM jobs WHERE id = \(lease.job)
+                    SELECT kind, args, unique_key, priority, max_attempts, every_seconds, now() + make_interval(secs => every_seconds)
+                    FROM jobs WHERE id = ANY(\(again))
                     ON CONFLICT (unique_key) WHERE state IN ('available', 'running', 'retryable') DO NOTHING
                     """, logger: logger)
             }
-            return true
+            return held
         }
     }
 

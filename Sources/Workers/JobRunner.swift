@@ -96,7 +96,9 @@ public final class HotelJobRunner: JobRunner {
                               options: ListSync.Options(pageSize: arguments.pageSize, readAhead: true))
         let summary: ListJobSummary
         do {
-            summary = try await listJob.run()
+            summary = try await listJob.run { event in
+                if case .pageStored(let page, _) = event { WorkerMetrics.pageFetched(hotels: page.hotels.count) }
+            }
         } catch {
             throw JobFailure(error, redactedBy: client.secrets)
         }
@@ -138,6 +140,7 @@ public final class HotelJobRunner: JobRunner {
             return try await group.reduce(into: [any Error]()) { failures, error in error.map { failures.append($0) } }
         }
         await pipeline.indexWritten()
+        WorkerMetrics.logosProcessed(Set(rows.compactMap(\.logoURL)).count - failures.count)
         try Task.checkCancellation()
         // A logo that failed for good (a corrupt image) does not hold the others back; one that may work later retries the job.
         if let retryable = failures.first(where: { ErrorMeaning($0).isRetryable }) {

@@ -21,7 +21,7 @@ public enum WorkerEvent: Sendable, Equatable {
 }
 
 /// A worker: claims jobs from the queue and runs them, `concurrency` at once,
-/// until it is stopped.
+/// until it is stopped. Its events go to its observer and to swift-metrics (``WorkerMetrics``).
 ///
 /// - **Claims** take as many jobs as there are free slots, in one statement;
 ///   between claims that find nothing it polls, backing off up to
@@ -52,7 +52,7 @@ public final class Worker: Sendable {
         public var lease: Double
         /// The shortest and longest wait between claims that find nothing, in seconds.
         public var pollInterval: ClosedRange<Double>
-        /// How often this worker tries to be the rescuer, in seconds.
+        /// How often this worker tries to be the rescuer, in seconds: half a lease by default.
         public var rescueInterval: Double
         /// Ended jobs older than this are pruned by the rescuer, in seconds (7 days by default).
         public var pruneAfter: Double
@@ -61,7 +61,7 @@ public final class Worker: Sendable {
         public var backoff: RetryBackoff
 
         public init(id: String? = nil, kinds: [JobKind] = JobKind.allCases, concurrency: Int = 4, lease: Double = 30,
-                    pollInterval: ClosedRange<Double> = 0.05...2, rescueInterval: Double = 10, pruneAfter: Double = 7 * 86400,
+                    pollInterval: ClosedRange<Double> = 0.05...2, rescueInterval: Double? = nil, pruneAfter: Double = 7 * 86400,
                     grace: Double = 30, backoff: RetryBackoff = RetryBackoff()) {
             host = ProcessInfo.processInfo.hostName
             self.id = id ?? "\(host):\(getpid())"
@@ -69,7 +69,7 @@ public final class Worker: Sendable {
             self.concurrency = max(1, concurrency)
             self.lease = lease
             self.pollInterval = pollInterval
-            self.rescueInterval = rescueInterval
+            self.rescueInterval = rescueInterval ?? lease / 2
             self.pruneAfter = pruneAfter
             self.grace = grace
             self.backoff = backoff
@@ -95,6 +95,7 @@ public final class Worker: Sendable {
     private let observe: @Sendable (WorkerEvent) -> Void
     private let state = PosixMutex(State())
     private let wakeup = Wakeup()
+    private let completer: Completer
 
     public init(queue: JobQueue, runner: any JobRunner, configuration: Configuration = Configuration(),
                 logger: Logger = Logger(label: "hotelkit.worker"), observe: @escaping @Sendable (WorkerEvent) -> Void = { _ in }) {
@@ -103,6 +104,8 @@ public final class Worker: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.observe = observe
+        completer = Completer(queue: queue)
+        completer.onFlush = { [weak self] jobs, held in self?.completed(jobs, held: held) }
     }
 
     /// The leases of the jobs running now.
@@ -121,13 +124,14 @@ public final class Worker: Sendable {
                 let started = ContinuousClock.now
                 do {
                     let jobs = try await queue.claim(worker: configuration.id, kinds: configuration.kinds, limit: free, lease: configuration.lease)
+                    let seconds = (ContinuousClock.now - started).seconds
                     for job in jobs { start(job) }
-                    if !jobs.isEmpty { observe(.claimed(jobs[0].kind, count: jobs.count, seconds: (ContinuousClock.now - started).seconds)) }
+                    for (kind, claimed) in Dictionary(grouping: jobs, by: \.kind) { report(.claimed(kind, count: claimed.count, seconds: seconds)) }
                     idle = jobs.isEmpty ? min(idle * 2, configuration.pollInterval.upperBound) : configuration.pollInterval.lowerBound
                     // Every free slot filled and more may wait: claim again once one frees.
                 } catch {
                     logger.warning("worker \(configuration.id): claiming failed: \(error)")
-                    observe(.claimFailed)
+                    report(.claimFailed)
                     idle = min(max(idle * 2, 0.5), configuration.pollInterval.upperBound)
                 }
             }
@@ -142,6 +146,12 @@ public final class Worker: Sendable {
         } catch {
             logger.warning("worker \(configuration.id): could not sign off: \(error)")
         }
+    }
+
+    /// To the observer and to the metrics.
+    private func report(_ event: WorkerEvent) {
+        WorkerMetrics.record(event)
+        observe(event)
     }
 
     /// Stops claiming; running jobs get the grace period, then are given back.
@@ -169,11 +179,7 @@ public final class Worker: Sendable {
         do {
             try await runner.run(job, queue: queue)
             try Task.checkCancellation()
-            if try await queue.complete(job.lease) {
-                observe(.completed(job.kind))
-            } else {
-                abandoned(job, why: "its claim was taken over before it completed")
-            }
+            completer.add(job)
         } catch {
             let (lost, released) = state.withLock { ($0.lost.contains(job.lease), $0.released.contains(job.lease)) }
             if released { return }
@@ -184,9 +190,25 @@ public final class Worker: Sendable {
         }
     }
 
+    /// What a completion batch did: `held` nil when it could not be written (the leases expire, and the jobs run again).
+    private func completed(_ jobs: [ClaimedJob], held: Result<Set<JobLease>, StoreError>) {
+        switch held {
+        case .success(let held):
+            for job in jobs {
+                if held.contains(job.lease) {
+                    report(.completed(job.kind))
+                } else {
+                    abandoned(job, why: "its claim was taken over before it completed")
+                }
+            }
+        case .failure(let error):
+            logger.warning("worker \(configuration.id): could not record \(jobs.count) completed jobs; they will run again: \(error)")
+        }
+    }
+
     private func abandoned(_ job: ClaimedJob, why: String) {
         logger.warning("worker \(configuration.id): abandoned \(job.lease): \(why)")
-        observe(.abandoned(job.kind))
+        report(.abandoned(job.kind))
     }
 
     private func failed(_ job: ClaimedJob, _ error: any Error) async {
@@ -197,10 +219,10 @@ public final class Worker: Sendable {
             switch outcome {
             case .dead?:
                 logger.error("worker \(configuration.id): \(job.lease) is dead after attempt \(job.attempt): \(failure.description)")
-                observe(.dead(job.kind))
+                report(.dead(job.kind))
             case .some:
                 logger.warning("worker \(configuration.id): \(job.lease) failed (attempt \(job.attempt)), retried later: \(failure.description)")
-                observe(.retried(job.kind))
+                report(.retried(job.kind))
             case nil:
                 abandoned(job, why: "its claim was taken over before its failure was recorded")
             }
@@ -210,8 +232,14 @@ public final class Worker: Sendable {
         }
     }
 
-    /// Waits for running jobs up to the grace period, then cancels the rest and gives them back.
+    /// Waits for running jobs up to the grace period, then cancels the rest
+    /// and gives them back; then for the last completions to be written.
     private func drain() async {
+        await drainRuns()
+        await completer.idle()
+    }
+
+    private func drainRuns() async {
         let deadline = ContinuousClock.now + .seconds(configuration.grace)
         while !state.withLock({ $0.running.isEmpty }), ContinuousClock.now < deadline {
             await wakeup.wait(seconds: min(0.1, max(0, (deadline - ContinuousClock.now).seconds)))
@@ -225,7 +253,7 @@ public final class Worker: Sendable {
         for task in tasks { await task.value }
         do {
             let released = try await queue.release(leases)
-            observe(.released(count: released))
+            report(.released(count: released))
             logger.notice("worker \(configuration.id): gave back \(released) unfinished jobs")
         } catch {
             logger.warning("worker \(configuration.id): could not give back \(leases.count) jobs; their leases expire: \(error)")
@@ -247,9 +275,9 @@ public final class Worker: Sendable {
                     return gone.compactMap { state.running[$0]?.task }
                 }
                 cancelled.forEach { $0.cancel() }
-                observe(.leasesRenewed(count: held.count))
+                report(.leasesRenewed(count: held.count))
             } catch {
-                observe(.heartbeatFailed)
+                report(.heartbeatFailed)
                 let cancelled = state.withLock { state in
                     state.healthy = false
                     // A whole lease without a heartbeat: every claim may be another's by now.
@@ -271,7 +299,7 @@ public final class Worker: Sendable {
                 if let rescued = try await queue.rescue() {
                     if rescued > 0 {
                         logger.notice("worker \(configuration.id): \(rescued) jobs whose lease expired are retryable again")
-                        observe(.rescued(count: rescued))
+                        report(.rescued(count: rescued))
                     }
                     if ContinuousClock.now - lastPrune > .seconds(3600) {
                         lastPrune = .now
@@ -282,6 +310,71 @@ public final class Worker: Sendable {
                 logger.warning("worker \(configuration.id): rescue failed: \(error)")
             }
             try? await Task.sleep(for: .seconds(configuration.rescueInterval))
+        }
+    }
+}
+
+/// Writes completions in batches: one statement for whatever runs finished
+/// while the last one was written, so a worker of many short jobs is not
+/// held to a transaction per job, and one idle worker's completion waits for nothing.
+private final class Completer: Sendable {
+    private struct State {
+        var pending: [ClaimedJob] = []
+        var flushing = false
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        var onFlush: @Sendable ([ClaimedJob], Result<Set<JobLease>, StoreError>) -> Void = { _, _ in }
+    }
+
+    private let queue: JobQueue
+    private let state = PosixMutex(State())
+
+    init(queue: JobQueue) {
+        self.queue = queue
+    }
+
+    /// Told of each batch once written, or not.
+    var onFlush: @Sendable ([ClaimedJob], Result<Set<JobLease>, StoreError>) -> Void {
+        get { state.withLock { $0.onFlush } }
+        set { state.withLock { $0.onFlush = newValue } }
+    }
+
+    func add(_ job: ClaimedJob) {
+        let starts = state.withLock { state in
+            state.pending.append(job)
+            defer { state.flushing = true }
+            return !state.flushing
+        }
+        if starts { Task { await flush() } }
+    }
+
+    private func flush() async {
+        while true {
+            let (batch, onFlush, waiters) = state.withLock { state in
+                let batch = state.pending
+                state.pending = []
+                guard batch.isEmpty else { return (batch, state.onFlush, [CheckedContinuation<Void, Never>]()) }
+                state.flushing = false
+                defer { state.idleWaiters = [] }
+                return (batch, state.onFlush, state.idleWaiters)
+            }
+            guard !batch.isEmpty else { return waiters.forEach { $0.resume() } }
+            do {
+                onFlush(batch, .success(try await queue.complete(batch.map(\.lease))))
+            } catch {
+                onFlush(batch, .failure(error))
+            }
+        }
+    }
+
+    /// Returns once every completion handed in is written (or failed).
+    func idle() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state in
+                guard state.flushing else { return true }
+                state.idleWaiters.append(waiter)
+                return false
+            }
+            if now { waiter.resume() }
         }
     }
 }

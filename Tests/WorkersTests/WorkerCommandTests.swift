@@ -1,4 +1,5 @@
 import Foundation
+import HTTP
 import Testing
 import TestSupport
 #if canImport(Glibc)
@@ -65,8 +66,8 @@ struct WorkerCommandTests {
         for output in [queued, jobs, text] { #expect(!(output.stdout + output.stderr).contains(TestPostgres.password)) }
     }
 
-    @Test("a job that cannot work (an unknown profile credential) is dead at once with its error; retry --dead and cancel act on it")
-    func deadJobs() throws {
+    @Test("a job that cannot work (its profile's credentials are not set) is dead at once with its error, seen in the metrics; retry --dead, cancel and prune act on it")
+    func deadJobs() async throws {
         let server = try TestPostgres.shared()
         let url = try server.makeDatabase()
         let database = TestPostgres.database(in: url)
@@ -76,9 +77,17 @@ struct WorkerCommandTests {
         #expect(queued.status == 0, "\(queued.stderr)")
         // The profile's contents travel with the job.
         #expect(try server.psql("SELECT args->'profile'->>'json' IS NOT NULL FROM jobs", database: database).trimmed == "t")
-        let worker = try self.worker(url)
+        let port = try TestPostgres.freePort()
+        let worker = try self.worker(url, ["--metrics-port", String(port)])
         let deadline = Date().addingTimeInterval(60)
         while try server.psql("SELECT state FROM jobs", database: database).trimmed != "dead", Date() < deadline { usleep(100_000) }
+        // Scraped as Prometheus would.
+        let (head, body) = try await HTTPTransport().data(for: HTTPRequest(url: "http://127.0.0.1:\(port)/metrics"))
+        let metrics = String(decoding: body, as: UTF8.self)
+        #expect(head.status == 200 && head.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+        for line in [#"hotelkit_jobs_claimed_total{kind="list"} 1"#, #"hotelkit_jobs_dead_total{kind="list"} 1"#, "hotelkit_job_claim_seconds_count 1"] {
+            #expect(metrics.contains(line), "\(metrics)")
+        }
         kill(worker.processIdentifier, SIGTERM)
         worker.waitUntilExit()
         #expect(try server.psql("SELECT state, attempt FROM jobs", database: database).trimmed == "dead|1")

@@ -105,8 +105,9 @@ struct WorkerTests {
                             observe: { event in events.withLock { $0.append(event) } })
         let running = Task { try await worker.run() }
         try await eventually("the job is running") { try await counts(queue)[.running] == 1 }
-        // As a successor's claim would: a new fencing token.
-        try TestPostgres.shared().psql("UPDATE jobs SET fence = fence + 1, worker = 'successor'", database: database)
+        // As a successor's claim would: a new fencing token, and a lease of its own (the rescuer leaves it alone).
+        try TestPostgres.shared().psql("UPDATE jobs SET fence = fence + 1, worker = 'successor', lease_until = now() + interval '1 hour'",
+                                       database: database)
         try await eventually("the run was abandoned") { events.withLock { $0.contains(.abandoned(.list)) } }
         worker.stop()
         try await running.value
