@@ -67,8 +67,10 @@ struct SampleCatalog: Sendable {
 
     /// Up to `pageSize` hotels of `city` older than `before`, newest first,
     /// and the oldest addtime of the whole list (nil for an unknown city).
+    /// A page of `city`'s list. "Shanghai #7" answers as Shanghai: a load
+    /// test can have as many lists of a city as it likes.
     func page(city: String, pageSize: Int, before: Int64?) -> (hotels: ArraySlice<SampleHotel>, lastAddTime: Int64?) {
-        guard let list = byCity[city] else { return ([], nil) }
+        guard let list = byCity[Self.baseCity(of: city)] else { return ([], nil) }
         var start = 0
         if let before {
             // The list is sorted newest first: binary search for the first older row.
@@ -80,6 +82,13 @@ struct SampleCatalog: Sendable {
             start = low
         }
         return (list[start..<min(list.count, start + pageSize)], list.last?.addtime)
+    }
+
+    /// "Shanghai #7" → "Shanghai"; any other name as it is.
+    static func baseCity(of city: String) -> String {
+        guard let mark = city.range(of: " #", options: .backwards) else { return city }
+        let number = city[mark.upperBound...]
+        return !number.isEmpty && number.allSatisfy({ $0.isASCII && $0.isNumber }) ? String(city[..<mark.lowerBound]) : city
     }
 
     func hotel(code: String) -> SampleHotel? {

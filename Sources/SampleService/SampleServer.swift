@@ -105,7 +105,10 @@ private final class SampleServiceState: Sendable {
             let query = try QueryHotelsReader.parse(Array(buffer: body), authenticator: authenticator)
             let page = catalog.page(city: query.city, pageSize: query.pageSize, before: query.before)
             let xml = SampleMessages.response(page.hotels, lastAddTime: page.lastAddTime, baseURL: baseURL(request), version: version)
-            return soapReply(request, bytes: xml, status: .ok, version: version)
+            // Logged with the page it answered: a run's log says which pages were asked for twice.
+            let asked = "\(query.city)|\(query.pageSize)|\(query.before.map(String.init) ?? "")"
+            return streamed(request, status: .ok, bytes: xml, headers: [.contentType: version.mediaType + "; charset=utf-8"],
+                            page: asked)
         } catch {
             let status: HTTPResponse.Status = version == .v1_2 ? .badRequest : .internalServerError
             return soapReply(request, SampleMessages.fault(error, version: version), status: status, version: version)
@@ -159,7 +162,7 @@ private final class SampleServiceState: Sendable {
 
     /// Sends `bytes` in pieces, so a drop can cut the body (the connection is
     /// reset mid-body) and a client that hangs up is noticed and logged.
-    private func streamed(_ request: Request, status: HTTPResponse.Status, bytes: [UInt8], headers: HTTPFields) -> Response {
+    private func streamed(_ request: Request, status: HTTPResponse.Status, bytes: [UInt8], headers: HTTPFields, page: String? = nil) -> Response {
         let drop = status == .ok && chance(options.dropRate)
         let path = loggedPath(request)
         var headers = headers
@@ -175,9 +178,9 @@ private final class SampleServiceState: Sendable {
                     sent = end
                 }
                 try await writer.finish(nil)
-                self.write(path: path, status: Int(status.code), bytes: sent, hungUp: false)
+                self.write(path: path, status: Int(status.code), bytes: sent, hungUp: false, page: page)
             } catch {
-                self.write(path: path, status: Int(status.code), bytes: sent, hungUp: !drop)
+                self.write(path: path, status: Int(status.code), bytes: sent, hungUp: !drop, page: page)
                 throw error
             }
         })
@@ -194,11 +197,14 @@ private final class SampleServiceState: Sendable {
         return response
     }
 
-    private func write(path: String, status: Int, bytes: Int, hungUp: Bool) {
+    /// One JSON line; `page` (city|pageSize|before) for a page of hotels.
+    private func write(path: String, status: Int, bytes: Int, hungUp: Bool, page: String? = nil) {
         log.withLock { handle in
             guard let handle else { return }
             let time = Int((Date().timeIntervalSince1970 * 1000).rounded())
-            let line = #"{"time": \#(time), "path": "\#(path.replacingOccurrences(of: "\"", with: "\\\""))", "status": \#(status), "bytes": \#(bytes), "hungUp": \#(hungUp)}"# + "\n"
+            let quoted = { (text: String) in "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
+            let line = #"{"time": \#(time), "path": \#(quoted(path)), "status": \#(status), "bytes": \#(bytes), "hungUp": \#(hungUp)"#
+                + (page.map { #", "page": \#(quoted($0))"# } ?? "") + "}\n"
             try? handle.write(contentsOf: Data(line.utf8))
         }
     }

@@ -84,6 +84,17 @@ struct FetchTests {
         #expect(codes.count == 60) // Paris is one city in ten of the first four
         let soapRequests = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").filter { $0.contains("/soap") }
         #expect(soapRequests.count == pages.count)
+        // Each is logged with the page it answered: city, page size and cursor.
+        #expect(soapRequests.first?.hasSuffix(#""page": "Paris|30|"}"#) == true, "page 1 has no cursor")
+        #expect(soapRequests.dropFirst().allSatisfy { $0.contains(#""page": "Paris|30|"#) && !$0.hasSuffix(#"|"}"#) }, "\(soapRequests)")
+
+        // "Paris #3" is another list of Paris, for load tests; a name that only looks like one is not.
+        var variant: [String] = []
+        for try await page in client.pages(city: "Paris #3", pageSize: 30) { variant += page.hotels.map(\.code) }
+        #expect(variant == codes)
+        for name in ["Paris #", "Paris #3a", "Paris#3"] {
+            for try await page in client.pages(city: name, pageSize: 30) { #expect(page.hotels.isEmpty, "\(name)") }
+        }
     }
 
     @Test("SOAP 1.2 requests get SOAP 1.2 answers")
