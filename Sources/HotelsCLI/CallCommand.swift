@@ -25,10 +25,7 @@ struct CallCommand: AsyncParsableCommand {
     @OptionGroup var limits: XMLLimitOptions
 
     func validate() throws {
-        let url = URL(string: endpoint)
-        guard ["http", "https"].contains(url?.scheme?.lowercased() ?? ""), url?.host?.isEmpty == false else {
-            throw ValidationError("--endpoint must be an http or https URL, not “\(endpoint)”")
-        }
+        try checkEndpoint(endpoint)
     }
 
     func run() async throws {

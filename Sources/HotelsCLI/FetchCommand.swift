@@ -64,10 +64,7 @@ struct FetchCommand: AsyncParsableCommand {
         }
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1") }
         guard !(offline && refresh) else { throw ValidationError("--offline and --refresh contradict each other") }
-        let scheme = URL(string: endpoint)?.scheme?.lowercased()
-        guard scheme == "http" || scheme == "https", URL(string: endpoint)?.host?.isEmpty == false else {
-            throw ValidationError("--endpoint must be an http or https URL, not “\(endpoint)”")
-        }
+        try checkEndpoint(endpoint)
     }
 
     func run() async throws {

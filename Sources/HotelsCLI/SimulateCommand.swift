@@ -82,10 +82,7 @@ struct ListOptions: ParsableArguments {
     func validate() throws {
         guard pageSize > 0 else { throw ValidationError("--page-size must be at least 1") }
         guard !city.isEmpty else { throw ValidationError("--city is required") }
-        let url = URL(string: endpoint)
-        guard ["http", "https"].contains(url?.scheme?.lowercased() ?? ""), url?.host?.isEmpty == false else {
-            throw ValidationError("--endpoint must be an http or https URL, not “\(endpoint)”")
-        }
+        try checkEndpoint(endpoint)
     }
 }
 
