@@ -264,6 +264,8 @@ public final class Worker: Sendable {
         let interval = configuration.lease / 3
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(interval))
+            // Cancelled: the worker is stopping, and its last heartbeat is not a failure.
+            guard !Task.isCancelled else { return }
             let leases = state.withLock { state in Array(state.running.keys.filter { !state.lost.contains($0) && !state.released.contains($0) }) }
             do {
                 let held = try await queue.heartbeat(leases, lease: configuration.lease, worker: configuration.id)
@@ -276,6 +278,8 @@ public final class Worker: Sendable {
                 }
                 cancelled.forEach { $0.cancel() }
                 report(.leasesRenewed(count: held.count))
+            } catch where Task.isCancelled {
+                return
             } catch {
                 report(.heartbeatFailed)
                 let cancelled = state.withLock { state in
@@ -306,6 +310,8 @@ public final class Worker: Sendable {
                         try await queue.prune(olderThan: configuration.pruneAfter)
                     }
                 }
+            } catch where Task.isCancelled {
+                return
             } catch {
                 logger.warning("worker \(configuration.id): rescue failed: \(error)")
             }

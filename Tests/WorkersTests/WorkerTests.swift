@@ -134,6 +134,22 @@ struct WorkerTests {
             == "quick|completed|1\nstuck|available|0")
     }
 
+    @Test("stopping never counts the heartbeat it cancels as failed (ten workers stopped mid-heartbeat once said so)")
+    func stopIsNoHeartbeatFailure() async throws {
+        let (queue, _) = try await makeQueue()
+        let events = PosixMutex<[WorkerEvent]>([])
+        // A heartbeat every 10 ms: the stop lands on one in flight.
+        let workers = (0..<5).map { index in
+            Worker(queue: queue, runner: FakeRunner(), configuration: configuration("w\(index)", lease: 0.03),
+                   observe: { event in events.withLock { $0.append(event) } })
+        }
+        let running = workers.map { worker in Task { try await worker.run() } }
+        try await eventually("every worker heartbeats") { events.withLock { $0.filter { $0 == .leasesRenewed(count: 0) }.count } >= 50 }
+        workers.forEach { $0.stop() }
+        for task in running { try await task.value }
+        #expect(!events.withLock { $0.contains(.heartbeatFailed) })
+    }
+
     @Test("backoff doubles from its base up to its maximum, with jitter between half and all of it")
     func backoff() {
         let backoff = RetryBackoff(base: 5, maximum: 60)
