@@ -46,6 +46,12 @@ let package = Package(
             dependencies: [.product(name: "Hotels", package: "HotelKit")],
             path: "Sources/ParseCount"
         ),
+        // scripts/compare workers: no-op jobs through the job queue, by claimer count.
+        .executableTarget(
+            name: "queue-throughput",
+            dependencies: [.product(name: "PostgresStore", package: "HotelKit"), .product(name: "Workers", package: "HotelKit")],
+            path: "Sources/QueueThroughput"
+        ),
         // A peer for scripts/compare: FoundationXML's XMLParser building the same records.
         .executableTarget(name: "foundation-xml-baseline", path: "Sources/FoundationXMLBaseline"),
     ],
