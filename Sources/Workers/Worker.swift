@@ -52,6 +52,9 @@ public final class Worker: Sendable {
         public var lease: Double
         /// The shortest and longest wait between claims that find nothing, in seconds.
         public var pollInterval: ClosedRange<Double>
+        /// How long a worker with fewer than half its slots free waits after a claim for more to free, in
+        /// seconds (10 ms): short jobs are claimed in batches, and a long job's slot waits for nothing it would notice.
+        public var claimWindow = 0.01
         /// How often this worker tries to be the rescuer, in seconds: half a lease by default.
         public var rescueInterval: Double
         /// Ended jobs older than this are pruned by the rescuer, in seconds (7 days by default).
@@ -118,9 +121,19 @@ public final class Worker: Sendable {
         let heartbeats = Task { await heartbeatLoop() }
         let housekeeping = Task { await housekeepingLoop() }
         var idle = configuration.pollInterval.lowerBound
+        var lastClaim = ContinuousClock.now - .seconds(configuration.pollInterval.upperBound)
         while !state.withLock({ $0.stopping }) {
-            let (free, healthy) = state.withLock { ($0.running.count < configuration.concurrency ? configuration.concurrency - $0.running.count : 0, $0.healthy) }
+            let (running, healthy) = state.withLock { ($0.running.count, $0.healthy) }
+            let free = max(0, configuration.concurrency - running)
+            // Less than half the slots free while others run, and a claim just made: wait a moment
+            // for more to free, so that one claim fills several.
+            let sinceClaim = (ContinuousClock.now - lastClaim).seconds
+            if free > 0, free * 2 < configuration.concurrency, running > 0, sinceClaim < configuration.claimWindow {
+                await wakeup.wait(seconds: configuration.claimWindow - sinceClaim)
+                continue
+            }
             if free > 0, healthy {
+                lastClaim = .now
                 let started = ContinuousClock.now
                 do {
                     let jobs = try await queue.claim(worker: configuration.id, kinds: configuration.kinds, limit: free, lease: configuration.lease)
