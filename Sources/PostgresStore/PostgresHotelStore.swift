@@ -24,9 +24,15 @@ import PostgresNIO
 /// - Every call is plain SQL with bound parameters, one transaction a
 ///   write, with no session state kept between transactions and no named
 ///   prepared statement: it works behind PgBouncer in transaction mode.
-/// - A page and its checkpoint are written in one transaction. A
-///   connection lost mid-transaction rolls it back; it is tried once more
-///   on a new connection, then reported.
+/// - A page and its checkpoint are written together: a load-more page in
+///   one statement, anything else in one transaction. A connection lost
+///   mid-transaction rolls it back; it is tried once more on a new
+///   connection, then reported.
+/// - Its logo index keeps each logo's bytes with its validators
+///   (``/Imaging/SharedImageIndex``): a ``/Logos/LogoPipeline`` given the
+///   store as its index serves the logos another machine processed, or
+///   revalidates them with a 304, instead of downloading them again.
+/// - Jobs live here too: ``JobQueue``, and ``fenced(by:)`` for a job's writes.
 public final class PostgresHotelStore: HotelStorage, SharedImageIndex {
     /// The server's URL without its password.
     public let location: String
