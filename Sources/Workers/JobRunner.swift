@@ -125,9 +125,9 @@ public final class HotelJobRunner: JobRunner {
             throw JobFailure("\(arguments.list.key) is not in the store", isPermanent: true)
         }
         let pipeline = pipeline(for: chain)
-        let rows = try await store.hotels(in: list, offset: arguments.offset, limit: arguments.limit)
+        let urls = Set(try await store.hotels(in: list, offset: arguments.offset, limit: arguments.limit).compactMap(\.logoURL))
         let failures = try await withThrowingTaskGroup(of: (any Error)?.self) { group in
-            for url in Set(rows.compactMap(\.logoURL)) {
+            for url in urls {
                 group.addTask {
                     do {
                         _ = try await pipeline.data(for: url)
@@ -140,7 +140,7 @@ public final class HotelJobRunner: JobRunner {
             return try await group.reduce(into: [any Error]()) { failures, error in error.map { failures.append($0) } }
         }
         await pipeline.indexWritten()
-        WorkerMetrics.logosProcessed(Set(rows.compactMap(\.logoURL)).count - failures.count)
+        WorkerMetrics.logosProcessed(urls.count - failures.count)
         try Task.checkCancellation()
         // A logo that failed for good (a corrupt image) does not hold the others back; one that may work later retries the job.
         if let retryable = failures.first(where: { ErrorMeaning($0).isRetryable }) {
