@@ -125,29 +125,31 @@ public final class PostgresHotelStore: HotelStorage, SharedImageIndex {
     // MARK: Running statements
 
     /// Runs `body` on a pooled connection. The wait for one is bounded by
-    /// the connect timeout: the pool would otherwise wait for a server
-    /// that is gone for as long as it is gone.
+    /// the connect timeout, and ends at once when the task is cancelled:
+    /// the pool would otherwise wait for a server that is gone for as long
+    /// as it is gone, through its own reconnection backoff. A connection
+    /// handed out after the wait was given up is given back unused, so a
+    /// write reported as failed never happens later.
     func withConnection<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
-        let leased = Leased()
-        return try await withThrowingTaskGroup(of: Result?.self) { group in
-            group.addTask { [client] in
-                try await client.withConnection { connection in
-                    leased.mark()
-                    return try await body(connection)
-                }
+        let wait = PoolWait<Result>(timeout: StoreFailure.noConnection(after: connectTimeout))
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                wait.begin(continuation, pooled: Task { [client] in
+                    do {
+                        wait.finish(.success(try await client.withConnection { connection in
+                            guard wait.lease() else { throw CancellationError() }
+                            return try await body(connection)
+                        }))
+                    } catch {
+                        wait.finish(.failure(error))
+                    }
+                }, deadline: Task { [connectTimeout] in
+                    try? await Task.sleep(for: .seconds(connectTimeout))
+                    wait.giveUp(cancelled: false)
+                })
             }
-            group.addTask { [connectTimeout] in
-                try await Task.sleep(for: .seconds(connectTimeout))
-                if !leased.isMarked { throw StoreFailure.noConnection(after: connectTimeout) }
-                return nil
-            }
-            while let result = try await group.next() {
-                if let result {
-                    group.cancelAll()
-                    return result
-                }
-            }
-            throw StoreFailure.noConnection(after: connectTimeout)
+        } onCancel: {
+            wait.giveUp(cancelled: true)
         }
     }
 
@@ -192,9 +194,85 @@ public final class PostgresHotelStore: HotelStorage, SharedImageIndex {
     }
 }
 
-/// Whether a connection was handed out, for the deadline on getting one.
-private final class Leased: Sendable {
-    private let marked = PosixMutex(false)
-    func mark() { marked.withLock { $0 = true } }
-    var isMarked: Bool { marked.withLock { $0 } }
+/// One bounded wait for a pooled connection: whichever comes first of the
+/// connection, the deadline and the caller's cancellation decides, once.
+private final class PoolWait<Result: Sendable>: Sendable {
+    private enum Phase {
+        case waiting
+        /// Handed a connection: only the body's own end (or its cancellation) counts now.
+        case leased
+        /// Resumed: what comes later is dropped.
+        case ended
+    }
+
+    private struct State {
+        var phase = Phase.waiting
+        var continuation: CheckedContinuation<Result, any Error>?
+        var pooled: Task<Void, Never>?
+        var deadline: Task<Void, Never>?
+        /// A cancellation that came before ``begin``.
+        var cancelledEarly = false
+    }
+
+    private let state = PosixMutex(State())
+    private let timeout: any Error
+
+    init(timeout: any Error) { self.timeout = timeout }
+
+    func begin(_ continuation: CheckedContinuation<Result, any Error>, pooled: Task<Void, Never>, deadline: Task<Void, Never>) {
+        let cancelledEarly = state.withLock { state in
+            state.continuation = continuation
+            state.pooled = pooled
+            state.deadline = deadline
+            return state.cancelledEarly
+        }
+        if cancelledEarly { giveUp(cancelled: true) }
+    }
+
+    /// Called with a connection in hand: false when the wait was given up, and the connection must go back unused.
+    func lease() -> Bool {
+        let deadline = state.withLock { state -> Task<Void, Never>?? in
+            guard state.phase == .waiting else { return .none }
+            state.phase = .leased
+            return .some(state.deadline)
+        }
+        guard let deadline else { return false }
+        deadline?.cancel()
+        return true
+    }
+
+    func finish(_ result: Swift.Result<Result, any Error>) {
+        let ending = state.withLock { state -> (CheckedContinuation<Result, any Error>?, Task<Void, Never>?) in
+            guard state.phase != .ended else { return (nil, nil) }
+            state.phase = .ended
+            defer { state.continuation = nil }
+            return (state.continuation, state.deadline)
+        }
+        ending.1?.cancel()
+        ending.0?.resume(with: result)
+    }
+
+    /// The deadline passed, or the caller was cancelled. Still waiting, the
+    /// wait ends now with the reason; with a connection leased, a
+    /// cancellation goes on to the body and the deadline is ignored.
+    func giveUp(cancelled: Bool) {
+        let (continuation, pooled) = state.withLock { state -> (CheckedContinuation<Result, any Error>?, Task<Void, Never>?) in
+            switch state.phase {
+            case .waiting:
+                guard let continuation = state.continuation else {
+                    state.cancelledEarly = state.cancelledEarly || cancelled
+                    return (nil, nil)
+                }
+                state.phase = .ended
+                state.continuation = nil
+                return (continuation, state.pooled)
+            case .leased:
+                return (nil, cancelled ? state.pooled : nil)
+            case .ended:
+                return (nil, nil)
+            }
+        }
+        pooled?.cancel()
+        continuation?.resume(throwing: cancelled ? CancellationError() : timeout)
+    }
 }

@@ -152,6 +152,29 @@ struct PostgresStoreTests {
         let list = try #require(try await store.cachedList(key))
         #expect(try await store.hotels(in: list, offset: 0, limit: nil).map(\.code) == ["A", "B", "C"])
     }
+
+    @Test("while the database refuses connections a call ends at the connect timeout, or at once when cancelled, and writes nothing later",
+          .timeLimit(.minutes(1)))
+    func refusedConnections() async throws {
+        let server = try TestPostgres.shared()
+        let url = try server.makeDatabase()
+        let database = TestPostgres.database(in: url)
+        let quick = try await PostgresHotelStore.open(try PostgresLocation(url: url + "&connect_timeout=1"))
+        let patient = try await PostgresHotelStore.open(try PostgresLocation(url: url + "&connect_timeout=600"))
+        try await quick.mergeFirstPage(hotels([("A", 3)]), into: key, checkpoint: checkpoint, now: Date())
+        try server.psql("ALTER DATABASE \(database) WITH ALLOW_CONNECTIONS false", database: "postgres")
+        try server.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)'", database: "postgres")
+        await #expect { try await quick.appendPage(hotels([("B", 2)]), to: key, checkpoint: checkpoint, now: Date()) } throws: { error in
+            (error as? StoreError)?.kind == .unavailable
+        }
+        // Ten minutes to connect, but the caller gives up: the pool's reconnection backoff is not waited for (the time limit says so).
+        let waiting = Task { try await patient.cachedList(key) }
+        waiting.cancel()
+        await #expect(throws: (any Error).self) { try await waiting.value }
+        try server.psql("ALTER DATABASE \(database) WITH ALLOW_CONNECTIONS true", database: "postgres")
+        let list = try #require(try await quick.cachedList(key))
+        #expect(try await quick.hotels(in: list, offset: 0, limit: nil).map(\.code) == ["A"], "the abandoned page never lands")
+    }
 }
 
 extension String {

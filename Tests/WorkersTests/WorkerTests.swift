@@ -134,6 +134,46 @@ struct WorkerTests {
             == "quick|completed|1\nstuck|available|0")
     }
 
+    @Test("while its heartbeats fail a worker claims nothing, stops its runs once a lease has passed, and goes on when the database is back",
+          .timeLimit(.minutes(2)))
+    func heartbeatsFail() async throws {
+        let server = try TestPostgres.shared()
+        let url = try server.makeDatabase() + "&connect_timeout=2"
+        let database = TestPostgres.database(in: url)
+        let queue = JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url)))
+        try await queue.enqueue(jobs(1))
+        let stopped = PosixMutex(0)
+        let attempts = PosixMutex(0)
+        // The first run waits until it is stopped; the next one completes.
+        let runner = FakeRunner { job in
+            guard attempts.withLock({ $0 += 1; return $0 }) == 1 else { return }
+            do {
+                try await untilCancelled()
+            } catch {
+                stopped.withLock { $0 += 1 }
+                throw error
+            }
+        }
+        let events = PosixMutex<[WorkerEvent]>([])
+        let worker = Worker(queue: queue, runner: runner, configuration: configuration("w", lease: 1),
+                            observe: { event in events.withLock { $0.append(event) } })
+        let running = Task { try await worker.run() }
+        try await eventually("the job is running") { try await counts(queue)[.running] == 1 }
+        try server.psql("ALTER DATABASE \(database) WITH ALLOW_CONNECTIONS false", database: "postgres")
+        try server.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)'", database: "postgres")
+        try await eventually("heartbeats failed and the run was stopped") {
+            events.withLock { $0.contains(.heartbeatFailed) } && stopped.withLock { $0 } == 1
+        }
+        #expect(events.withLock { $0.filter { if case .claimed = $0 { true } else { false } }.count } == 1, "no claim while heartbeats failed")
+        try server.psql("ALTER DATABASE \(database) WITH ALLOW_CONNECTIONS true", database: "postgres")
+        // Back: the rescuer returns the expired lease, and the worker takes the job again and completes it.
+        try await eventually("the job was completed on its second claim", seconds: 60) { try await counts(queue)[.completed] == 1 }
+        #expect(events.withLock { $0.filter { if case .claimed = $0 { true } else { false } }.count } == 2)
+        worker.stop()
+        try await running.value
+        #expect(events.withLock { $0.contains(.abandoned(.list)) })
+    }
+
     @Test("stopping never counts the heartbeat it cancels as failed (ten workers stopped mid-heartbeat once said so)", .timeLimit(.minutes(1)))
     func stopIsNoHeartbeatFailure() async throws {
         let (queue, _) = try await makeQueue()
