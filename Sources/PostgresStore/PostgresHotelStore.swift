@@ -134,7 +134,9 @@ public final class PostgresHotelStore: HotelStorage, SharedImageIndex {
         let wait = PoolWait<Result>(timeout: StoreFailure.noConnection(after: connectTimeout))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                wait.begin(continuation, pooled: Task { [client] in
+                // The continuation is held before the work starts: a pool that answers at once must find it.
+                wait.begin(continuation)
+                wait.track(pooled: Task { [client] in
                     do {
                         wait.finish(.success(try await client.withConnection { connection in
                             guard wait.lease() else { throw CancellationError() }
@@ -219,14 +221,23 @@ private final class PoolWait<Result: Sendable>: Sendable {
 
     init(timeout: any Error) { self.timeout = timeout }
 
-    func begin(_ continuation: CheckedContinuation<Result, any Error>, pooled: Task<Void, Never>, deadline: Task<Void, Never>) {
+    func begin(_ continuation: CheckedContinuation<Result, any Error>) {
         let cancelledEarly = state.withLock { state in
             state.continuation = continuation
-            state.pooled = pooled
-            state.deadline = deadline
             return state.cancelledEarly
         }
         if cancelledEarly { giveUp(cancelled: true) }
+    }
+
+    /// The pooled call and the deadline, once started: what has ended by then is not waited for.
+    func track(pooled: Task<Void, Never>, deadline: Task<Void, Never>) {
+        let phase = state.withLock { state in
+            state.pooled = pooled
+            state.deadline = deadline
+            return state.phase
+        }
+        if phase != .waiting { deadline.cancel() }
+        if phase == .ended { pooled.cancel() }
     }
 
     /// Called with a connection in hand: false when the wait was given up, and the connection must go back unused.
