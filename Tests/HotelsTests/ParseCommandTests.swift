@@ -5,25 +5,25 @@ import TestSupport
 @Suite("hotels parse")
 struct ParseCommandTests {
     @Test("prints the golden JSON Lines and exits 0")
-    func records() throws {
-        let result = try HotelsProcess.run(["parse", "Samples/Fixtures/sample-soap11.xml"])
+    func records() async throws {
+        let result = try await HotelsProcess.run(["parse", "Samples/Fixtures/sample-soap11.xml"])
         #expect(result.status == 0)
         #expect(result.stdout == (try String(contentsOf: Samples.url("Expected/sample-soap11.jsonl"), encoding: .utf8)))
         #expect(result.stderr.isEmpty)
     }
 
     @Test("--count prints one summary over every file; warnings go to stderr")
-    func count() throws {
-        let result = try HotelsProcess.run(["parse", "--count", "Samples/Fixtures/sample-soap11.xml", "Samples/Fixtures/sample-bad-records.xml"])
+    func count() async throws {
+        let result = try await HotelsProcess.run(["parse", "--count", "Samples/Fixtures/sample-soap11.xml", "Samples/Fixtures/sample-bad-records.xml"])
         #expect(result.status == 0)
         #expect(result.stdout == #"{"records": 8, "warnings": 10, "warningsByKind": {"addtime":1,"code":2,"latitude":2,"logoURL":3,"longitude":2}}"# + "\n")
         #expect(result.stderr.contains("hotels: warning: Samples/Fixtures/sample-bad-records.xml: record 1: no code; record skipped"))
     }
 
     @Test("“-” reads standard input")
-    func standardInput() throws {
+    func standardInput() async throws {
         let data = try Data(contentsOf: Samples.url("Fixtures/ota-search.xml"))
-        let result = try HotelsProcess.run(["parse", "--profile", "ota-search", "--count", "-"], stdin: data)
+        let result = try await HotelsProcess.run(["parse", "--profile", "ota-search", "--count", "-"], stdin: data)
         #expect(result.stdout == "{\"records\": 3, \"warnings\": 0}\n")
     }
 
@@ -42,35 +42,35 @@ struct ParseCommandTests {
         (["parse", "Samples/Fixtures/does-not-exist.xml"], 66, "cannot open"),
         (["parse"], 64, "Missing expected argument"),
     ])
-    func exitCodes(arguments: [String], status: Int32, message: String) throws {
-        let result = try HotelsProcess.run(arguments)
+    func exitCodes(arguments: [String], status: Int32, message: String) async throws {
+        let result = try await HotelsProcess.run(arguments)
         #expect(result.status == status)
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }
 
     @Test("an error the profile names as a refused login exits 77 with the credentials hint; another value of the same path, 76")
-    func valueAuthenticationError() throws {
+    func valueAuthenticationError() async throws {
         let response = try String(contentsOf: Samples.url("Real/tbo/HotelCancelResponse-status-05.xml"), encoding: .utf8)
         let arguments = ["parse", "--profile", "Samples/Profiles/tbo-style.json", "-"]
-        let refused = try HotelsProcess.run(arguments, stdin: Data(response.replacingOccurrences(of: "<StatusCode>05<", with: "<StatusCode>02<").utf8))
+        let refused = try await HotelsProcess.run(arguments, stdin: Data(response.replacingOccurrences(of: "<StatusCode>05<", with: "<StatusCode>02<").utf8))
         #expect(refused.status == 77 && refused.stderr.contains("check the credentials"), "\(refused.stderr)")
-        let other = try HotelsProcess.run(arguments, stdin: Data(response.utf8))
+        let other = try await HotelsProcess.run(arguments, stdin: Data(response.utf8))
         #expect(other.status == 76 && !other.stderr.contains("check the credentials"), "\(other.stderr)")
     }
 
     @Test("a bad profile file exits 78 naming the key")
-    func badProfile() throws {
+    func badProfile() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("hotelkit-bad-profile-\(getpid()).json")
         try #"{"name": "x"}"#.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
-        let result = try HotelsProcess.run(["parse", "--profile", file.path, "Samples/Fixtures/sample-soap11.xml"])
+        let result = try await HotelsProcess.run(["parse", "--profile", file.path, "Samples/Fixtures/sample-soap11.xml"])
         #expect(result.status == 78)
         #expect(result.stderr.contains("“body”: is required"))
     }
 
     @Test("a failing file does not stop the others; the exit code reports it")
-    func partialFailure() throws {
-        let result = try HotelsProcess.run(["parse", "Samples/Fixtures/sample-soap11.xml", "Samples/Fixtures/empty.xml", "Samples/Fixtures/sample-empty.xml"])
+    func partialFailure() async throws {
+        let result = try await HotelsProcess.run(["parse", "Samples/Fixtures/sample-soap11.xml", "Samples/Fixtures/empty.xml", "Samples/Fixtures/sample-empty.xml"])
         #expect(result.status == 65)
         #expect(result.stdout.split(separator: "\n").count == 5)
     }
@@ -79,25 +79,25 @@ struct ParseCommandTests {
 @Suite("hotels parse --warnings")
 struct ParseWarningsTests {
     @Test("at most N warnings of each kind, then how many more; --warnings all prints every one; --count gives them by kind")
-    func caps() throws {
+    func caps() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("hotelkit-bad-\(getpid()).xml")
         try Data(WarningCapTests.badLatitudes(25).utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let capped = try HotelsProcess.run(["parse", "--warnings", "2", "--count", file.path])
+        let capped = try await HotelsProcess.run(["parse", "--warnings", "2", "--count", file.path])
         let lines = capped.stderr.split(separator: "\n")
         #expect(lines.count == 3)
         #expect(lines.last == "hotels: warning: \(file.path): 23 more latitude warnings (--warnings all prints every one)")
         #expect(capped.stdout == #"{"records": 25, "warnings": 25, "warningsByKind": {"latitude":25}}"# + "\n")
-        let all = try HotelsProcess.run(["parse", "--warnings", "all", "--count", file.path])
+        let all = try await HotelsProcess.run(["parse", "--warnings", "all", "--count", file.path])
         #expect(all.stderr.split(separator: "\n").count == 25)
-        #expect(try HotelsProcess.run(["parse", "--warnings", "some", file.path]).status == 64)
+        #expect(try await HotelsProcess.run(["parse", "--warnings", "some", file.path]).status == 64)
     }
 }
 
 @Suite("hotels parse --summary")
 struct ParseSummaryTests {
     @Test("the paging state, header values with secrets hidden, and the error state follow the records")
-    func summary() throws {
+    func summary() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hotelkit-summary-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -107,7 +107,7 @@ struct ParseSummaryTests {
             <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Header><BinarySecurityToken>Shared/IDL:SECRET-123</BinarySecurityToken>\
             <ConversationId>conv-9</ConversationId></soap:Header><soap:Body><R><Hotel Code="A"/><Next>n2</Next></R></soap:Body></soap:Envelope>
             """.utf8).write(to: response)
-        let result = try HotelsProcess.run(["parse", "--summary", "--profile", profile.path, response.path])
+        let result = try await HotelsProcess.run(["parse", "--summary", "--profile", profile.path, response.path])
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix(#"{"code":"A""#))
         let lines = result.stderr.split(separator: "\n").map { String($0.dropFirst("hotels: \(response.path): ".count)) }
@@ -117,9 +117,9 @@ struct ParseSummaryTests {
     }
 
     @Test("a response that reports an error still gets its summary: the records before the error, paging, header values, the error")
-    func summaryOfAnError() throws {
+    func summaryOfAnError() async throws {
         let file = Samples.url("Real/concur/OTA_HotelSearchRS-error-322.xml").path
-        let result = try HotelsProcess.run(["parse", "--summary", "--profile", Samples.profileArgument("Samples/Real/profiles/concur-hotel-search.json"), file])
+        let result = try await HotelsProcess.run(["parse", "--summary", "--profile", Samples.profileArgument("Samples/Real/profiles/concur-hotel-search.json"), file])
         #expect(result.status == 76)
         let notes = result.stderr.split(separator: "\n").filter { $0.hasPrefix("hotels: \(file): ") }.map { String($0.dropFirst("hotels: \(file): ".count)) }
         #expect(notes == ["0 records, 0 skipped, 0 warnings", "paging: none: a one-shot operation, this response is the whole answer",

@@ -10,66 +10,66 @@ import Glibc
 struct AuthenticationCommandTests {
     let credentials = ["SAMPLE_USER": "demo", "SAMPLE_PASSWORD": "s3cret-Pass"]
 
-    func fetch(_ endpoint: String, profile: String, _ extra: [String] = [], environment: [String: String]) throws -> HotelsProcess {
-        try HotelsProcess.run(["fetch", "--profile", profile, "--endpoint", endpoint, "--city", "Paris", "--page-size", "20",
+    func fetch(_ endpoint: String, profile: String, _ extra: [String] = [], environment: [String: String]) async throws -> HotelsProcess {
+        try await HotelsProcess.run(["fetch", "--profile", profile, "--endpoint", endpoint, "--city", "Paris", "--page-size", "20",
                                "--max-pages", "2", "--out", temporaryPath("auth-out"), "--cache", temporaryPath("auth-cache")] + extra,
                               environment: environment)
     }
 
     @Test("serve --auth wsse with a digest: the right credentials fetch; a wrong password exits 77; none set exits 78 naming them")
-    func usernameTokenDigest() throws {
+    func usernameTokenDigest() async throws {
         let server = try ServeProcess(["--auth", "wsse:demo:s3cret-Pass:digest"])
         let profile = "Samples/Profiles/sample-wsse.json"
-        let ok = try fetch(server.endpoint, profile: profile, ["--json"], environment: credentials)
+        let ok = try await fetch(server.endpoint, profile: profile, ["--json"], environment: credentials)
         #expect(ok.status == 0, "\(ok.stderr)")
         #expect(ok.stdout.contains(#""fetched":40"#))
-        let wrong = try fetch(server.endpoint, profile: profile, environment: ["SAMPLE_USER": "demo", "SAMPLE_PASSWORD": "nope"])
+        let wrong = try await fetch(server.endpoint, profile: profile, environment: ["SAMPLE_USER": "demo", "SAMPLE_PASSWORD": "nope"])
         #expect(wrong.status == 77)
         #expect(wrong.stderr.contains("FailedAuthentication") && wrong.stderr.contains("check the credentials"))
-        let none = try fetch(server.endpoint, profile: profile, environment: [:])
+        let none = try await fetch(server.endpoint, profile: profile, environment: [:])
         #expect(none.status == 78)
         #expect(none.stderr.contains("{env:SAMPLE_PASSWORD}") && none.stderr.contains("export"))
         // Without a token at all, the standard fault.
-        let plain = try fetch(server.endpoint, profile: "sample", environment: [:])
+        let plain = try await fetch(server.endpoint, profile: "sample", environment: [:])
         #expect(plain.status == 77 && plain.stderr.contains("InvalidSecurity"))
     }
 
     @Test("serve --auth basic: 401 without the right Authorization, exit 77")
-    func basic() throws {
+    func basic() async throws {
         let server = try ServeProcess(["--auth", "basic:demo:s3cret-Pass"])
-        #expect(try fetch(server.endpoint, profile: "Samples/Profiles/sample-basic.json", environment: credentials).status == 0)
-        let wrong = try fetch(server.endpoint, profile: "Samples/Profiles/sample-basic.json",
+        await #expect(try fetch(server.endpoint, profile: "Samples/Profiles/sample-basic.json", environment: credentials).status == 0)
+        let wrong = try await fetch(server.endpoint, profile: "Samples/Profiles/sample-basic.json",
                               environment: ["SAMPLE_USER": "demo", "SAMPLE_PASSWORD": "wrong"])
         #expect(wrong.status == 77 && wrong.stderr.contains("401"))
         #expect(!wrong.stderr.contains(Data("demo:wrong".utf8).base64EncodedString()))
     }
 
     @Test("--credentials: a file others may read is refused, through a symbolic link too; a private one is used")
-    func credentialsFile() throws {
+    func credentialsFile() async throws {
         let server = try ServeProcess(["--auth", "wsse:demo:s3cret-Pass:digest"])
         let file = temporaryPath("credentials.json")
         try Data(#"{"SAMPLE_USER": "demo", "SAMPLE_PASSWORD": "s3cret-Pass"}"#.utf8).write(to: URL(fileURLWithPath: file))
         chmod(file, 0o644)
-        let open = try fetch(server.endpoint, profile: "Samples/Profiles/sample-wsse.json", ["--credentials", file], environment: [:])
+        let open = try await fetch(server.endpoint, profile: "Samples/Profiles/sample-wsse.json", ["--credentials", file], environment: [:])
         #expect(open.status == 78 && open.stderr.contains("chmod 600"))
         chmod(file, 0o600)
-        let ok = try fetch(server.endpoint, profile: "Samples/Profiles/sample-wsse.json", ["--credentials", file], environment: [:])
+        let ok = try await fetch(server.endpoint, profile: "Samples/Profiles/sample-wsse.json", ["--credentials", file], environment: [:])
         #expect(ok.status == 0, "\(ok.stderr)")
         // A link is checked by the file it points to (the link itself reads as mode 777).
         let link = temporaryPath("credentials-link.json")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
-        let linked = try fetch(server.endpoint, profile: "Samples/Profiles/sample-wsse.json", ["--credentials", link], environment: [:])
+        let linked = try await fetch(server.endpoint, profile: "Samples/Profiles/sample-wsse.json", ["--credentials", link], environment: [:])
         #expect(linked.status == 0, "\(linked.stderr)")
         chmod(file, 0o644)
-        let openLinked = try fetch(server.endpoint, profile: "Samples/Profiles/sample-wsse.json", ["--credentials", link], environment: [:])
+        let openLinked = try await fetch(server.endpoint, profile: "Samples/Profiles/sample-wsse.json", ["--credentials", link], environment: [:])
         #expect(openLinked.status == 78 && openLinked.stderr.contains("mode 644"))
     }
 
     @Test("a user name is not a secret: a dump keeps a city that matches it; the password and the Basic token stay redacted")
-    func userNameIsNotASecret() throws {
+    func userNameIsNotASecret() async throws {
         let server = try ServeProcess(["--auth", "basic:Paris:s3cret-Pass"])
         let folder = temporaryPath("dump-user")
-        let result = try fetch(server.endpoint, profile: "Samples/Profiles/sample-basic.json", ["--dump", folder],
+        let result = try await fetch(server.endpoint, profile: "Samples/Profiles/sample-basic.json", ["--dump", folder],
                                environment: ["SAMPLE_USER": "Paris", "SAMPLE_PASSWORD": "s3cret-Pass"])
         #expect(result.status == 0, "\(result.stderr)")
         let request = try String(contentsOfFile: folder + "/001-page-1.request.http", encoding: .utf8)
@@ -79,10 +79,10 @@ struct AuthenticationCommandTests {
     }
 
     @Test("--dump writes each request and response with its headers, and no secret: not the password, not the digest")
-    func dump() throws {
+    func dump() async throws {
         let server = try ServeProcess(["--auth", "basic:demo:s3cret-Pass"])
         let folder = temporaryPath("dump")
-        let result = try fetch(server.endpoint, profile: "Samples/Profiles/sample-basic.json", ["--dump", folder], environment: credentials)
+        let result = try await fetch(server.endpoint, profile: "Samples/Profiles/sample-basic.json", ["--dump", folder], environment: credentials)
         #expect(result.status == 0, "\(result.stderr)")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
         #expect(files == ["001-page-1.request.http", "001-page-1.response.http", "002-page-2.request.http", "002-page-2.response.http"])
@@ -96,8 +96,8 @@ struct AuthenticationCommandTests {
     }
 
     @Test("parse --summary shows a session's public values and hides the others")
-    func summaryHidesSessionSecrets() throws {
-        let result = try HotelsProcess.run(["parse", "--summary", "--profile", "Samples/Profiles/amadeus-style.json",
+    func summaryHidesSessionSecrets() async throws {
+        let result = try await HotelsProcess.run(["parse", "--summary", "--profile", "Samples/Profiles/amadeus-style.json",
                                             "Samples/Real/amadeus/OTA_HotelAvailRS-multisingle-mty-tst.xml"])
         #expect(result.status == 0)
         #expect(result.stderr.contains("header session.sequence: “1”") && result.stderr.contains("header session.token: (hidden"))
@@ -105,7 +105,7 @@ struct AuthenticationCommandTests {
     }
 
     @Test("--json and stderr: a fault that echoes the session token shows it redacted")
-    func jsonSummaryRedacted() throws {
+    func jsonSummaryRedacted() async throws {
         let emulator = try VendorEmulator(.sabre, credentials: vendorCredentials, expireAfterCalls: 2)
         defer { emulator.stop() }
         // The profile without its expiry rule: the expired-token fault, which echoes the token, is the outcome.
@@ -115,7 +115,7 @@ struct AuthenticationCommandTests {
         document["session"] = session
         let profile = temporaryPath("sabre-no-expiry.json")
         try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: profile))
-        let result = try HotelsProcess.run(["fetch", "--profile", profile, "--endpoint", emulator.url, "--city", "PAR", "--json",
+        let result = try await HotelsProcess.run(["fetch", "--profile", profile, "--endpoint", emulator.url, "--city", "PAR", "--json",
                                             "--out", temporaryPath("redacted-out"), "--cache", temporaryPath("redacted-cache")],
                                            environment: vendorCredentials)
         #expect(result.status == 77)
@@ -127,7 +127,7 @@ struct AuthenticationCommandTests {
     }
 
     @Test("six cities, --parallel 6, a pool of two sessions: two logins, each list paged whole in one session, two logouts")
-    func parallelListsShareThePool() throws {
+    func parallelListsShareThePool() async throws {
         let emulator = try VendorEmulator(.sabre, credentials: vendorCredentials)
         defer { emulator.stop() }
         var document = try JSONSerialization.jsonObject(with: Data(contentsOf: Samples.url("Profiles/sabre-style.json"))) as? [String: Any] ?? [:]
@@ -136,7 +136,7 @@ struct AuthenticationCommandTests {
         try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: profile))
         let cities = ["PAR", "NCE", "LYS", "MRS", "BOD", "TLS"]
         let out = temporaryPath("parallel-out")
-        let result = try HotelsProcess.run(["fetch", "--profile", profile, "--endpoint", emulator.url, "--page-size", "10", "--parallel", "6",
+        let result = try await HotelsProcess.run(["fetch", "--profile", profile, "--endpoint", emulator.url, "--page-size", "10", "--parallel", "6",
                                             "--concurrency", "6", "--out", out, "--cache", temporaryPath("parallel-cache"), "--json"]
                                            + cities.flatMap { ["--city", $0] }, environment: vendorCredentials)
         #expect(result.status == 0, "\(result.stderr)")
@@ -163,13 +163,13 @@ struct AuthenticationCommandTests {
     }
 
     @Test("SIGTERM during a session: the same clean stop, exit 143; a signal during the logout ends the process at once")
-    func terminateAndSignalDuringLogout() throws {
+    func terminateAndSignalDuringLogout() async throws {
         let stalledPage = try VendorEmulator(.sabre, credentials: vendorCredentials, stallRequest: 3)
         defer { stalledPage.stop() }
         let arguments = ["fetch", "--profile", "Samples/Profiles/sabre-style.json", "--city", "PAR", "--page-size", "10",
                          "--out", temporaryPath("terminate-out"), "--cache", temporaryPath("terminate-cache")]
-        let terminated = try HotelsProcess.run(arguments + ["--endpoint", stalledPage.url], environment: vendorCredentials) { process in
-            guard stalledPage.stalled.wait(timeout: .now() + 60) == .success else { return process.terminate() }
+        let terminated = try await HotelsProcess.run(arguments + ["--endpoint", stalledPage.url], environment: vendorCredentials) { process in
+            guard stalledPage.stalled.wait(timeout: .now() + 60) == .success else { return process.signal(SIGTERM) }
             kill(process.processIdentifier, SIGTERM)
         }
         #expect(terminated.status == 143, "\(terminated.stderr)")
@@ -177,8 +177,8 @@ struct AuthenticationCommandTests {
         // Request 5 is the logout after the three pages: it hangs, and Ctrl-C then ends the process, not after its retries.
         let stalledLogout = try VendorEmulator(.sabre, credentials: vendorCredentials, stallRequest: 5)
         defer { stalledLogout.stop() }
-        let interrupted = try HotelsProcess.run(arguments + ["--endpoint", stalledLogout.url], environment: vendorCredentials) { process in
-            guard stalledLogout.stalled.wait(timeout: .now() + 60) == .success else { return process.terminate() }
+        let interrupted = try await HotelsProcess.run(arguments + ["--endpoint", stalledLogout.url], environment: vendorCredentials) { process in
+            guard stalledLogout.stalled.wait(timeout: .now() + 60) == .success else { return process.signal(SIGTERM) }
             kill(process.processIdentifier, SIGINT)
         }
         // Killed by the signal: before, it was ignored, and the process exited 0 after the logout's retries.
@@ -187,15 +187,15 @@ struct AuthenticationCommandTests {
     }
 
     @Test("Ctrl-C during a session: the fetch stops, stores what it has, logs the session out, and exits 130")
-    func interruptLogsOut() throws {
+    func interruptLogsOut() async throws {
         // Request 1 logs in, request 2 is page 1, request 3 (page 2) hangs until the client gives up.
         let emulator = try VendorEmulator(.sabre, credentials: vendorCredentials, stallRequest: 3)
         defer { emulator.stop() }
-        let result = try HotelsProcess.run(["fetch", "--profile", "Samples/Profiles/sabre-style.json", "--endpoint", emulator.url,
+        let result = try await HotelsProcess.run(["fetch", "--profile", "Samples/Profiles/sabre-style.json", "--endpoint", emulator.url,
                                             "--city", "PAR", "--page-size", "10", "--out", temporaryPath("interrupt-out"),
                                             "--cache", temporaryPath("interrupt-cache")],
                                            environment: vendorCredentials) { process in
-            guard emulator.stalled.wait(timeout: .now() + 60) == .success else { return process.terminate() }
+            guard emulator.stalled.wait(timeout: .now() + 60) == .success else { return process.signal(SIGTERM) }
             kill(process.processIdentifier, SIGINT)
         }
         #expect(result.status == 130, "\(result.stderr)")

@@ -27,51 +27,49 @@ struct CacheProcessTests {
     }
 
     @Test("two fetches sharing one cache folder both succeed, and every entry is whole")
-    func twoProcesses() throws {
+    func twoProcesses() async throws {
         let serve = try ServeProcess(["--hotels", "300"])
         defer { withExtendedLifetime(serve) {} }
         let cache = temporaryPath("shared-cache")
-        let processes = [fetch(serve, cache: cache, out: temporaryPath("a")), fetch(serve, cache: cache, out: temporaryPath("b"))]
-        try processes.forEach { try $0.run() }
-        processes.forEach { $0.waitUntilExit() }
+        let processes = try [fetch(serve, cache: cache, out: temporaryPath("a")), fetch(serve, cache: cache, out: temporaryPath("b"))]
+            .map(ChildProcess.init(starting:))
+        for process in processes { await process.ended() }
         #expect(processes.map(\.terminationStatus) == [0, 0])
         #expect(try everyEntryValidates(cache) == 60)
-        #expect(try integrityCheck(cache) == "ok")
-        let listed = try HotelsProcess.run(["list", "--city", "Shanghai", "--cache", cache])
+        await #expect(try integrityCheck(cache) == "ok")
+        let listed = try await HotelsProcess.run(["list", "--city", "Shanghai", "--cache", cache])
         #expect(listed.stdout.split(separator: "\n").count == 60)
     }
 
     @Test("kill -9 in the middle of writing logos leaves no damaged entry, and the next run goes on")
-    func killed() throws {
+    func killed() async throws {
         let serve = try ServeProcess(["--hotels", "1000", "--latency", "3"])
         defer { withExtendedLifetime(serve) {} }
         let cache = temporaryPath("killed-cache")
-        let victim = fetch(serve, cache: cache, out: temporaryPath("killed"))
-        try victim.run()
+        let victim = try ChildProcess(starting: fetch(serve, cache: cache, out: temporaryPath("killed")))
         // Wait until it has written some entries, then kill it mid-flight.
         let deadline = Date().addingTimeInterval(30)
-        while (try? everyEntryFileCount(cache)) ?? 0 < 20, Date() < deadline { usleep(5_000) }
-        kill(victim.processIdentifier, SIGKILL)
-        victim.waitUntilExit()
+        while (try? everyEntryFileCount(cache)) ?? 0 < 20, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        victim.signal(SIGKILL)
+        await victim.ended()
         #expect(victim.terminationReason == .uncaughtSignal)
         let survived = try everyEntryValidates(cache)
         #expect(survived >= 20)
-        #expect(try integrityCheck(cache) == "ok")
-        let next = fetch(serve, cache: cache, out: temporaryPath("after"))
-        try next.run()
-        next.waitUntilExit()
+        await #expect(try integrityCheck(cache) == "ok")
+        let next = try ChildProcess(starting: fetch(serve, cache: cache, out: temporaryPath("after")))
+        await next.ended()
         #expect(next.terminationStatus == 0)
         #expect(try everyEntryValidates(cache) == 200)
-        #expect(try integrityCheck(cache) == "ok")
+        await #expect(try integrityCheck(cache) == "ok")
         #expect(try temporaryFiles(cache).isEmpty, "a partial file was left behind")
-        let listed = try HotelsProcess.run(["list", "--city", "Shanghai", "--cache", cache])
+        let listed = try await HotelsProcess.run(["list", "--city", "Shanghai", "--cache", cache])
         #expect(listed.stdout.split(separator: "\n").count == 200)
     }
 }
 
 /// `PRAGMA integrity_check` of the store in a cache folder, read by a separate process.
-private func integrityCheck(_ folder: String) throws -> String {
-    let result = try HotelsProcess.run(["cache", "check", "--cache", folder])
+private func integrityCheck(_ folder: String) async throws -> String {
+    let result = try await HotelsProcess.run(["cache", "check", "--cache", folder])
     return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 }
 

@@ -5,25 +5,25 @@ import TestSupport
 /// The programs in `Examples/` run as a user would run them, against `hotels serve`.
 @Suite("Examples")
 struct ExampleTests {
-    func run(_ program: String, _ arguments: [String], cacheHome: String? = nil) throws -> HotelsProcess {
-        try HotelsProcess.run(arguments, program: program, environment: cacheHome.map { ["XDG_CACHE_HOME": $0] } ?? [:])
+    func run(_ program: String, _ arguments: [String], cacheHome: String? = nil) async throws -> HotelsProcess {
+        try await HotelsProcess.run(arguments, program: program, environment: cacheHome.map { ["XDG_CACHE_HOME": $0] } ?? [:])
     }
 
     @Test("FetchCity writes the folder hotels fetch --logos --out writes, byte for byte, with the library alone")
-    func fetchCity() throws {
+    func fetchCity() async throws {
         let serve = try ServeProcess(["--hotels", "500"])
         defer { withExtendedLifetime(serve) {} }
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("hotelkit-fetchcity-\(getpid())")
         defer { try? FileManager.default.removeItem(at: root) }
         // Each with a cache of its own, so both start cold.
         let (example, tool) = (root.appendingPathComponent("example"), root.appendingPathComponent("tool"))
-        let result = try run("FetchCity", [serve.endpoint, "Paris", example.appendingPathComponent("out").path],
+        let result = try await run("FetchCity", [serve.endpoint, "Paris", example.appendingPathComponent("out").path],
                              cacheHome: example.appendingPathComponent("cache").path)
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.first == "page 1: 50 new, 0 updated")
         #expect(lines.last == "end: endMarker; 100 hotels in the list, 100 logos")
-        let fetched = try HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "Paris", "--logos", "--out", tool.appendingPathComponent("out").path],
+        let fetched = try await HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "Paris", "--logos", "--out", tool.appendingPathComponent("out").path],
                                             environment: ["XDG_CACHE_HOME": tool.appendingPathComponent("cache").path])
         #expect(fetched.status == 0, "\(fetched.stderr)")
         let files = try folderContents(example.appendingPathComponent("out"))
@@ -45,22 +45,22 @@ struct ExampleTests {
     }
 
     @Test("ParseResponse streams a recorded response's records")
-    func parseResponse() throws {
-        let result = try run("ParseResponse", ["Samples/Fixtures/ota-search.xml", "ota-search"])
+    func parseResponse() async throws {
+        let result = try await run("ParseResponse", ["Samples/Fixtures/ota-search.xml", "ota-search"])
         #expect(result.status == 0)
         #expect(result.stdout.hasSuffix("3 records, 0 warnings, next cursor: PAR-PAGE-2\n"))
     }
 
     @Test("Thumbnail saves a filtered logo, and a failure is an error message, not a crash")
-    func thumbnail() throws {
+    func thumbnail() async throws {
         let serve = try ServeProcess(["--hotels", "20"])
         defer { withExtendedLifetime(serve) {} }
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("hotelkit-thumbnail-\(getpid()).png").path
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let saved = try run("Thumbnail", [serve.baseURL + "/logos/H000002.png", out])
+        let saved = try await run("Thumbnail", [serve.baseURL + "/logos/H000002.png", out])
         #expect(saved.status == 0, "\(saved.stderr)")
         #expect(FileManager.default.fileExists(atPath: out))
-        let missing = try run("Thumbnail", [serve.baseURL + "/logos/NOPE.png", out])
+        let missing = try await run("Thumbnail", [serve.baseURL + "/logos/NOPE.png", out])
         #expect(missing.status == 1)
         #expect(missing.stderr == "error: HTTP 404\n")
     }

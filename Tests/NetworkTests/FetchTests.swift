@@ -142,11 +142,11 @@ struct FetchTests {
     }
 
     @Test("hotels fetch writes every page, logos through the filter, and a summary")
-    func fetchCommand() throws {
+    func fetchCommand() async throws {
         let serve = try ServeProcess(["--hotels", "200"])
         defer { withExtendedLifetime(serve) {} }
         let out = temporaryPath("fetch")
-        let result = try HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "New York", "--page-size", "15",
+        let result = try await HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "New York", "--page-size", "15",
                                             "--logos", "--filter", "resize:32x32:fill", "--out", out,
                                             "--cache", out + "/cache", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -157,12 +157,12 @@ struct FetchTests {
     }
 
     @Test("several cities: each list into OUT/CITY (a city that is not a plain name hashed); a list that fails leaves the others done, and its exit code is the run's")
-    func severalCities() throws {
+    func severalCities() async throws {
         let serve = try ServeProcess(["--hotels", "200"])
         defer { withExtendedLifetime(serve) {} }
         let out = temporaryPath("cities")
         let cache = temporaryPath("cities-cache")
-        let first = try HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "New York", "--city", "../Paris",
+        let first = try await HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "New York", "--city", "../Paris",
                                            "--page-size", "15", "--out", out, "--cache", cache])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("New York: fetched 40 hotels") && first.stdout.contains("../Paris: fetched"))
@@ -172,29 +172,29 @@ struct FetchTests {
         #expect(try String(contentsOfFile: "\(out)/\(newYork)/hotels.jsonl", encoding: .utf8).split(separator: "\n").count == 40)
         // Offline: New York is cached and served; Shanghai never was.
         let offlineOut = temporaryPath("cities-offline")
-        let offline = try HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "Shanghai", "--city", "New York", "--offline",
+        let offline = try await HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "Shanghai", "--city", "New York", "--offline",
                                              "--out", offlineOut, "--cache", cache])
         #expect(offline.status == 69)
         #expect(offline.stderr.contains("nothing is cached for Shanghai"))
         #expect(FileManager.default.fileExists(atPath: offlineOut + "/\(newYork)/hotels.jsonl"))
-        let twice = try HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "Paris", "--city", "Paris"])
+        let twice = try await HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "Paris", "--city", "Paris"])
         #expect(twice.status == 64 && twice.stderr.contains("--city Paris is given twice"))
     }
 
     @Test("a resumed fetch --logos also saves the logos of rows an earlier run stored without them")
-    func resumedFetchSavesEveryLogo() throws {
+    func resumedFetchSavesEveryLogo() async throws {
         let serve = try ServeProcess(["--hotels", "200"])
         defer { withExtendedLifetime(serve) {} }
         let cache = temporaryPath("fetch-resume-cache")
-        func fetch(_ extra: [String], out: String) throws -> HotelsProcess {
-            try HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "New York", "--page-size", "15",
+        func fetch(_ extra: [String], out: String) async throws -> HotelsProcess {
+            try await HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "New York", "--page-size", "15",
                                    "--cache", cache, "--out", out] + extra)
         }
         // The first run stops after two pages and saves no logo, as a run whose logos all failed would.
-        let first = try fetch(["--max-pages", "2"], out: temporaryPath("fetch-resume-1"))
+        let first = try await fetch(["--max-pages", "2"], out: temporaryPath("fetch-resume-1"))
         #expect(first.status == 0, "\(first.stderr)")
         let out = temporaryPath("fetch-resume-2")
-        let second = try fetch(["--logos"], out: out)
+        let second = try await fetch(["--logos"], out: out)
         #expect(second.status == 0, "\(second.stderr)")
         #expect(try String(contentsOfFile: out + "/hotels.jsonl", encoding: .utf8).split(separator: "\n").count == 40)
         // Page 1 is merged and page 3 fetched; page 2 comes from the store, and its logos too.
@@ -202,7 +202,7 @@ struct FetchTests {
     }
 
     @Test("hotel codes from the service never name a path outside the logos folder, nor a hidden file")
-    func hostileCodesStayInTheFolder() throws {
+    func hostileCodesStayInTheFolder() async throws {
         let logo = try [UInt8](Data(contentsOf: Samples.url("Images/png-gray-alpha8.png")))
         let codes = ["../../escaped", "a/b", ".hidden", "PLAIN-1"]
         let server = try ScriptedHTTPServer { request, connection in
@@ -219,7 +219,7 @@ struct FetchTests {
         }
         let root = temporaryPath("fetch-hostile")
         let out = root + "/out/deep"
-        let result = try HotelsProcess.run(["fetch", "--endpoint", server.url + "/soap", "--city", "X", "--page-size", "10",
+        let result = try await HotelsProcess.run(["fetch", "--endpoint", server.url + "/soap", "--city", "X", "--page-size", "10",
                                             "--logos", "--out", out, "--cache", root + "/cache"])
         #expect(result.status == 0, "\(result.stderr)")
         let saved = try FileManager.default.contentsOfDirectory(atPath: out + "/logos").sorted()
@@ -230,7 +230,7 @@ struct FetchTests {
     }
 
     @Test("a failing middle page keeps the pages before it, and the exit code says why")
-    func failingMiddlePage() throws {
+    func failingMiddlePage() async throws {
         let first = try String(contentsOf: Samples.url("Fixtures/sample-soap11.xml"), encoding: .utf8)
         let fault = try String(contentsOf: Samples.url("Fixtures/fault-soap11-client.xml"), encoding: .utf8)
         let server = try ScriptedHTTPServer { request, connection in
@@ -238,7 +238,7 @@ struct FetchTests {
             connection.respond(status: isFirst ? 200 : 500, reason: "X", contentType: "text/xml", body: isFirst ? first : fault)
         }
         let out = temporaryPath("fetch-fail")
-        let result = try HotelsProcess.run(["fetch", "--endpoint", server.url + "/soap", "--city", "Shanghai",
+        let result = try await HotelsProcess.run(["fetch", "--endpoint", server.url + "/soap", "--city", "Shanghai",
                                             "--page-size", "5", "--out", out])
         #expect(result.status == 77) // the fault is Client.Authentication: a permission error
         #expect(result.stderr.contains("page 2"))
@@ -246,32 +246,34 @@ struct FetchTests {
     }
 
     @Test("an unreachable service exits 69 with a hint; an endpoint that is not http(s) is a usage error")
-    func unreachableAndBadEndpoint() throws {
+    func unreachableAndBadEndpoint() async throws {
         let server = try ScriptedHTTPServer { _, _ in }
         let url = server.url
         server.stop()
-        let unreachable = try HotelsProcess.run(["fetch", "--endpoint", url + "/soap", "--city", "Paris", "--out", temporaryPath("down")])
+        let unreachable = try await HotelsProcess.run(["fetch", "--endpoint", url + "/soap", "--city", "Paris", "--out", temporaryPath("down")])
         #expect(unreachable.status == 69)
         #expect(unreachable.stderr.contains("service unreachable") && unreachable.stderr.contains("hint:"))
-        let ftp = try HotelsProcess.run(["fetch", "--endpoint", "ftp://127.0.0.1/soap", "--city", "Paris"])
+        let ftp = try await HotelsProcess.run(["fetch", "--endpoint", "ftp://127.0.0.1/soap", "--city", "Paris"])
         #expect(ftp.status == 64)
         #expect(ftp.stderr.contains("--endpoint must be an http or https URL"))
     }
 
     @Test("a standard client (Python zeep) reads the WSDL and calls QueryHotels")
-    func zeep() throws {
+    func zeep() async throws {
         let serve = try ServeProcess(["--hotels", "100"])
         defer { withExtendedLifetime(serve) {} }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", Samples.root.deletingLastPathComponent().appendingPathComponent("scripts/tests/zeep_query.py").path,
                              serve.endpoint + "?wsdl", "Paris", "4"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("zeep-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: output) }
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        let child = try ChildProcess(starting: process)
+        await child.ended()
+        #expect(child.terminationStatus == 0)
+        let data = try Data(contentsOf: output)
         let result = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         let hotels = result?["hotels"] as? [[String: Any]] ?? []
         #expect(hotels.count == 4)

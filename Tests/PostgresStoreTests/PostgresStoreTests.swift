@@ -98,9 +98,9 @@ struct PostgresStoreTests {
             (error as? StoreError)?.kind == .newerSchema && "\(error)".contains("999")
         }
         #expect(try server.psql("SELECT count(*) FROM hotels", database: database).trimmed == "1")
-        let result = try HotelsProcess.run(["store", "status", "--store", url])
+        let result = try await HotelsProcess.run(["store", "status", "--store", url])
         #expect(result.status == 78 && result.stdout.contains("newer HotelKit"))
-        let fetch = try HotelsProcess.run(["list", "--city", "Shanghai", "--store", url])
+        let fetch = try await HotelsProcess.run(["list", "--city", "Shanghai", "--store", url])
         #expect(fetch.status == 78, "\(fetch.stderr)")
     }
 
@@ -121,7 +121,7 @@ struct PostgresStoreTests {
             (error as? StoreError)?.kind == .configuration
         }
         for (url, status) in [(wrong, Int32(77)), (closed, 69), ("postgres://x:pw-in-url@h/d?sslmode=nope", 64)] {
-            let result = try HotelsProcess.run(["list", "--city", "Paris", "--store", url])
+            let result = try await HotelsProcess.run(["list", "--city", "Paris", "--store", url])
             #expect(result.status == status, "\(result.stderr)")
             #expect(!result.stderr.contains("wrong-secret-pw") && !result.stderr.contains(TestPostgres.password) && !result.stderr.contains("pw-in-url"))
         }
@@ -136,7 +136,7 @@ struct PostgresStoreTests {
         await #expect { try await store.cachedList(key) } throws: { error in
             (error as? StoreError)?.kind == .server && "\(error)".contains("SQLSTATE 42703")
         }
-        let result = try HotelsProcess.run(["list", "--city", "Shanghai", "--store", url])
+        let result = try await HotelsProcess.run(["list", "--city", "Shanghai", "--store", url])
         #expect(result.status == 74 && result.stderr.contains("hotels store status") && !result.stderr.contains("--cache"), "\(result.stderr)")
     }
 

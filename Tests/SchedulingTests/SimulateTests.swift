@@ -143,7 +143,7 @@ struct ScrollScriptTests {
 @Suite("hotels simulate against hotels serve")
 struct SimulateEndToEndTests {
     @Test("Rows that leave are cancelled: the server sees the hang-ups, and every logo request is one the summary counts")
-    func cancelsReachTheServer() throws {
+    func cancelsReachTheServer() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("simulate-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -151,7 +151,7 @@ struct SimulateEndToEndTests {
         let server = try ServeProcess(["--latency", "400", "--log", log])
         defer { withExtendedLifetime(server) {} }
         let trace = folder.appendingPathComponent("trace.jsonl").path
-        let result = try HotelsProcess.run([
+        let result = try await HotelsProcess.run([
             "simulate", "--endpoint", server.endpoint, "--city", "Shanghai", "--script", Samples.url("Scroll/jump-away.jsonl").path,
             "--filter", "resize:32x32:fill", "--trace", trace, "--report", folder.appendingPathComponent("report").path, "--json",
         ])
@@ -183,51 +183,51 @@ struct SimulateEndToEndTests {
     }
 
     @Test("A bad script is bad data (65); neither --script nor --fling, a --memory-cache below 0 or past 1 TiB, or --fling-laps outside 1–1000, is a usage error (64)")
-    func badInput() throws {
-        let bad = try HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X",
+    func badInput() async throws {
+        let bad = try await HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X",
                                          "--script", Samples.url("Scroll/bad-time.jsonl").path])
         #expect(bad.status == 65)
         #expect(bad.stderr.contains("line 2"))
-        let usage = try HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X"])
+        let usage = try await HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X"])
         #expect(usage.status == 64)
         for size in ["-1", "9007199254740992"] {
-            let refused = try HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X", "--fling", "--memory-cache", size])
+            let refused = try await HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X", "--fling", "--memory-cache", size])
             #expect(refused.status == 64 && refused.stderr.contains("--memory-cache"), "\(size): \(refused.stderr)")
         }
         for laps in ["0", "1001"] {
-            let refused = try HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X", "--fling", "--fling-laps", laps])
+            let refused = try await HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X", "--fling", "--fling-laps", laps])
             #expect(refused.status == 64 && refused.stderr.contains("--fling-laps"), "\(laps): \(refused.stderr)")
         }
     }
 
     @Test("A SOAP fault for page 1 is exit 76, with the fault's text; an authentication fault is 77")
-    func faultOnFirstPage() throws {
+    func faultOnFirstPage() async throws {
         let fault = try String(contentsOf: Samples.url("Fixtures/fault-soap11-server.xml"), encoding: .utf8)
         let server = try ScriptedHTTPServer { _, connection in
             connection.respond(status: 500, reason: "Internal Server Error", contentType: "text/xml", body: fault)
         }
-        let result = try HotelsProcess.run(["simulate", "--endpoint", server.url + "/soap", "--city", "X", "--fling"])
+        let result = try await HotelsProcess.run(["simulate", "--endpoint", server.url + "/soap", "--city", "X", "--fling"])
         #expect(result.status == 76, "\(result.stderr)")
         #expect(result.stderr.contains("page 1"))
         let authentication = try String(contentsOf: Samples.url("Fixtures/fault-soap11-client.xml"), encoding: .utf8)
         let refusing = try ScriptedHTTPServer { _, connection in
             connection.respond(status: 500, reason: "Internal Server Error", contentType: "text/xml", body: authentication)
         }
-        let refused = try HotelsProcess.run(["simulate", "--endpoint", refusing.url + "/soap", "--city", "X", "--fling"])
+        let refused = try await HotelsProcess.run(["simulate", "--endpoint", refusing.url + "/soap", "--city", "X", "--fling"])
         #expect(refused.status == 77, "\(refused.stderr)")
     }
 
     @Test("The service down: exit 69 with the reason")
-    func serviceDown() throws {
-        let result = try HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X", "--fling"])
+    func serviceDown() async throws {
+        let result = try await HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X", "--fling"])
         #expect(result.status == 69, "\(result.stderr)")
     }
 
     /// A regression: the embedded server's shutdown printed two error lines at the end of every demo.
     @Test("hotels demo runs its own service, scrolls, writes its report and ends without an error line")
-    func demo() throws {
+    func demo() async throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("demo-\(UUID().uuidString)").path
-        let result = try HotelsProcess.run(["demo", "--out", out, "--rows", "30", "--latency", "20"])
+        let result = try await HotelsProcess.run(["demo", "--out", out, "--rows", "30", "--latency", "20"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!result.stderr.contains("error"), "\(result.stderr)")
         #expect(result.stdout.contains("visible without logo at end 0"))

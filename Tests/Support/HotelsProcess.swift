@@ -21,12 +21,15 @@ public struct HotelsProcess {
     public var stdout: String
     public var stderr: String
 
-    /// Runs `hotels`, or another program built beside it (an example), to its end.
-    /// `environment` is added to this process's; `whileRunning` gets the
-    /// running process (to send it a signal, say) before its output is read.
+    /// Runs `hotels`, or another program built beside it (an example), to its
+    /// end; `environment` is added to this process's. `whileRunning` gets
+    /// the running child (to send it a signal, say), on a thread of its own.
     /// A run longer than `timeLimit` seconds is killed.
+    ///
+    /// The output goes to files, read after the end: no pipe to drain while
+    /// the child runs, and no thread of Swift concurrency's held by a wait.
     public static func run(_ arguments: [String], stdin: Data? = nil, program: String = "hotels", environment extra: [String: String] = [:],
-                           timeLimit: Int = 600, whileRunning: ((Process) -> Void)? = nil) throws -> HotelsProcess {
+                           timeLimit: Int = 600, whileRunning: (@Sendable (ChildProcess) -> Void)? = nil) async throws -> HotelsProcess {
         let process = Process()
         process.executableURL = executable.deletingLastPathComponent().appendingPathComponent(program)
         process.arguments = arguments
@@ -36,36 +39,31 @@ public struct HotelsProcess {
         environment["XDG_CACHE_HOME"] = isolatedCacheHome
         environment.merge(extra) { _, new in new }
         process.environment = environment
-        let output = Pipe(), errors = Pipe(), input = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try input.fileHandleForWriting.close()
-        whileRunning?(process)
+        let files = FileManager.default.temporaryDirectory.appendingPathComponent("hotelkit-run-\(getpid())-\(UUID().uuidString)")
+        let (input, output, errors) = (files.appendingPathExtension("in"), files.appendingPathExtension("out"), files.appendingPathExtension("err"))
+        defer { [input, output, errors].forEach { try? FileManager.default.removeItem(at: $0) } }
+        try (stdin ?? Data()).write(to: input)
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        process.standardInput = try FileHandle(forReadingFrom: input)
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = try FileHandle(forWritingTo: errors)
+        let child = try ChildProcess(starting: process)
+        if let whileRunning { DispatchQueue.global().async { whileRunning(child) } }
         // A child that outlives its limit is killed, so a hang fails its test with what the child said instead of stalling the run.
         let killed = PosixMutex(false)
-        let watchdog = DispatchWorkItem { [process] in
-            guard process.isRunning else { return }
+        let watchdog = DispatchWorkItem {
+            guard !child.hasEnded else { return }
             killed.withLock { $0 = true }
-            kill(process.processIdentifier, SIGKILL)
+            child.signal(SIGKILL)
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(timeLimit), execute: watchdog)
-        defer { watchdog.cancel() }
-        // Both pipes are read at once: a child that fills one (a sanitizer's
-        // report on stderr, say) while the other is read to its end would wait forever.
-        let err = PosixMutex(Data())
-        let stderrRead = DispatchGroup()
-        DispatchQueue.global().async(group: stderrRead) { err.withLock { $0 = errors.fileHandleForReading.readDataToEndOfFile() } }
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        stderrRead.wait()
-        process.waitUntilExit()
-        var stderr = String(decoding: err.withLock { $0 }, as: UTF8.self)
+        await child.ended()
+        watchdog.cancel()
+        var stderr = String(decoding: try Data(contentsOf: errors), as: UTF8.self)
         if killed.withLock({ $0 }) {
             stderr += "\n[test harness] killed after \(timeLimit) s\n"
         }
-        return HotelsProcess(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: stderr)
+        return HotelsProcess(status: child.terminationStatus, stdout: String(decoding: try Data(contentsOf: output), as: UTF8.self), stderr: stderr)
     }
 }
-

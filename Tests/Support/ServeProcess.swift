@@ -1,19 +1,19 @@
 import Foundation
 
 /// `hotels serve --port 0` as a child process, stopped when released.
-public final class ServeProcess: @unchecked Sendable {
-    // @unchecked: the process is started in init and only terminated after.
-    private let process = Process()
+public final class ServeProcess: Sendable {
+    private let child: ChildProcess
     /// The SOAP endpoint, e.g. http://127.0.0.1:41234/soap.
     public let endpoint: String
 
     public init(_ arguments: [String] = []) throws {
+        let process = Process()
         process.executableURL = HotelsProcess.executable
         process.arguments = ["serve", "--port", "0"] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        child = try ChildProcess(starting: process)
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
             let byte = output.fileHandleForReading.readData(ofLength: 1)
@@ -22,7 +22,7 @@ public final class ServeProcess: @unchecked Sendable {
         }
         let text = String(decoding: line, as: UTF8.self)
         guard let range = text.range(of: #"http://127\.0\.0\.1:\d+/soap"#, options: .regularExpression) else {
-            process.terminate()
+            child.signal(SIGKILL)
             throw CocoaError(.fileReadUnknown)
         }
         endpoint = String(text[range])
@@ -31,7 +31,7 @@ public final class ServeProcess: @unchecked Sendable {
     public var baseURL: String { String(endpoint.dropLast("/soap".count)) }
 
     deinit {
-        process.terminate()
-        process.waitUntilExit()
+        child.signal(SIGTERM)
+        if !child.endedBlocking(seconds: 10) { child.signal(SIGKILL) }
     }
 }

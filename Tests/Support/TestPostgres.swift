@@ -134,7 +134,8 @@ public final class TestPostgres: Sendable {
         return text
     }
 
-    /// Starts `arguments[0]` with standard input from /dev/null and its output appended to `output`.
+    /// Starts `arguments[0]` with standard input from /dev/null, its output
+    /// appended to `output`, and no other descriptor of this process.
     private static func spawn(_ arguments: [String], output: String) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -142,6 +143,13 @@ public final class TestPostgres: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of this process's goes with it: a server that kept the
+        // write end of a pipe another test's child writes to would keep that
+        // test waiting for the pipe's end as long as the server runs. Swift
+        // cannot call posix_spawn_file_actions_addclosefrom_np, so bash
+        // closes them before it becomes the program.
+        let closingOthers = #"for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done; exec "$@""#
+        let arguments = ["/bin/bash", "-c", closingOthers, "bash"] + arguments
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0

@@ -5,18 +5,18 @@ import TestSupport
 @Suite("hotels profile and hotels call", .serialized)
 struct ProfileCommandTests {
     @Test("round trip: init on hotels serve's own WSDL gives a profile that fetches the whole list, as the built-in profile does")
-    func roundTrip() throws {
+    func roundTrip() async throws {
         let serve = try ServeProcess(["--hotels", "600"])
         let folder = try DocumentFolder()
         let profile = folder.path("sample-from-wsdl.json")
-        let initRun = try HotelsProcess.run(["profile", "init", "--wsdl", serve.endpoint + "?wsdl", "--operation", "QueryHotels",
+        let initRun = try await HotelsProcess.run(["profile", "init", "--wsdl", serve.endpoint + "?wsdl", "--operation", "QueryHotels",
                                              "--out", profile, "--cache", folder.path("cache")])
         #expect(initRun.status == 0, "\(initRun.stderr)")
         #expect(initRun.stderr.contains("paging cursor"))
         var lists: [String] = []
         for (name, profile) in [("drafted", profile), ("built-in", "sample")] {
             let out = folder.path(name)
-            let fetch = try HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "Paris", "--profile", profile,
+            let fetch = try await HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "Paris", "--profile", profile,
                                                "--page-size", "40", "--out", out, "--cache", folder.path("store-\(name)")])
             #expect(fetch.status == 0, "\(fetch.stderr)")
             #expect(fetch.stdout.contains("end: endMarker"))
@@ -48,7 +48,7 @@ struct ProfileCommandTests {
     static let kunlun = "http://www.shijinet.com.cn/kunlun/kws/1.1/"
 
     @Test("round trip on a real vendor WSDL: init on the Kunlun PMS availability service pages through a loopback service speaking its schema")
-    func realRoundTrip() throws {
+    func realRoundTrip() async throws {
         let hotels = 23
         // The records as the schema's ExtraAvailability writes them.
         let service = try ScriptedHTTPServer { request, connection in
@@ -66,10 +66,10 @@ struct ProfileCommandTests {
         }
         let folder = try DocumentFolder()
         let profile = folder.path("kunlun.json")
-        let initRun = try HotelsProcess.run(["profile", "init", "--wsdl", Samples.url("Real/wsdl/asmx/AvailabilityService.wsdl").path,
+        let initRun = try await HotelsProcess.run(["profile", "init", "--wsdl", Samples.url("Real/wsdl/asmx/AvailabilityService.wsdl").path,
                                              "--operation", "GetAvailabilityListPerPage", "--out", profile])
         #expect(initRun.status == 0, "\(initRun.stderr)")
-        let fetch = try HotelsProcess.run(["fetch", "--endpoint", service.url + "/KWS_TRAIN/AvailabilityService.asmx", "--city", "SHA",
+        let fetch = try await HotelsProcess.run(["fetch", "--endpoint", service.url + "/KWS_TRAIN/AvailabilityService.asmx", "--city", "SHA",
                                            "--profile", profile, "--page-size", "10", "--out", folder.path("out"), "--cache", folder.path("store")])
         #expect(fetch.status == 0, "\(fetch.stderr)")
         // Every page once, in order; the short third page ends the list.
@@ -80,7 +80,7 @@ struct ProfileCommandTests {
     }
 
     @Test("round trip on a real OpenTravel WSDL: init on its OTA_HotelAvailRQ operation fetches a recorded OTA_HotelAvailRS from a loopback service")
-    func openTravelRoundTrip() throws {
+    func openTravelRoundTrip() async throws {
         let ota = "http://www.opentravel.org/OTA/2003/05"
         let recorded = Array(try Data(contentsOf: Samples.url("Real/concur/OTA_HotelAvailRS-multi-property.xml")))
         // Checks what the binding asks for (the SOAPAction, the OTA request, the WS-Security header), then answers Concur's recorded response.
@@ -96,21 +96,21 @@ struct ProfileCommandTests {
         }
         let folder = try DocumentFolder()
         let wsdl = Samples.url("Real/wsdl/ota-providergen/index.wsdl").path
-        let inspect = try HotelsProcess.run(["profile", "inspect", wsdl, "--offline"])
+        let inspect = try await HotelsProcess.run(["profile", "inspect", wsdl, "--offline"])
         #expect(inspect.status == 0, "\(inspect.stderr)")
         #expect(inspect.stdout.hasPrefix("Samples/Real/wsdl/ota-providergen/index.wsdl: 25 documents"), "\(inspect.stdout.prefix(300))")
         #expect(inspect.stdout.contains("not read: ./xmldsig-core-schema.xsd"))
         #expect(inspect.stdout.contains("input: {\(ota)}OTA_HotelAvailRQ"))
         #expect(inspect.stdout.contains("problem: binding BasicHttpBinding_IProviderGen names port type i0:IProviderGen"))
-        let json = try HotelsProcess.run(["profile", "inspect", wsdl, "--offline", "--json"])
+        let json = try await HotelsProcess.run(["profile", "inspect", wsdl, "--offline", "--json"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect((object["problems"] as? [String])?.count == 1)
         #expect((object["notRead"] as? [[String: Any]])?.compactMap { $0["standard"] as? String } == ["the xml: attributes", "XML Signature"])
         let profile = folder.path("providergen.json")
-        let initRun = try HotelsProcess.run(["profile", "init", "--wsdl", wsdl, "--operation", "HotelAvailRQ", "--out", profile])
+        let initRun = try await HotelsProcess.run(["profile", "init", "--wsdl", wsdl, "--operation", "HotelAvailRQ", "--out", profile])
         #expect(initRun.status == 0, "\(initRun.stderr)")
         #expect(initRun.stderr.contains("paging cursor"), "\(initRun.stderr)")
-        let fetch = try HotelsProcess.run(["fetch", "--endpoint", service.url + "/Service/Hotel/Provider/ProviderGen.svc", "--city", "PRG",
+        let fetch = try await HotelsProcess.run(["fetch", "--endpoint", service.url + "/Service/Hotel/Provider/ProviderGen.svc", "--city", "PRG",
                                            "--profile", profile, "--out", folder.path("out"), "--cache", folder.path("store")],
                                           environment: ["PROVIDERGEN_USERNAME": "agent-7", "PROVIDERGEN_PASSWORD": "s3cret-pw"])
         #expect(fetch.status == 0, "\(fetch.stderr)")
@@ -123,15 +123,15 @@ struct ProfileCommandTests {
     }
 
     @Test("inspect prints the operations, and --json the same for machines; a second run reads the cache")
-    func inspect() throws {
+    func inspect() async throws {
         let serve = try ServeProcess()
         let folder = try DocumentFolder()
-        let first = try HotelsProcess.run(["profile", "inspect", serve.endpoint + "?wsdl", "--cache", folder.path("cache")])
+        let first = try await HotelsProcess.run(["profile", "inspect", serve.endpoint + "?wsdl", "--cache", folder.path("cache")])
         #expect(first.status == 0)
         #expect(first.stdout.contains("1 fetched"))
         #expect(first.stdout.contains("binding SampleHotelsSoap12: SOAP 1.2"))
         #expect(first.stdout.contains("SOAPAction: urn:hotelkit:sample#QueryHotels"))
-        let second = try HotelsProcess.run(["profile", "inspect", serve.endpoint + "?wsdl", "--cache", folder.path("cache"), "--offline", "--json"])
+        let second = try await HotelsProcess.run(["profile", "inspect", serve.endpoint + "?wsdl", "--cache", folder.path("cache"), "--offline", "--json"])
         #expect(second.status == 0)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as? [String: Any])
         let bindings = try #require(json["bindings"] as? [[String: Any]])
@@ -175,9 +175,9 @@ struct ProfileCommandTests {
     ]
 
     @Test("on each real WSDL, inspect --json lists every binding's operations, and init writes a profile that check loads", arguments: realWSDLs)
-    func realWSDL(_ wsdl: RealWSDL) throws {
+    func realWSDL(_ wsdl: RealWSDL) async throws {
         let file = Samples.url("Real/wsdl/\(wsdl.path)").path
-        let inspect = try HotelsProcess.run(["profile", "inspect", file, "--offline", "--json"])
+        let inspect = try await HotelsProcess.run(["profile", "inspect", file, "--offline", "--json"])
         #expect(inspect.status == 0, "\(inspect.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as? [String: Any])
         let bindings = try #require(json["bindings"] as? [[String: Any]])
@@ -190,39 +190,39 @@ struct ProfileCommandTests {
 
         let folder = try DocumentFolder()
         let profile = folder.path("drafted.json")
-        let initRun = try HotelsProcess.run(["profile", "init", "--wsdl", file, "--operation", wsdl.operation, "--out", profile, "--offline"])
+        let initRun = try await HotelsProcess.run(["profile", "init", "--wsdl", file, "--operation", wsdl.operation, "--out", profile, "--offline"])
         #expect(initRun.status == 0, "\(initRun.stderr)")
-        let check = try HotelsProcess.run(["profile", "check", profile])
+        let check = try await HotelsProcess.run(["profile", "check", profile])
         #expect(check.status == 0, "\(check.stderr)")
     }
 
     @Test("refusals carry their exit status and hint: a foreign host 65, a missing file 66, an unknown operation 64")
-    func refusals() throws {
+    func refusals() async throws {
         let folder = try DocumentFolder()
         let foreign = try folder.write("a.wsdl", Documents.wsdl(schemaImports: ["http://evil.invalid/x.xsd"]))
-        let refused = try HotelsProcess.run(["profile", "inspect", foreign, "--cache", folder.path("cache")])
+        let refused = try await HotelsProcess.run(["profile", "inspect", foreign, "--cache", folder.path("cache")])
         #expect(refused.status == 65)
         #expect(refused.stderr.contains("hint: if you trust it, add --allow-host evil.invalid"))
-        let missing = try HotelsProcess.run(["profile", "inspect", folder.path("absent.wsdl")])
+        let missing = try await HotelsProcess.run(["profile", "inspect", folder.path("absent.wsdl")])
         #expect(missing.status == 66)
-        let unknown = try HotelsProcess.run(["profile", "init", "--wsdl", Samples.url("Real/wsdl/cxf/CustomerService.wsdl").path, "--operation", "Book"])
+        let unknown = try await HotelsProcess.run(["profile", "init", "--wsdl", Samples.url("Real/wsdl/cxf/CustomerService.wsdl").path, "--operation", "Book"])
         #expect(unknown.status == 64)
         #expect(unknown.stderr.contains("updateCustomer, getCustomersByName"))
     }
 
     @Test("check prints the request with the options filled in and every secret masked")
-    func check() throws {
-        let run = try HotelsProcess.run(["profile", "check", Samples.url("Profiles/sample-wsse.json").path, "--city", "Zürich & Co"],
+    func check() async throws {
+        let run = try await HotelsProcess.run(["profile", "check", Samples.url("Profiles/sample-wsse.json").path, "--city", "Zürich & Co"],
                                         environment: ["SAMPLE_USER": "alice", "SAMPLE_PASSWORD": "s3cret-pw"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("Zürich &amp; Co"))
         #expect(run.stdout.contains("SOAPAction: urn:hotelkit:sample#QueryHotels"))
         #expect(!run.stdout.contains("s3cret-pw"))
         #expect(run.stdout.contains("‹redacted›"))
-        let broken = try HotelsProcess.run(["profile", "check", Samples.url("Profiles/none.json").path])
+        let broken = try await HotelsProcess.run(["profile", "check", Samples.url("Profiles/none.json").path])
         #expect(broken.status == 66)
         // A session without a login: its first page starts the session, token and office included.
-        let amadeus = try HotelsProcess.run(["profile", "check", Samples.url("Profiles/amadeus-style.json").path],
+        let amadeus = try await HotelsProcess.run(["profile", "check", Samples.url("Profiles/amadeus-style.json").path],
                                             environment: ["AMADEUS_USER": "WSBENHOT", "AMADEUS_PASSWORD": "pw", "AMADEUS_OFFICE": "BRUXX0000"])
         #expect(amadeus.status == 0, "\(amadeus.stderr)")
         #expect(amadeus.stdout.contains(#"TransactionStatusCode="Start""#) && amadeus.stdout.contains("UsernameToken")
@@ -230,10 +230,10 @@ struct ProfileCommandTests {
     }
 
     @Test("call sends one request and prints the records, the paging state and nothing secret; --dump keeps the exchange")
-    func call() throws {
+    func call() async throws {
         let serve = try ServeProcess()
         let folder = try DocumentFolder()
-        let run = try HotelsProcess.run(["call", "--profile", "sample", "--endpoint", serve.endpoint, "--city", "Tokyo", "--page-size", "3",
+        let run = try await HotelsProcess.run(["call", "--profile", "sample", "--endpoint", serve.endpoint, "--city", "Tokyo", "--page-size", "3",
                                          "--dump", folder.path("dump")])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.split(separator: "\n").count == 3)

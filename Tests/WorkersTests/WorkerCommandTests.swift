@@ -9,19 +9,18 @@ import Glibc
 /// `hotels enqueue`, `hotels worker` and `hotels jobs` as processes, against `hotels serve` and a real PostgreSQL.
 @Suite("hotels enqueue, worker and jobs")
 struct WorkerCommandTests {
-    func worker(_ url: String, _ extra: [String] = []) throws -> Process {
+    func worker(_ url: String, _ extra: [String] = []) throws -> ChildProcess {
         let process = Process()
         process.executableURL = HotelsProcess.executable
         process.arguments = ["worker", "--store", url, "--concurrency", "2", "--cache",
                              FileManager.default.temporaryDirectory.appendingPathComponent("worker-\(UUID().uuidString)").path] + extra
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+        return try ChildProcess(starting: process)
     }
 
     @Test("lists queued once are fetched whole by two worker processes, their logos into the index; SIGTERM stops each with 0")
-    func listsAcrossWorkers() throws {
+    func listsAcrossWorkers() async throws {
         let server = try TestPostgres.shared()
         let url = try server.makeDatabase()
         let database = TestPostgres.database(in: url)
@@ -29,19 +28,19 @@ struct WorkerCommandTests {
         defer { withExtendedLifetime(serve) {} }
         let enqueue = ["enqueue", "--store", url, "--endpoint", serve.endpoint, "--city", "Paris", "--city", "Rome", "--city", "Tokyo",
                        "--page-size", "5", "--logos", "--filter", "resize:16x16:fill"]
-        let queued = try HotelsProcess.run(enqueue)
+        let queued = try await HotelsProcess.run(enqueue)
         #expect(queued.status == 0 && queued.stdout == "3 new, 0 already queued\n", "\(queued.stderr)")
-        #expect(try HotelsProcess.run(enqueue).stdout == "0 new, 3 already queued\n")
+        #expect(try await HotelsProcess.run(enqueue).stdout == "0 new, 3 already queued\n")
 
         let workers = try [worker(url), worker(url)]
         let open = { try server.psql("SELECT count(*) FROM jobs WHERE state <> 'completed'", database: database).trimmed }
         let logosJobs = { try server.psql("SELECT count(*) FROM jobs WHERE kind = 'logos'", database: database).trimmed }
         let deadline = Date().addingTimeInterval(90)
         while try open() != "0" || logosJobs() == "0", Date() < deadline {
-            usleep(100_000)
+            try await Task.sleep(for: .milliseconds(100))
         }
-        for process in workers { kill(process.processIdentifier, SIGTERM) }
-        for process in workers { process.waitUntilExit() }
+        for process in workers { process.signal(SIGTERM) }
+        for process in workers { await process.ended() }
         #expect(workers.map(\.terminationStatus) == [0, 0])
         #expect(workers.map(\.terminationReason) == [.exit, .exit])
 
@@ -57,11 +56,11 @@ struct WorkerCommandTests {
             LEFT JOIN images i ON i.url = h.logo_url AND i.filter = 'resize:16x16:fill' AND i.data IS NOT NULL
             """, database: database).trimmed == "30|30")
 
-        let jobs = try HotelsProcess.run(["jobs", "--store", url, "--json"])
+        let jobs = try await HotelsProcess.run(["jobs", "--store", url, "--json"])
         #expect(jobs.status == 0 && jobs.stdout.contains(#""counts":{"available":0,"cancelled":0,"completed":9,"dead":0,"retryable":0,"running":0}"#),
                 "\(jobs.stdout)\(jobs.stderr)")
         #expect(jobs.stdout.contains(#""workers":[]"#), "the workers signed off")
-        let text = try HotelsProcess.run(["jobs", "--store", url])
+        let text = try await HotelsProcess.run(["jobs", "--store", url])
         #expect(text.status == 0 && text.stdout.hasPrefix("jobs: 0 available, 0 running, 0 retryable, 9 completed, 0 dead, 0 cancelled"))
         for output in [queued, jobs, text] { #expect(!(output.stdout + output.stderr).contains(TestPostgres.password)) }
     }
@@ -72,7 +71,7 @@ struct WorkerCommandTests {
         let url = try server.makeDatabase()
         let database = TestPostgres.database(in: url)
         let profile = Samples.url("Profiles/sabre-style.json").path
-        let queued = try HotelsProcess.run(["enqueue", "--store", url, "--profile", profile, "--endpoint", "http://127.0.0.1:1/soap",
+        let queued = try await HotelsProcess.run(["enqueue", "--store", url, "--profile", profile, "--endpoint", "http://127.0.0.1:1/soap",
                                             "--city", "Paris"])
         #expect(queued.status == 0, "\(queued.stderr)")
         // The profile's contents travel with the job.
@@ -80,7 +79,7 @@ struct WorkerCommandTests {
         let port = try TestPostgres.freePort()
         let worker = try self.worker(url, ["--metrics-port", String(port)])
         let deadline = Date().addingTimeInterval(60)
-        while try server.psql("SELECT state FROM jobs", database: database).trimmed != "dead", Date() < deadline { usleep(100_000) }
+        while try server.psql("SELECT state FROM jobs", database: database).trimmed != "dead", Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
         // Scraped as Prometheus would.
         let (head, body) = try await HTTPTransport().data(for: HTTPRequest(url: "http://127.0.0.1:\(port)/metrics"))
         let metrics = String(decoding: body, as: UTF8.self)
@@ -88,16 +87,16 @@ struct WorkerCommandTests {
         for line in [#"hotelkit_jobs_claimed_total{kind="list"} 1"#, #"hotelkit_jobs_dead_total{kind="list"} 1"#, "hotelkit_job_claim_seconds_count 1"] {
             #expect(metrics.contains(line), "\(metrics)")
         }
-        kill(worker.processIdentifier, SIGTERM)
-        worker.waitUntilExit()
+        worker.signal(SIGTERM)
+        await worker.ended()
         #expect(try server.psql("SELECT state, attempt FROM jobs", database: database).trimmed == "dead|1")
-        let shown = try HotelsProcess.run(["jobs", "--store", url])
+        let shown = try await HotelsProcess.run(["jobs", "--store", url])
         #expect(shown.stdout.contains("1 dead") && shown.stdout.contains("job 1 (list, 1 attempts)"), "\(shown.stdout)")
 
-        #expect(try HotelsProcess.run(["jobs", "retry", "--dead", "--store", url]).stdout == "1 dead jobs are available again\n")
-        #expect(try HotelsProcess.run(["jobs", "cancel", "1", "--store", url]).stdout == "job 1 cancelled\n")
-        #expect(try HotelsProcess.run(["jobs", "prune", "--older-than", "0s", "--store", url]).stdout == "1 jobs pruned\n")
-        let usage = try HotelsProcess.run(["jobs", "retry", "--store", url])
+        #expect(try await HotelsProcess.run(["jobs", "retry", "--dead", "--store", url]).stdout == "1 dead jobs are available again\n")
+        #expect(try await HotelsProcess.run(["jobs", "cancel", "1", "--store", url]).stdout == "job 1 cancelled\n")
+        #expect(try await HotelsProcess.run(["jobs", "prune", "--older-than", "0s", "--store", url]).stdout == "1 jobs pruned\n")
+        let usage = try await HotelsProcess.run(["jobs", "retry", "--store", url])
         #expect(usage.status == 64)
     }
 }
