@@ -103,14 +103,16 @@ struct SharedStoreCommandTests {
         victim.executableURL = HotelsProcess.executable
         victim.arguments = arguments
         victim.standardOutput = FileHandle.nullDevice
-        victim.standardError = FileHandle.nullDevice
+        let victimErrors = folder("victim-stderr")
+        FileManager.default.createFile(atPath: victimErrors, contents: nil)
+        victim.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: victimErrors))
         let child = try ChildProcess(starting: victim)
         let rows = { Int((try? server.psql("SELECT count(*) FROM hotels", database: database))?.trimmed ?? "") ?? 0 }
-        let deadline = Date().addingTimeInterval(60)
-        while rows() < 50, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        let deadline = Date().addingTimeInterval(120)
+        while rows() < 50, !child.hasEnded, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         child.signal(SIGKILL)
         await child.ended()
-        #expect(child.terminationReason == .uncaughtSignal)
+        #expect(child.terminationReason == .uncaughtSignal, "\((try? String(contentsOfFile: victimErrors, encoding: .utf8)) ?? "")")
 
         // In step: every stored page is whole, and the checkpoint counts exactly those pages.
         let stored = rows()

@@ -6,8 +6,11 @@ import Locking
 /// `waitUntilExit()`: on Linux that runs a run loop on the calling thread
 /// and depends on Foundation delivering the child's end there, and with
 /// many children at once it was seen to wait forever for children long
-/// gone. The end comes from the termination handler, set before the start
-/// so a child that ends at once is not missed.
+/// gone. The end comes from whichever is first of the termination handler
+/// (set before the start, so a child that ends at once is not missed) and a
+/// thread of its own that asks the kernel with `waitid(WNOWAIT)`, which
+/// leaves the child for Foundation to reap: the test suite was seen to miss
+/// Foundation's notice too.
 public final class ChildProcess: @unchecked Sendable {
     // @unchecked: `process` is configured before `start` and only read after;
     // `state` is behind its mutex.
@@ -17,9 +20,12 @@ public final class ChildProcess: @unchecked Sendable {
     /// Whether the child has ended, and who waits for it.
     private final class Ending: Sendable {
         let state = PosixMutex<(ended: Bool, waiters: [CheckedContinuation<Void, Never>], semaphore: DispatchSemaphore?)>((false, [], nil))
+        /// The end as the kernel told it: the exit status, or the signal.
+        let seen = PosixMutex<(status: Int32, reason: Process.TerminationReason)?>(nil)
 
         func end() {
             let (waiters, semaphore) = state.withLock { state in
+                guard !state.ended else { return ([CheckedContinuation<Void, Never>](), DispatchSemaphore?.none) }
                 state.ended = true
                 defer { state.waiters = [] }
                 return (state.waiters, state.semaphore)
@@ -34,12 +40,24 @@ public final class ChildProcess: @unchecked Sendable {
         self.process = process
         process.terminationHandler = { [ending] _ in ending.end() }
         try process.run()
+        let pid = process.processIdentifier
+        Thread.detachNewThread { [ending] in
+            while !ending.state.withLock({ $0.ended }) {
+                var info = siginfo_t()
+                if waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT | WNOHANG) == 0, info._sifields._sigchld.si_pid == pid {
+                    let status = info._sifields._sigchld.si_status
+                    ending.seen.withLock { $0 = (status, info.si_code == CLD_EXITED ? .exit : .uncaughtSignal) }
+                    return ending.end()
+                }
+                usleep(20_000)
+            }
+        }
     }
 
     public var processIdentifier: pid_t { process.processIdentifier }
     public var hasEnded: Bool { ending.state.withLock { $0.ended } }
-    public var terminationStatus: Int32 { process.terminationStatus }
-    public var terminationReason: Process.TerminationReason { process.terminationReason }
+    public var terminationStatus: Int32 { ending.seen.withLock { $0?.status } ?? process.terminationStatus }
+    public var terminationReason: Process.TerminationReason { ending.seen.withLock { $0?.reason } ?? process.terminationReason }
 
     /// Waits for the child's end.
     public func ended() async {
