@@ -20,6 +20,41 @@ struct RequestTemplateTests {
         #expect(template.render(RequestValues()).hasPrefix("||||") && !template.render(RequestValues()).hasPrefix("|||||"))
     }
 
+    @Test("a date takes a pattern: Sabre's MM-dd, compact, European, a full dateTime; UTC, whatever the machine's zone and locale")
+    func datePatterns() throws {
+        let template = try RequestTemplate("{today+30:MM-dd}|{today:yyyyMMdd}|{today-1:dd/MM/yyyy}|{now:yyyy-MM-dd'T'HH:mm:ss.SSSXXX}|{today+2:EEE dd MMM yy}")
+        #expect(template.render(values) == "12-14|20231114|13/11/2023|2023-11-14T22:13:20.500Z|Thu 16 Nov 23")
+        #expect(template.placeholders.map(\.description) == ["{today+30:MM-dd}", "{today:yyyyMMdd}", "{today-1:dd/MM/yyyy}",
+                                                              "{now:yyyy-MM-dd'T'HH:mm:ss.SSSXXX}", "{today+2:EEE dd MMM yy}"])
+        // The last days of December: the calendar year, where the week's year (YYYY) would be the next.
+        let newYearsEve = RequestValues(now: Date(timeIntervalSince1970: 1_767_139_200)) // 2025-12-31
+        #expect(try RequestTemplate("{today:yyyy-MM-dd}").render(newYearsEve) == "2025-12-31")
+        for (text, reason) in [("{today:YYYY-MM-dd}", "the year of the week"), ("{today:yyyy-MM-DD}", "day of the year"),
+                               ("{now:hh:mm}", "12-hour clock"), ("{today:yyyy-MM-dd'T}", "does not close"),
+                               ("{today:}", "empty date pattern"), ("{now.ms:HH}", "a pattern goes with"), ("{city:yyyy}", "unknown placeholder"),
+                               ("{today:yyyy-MM-ddQ}", "the pattern letters are")] {
+            #expect { try RequestTemplate(text) } throws: { "\($0)".contains(reason) }
+        }
+    }
+
+    @Test("a section is sent only when its placeholder has a value: an element, an attribute, nested; unbalanced ones are refused")
+    func sections() throws {
+        let template = try RequestTemplate(#"<Q City="{city}"{?keyword} Name="{keyword}"{/keyword}/>{?cursor}<Next P="{cursor.ProviderCode}">{cursor}{?more}<M/>{/more}</Next>{/cursor}"#)
+        #expect(template.render(values) == #"<Q City="Paris &amp; &lt;Co&gt;"/><Next P="1G">T2</Next>"#)
+        var later = values
+        later.parameters.keyword = "Spa"
+        later.parameters.more = true
+        #expect(template.render(later) == #"<Q City="Paris &amp; &lt;Co&gt;" Name="Spa"/><Next P="1G">T2<M/></Next>"#)
+        #expect(template.render(RequestValues()) == #"<Q City=""/>"#, "page 1: no cursor, no element")
+        #expect(template.placeholders.map(\.description) == ["{city}", "{keyword}", "{keyword}", "{cursor}", "{cursor.ProviderCode}", "{cursor}", "{more}"])
+        #expect(template.contains(.more))
+        for (text, reason) in [("{?cursor}<a/>", "{?cursor} is not closed by {/cursor}"), ("<a/>{/cursor}", "{/cursor} closes no {?cursor}"),
+                               ("{?cursor}{?more}{/cursor}{/more}", "{?more} is open"), ("{?nope}x{/nope}", "unknown placeholder {nope}")] {
+            #expect { try RequestTemplate(text) } throws: { "\($0)".contains(reason) }
+        }
+        #expect(try RequestTemplate("{?}{/}").render(values) == "{?}{/}", "braces that name nothing stay text")
+    }
+
     @Test("an HTTP header value is not XML-escaped, and a line break in it is refused, not sent")
     func headerValues() throws {
         var profile = try ServiceProfile.named("sample")

@@ -13,9 +13,15 @@ import SOAP
 /// | `{uuid}` | a new UUID for each request (the same one everywhere in that request) |
 /// | `{now}`, `{now.ms}` | the request's time, UTC, ISO 8601, to the second or millisecond |
 /// | `{today}`, `{today+N}` | the UTC date, or N days ahead: check-in dates never in the past |
+/// | `{today+N:PATTERN}`, `{now:PATTERN}` | the same in a pattern of ``DatePattern``'s: `{today+30:MM-dd}`, `{today:yyyyMMdd}` |
 /// | `{endpoint}`, `{action}` | the service's URL, and the request's SOAPAction |
 /// | `{env:NAME}` | a credential: the environment variable, or the `--credentials` file's key |
 /// | `{session.NAME}` | a value of the current session: captured, counted, or set at its start |
+///
+/// A section, `{?NAME}…{/NAME}`, is sent only when the placeholder `{NAME}`
+/// has a value: an element or an attribute a service refuses empty, such as
+/// a paging token on the first request:
+/// `{?cursor}<NextResultReference>{cursor}</NextResultReference>{/cursor}`.
 ///
 /// Values are XML-escaped in XML; braces that do not hold a placeholder's
 /// name (`{ "a": 1 }`) are text.
@@ -24,8 +30,8 @@ public struct RequestTemplate: Sendable, Equatable {
         case city, keyword, page, pageSize, cursor, more
         case cursorAttribute(String)
         case uuid
-        case now(milliseconds: Bool)
-        case today(plusDays: Int)
+        case now(milliseconds: Bool, pattern: DatePattern? = nil)
+        case today(plusDays: Int, pattern: DatePattern? = nil)
         case endpoint, action
         case credential(String)
         case session(String)
@@ -40,14 +46,18 @@ public struct RequestTemplate: Sendable, Equatable {
             case .more: "{more}"
             case .cursorAttribute(let name): "{cursor.\(name)}"
             case .uuid: "{uuid}"
-            case .now(let milliseconds): milliseconds ? "{now.ms}" : "{now}"
-            case .today(let days): days == 0 ? "{today}" : "{today\(days > 0 ? "+" : "")\(days)}"
+            case .now(let milliseconds, let pattern): milliseconds ? "{now.ms}" : "{now\(pattern.map { ":\($0)" } ?? "")}"
+            case .today(let days, let pattern):
+                "{today\(days == 0 ? "" : days > 0 ? "+\(days)" : "\(days)")\(pattern.map { ":\($0)" } ?? "")}"
             case .endpoint: "{endpoint}"
             case .action: "{action}"
             case .credential(let name): "{env:\(name)}"
             case .session(let name): "{session.\(name)}"
             }
         }
+
+        /// The name between the braces: `today+30:MM-dd`.
+        public var name: String { String(description.dropFirst().dropLast()) }
 
         static let simple: [String: Placeholder] = [
             "city": .city, "keyword": .keyword, "page": .page, "pageSize": .pageSize, "cursor": .cursor, "more": .more,
@@ -56,11 +66,21 @@ public struct RequestTemplate: Sendable, Equatable {
         ]
 
         static let known = "{city}, {keyword}, {page}, {pageSize}, {cursor}, {cursor.NAME}, {more}, {uuid}, {now}, {now.ms}, "
-            + "{today}, {today+N}, {endpoint}, {action}, {env:NAME}, {session.NAME}"
+            + "{today}, {today+N}, {today+N:PATTERN}, {now:PATTERN}, {endpoint}, {action}, {env:NAME}, {session.NAME}"
 
         /// The placeholder a name between braces is, nil when the braces hold
         /// no placeholder-like name at all; throws for a name that looks like one but is not.
         init?(parsing name: Substring) throws(PathSyntaxError) {
+            // A date with a pattern: the pattern may hold what names may not ('/', ' ', quotes).
+            if name.hasPrefix("today") || name.hasPrefix("now"), let colon = name.firstIndex(of: ":") {
+                let pattern = try DatePattern(String(name[name.index(after: colon)...]))
+                switch try Placeholder(parsing: name[..<colon]) {
+                case .today(let days, nil): self = .today(plusDays: days, pattern: pattern)
+                case .now(false, nil): self = .now(milliseconds: false, pattern: pattern)
+                default: throw PathSyntaxError("unknown placeholder {\(name)}; a pattern goes with {today}, {today+N} or {now}")
+                }
+                return
+            }
             guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "_.:+-".contains($0)) }) else {
                 return nil
             }
@@ -85,59 +105,96 @@ public struct RequestTemplate: Sendable, Equatable {
         }
     }
 
-    private enum Segment: Sendable, Equatable {
+    private indirect enum Segment: Sendable, Equatable {
         case text(String)
         case placeholder(Placeholder)
+        /// `{?NAME}…{/NAME}`: the segments, when the placeholder has a value.
+        case section(Placeholder, [Segment])
     }
 
     public let text: String
     private let segments: [Segment]
 
-    /// Every placeholder, in order of appearance.
+    /// Every placeholder, in order of appearance, sections' included.
     public var placeholders: [Placeholder] {
-        segments.compactMap { segment in
-            if case .placeholder(let placeholder) = segment { return placeholder }
-            return nil
+        func collect(_ segments: [Segment]) -> [Placeholder] {
+            segments.flatMap { segment -> [Placeholder] in
+                switch segment {
+                case .text: []
+                case .placeholder(let placeholder): [placeholder]
+                case .section(let placeholder, let inner): [placeholder] + collect(inner)
+                }
+            }
         }
+        return collect(segments)
     }
 
     public init(_ text: String) throws(PathSyntaxError) {
+        // The open sections, innermost last, each with the segments before it.
+        var open: [(placeholder: Placeholder, outer: [Segment])] = []
         var segments: [Segment] = []
         var rest = text[...]
         var literal = ""
-        while let open = rest.firstIndex(of: "{") {
-            let after = rest[rest.index(after: open)...]
+        func flush() {
+            if !literal.isEmpty { segments.append(.text(literal)) }
+            literal = ""
+        }
+        while let brace = rest.firstIndex(of: "{") {
+            let after = rest[rest.index(after: brace)...]
             guard let close = after.firstIndex(of: "}") else { break }
-            if let placeholder = try Placeholder(parsing: after[..<close]) {
-                literal += rest[..<open]
-                if !literal.isEmpty { segments.append(.text(literal)) }
-                literal = ""
-                segments.append(.placeholder(placeholder))
-                rest = after[after.index(after: close)...]
-            } else {
-                literal += rest[...open]
+            var name = after[..<close]
+            let marker = name.first.flatMap { "?/".contains($0) ? $0 : nil }
+            if marker != nil { name = name.dropFirst() }
+            guard let placeholder = try Placeholder(parsing: name) else {
+                literal += rest[...brace]
                 rest = after
+                continue
             }
+            literal += rest[..<brace]
+            flush()
+            switch marker {
+            case "?":
+                open.append((placeholder, segments))
+                segments = []
+            case "/":
+                guard let section = open.last, section.placeholder == placeholder else {
+                    throw PathSyntaxError("{/\(name)} closes no {?\(name)}" + (open.last.map { "; {?\($0.placeholder.name)} is open" } ?? ""))
+                }
+                open.removeLast()
+                segments = section.outer + [.section(placeholder, segments)]
+            default:
+                segments.append(.placeholder(placeholder))
+            }
+            rest = after[after.index(after: close)...]
         }
         literal += rest
-        if !literal.isEmpty { segments.append(.text(literal)) }
+        flush()
+        if let unclosed = open.last {
+            throw PathSyntaxError("{?\(unclosed.placeholder.name)} is not closed by {/\(unclosed.placeholder.name)}")
+        }
         self.text = text
         self.segments = segments
     }
 
     public func contains(_ placeholder: Placeholder) -> Bool {
-        segments.contains(.placeholder(placeholder))
+        placeholders.contains(placeholder)
     }
 
-    /// The text with every placeholder replaced by `escape(value)`; a missing value becomes empty.
+    /// The text with every placeholder replaced by `escape(value)`; a missing
+    /// value becomes empty, and a section whose placeholder has none is left out.
     public func render(_ values: RequestValues, escape: (String) -> String = XMLEscaping.escape) -> String {
-        var result = ""
-        for segment in segments {
-            switch segment {
-            case .text(let text): result += text
-            case .placeholder(let placeholder): result += escape(values[placeholder] ?? "")
+        func render(_ segments: [Segment], into result: inout String) {
+            for segment in segments {
+                switch segment {
+                case .text(let text): result += text
+                case .placeholder(let placeholder): result += escape(values[placeholder] ?? "")
+                case .section(let placeholder, let inner):
+                    if values[placeholder]?.isEmpty == false { render(inner, into: &result) }
+                }
             }
         }
+        var result = ""
+        render(segments, into: &result)
         return result
     }
 
@@ -209,8 +266,10 @@ public struct RequestValues: Sendable {
         case .more: parameters.more ? "true" : nil
         case .cursorAttribute(let name): parameters.cursorAttributes[name]
         case .uuid: uuid
-        case .now(let milliseconds): Self.timestamp(now, milliseconds: milliseconds)
-        case .today(let days): Self.date(now.addingTimeInterval(Double(days) * 86_400))
+        case .now(_, let pattern?): pattern.format(now)
+        case .now(let milliseconds, nil): Self.timestamp(now, milliseconds: milliseconds)
+        case .today(let days, let pattern):
+            pattern.map { $0.format(now.addingTimeInterval(Double(days) * 86_400)) } ?? Self.date(now.addingTimeInterval(Double(days) * 86_400))
         case .endpoint: endpoint
         case .action: action
         case .credential(let name): credentials[name]
