@@ -161,7 +161,7 @@ struct PostgresStoreTests {
         let database = TestPostgres.database(in: url)
         let quick = try await PostgresHotelStore.open(try PostgresLocation(url: url + "&connect_timeout=1"))
         let patient = try await PostgresHotelStore.open(try PostgresLocation(url: url + "&connect_timeout=600"))
-        try await quick.mergeFirstPage(hotels([("A", 3)]), into: key, checkpoint: checkpoint, now: Date())
+        try await patient.mergeFirstPage(hotels([("A", 3)]), into: key, checkpoint: checkpoint, now: Date())
         try server.psql("ALTER DATABASE \(database) WITH ALLOW_CONNECTIONS false", database: "postgres")
         try server.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)'", database: "postgres")
         await #expect { try await quick.appendPage(hotels([("B", 2)]), to: key, checkpoint: checkpoint, now: Date()) } throws: { error in
@@ -172,8 +172,8 @@ struct PostgresStoreTests {
         waiting.cancel()
         await #expect(throws: (any Error).self) { try await waiting.value }
         try server.psql("ALTER DATABASE \(database) WITH ALLOW_CONNECTIONS true", database: "postgres")
-        let list = try #require(try await quick.cachedList(key))
-        #expect(try await quick.hotels(in: list, offset: 0, limit: nil).map(\.code) == ["A"], "the abandoned page never lands")
+        let list = try #require(try await patient.cachedList(key))
+        #expect(try await patient.hotels(in: list, offset: 0, limit: nil).map(\.code) == ["A"], "the abandoned page never lands")
     }
 }
 
