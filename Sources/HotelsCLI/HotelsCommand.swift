@@ -12,7 +12,16 @@ enum Main {
     static func main() async {
         boundMallocArenas()
         LoggingSystem.bootstrap { _ in StandardErrorLogHandler() }
-        await HotelsCommand.main()
+        await HotelsCommand.main(withoutHelpForUnknownCommand(Array(CommandLine.arguments.dropFirst())))
+    }
+
+    /// ArgumentParser answers `hotels NOSUCH --help` with the top help and
+    /// exit 0, so a script would take a misspelt command for a working one.
+    /// Without the help flag, the unknown command is reported (64).
+    static func withoutHelpForUnknownCommand(_ arguments: [String]) -> [String] {
+        guard let first = arguments.first, !first.hasPrefix("-"), first != "help",
+              !HotelsCommand.configuration.subcommands.contains(where: { $0._commandName == first }) else { return arguments }
+        return arguments.filter { $0 != "--help" && $0 != "-h" }
     }
 
     /// glibc gives every thread that allocates an arena of its own, up to

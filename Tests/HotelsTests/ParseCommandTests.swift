@@ -126,3 +126,17 @@ struct ParseSummaryTests {
                           "error: the service reported an error: 322 No availability (//Errors/Error)"], "\(result.stderr)")
     }
 }
+
+@Suite("hotels --help")
+struct HelpTests {
+    @Test("an unknown command with --help is reported (64), while a known one's help and the top help exit 0")
+    func unknownCommand() async throws {
+        let unknown = try await HotelsProcess.run(["fecth", "--help"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("fecth") && unknown.stdout.isEmpty)
+        let known = try await HotelsProcess.run(["fetch", "--help"])
+        #expect(known.status == 0 && known.stdout.contains("USAGE: hotels fetch"))
+        #expect(try await HotelsProcess.run(["--help"]).status == 0)
+        #expect(try await HotelsProcess.run(["help", "list"]).stdout.contains("USAGE: hotels list"))
+    }
+}

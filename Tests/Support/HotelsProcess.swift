@@ -43,8 +43,8 @@ public struct HotelsProcess {
         let (input, output, errors) = (files.appendingPathExtension("in"), files.appendingPathExtension("out"), files.appendingPathExtension("err"))
         defer { [input, output, errors].forEach { try? FileManager.default.removeItem(at: $0) } }
         try (stdin ?? Data()).write(to: input)
-        FileManager.default.createFile(atPath: output.path, contents: nil)
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.standardInput = try FileHandle(forReadingFrom: input)
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = try FileHandle(forWritingTo: errors)
