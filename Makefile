@@ -12,7 +12,8 @@ build: deps
 test: deps
 	@python3 -c "import zeep" 2>/dev/null || python3 -m pip install -q zeep
 	$(SWIFT) build --build-tests
-	$(SWIFT) test
+	# Line by line: the test log then says which tests were running should one hang (scripts/watchdog names them).
+	stdbuf -oL -eL $(SWIFT) test
 
 # Release: the demo shows real speed (logo decoding is ~4x slower in a debug build).
 demo: deps
