@@ -52,6 +52,12 @@ let package = Package(
             dependencies: [.product(name: "PostgresStore", package: "HotelKit"), .product(name: "Workers", package: "HotelKit")],
             path: "Sources/QueueThroughput"
         ),
+        // scripts/compare store: open a store and read a list's first 20 rows, in process.
+        .executableTarget(
+            name: "first-rows",
+            dependencies: [.product(name: "OfflineStore", package: "HotelKit"), .product(name: "PostgresStore", package: "HotelKit")],
+            path: "Sources/FirstRows"
+        ),
         // A peer for scripts/compare: FoundationXML's XMLParser building the same records.
         .executableTarget(name: "foundation-xml-baseline", path: "Sources/FoundationXMLBaseline"),
     ],

@@ -43,13 +43,14 @@ public final class PostgresHotelStore: HotelStorage, SharedImageIndex {
     private let connectTimeout: Int
     private let running: Task<Void, Never>
 
-    private init(location: String, client: PostgresClient, logger: Logger, connectTimeout: Int, applied: [PostgresSchema.Migration]) {
+    private init(location: String, client: PostgresClient, running: Task<Void, Never>, logger: Logger, connectTimeout: Int,
+                 applied: [PostgresSchema.Migration]) {
         self.location = location
         self.client = client
+        self.running = running
         self.logger = logger
         self.connectTimeout = connectTimeout
         appliedMigrations = applied
-        running = Task { await client.run() }
     }
 
     deinit { running.cancel() }
@@ -58,17 +59,29 @@ public final class PostgresHotelStore: HotelStorage, SharedImageIndex {
     public static func open(_ location: PostgresLocation, logger: Logger = Logger(label: "hotelkit.store")) async throws(StoreError) -> PostgresHotelStore {
         let shown = location.description
         do {
-            // One connection first: a server that is down, or a refused password, is said at once, and the schema is readied.
-            let applied = try await withConnection(to: location, logger: logger) { connection in
-                try await PostgresSchema.migrate(connection, location: shown, logger: logger)
-            }
+            let tls = try tls(location.tls)
             var configuration = PostgresClient.Configuration(host: location.host, port: location.port, username: location.user,
                                                              password: location.password, database: location.database,
-                                                             tls: try tls(location.tls).client)
+                                                             tls: tls.client)
             configuration.options.maximumConnections = location.poolSize
             configuration.options.connectTimeout = .seconds(Int64(location.connectTimeout))
-            return PostgresHotelStore(location: shown, client: PostgresClient(configuration: configuration, backgroundLogger: logger),
-                                      logger: logger, connectTimeout: location.connectTimeout, applied: applied)
+            let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+            let running = Task { await client.run() }
+            // The pool's first connection is made while the probe below checks the schema, not after it:
+            // a cold `hotels list` waits for one connection's start-up, not two in a row. It stays idle in the pool.
+            let warming = Task { try? await client.withConnection { _ in } }
+            do {
+                // One connection of its own: a server that is down, or a refused password, is said at once, and the schema is readied.
+                let applied = try await withConnection(to: location, tls: tls.connection, logger: logger) { connection in
+                    try await PostgresSchema.migrate(connection, location: shown, logger: logger)
+                }
+                return PostgresHotelStore(location: shown, client: client, running: running, logger: logger,
+                                          connectTimeout: location.connectTimeout, applied: applied)
+            } catch {
+                warming.cancel()
+                running.cancel()
+                throw error
+            }
         } catch {
             throw StoreFailure.storeError(error, location: location)
         }
@@ -77,18 +90,20 @@ public final class PostgresHotelStore: HotelStorage, SharedImageIndex {
     /// The schema's state, without changing it: for `hotels store status`.
     public static func status(_ location: PostgresLocation, logger: Logger = Logger(label: "hotelkit.store")) async throws(StoreError) -> PostgresSchema.Status {
         do {
-            return try await withConnection(to: location, logger: logger) { try await PostgresSchema.status($0, logger: logger) }
+            return try await withConnection(to: location, tls: try tls(location.tls).connection, logger: logger) {
+                try await PostgresSchema.status($0, logger: logger)
+            }
         } catch {
             throw StoreFailure.storeError(error, location: location)
         }
     }
 
     /// Runs `body` on a connection of its own, closed after it whatever happens.
-    private static func withConnection<Result: Sendable>(to location: PostgresLocation, logger: Logger,
+    private static func withConnection<Result: Sendable>(to location: PostgresLocation, tls: PostgresConnection.Configuration.TLS,
+                                                         logger: Logger,
                                                          _ body: (PostgresConnection) async throws -> Result) async throws -> Result {
         var configuration = PostgresConnection.Configuration(host: location.host, port: location.port, username: location.user,
-                                                              password: location.password, database: location.database,
-                                                              tls: try tls(location.tls).connection)
+                                                              password: location.password, database: location.database, tls: tls)
         configuration.options.connectTimeout = .seconds(Int64(location.connectTimeout))
         let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
         do {

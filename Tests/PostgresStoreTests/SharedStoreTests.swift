@@ -90,6 +90,20 @@ struct SharedStoreTests {
         #expect(try await store.hotels(in: list, offset: 19, limit: 2).map(\.name) == ["Renamed A19", "Hotel A20"])
     }
 
+    @Test("a load-more page of distinct codes, one of them stored already, adds the rest and updates that one in place",
+          arguments: Backend.allCases)
+    func appendMeetsStoredCode(_ backend: Backend) async throws {
+        let store = try await backend.makeStore()
+        try await store.mergeFirstPage(hotels([("A", 300), ("B", 200)]), into: key, checkpoint: checkpoint, now: Date())
+        let end = Pager.Checkpoint(pagesReceived: 2, nextPage: 0, nextCursor: "1", usedCursors: ["100", "1"], end: .endMarker)
+        #expect(try await store.appendPage(hotels([("C", 100), ("A", 300), ("D", 90)], name: "New"), to: key, checkpoint: end,
+                                           now: Date()) == 2)
+        #expect(try await codes(store) == ["A", "B", "C", "D"])
+        let list = try #require(try await store.cachedList(key))
+        #expect(list.count == 4 && list.checkpoint == end && list.isExhausted)
+        #expect(try await store.hotels(in: list, offset: 0, limit: 1).map(\.name) == ["New A"])
+    }
+
     @Test("forEachBatch hands over the whole list in service order, a batch at a time", arguments: Backend.allCases)
     func batches(_ backend: Backend) async throws {
         let store = try await backend.makeStore()
