@@ -49,6 +49,8 @@ public struct ListJob: Sendable {
     public var storage: any ListStorage
     public var city: String
     public var keyword: String?
+    /// A search by position (`{latitude}`, `{longitude}`, `{radius}`), part of the list's key.
+    public var area: SearchArea?
     /// Page size, page limit, cache first, offline: ``/OfflineStore/ListSync/Options``.
     /// By default a whole list, cache first, one page read ahead.
     public var options: ListSync.Options
@@ -58,13 +60,14 @@ public struct ListJob: Sendable {
     /// Stamps pages as fetched.
     public var now: @Sendable () -> Date
 
-    public init(client: HotelClient, storage: any ListStorage, city: String, keyword: String? = nil,
+    public init(client: HotelClient, storage: any ListStorage, city: String, keyword: String? = nil, area: SearchArea? = nil,
                 options: ListSync.Options = ListSync.Options(readAhead: true), logos: LogoPipeline? = nil,
                 sink: any ListSink = StoreOnlySink(), now: @escaping @Sendable () -> Date = Date.init) {
         self.client = client
         self.storage = storage
         self.city = city
         self.keyword = keyword
+        self.area = area
         self.options = options
         self.logos = logos
         self.sink = sink
@@ -72,10 +75,10 @@ public struct ListJob: Sendable {
     }
 
     /// The list's key in the store.
-    public var key: ListKey { ListKey(client: client, city: city, keyword: keyword) }
+    public var key: ListKey { ListKey(client: client, city: city, keyword: keyword, area: area) }
 
     var sync: ListSync {
-        ListSync(client: client, storage: storage, city: city, keyword: keyword, options: options, now: now)
+        ListSync(client: client, storage: storage, city: city, keyword: keyword, area: area, options: options, now: now)
     }
 
     /// Runs the list to its end (or this run's page limit), then hands the

@@ -87,3 +87,29 @@ struct CacheFolder {
         }
     }
 }
+
+/// `--near LAT,LON` and `--radius KM`: a search by position, for profiles
+/// whose body uses `{latitude}`, `{longitude}` and `{radius}`. The position
+/// is part of the list's key, so `--city` still names the list.
+struct AreaOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Search near a position, in decimal degrees: 47.6062,-122.3321 ({latitude}, {longitude}).",
+                               valueName: "lat,lon"))
+    var near: String?
+    @Option(help: ArgumentHelp("The search's radius in kilometres, with --near ({radius}; default 5).", valueName: "km"))
+    var radius: Double?
+
+    /// The area asked for, or nil; a malformed one is a usage error (64).
+    func area() throws -> SearchArea? {
+        guard let near else {
+            if radius != nil { throw ValidationError("--radius goes with --near LAT,LON") }
+            return nil
+        }
+        do {
+            return try SearchArea(near: near, radius: radius)
+        } catch {
+            throw ValidationError("--near/--radius: \(error)")
+        }
+    }
+
+    func validate() throws { _ = try area() }
+}

@@ -47,7 +47,7 @@ struct CallCommand: AsyncParsableCommand {
             throw Diagnostics.report(error, context: "--profile \(profile)").code
         }
         let interruption = Interruption()
-        let parameters = values.parameters(for: loaded)
+        let parameters = try values.parameters(for: loaded)
         let outcome = await interruption.run { try await client.page(parameters, context: "call") }
         await client.close()
         if let code = interruption.exitCode { throw code }

@@ -35,6 +35,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .customLong("city"), help: "The city to list; repeat it for several lists (each into OUT/CITY).")
     var cities: [String]
     @Option(help: "A keyword, for profiles whose body uses {keyword}.") var keyword: String?
+    @OptionGroup var areaOptions: AreaOptions
     @Option(help: "Hotels per page.") var pageSize = 50
     @Option(help: "Fetch at most this many pages in this run.") var maxPages: Int?
     @Flag(help: "Download each hotel's logo.") var logos = false
@@ -112,7 +113,7 @@ struct FetchCommand: AsyncParsableCommand {
     /// at once; the first failing list's exit code, in the order given.
     private func fetch(client: HotelClient, http: HTTPTransport, chain: FilterChain) async throws {
         let store = try await cacheOptions.openStorage()
-        let lists = ListFetch(client: client, storage: store, keyword: keyword, options: ListSync.Options(
+        let lists = ListFetch(client: client, storage: store, keyword: keyword, area: try areaOptions.area(), options: ListSync.Options(
             pageSize: pageSize, maxPages: maxPages, cacheFirst: !refresh || offline, cacheOnly: offline,
             servesCacheWhenOffline: !requireFresh, readAhead: true),
             logos: logos ? LogoPipeline(configuration: .init(

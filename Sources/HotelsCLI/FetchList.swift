@@ -14,6 +14,7 @@ struct ListFetch: Sendable {
     var client: HotelClient
     var storage: any ListStorage
     var keyword: String?
+    var area: SearchArea?
     var options: ListSync.Options
     var logos: LogoPipeline?
     var progress: ProgressLine
@@ -39,7 +40,7 @@ struct ListFetch: Sendable {
     /// Fetches `city` into `folder` and prints the summary; a failure is
     /// reported after it and thrown as its exit code.
     func fetch(city: String, into folder: URL) async throws {
-        let job = ListJob(client: client, storage: storage, city: city, keyword: keyword, options: options, logos: logos,
+        let job = ListJob(client: client, storage: storage, city: city, keyword: keyword, area: area, options: options, logos: logos,
                           sink: FolderSink(folder: folder))
         var offlineBanner: String?
         let summary: ListJobSummary
@@ -92,6 +93,8 @@ struct ListFetch: Sendable {
 /// The one-line summary of a fetch, or its JSON: a ``ListJobSummary`` in the words of `hotels fetch`.
 struct FetchReport: Encodable {
     var city: String
+    /// The search's position, when it was one (`--near`).
+    var near: String?
     var pages: Int
     var hotels: Int
     var fetched: Int
@@ -111,6 +114,7 @@ struct FetchReport: Encodable {
 
     init(_ summary: ListJobSummary, offlineBanner: String?, out: String) {
         city = summary.key.city
+        near = summary.key.area?.description
         pages = summary.pages
         hotels = summary.hotels
         fetched = summary.fetched

@@ -62,6 +62,7 @@ struct EnqueueCommand: AsyncParsableCommand {
     @Option(name: .customLong("cities"), help: ArgumentHelp("A file of cities, one a line (# starts a comment).", valueName: "file"))
     var citiesFile: String?
     @Option(help: "A keyword, for profiles whose body uses {keyword}.") var keyword: String?
+    @OptionGroup var areaOptions: AreaOptions
     @Option(help: "Hotels per page.") var pageSize = 50
     @Option(help: ArgumentHelp("Queue the list again this long after each run completes: 30m, 6h, 1d.", valueName: "duration"))
     var every: Seconds?
@@ -84,8 +85,10 @@ struct EnqueueCommand: AsyncParsableCommand {
         do {
             let profile = try JobProfile(nameOrPath: self.profile)
             _ = try FilterChain(parsing: filter)
+            let area = try areaOptions.area()
             arguments = try allCities().map { city in
-                ListJobArguments(profile: profile, endpoint: endpoint, city: city, keyword: keyword, pageSize: pageSize, logos: logos, filter: filter)
+                ListJobArguments(profile: profile, endpoint: endpoint, city: city, keyword: keyword, area: area, pageSize: pageSize,
+                                 logos: logos, filter: filter)
             }
         } catch let code as ExitCode {
             throw code

@@ -16,6 +16,7 @@ struct ListCommand: AsyncParsableCommand {
     @Option(help: "Only lists fetched with this profile: a built-in name or a profile file, as given to hotels fetch.") var profile: String?
     @Option(help: "Only the list fetched from this endpoint.") var endpoint: String?
     @Option(help: "A keyword the list was fetched with.") var keyword: String?
+    @OptionGroup(title: "The position the list was fetched near, if it was") var areaOptions: AreaOptions
     @Option(help: "Print at most this many rows.") var limit: Int?
     @Option(help: ArgumentHelp("Also write the list's logos from the store's logo index into this folder (CODE.png), as hotels fetch --logos saves them.",
                                valueName: "dir"))
@@ -41,15 +42,17 @@ struct ListCommand: AsyncParsableCommand {
         } catch {
             throw Diagnostics.report(error, context: "--profile").code
         }
+        let area = try areaOptions.area()
         let store = try await cacheOptions.openStorage()
         let list: CachedList?
         if let endpoint {
-            list = try await store.cachedList(ListKey(profile: profileName ?? "sample", endpoint: endpoint, city: city, keyword: keyword))
+            list = try await store.cachedList(ListKey(profile: profileName ?? "sample", endpoint: endpoint, city: city, keyword: keyword,
+                                                      area: area))
         } else {
-            list = try await store.latestList(city: city, profile: profileName, keyword: keyword)
+            list = try await store.latestList(city: city, profile: profileName, keyword: keyword, area: area)
         }
         guard let list, list.count > 0 else {
-            Diagnostics.error("nothing is cached for \(city)" + (endpoint.map { " from \($0)" } ?? ""),
+            Diagnostics.error("nothing is cached for \(city)" + (area.map { " near \($0)" } ?? "") + (endpoint.map { " from \($0)" } ?? ""),
                               hint: "hotels fetch --city \(city) --endpoint URL fills the cache; hotels cache stats shows what is there")
             throw ExitStatus.noInput.code
         }
@@ -111,7 +114,7 @@ struct CacheCommand: AsyncParsableCommand {
             var text = "\(stats.path): \(stats.fileBytes) bytes, \(stats.lists.count) lists, \(stats.hotels) hotels, "
                 + "\(stats.images) logos (\(stats.imageBytes) bytes)\n"
             for list in stats.lists {
-                text += "  \(list.city) (\(list.profile) at \(list.endpoint)): \(list.hotels) hotels, fetched "
+                text += "  \(list.city)\(list.near.map { " near \($0)" } ?? "") (\(list.profile) at \(list.endpoint)): \(list.hotels) hotels, fetched "
                     + "\(OfflineList.age(Date().timeIntervalSince(list.fetchedAt))) ago\(list.exhausted ? ", complete" : "")\n"
             }
             writeAll(Array(text.utf8), to: STDOUT_FILENO)

@@ -168,6 +168,7 @@ struct InitCommand: AsyncParsableCommand {
 struct RequestValueOptions: ParsableArguments {
     @Option(help: "{city}.") var city: String?
     @Option(help: "{keyword}.") var keyword: String?
+    @OptionGroup var areaOptions: AreaOptions
     @Option(help: "{pageSize}.") var pageSize = 50
     @Option(help: "{page} (default: the profile's first page).") var page: Int?
     @Option(help: "{cursor}: the token of the page to ask for (default: none, the first page).") var cursor: String?
@@ -179,9 +180,10 @@ struct RequestValueOptions: ParsableArguments {
     }
 
     /// The first page's parameters as the profile's paging asks for it, with the options over them.
-    func parameters(for profile: ServiceProfile) -> RequestParameters {
-        var parameters = Pager(paging: profile.paging, pageSize: pageSize).nextRequest(city: city, keyword: keyword)
-            ?? RequestParameters(city: city, keyword: keyword, pageSize: pageSize)
+    func parameters(for profile: ServiceProfile) throws -> RequestParameters {
+        let area = try areaOptions.area()
+        var parameters = Pager(paging: profile.paging, pageSize: pageSize).nextRequest(city: city, keyword: keyword, area: area)
+            ?? RequestParameters(city: city, keyword: keyword, area: area, pageSize: pageSize)
         if let page { parameters.page = page }
         if let cursor { parameters.cursor = cursor }
         if more { parameters.more = true }
@@ -242,7 +244,7 @@ struct CheckCommand: ParsableCommand {
                 if options.login != nil { session.answered() }
                 return session
             }
-            write(try builder.request(.page(values.parameters(for: loaded)), session: session), secrets: secrets, to: output)
+            write(try builder.request(.page(try values.parameters(for: loaded)), session: session), secrets: secrets, to: output)
         } catch {
             output.flush()
             throw Diagnostics.report(secrets.redact(error), context: profile).code

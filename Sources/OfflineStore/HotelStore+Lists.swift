@@ -11,9 +11,9 @@ extension HotelStore {
 
     /// The most recently fetched list of `city`, from any endpoint, for
     /// `hotels list` when no endpoint is given.
-    public func latestList(city: String, profile: String?, keyword: String? = nil) throws -> CachedList? {
+    public func latestList(city: String, profile: String?, keyword: String? = nil, area: SearchArea? = nil) throws -> CachedList? {
         try writer.read { db in
-            var request = ListRecord.filter(Column("city") == city && Column("keyword") == (keyword ?? ""))
+            var request = ListRecord.filter(Column("city") == city && Column("keyword") == ListKey.storedKeyword(keyword, area: area))
             if let profile { request = request.filter(Column("profile") == profile) }
             return try request.order(Column("fetchedAt").desc).fetchOne(db).flatMap { try Self.list(db, $0) }
         }
@@ -293,7 +293,7 @@ extension HotelStore {
 
     private static func record(_ db: Database, _ key: ListKey) throws -> ListRecord? {
         try ListRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM lists WHERE profile = ? AND endpoint = ? AND city = ? AND keyword = ?"),
-                                arguments: [key.profile, key.endpoint, key.city, key.keyword])
+                                arguments: [key.profile, key.endpoint, key.city, key.storedKeyword])
     }
 
     private static func list(_ db: Database, _ record: ListRecord) throws -> CachedList? {
@@ -323,7 +323,7 @@ extension HotelStore {
             try db.cachedStatement(sql: "UPDATE lists SET fetchedAt = ? WHERE id = ?").execute(arguments: [list.fetchedAt, list.id])
             return list
         }
-        var list = ListRecord(id: nil, profile: key.profile, endpoint: key.endpoint, city: key.city, keyword: key.keyword,
+        var list = ListRecord(id: nil, profile: key.profile, endpoint: key.endpoint, city: key.city, keyword: key.storedKeyword,
                               checkpoint: nil, exhausted: false, fetchedAt: now.timeIntervalSince1970)
         try list.insert(db)
         return list

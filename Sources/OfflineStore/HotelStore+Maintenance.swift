@@ -6,19 +6,28 @@ import Imaging
 public struct StoreStats: Sendable, Codable, Equatable {
     public struct List: Sendable, Codable, Equatable {
         public var city: String
+        /// The search's position (``/Hotels/SearchArea``), for a list fetched near one.
+        public var near: String?
         public var profile: String
         public var endpoint: String
         public var hotels: Int
         public var fetchedAt: Date
         public var exhausted: Bool
 
-        public init(city: String, profile: String, endpoint: String, hotels: Int, fetchedAt: Date, exhausted: Bool) {
+        public init(city: String, near: String? = nil, profile: String, endpoint: String, hotels: Int, fetchedAt: Date, exhausted: Bool) {
             self.city = city
+            self.near = near
             self.profile = profile
             self.endpoint = endpoint
             self.hotels = hotels
             self.fetchedAt = fetchedAt
             self.exhausted = exhausted
+        }
+
+        /// A cached list's line, as every backend reports it.
+        public init(_ list: CachedList) {
+            self.init(city: list.key.city, near: list.key.area?.description, profile: list.key.profile, endpoint: list.key.endpoint,
+                      hotels: list.count, fetchedAt: list.fetchedAt, exhausted: list.isExhausted)
         }
     }
 
@@ -50,10 +59,7 @@ extension HotelStore {
     }
 
     public func stats() throws -> StoreStats {
-        let lists = try allLists().map { list in
-            StoreStats.List(city: list.key.city, profile: list.key.profile, endpoint: list.key.endpoint, hotels: list.count,
-                            fetchedAt: list.fetchedAt, exhausted: list.isExhausted)
-        }
+        let lists = try allLists().map(StoreStats.List.init)
         let (images, imageBytes) = try writer.read { db in
             let row = try Row.fetchOne(db, sql: "SELECT count(*) AS count, coalesce(sum(bytes), 0) AS bytes FROM images")
             return (row?["count"] ?? 0, row?["bytes"] ?? 0) as (Int, Int)

@@ -39,20 +39,42 @@ public struct ListKey: Sendable, Hashable, CustomStringConvertible {
     public var endpoint: String
     public var city: String
     public var keyword: String
+    /// A search by position: the same city's name near two points is two lists.
+    public var area: SearchArea?
 
-    public init(profile: String, endpoint: String, city: String, keyword: String? = nil) {
+    public init(profile: String, endpoint: String, city: String, keyword: String? = nil, area: SearchArea? = nil) {
         self.profile = profile
         self.endpoint = endpoint
         self.city = city
         self.keyword = keyword ?? ""
+        self.area = area
     }
 
     /// The key of `city`'s list from `client`'s service.
-    public init(client: HotelClient, city: String, keyword: String? = nil) {
-        self.init(profile: client.profile.name, endpoint: client.endpoint, city: city, keyword: keyword)
+    public init(client: HotelClient, city: String, keyword: String? = nil, area: SearchArea? = nil) {
+        self.init(profile: client.profile.name, endpoint: client.endpoint, city: city, keyword: keyword, area: area)
     }
 
-    public var description: String { "\(city) (\(profile) at \(endpoint))" }
+    /// The key as a store's `keyword` column holds it (``storedKeyword``).
+    public init(profile: String, endpoint: String, city: String, storedKeyword: String) {
+        let parts = storedKeyword.split(separator: Self.areaSeparator, maxSplits: 1, omittingEmptySubsequences: false)
+        self.init(profile: profile, endpoint: endpoint, city: city, keyword: String(parts[0]),
+                  area: parts.count == 2 ? SearchArea(description: String(parts[1])) : nil)
+    }
+
+    /// What a store keeps in its `keyword` column: the keyword, then the
+    /// area after a unit separator (U+001F) when there is one. Both stores'
+    /// unique keys then cover the area with no new column, and lists stored
+    /// before areas existed read back as they were.
+    public var storedKeyword: String { Self.storedKeyword(keyword, area: area) }
+
+    public static func storedKeyword(_ keyword: String?, area: SearchArea?) -> String {
+        (keyword ?? "") + (area.map { String(areaSeparator) + $0.description } ?? "")
+    }
+
+    static let areaSeparator: Character = "\u{1F}"
+
+    public var description: String { "\(city)\(area.map { " near \($0)" } ?? "") (\(profile) at \(endpoint))" }
 }
 
 /// A cached list's bookkeeping.
@@ -140,8 +162,8 @@ public protocol HotelStorage: ListStorage, ImageIndex {
     /// Where the store is, fit to print: a file, or a server's URL without its password.
     var location: String { get }
 
-    /// The most recently fetched list of `city`, from any endpoint.
-    func latestList(city: String, profile: String?, keyword: String?) async throws -> CachedList?
+    /// The most recently fetched list of `city` (near `area`, when given), from any endpoint.
+    func latestList(city: String, profile: String?, keyword: String?, area: SearchArea?) async throws -> CachedList?
 
     /// Every cached list, newest first.
     func allLists() async throws -> [CachedList]

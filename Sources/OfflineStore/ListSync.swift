@@ -147,17 +147,20 @@ public struct ListSync: AsyncSequence, Sendable {
     public let key: ListKey
     public let city: String
     public let keyword: String?
+    /// A search by position, part of the list's key.
+    public let area: SearchArea?
     public let options: Options
     private let now: @Sendable () -> Date
 
     /// - Parameter now: The clock that stamps pages as fetched.
-    public init(client: HotelClient, storage: any ListStorage, city: String, keyword: String? = nil, options: Options = Options(),
-                now: @escaping @Sendable () -> Date = Date.init) {
+    public init(client: HotelClient, storage: any ListStorage, city: String, keyword: String? = nil, area: SearchArea? = nil,
+                options: Options = Options(), now: @escaping @Sendable () -> Date = Date.init) {
         self.client = client
         self.storage = storage
-        key = ListKey(client: client, city: city, keyword: keyword)
+        key = ListKey(client: client, city: city, keyword: keyword, area: area)
         self.city = city
         self.keyword = keyword
+        self.area = area
         self.options = options
         self.now = now
     }
@@ -279,7 +282,7 @@ public struct ListSync: AsyncSequence, Sendable {
     }
 
     private func pages(after checkpoint: Pager.Checkpoint?, limit: Int?) -> HotelPages.Iterator {
-        client.pages(city: city, keyword: keyword, pageSize: options.pageSize, resumingFrom: checkpoint, maxPages: limit)
+        client.pages(city: city, keyword: keyword, area: area, pageSize: options.pageSize, resumingFrom: checkpoint, maxPages: limit)
             .makeAsyncIterator()
     }
 }

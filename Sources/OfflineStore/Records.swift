@@ -58,6 +58,7 @@ public struct ListRecord: Sendable, Equatable, Codable, FetchableRecord, Mutable
     public var profile: String
     public var endpoint: String
     public var city: String
+    /// The keyword, and the search's area after it (``ListKey/storedKeyword``).
     public var keyword: String
     /// Where "load more" stands, as JSON.
     public var checkpoint: String?
@@ -65,7 +66,7 @@ public struct ListRecord: Sendable, Equatable, Codable, FetchableRecord, Mutable
     /// Unix seconds.
     public var fetchedAt: Double
 
-    public var key: ListKey { ListKey(profile: profile, endpoint: endpoint, city: city, keyword: keyword) }
+    public var key: ListKey { ListKey(profile: profile, endpoint: endpoint, city: city, storedKeyword: keyword) }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID

@@ -10,14 +10,14 @@ extension PostgresHotelStore {
     public func cachedList(_ key: ListKey) async throws -> CachedList? {
         try await reading { [logger] connection in
             try await Self.lists(connection, where: "l.profile = $1 AND l.endpoint = $2 AND l.city = $3 AND l.keyword = $4",
-                                 [key.profile, key.endpoint, key.city, key.keyword], logger: logger).first
+                                 [key.profile, key.endpoint, key.city, key.storedKeyword], logger: logger).first
         }
     }
 
-    public func latestList(city: String, profile: String?, keyword: String? = nil) async throws -> CachedList? {
+    public func latestList(city: String, profile: String?, keyword: String? = nil, area: SearchArea? = nil) async throws -> CachedList? {
         try await reading { [logger] connection in
             let condition = "l.city = $1 AND l.keyword = $2" + (profile == nil ? "" : " AND l.profile = $3")
-            return try await Self.lists(connection, where: condition, [city, keyword ?? ""] + (profile.map { [$0] } ?? []),
+            return try await Self.lists(connection, where: condition, [city, ListKey.storedKeyword(keyword, area: area)] + (profile.map { [$0] } ?? []),
                                         order: "ORDER BY l.fetched_at DESC LIMIT 1", logger: logger).first
         }
     }
@@ -93,7 +93,7 @@ extension PostgresHotelStore {
         for hotel in page { rows.add(hotel, position: nil) }
         let json = try String(decoding: JSONEncoder().encode(checkpoint), as: UTF8.self)
         var bindings = PostgresBindings(capacity: 16)
-        for value in [key.profile, key.endpoint, key.city, key.keyword] { bindings.append(value) }
+        for value in [key.profile, key.endpoint, key.city, key.storedKeyword] { bindings.append(value) }
         rows.appendColumns(to: &bindings)
         bindings.append(lease?.job)
         bindings.append(lease?.fence)
@@ -193,10 +193,7 @@ extension PostgresHotelStore {
     }
 
     public func stats() async throws -> StoreStats {
-        let lists = try await allLists().map { list in
-            StoreStats.List(city: list.key.city, profile: list.key.profile, endpoint: list.key.endpoint, hotels: list.count,
-                            fetchedAt: list.fetchedAt, exhausted: list.isExhausted)
-        }
+        let lists = try await allLists().map(StoreStats.List.init)
         let (images, imageBytes, tableBytes) = try await reading { [logger] connection in
             let rows = try await connection.query("""
                 SELECT count(*), coalesce(sum(bytes), 0)::int8,
@@ -311,7 +308,7 @@ extension PostgresHotelStore {
     private static func upsertList(_ key: ListKey, now: Date, _ connection: PostgresConnection, logger: Logger) async throws -> ListRow {
         let rows = try await connection.query("""
             INSERT INTO lists (profile, endpoint, city, keyword, fetched_at)
-            SELECT \(key.profile), \(key.endpoint), \(key.city), \(key.keyword), \(now.timeIntervalSince1970)
+            SELECT \(key.profile), \(key.endpoint), \(key.city), \(key.storedKeyword), \(now.timeIntervalSince1970)
             WHERE \(unescaped: pageCommit)
             ON CONFLICT (profile, endpoint, city, keyword) DO UPDATE SET fetched_at = EXCLUDED.fetched_at
             RETURNING id, checkpoint, hotel_count, first_position, next_position
@@ -363,7 +360,7 @@ extension PostgresHotelStore {
         var lists: [CachedList] = []
         for try await (id, profile, endpoint, city, keyword, checkpoint, fetchedAt, count)
             in rows.decode((Int64, String, String, String, String, String?, Double, Int).self) {
-            lists.append(CachedList(key: ListKey(profile: profile, endpoint: endpoint, city: city, keyword: keyword), id: id, count: count,
+            lists.append(CachedList(key: ListKey(profile: profile, endpoint: endpoint, city: city, storedKeyword: keyword), id: id, count: count,
                                     fetchedAt: Date(timeIntervalSince1970: fetchedAt),
                                     checkpoint: checkpoint.flatMap { try? JSONDecoder().decode(Pager.Checkpoint.self, from: Data($0.utf8)) }))
         }

@@ -41,25 +41,28 @@ public struct ListJobArguments: Codable, Sendable, Equatable {
     public var endpoint: String
     public var city: String
     public var keyword: String?
+    /// A search by position; absent from jobs queued before areas existed.
+    public var area: SearchArea?
     public var pageSize: Int
     /// Queue `logos` jobs for the list's rows once it is fetched.
     public var logos: Bool
     /// The filter chain's spec the logos are processed with ("" for none).
     public var filter: String
 
-    public init(profile: JobProfile, endpoint: String, city: String, keyword: String? = nil, pageSize: Int = 50, logos: Bool = false,
-                filter: String = "") {
+    public init(profile: JobProfile, endpoint: String, city: String, keyword: String? = nil, area: SearchArea? = nil, pageSize: Int = 50,
+                logos: Bool = false, filter: String = "") {
         self.profile = profile
         self.endpoint = endpoint
         self.city = city
         self.keyword = keyword
+        self.area = area
         self.pageSize = pageSize
         self.logos = logos
         self.filter = filter
     }
 
     /// The list in the store.
-    public var key: ListKey { ListKey(profile: profile.name, endpoint: endpoint, city: city, keyword: keyword) }
+    public var key: ListKey { ListKey(profile: profile.name, endpoint: endpoint, city: city, keyword: keyword, area: area) }
 
     /// The job: at most one live per list.
     public func job(priority: Int = 0, maxAttempts: Int = 5, every: Double? = nil) -> NewJob {
@@ -67,9 +70,9 @@ public struct ListJobArguments: Codable, Sendable, Equatable {
                priority: priority, maxAttempts: maxAttempts, every: every)
     }
 
-    /// `kind|profile|endpoint|city|keyword[|suffix]`, each part escaped so none can pass for another's.
+    /// `kind|profile|endpoint|city|keyword[␟area][|suffix]`, each part escaped so none can pass for another's.
     static func uniqueKey(kind: JobKind, _ key: ListKey, suffix: String?) -> String {
-        ([kind.rawValue, key.profile, key.endpoint, key.city, key.keyword] + (suffix.map { [$0] } ?? []))
+        ([kind.rawValue, key.profile, key.endpoint, key.city, key.storedKeyword] + (suffix.map { [$0] } ?? []))
             .map { $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "|", with: "\\|") }
             .joined(separator: "|")
     }

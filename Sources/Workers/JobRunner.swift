@@ -93,6 +93,7 @@ public final class HotelJobRunner: JobRunner {
     private func runList(_ arguments: ListJobArguments, job: ClaimedJob, queue: JobQueue) async throws {
         let client = try client(for: arguments)
         let listJob = ListJob(client: client, storage: store.fenced(by: job.lease), city: arguments.city, keyword: arguments.keyword,
+                              area: arguments.area,
                               options: ListSync.Options(pageSize: arguments.pageSize, readAhead: true))
         let summary: ListJobSummary
         do {

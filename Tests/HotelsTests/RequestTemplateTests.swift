@@ -55,6 +55,26 @@ struct RequestTemplateTests {
         #expect(try RequestTemplate("{?}{/}").render(values) == "{?}{/}", "braces that name nothing stay text")
     }
 
+    @Test("a search by position: {latitude}, {longitude} and {radius} in plain decimals, empty without one, and a section around them")
+    func area() throws {
+        let template = try RequestTemplate(#"<Criterion>{?latitude}<Position Latitude="{latitude}" Longitude="{longitude}"/><Radius Distance="{radius}"/>{/latitude}<City>{city}</City></Criterion>"#)
+        let seattle = try SearchArea(near: " 47.6062 , -122.3321", radius: 8.5)
+        #expect(template.render(RequestValues(parameters: RequestParameters(city: "Seattle", area: seattle)))
+            == #"<Criterion><Position Latitude="47.6062" Longitude="-122.3321"/><Radius Distance="8.5"/><City>Seattle</City></Criterion>"#)
+        #expect(template.render(RequestValues(parameters: RequestParameters(city: "X"))) == "<Criterion><City>X</City></Criterion>")
+        // Never an exponent, at most six places, and no negative zero.
+        let tiny = try SearchArea(latitude: 0.00001, longitude: -0.0000001)
+        #expect(RequestValues(parameters: RequestParameters(area: tiny))[.latitude] == "0.00001")
+        #expect(RequestValues(parameters: RequestParameters(area: tiny))[.longitude] == "0")
+        #expect(RequestValues(parameters: RequestParameters(area: tiny))[.radius] == "5")
+        #expect(seattle.description == "47.6062,-122.3321~8.5km" && SearchArea(description: seattle.description) == seattle)
+        for bad in ["47.6", "north,south", "91,0", "0,181", "1,2,3", ""] {
+            #expect(throws: SearchAreaError.self) { try SearchArea(near: bad) }
+        }
+        #expect(throws: SearchAreaError.self) { try SearchArea(near: "1,2", radius: 0) }
+        #expect(throws: SearchAreaError.self) { try SearchArea(near: "1,2", radius: .infinity) }
+    }
+
     @Test("an HTTP header value is not XML-escaped, and a line break in it is refused, not sent")
     func headerValues() throws {
         var profile = try ServiceProfile.named("sample")

@@ -81,3 +81,28 @@ private func temporaryFiles(_ folder: String) throws -> [String] {
 private func everyEntryFileCount(_ folder: String) throws -> Int {
     FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".img") }.count ?? 0
 }
+
+@Suite("hotels fetch and list --near")
+struct NearCommandTests {
+    @Test("a search by position is its own list: fetched with --near, found with the same --near, absent without it; bad ones are usage errors")
+    func near() async throws {
+        let serve = try ServeProcess(["--hotels", "30"])
+        defer { withExtendedLifetime(serve) {} }
+        let cache = temporaryPath("near-cache")
+        let fetched = try await HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "Shanghai", "--near", "47.6062,-122.3321",
+                                                   "--radius", "8", "--cache", cache, "--out", temporaryPath("near-out"), "--json"])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        #expect(fetched.stdout.contains(#""near":"47.6062,-122.3321~8km""#) && fetched.stdout.contains(#""hotels":6,"#))
+        let listed = try await HotelsProcess.run(["list", "--city", "Shanghai", "--near", "47.6062,-122.3321", "--radius", "8", "--cache", cache])
+        #expect(listed.status == 0 && listed.stdout.split(separator: "\n").count == 6)
+        let stats = try await HotelsProcess.run(["cache", "stats", "--cache", cache])
+        #expect(stats.stdout.contains("Shanghai near 47.6062,-122.3321~8km (sample at"))
+        let elsewhere = try await HotelsProcess.run(["list", "--city", "Shanghai", "--near", "47.45,-122.31", "--cache", cache])
+        #expect(elsewhere.status == 66 && elsewhere.stderr.contains("nothing is cached for Shanghai near 47.45,-122.31~5km"))
+        #expect(try await HotelsProcess.run(["list", "--city", "Shanghai", "--cache", cache]).status == 66)
+        for bad in [["--near", "47.6"], ["--near", "91,0"], ["--radius", "3"], ["--near", "1,2", "--radius", "-1"]] {
+            let refused = try await HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "Seattle", "--cache", cache] + bad)
+            #expect(refused.status == 64, "\(bad): \(refused.stderr)")
+        }
+    }
+}

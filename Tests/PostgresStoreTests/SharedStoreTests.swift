@@ -104,6 +104,30 @@ struct SharedStoreTests {
         #expect(try await store.hotels(in: list, offset: 0, limit: 1).map(\.name) == ["New A"])
     }
 
+    @Test("a search by position is a list of its own: the same city near two points, and without one, keep three lists",
+          arguments: Backend.allCases)
+    func areas(_ backend: Backend) async throws {
+        let store = try await backend.makeStore()
+        let downtown = try SearchArea(near: "47.6062,-122.3321", radius: 2)
+        let airport = try SearchArea(near: "47.4502,-122.3088")
+        for (area, code) in [(downtown, "D"), (airport, "A"), (nil, "C")] as [(SearchArea?, String)] {
+            var keyed = key
+            keyed.area = area
+            try await store.mergeFirstPage(hotels([(code, 100)]), into: keyed, checkpoint: checkpoint, now: Date())
+        }
+        var near = key
+        near.area = airport
+        let list = try #require(try await store.cachedList(near))
+        #expect(list.key == near && list.key.area == airport)
+        #expect(try await store.hotels(in: list, offset: 0, limit: nil).map(\.code) == ["A"])
+        #expect(try await store.latestList(city: key.city, profile: nil, keyword: nil, area: downtown)?.key.area == downtown)
+        #expect(try await store.latestList(city: key.city, profile: nil, keyword: nil, area: nil)?.key.area == nil)
+        #expect(try await store.allLists().count == 3)
+        // A keyword and an area together read back as they were written.
+        let both = ListKey(profile: "p", endpoint: "e", city: "c", keyword: "spa", area: downtown)
+        #expect(ListKey(profile: "p", endpoint: "e", city: "c", storedKeyword: both.storedKeyword) == both)
+    }
+
     @Test("forEachBatch hands over the whole list in service order, a batch at a time", arguments: Backend.allCases)
     func batches(_ backend: Backend) async throws {
         let store = try await backend.makeStore()
@@ -143,10 +167,10 @@ struct SharedStoreTests {
         try await store.mergeFirstPage(hotels([("B", 1), ("C", 2)]), into: other, checkpoint: checkpoint, now: Date(timeIntervalSince1970: 2000))
         try await store.mergeFirstPage(hotels([("D", 1)]), into: keyed, checkpoint: checkpoint, now: Date(timeIntervalSince1970: 3000))
         #expect(try await store.cachedList(key)?.count == 1)
-        #expect(try await store.latestList(city: "Shanghai", profile: nil, keyword: nil)?.key == other)
-        #expect(try await store.latestList(city: "Shanghai", profile: "sample", keyword: "spa")?.key == keyed)
-        #expect(try await store.latestList(city: "Shanghai", profile: "other", keyword: nil) == nil)
-        #expect(try await store.latestList(city: "Paris", profile: nil, keyword: nil) == nil)
+        #expect(try await store.latestList(city: "Shanghai", profile: nil, keyword: nil, area: nil)?.key == other)
+        #expect(try await store.latestList(city: "Shanghai", profile: "sample", keyword: "spa", area: nil)?.key == keyed)
+        #expect(try await store.latestList(city: "Shanghai", profile: "other", keyword: nil, area: nil) == nil)
+        #expect(try await store.latestList(city: "Paris", profile: nil, keyword: nil, area: nil) == nil)
         #expect(try await store.allLists().map(\.key) == [keyed, other, key])
         try await store.noteImage(ImageIndexEntry(url: "http://logos.test/A.png", filter: "", file: "/x", bytes: 10, etag: "\"1\""))
         try await store.noteImage(ImageIndexEntry(url: "http://logos.test/A.png", filter: "", file: "/x", bytes: 12, etag: "\"2\""))

@@ -27,7 +27,7 @@ var rows = 0
 for _ in 0..<runs {
     let started = ContinuousClock.now
     let store = try await open()
-    guard let list = try await store.latestList(city: city, profile: nil, keyword: nil) else {
+    guard let list = try await store.latestList(city: city, profile: nil, keyword: nil, area: nil) else {
         FileHandle.standardError.write(Data("first-rows: no list of \(city) in \(target)\n".utf8))
         exit(66)
     }

@@ -78,11 +78,11 @@ public struct HotelClient: Sendable {
     ///
     /// An error is thrown from `next()`; the page it was for was not
     /// received, so calling `next()` again asks for that same page again.
-    public func pages(city: String?, keyword: String? = nil, pageSize: Int = 50,
+    public func pages(city: String?, keyword: String? = nil, area: SearchArea? = nil, pageSize: Int = 50,
                       resumingFrom checkpoint: Pager.Checkpoint? = nil, maxPages: Int? = nil) -> HotelPages {
         let pager = checkpoint.map { Pager(paging: profile.paging, pageSize: pageSize, resuming: $0) }
             ?? Pager(paging: profile.paging, pageSize: pageSize)
-        return HotelPages(client: self, city: city, keyword: keyword, pager: pager, maxPages: maxPages)
+        return HotelPages(client: self, city: city, keyword: keyword, area: area, pager: pager, maxPages: maxPages)
     }
 
     /// One page. Throws ``SOAPFault``, ``ServiceReportedError``, ``TransportError``
@@ -291,12 +291,13 @@ public struct FetchedPage: Sendable, Equatable {
     public var end: Pager.End?
 }
 
-/// The pages of one list; see ``HotelClient/pages(city:keyword:pageSize:resumingFrom:maxPages:)``.
+/// The pages of one list; see ``HotelClient/pages(city:keyword:area:pageSize:resumingFrom:maxPages:)``.
 public struct HotelPages: AsyncSequence, Sendable {
     public typealias Element = FetchedPage
     let client: HotelClient
     let city: String?
     let keyword: String?
+    let area: SearchArea?
     let pager: Pager
     let maxPages: Int?
 
@@ -324,7 +325,7 @@ public struct HotelPages: AsyncSequence, Sendable {
 
         public mutating func next() async throws -> FetchedPage? {
             guard fetched < (pages.maxPages ?? .max),
-                  var parameters = pager.nextRequest(city: pages.city, keyword: pages.keyword) else {
+                  var parameters = pager.nextRequest(city: pages.city, keyword: pages.keyword, area: pages.area) else {
                 logSuppressedWarnings()
                 return nil
             }
@@ -370,7 +371,7 @@ public struct HotelPages: AsyncSequence, Sendable {
             let target = pager.pagesRequested
             pages.client.configuration.logger.notice("the list's next page lives in its search's session, and \(reason): asking its \(target) pages again")
             var replay = Pager(paging: pager.paging, pageSize: pager.pageSize)
-            while replay.pagesRequested < target, let parameters = replay.nextRequest(city: pages.city, keyword: pages.keyword) {
+            while replay.pagesRequested < target, let parameters = replay.nextRequest(city: pages.city, keyword: pages.keyword, area: pages.area) {
                 let (page, session) = try await pages.client.page(parameters, context: "page \(replay.pagesRequested + 1), again",
                                                                   preferringSession: session, hold: hold,
                                                                   continuesSearch: replay.pagesRequested > 0)
@@ -378,7 +379,7 @@ public struct HotelPages: AsyncSequence, Sendable {
                 replay.received(page)
             }
             pager = replay
-            return pager.nextRequest(city: pages.city, keyword: pages.keyword)
+            return pager.nextRequest(city: pages.city, keyword: pages.keyword, area: pages.area)
         }
 
         private mutating func log(_ warnings: [RecordWarning], of page: Int) {

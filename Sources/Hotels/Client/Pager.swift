@@ -94,18 +94,18 @@ public struct Pager: Sendable, Equatable {
     }
 
     /// The parameters of the next page, or nil once the list has ended.
-    public func nextRequest(city: String?, keyword: String? = nil) -> RequestParameters? {
+    public func nextRequest(city: String?, keyword: String? = nil, area: SearchArea? = nil) -> RequestParameters? {
         guard end == nil else { return nil }
         switch paging {
         case .page:
-            return RequestParameters(city: city, keyword: keyword, page: nextPage, pageSize: pageSize)
+            return RequestParameters(city: city, keyword: keyword, area: area, page: nextPage, pageSize: pageSize)
         case .cursor:
-            return RequestParameters(city: city, keyword: keyword, pageSize: pageSize, cursor: nextCursor,
+            return RequestParameters(city: city, keyword: keyword, area: area, pageSize: pageSize, cursor: nextCursor,
                                      cursorAttributes: nextCursorAttributes)
         case .flag:
-            return RequestParameters(city: city, keyword: keyword, pageSize: pageSize, more: pagesRequested > 0)
+            return RequestParameters(city: city, keyword: keyword, area: area, pageSize: pageSize, more: pagesRequested > 0)
         case .none:
-            return RequestParameters(city: city, keyword: keyword, pageSize: pageSize)
+            return RequestParameters(city: city, keyword: keyword, area: area, pageSize: pageSize)
         }
     }
 

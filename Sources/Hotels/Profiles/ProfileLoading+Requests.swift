@@ -248,8 +248,8 @@ extension ServiceProfile {
                             + sessionNames.sorted().map { "{session.\($0)}" }.joined(separator: ", "))
                 case .cursorAttribute(let name) where !cursorAttributes.contains(name):
                     throw ProfileKeyError(key: key, reason: "\(placeholder) needs \"with\": [\"@\(name)\"] in the cursor paging")
-                case .session, .cursorAttribute, .city, .keyword, .page, .pageSize, .cursor, .more, .uuid, .now, .today, .endpoint,
-                     .action, .credential:
+                case .session, .cursorAttribute, .city, .keyword, .latitude, .longitude, .radius, .page, .pageSize, .cursor, .more, .uuid,
+                     .now, .today, .endpoint, .action, .credential:
                     break
                 }
             }

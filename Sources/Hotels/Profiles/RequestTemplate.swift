@@ -8,6 +8,7 @@ import SOAP
 /// | placeholder | value |
 /// |---|---|
 /// | `{city}`, `{keyword}`, `{page}`, `{pageSize}` | the list asked for |
+/// | `{latitude}`, `{longitude}`, `{radius}` | a search by position (``SearchArea``): decimal degrees, kilometres |
 /// | `{cursor}`, `{cursor.NAME}` | the next page's token, and an attribute that travels with it |
 /// | `{more}` | `true` on every request after the first, under flag paging |
 /// | `{uuid}` | a new UUID for each request (the same one everywhere in that request) |
@@ -28,6 +29,7 @@ import SOAP
 public struct RequestTemplate: Sendable, Equatable {
     public enum Placeholder: Sendable, Hashable, CustomStringConvertible {
         case city, keyword, page, pageSize, cursor, more
+        case latitude, longitude, radius
         case cursorAttribute(String)
         case uuid
         case now(milliseconds: Bool, pattern: DatePattern? = nil)
@@ -44,6 +46,9 @@ public struct RequestTemplate: Sendable, Equatable {
             case .pageSize: "{pageSize}"
             case .cursor: "{cursor}"
             case .more: "{more}"
+            case .latitude: "{latitude}"
+            case .longitude: "{longitude}"
+            case .radius: "{radius}"
             case .cursorAttribute(let name): "{cursor.\(name)}"
             case .uuid: "{uuid}"
             case .now(let milliseconds, let pattern): milliseconds ? "{now.ms}" : "{now\(pattern.map { ":\($0)" } ?? "")}"
@@ -61,11 +66,13 @@ public struct RequestTemplate: Sendable, Equatable {
 
         static let simple: [String: Placeholder] = [
             "city": .city, "keyword": .keyword, "page": .page, "pageSize": .pageSize, "cursor": .cursor, "more": .more,
+            "latitude": .latitude, "longitude": .longitude, "radius": .radius,
             "uuid": .uuid, "now": .now(milliseconds: false), "now.ms": .now(milliseconds: true), "today": .today(plusDays: 0),
             "endpoint": .endpoint, "action": .action,
         ]
 
-        static let known = "{city}, {keyword}, {page}, {pageSize}, {cursor}, {cursor.NAME}, {more}, {uuid}, {now}, {now.ms}, "
+        static let known = "{city}, {keyword}, {latitude}, {longitude}, {radius}, {page}, {pageSize}, {cursor}, {cursor.NAME}, {more}, "
+            + "{uuid}, {now}, {now.ms}, "
             + "{today}, {today+N}, {today+N:PATTERN}, {now:PATTERN}, {endpoint}, {action}, {env:NAME}, {session.NAME}"
 
         /// The placeholder a name between braces is, nil when the braces hold
@@ -211,6 +218,8 @@ extension Substring {
 public struct RequestParameters: Sendable, Equatable {
     public var city: String?
     public var keyword: String?
+    /// A search by position, when the list is one.
+    public var area: SearchArea?
     public var page: Int?
     public var pageSize: Int?
     public var cursor: String?
@@ -220,10 +229,11 @@ public struct RequestParameters: Sendable, Equatable {
     /// Under flag paging, true on every request after the first: `{more}` is `true`, else empty.
     public var more: Bool
 
-    public init(city: String? = nil, keyword: String? = nil, page: Int? = nil, pageSize: Int? = nil, cursor: String? = nil,
-                cursorAttributes: [String: String] = [:], more: Bool = false) {
+    public init(city: String? = nil, keyword: String? = nil, area: SearchArea? = nil, page: Int? = nil, pageSize: Int? = nil,
+                cursor: String? = nil, cursorAttributes: [String: String] = [:], more: Bool = false) {
         self.city = city
         self.keyword = keyword
+        self.area = area
         self.page = page
         self.pageSize = pageSize
         self.cursor = cursor
@@ -260,6 +270,9 @@ public struct RequestValues: Sendable {
         switch placeholder {
         case .city: parameters.city
         case .keyword: parameters.keyword
+        case .latitude: parameters.area.map { SearchArea.decimal($0.latitude) }
+        case .longitude: parameters.area.map { SearchArea.decimal($0.longitude) }
+        case .radius: parameters.area.map { SearchArea.decimal($0.radius) }
         case .page: parameters.page.map(String.init)
         case .pageSize: parameters.pageSize.map(String.init)
         case .cursor: parameters.cursor
