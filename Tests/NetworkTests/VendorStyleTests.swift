@@ -35,10 +35,10 @@ struct StyleClient {
     }
 
     /// Every page of a city's list, then the logout.
-    func fetchAll(city: String, pageSize: Int = 10) async throws -> [String] {
+    func fetchAll(city: String, area: SearchArea? = nil, pageSize: Int = 10) async throws -> [String] {
         var codes: [String] = []
         do {
-            for try await page in client.pages(city: city, pageSize: pageSize) { codes += page.hotels.map(\.code) }
+            for try await page in client.pages(city: city, area: area, pageSize: pageSize) { codes += page.hotels.map(\.code) }
         } catch {
             await client.close()
             throw error
@@ -76,13 +76,16 @@ final class ExchangeRecorder: ExchangeLog {
 
 @Suite("Real service styles, against strict emulators")
 struct VendorStyleTests {
-    @Test("Concur: HTTP Basic and the SOAP authentication header, a bare SOAPAction, application/xml, echo-token paging")
+    @Test("Concur: HTTP Basic and the SOAP authentication header, a bare SOAPAction, application/xml, a search by position in one page")
     func concur() async throws {
         let emulator = try VendorEmulator(.concur, credentials: vendorCredentials)
         defer { emulator.stop() }
-        let codes = try await StyleClient(.concur, emulator).fetchAll(city: "Boston")
+        let area = try SearchArea(near: "47.6062,-122.3321", radius: 8)
+        let codes = try await StyleClient(.concur, emulator).fetchAll(city: "Seattle", area: area, pageSize: 50)
         #expect(codes.count == 23 && Set(codes).count == 23)
-        #expect(emulator.log == ["page Boston 1", "page Boston 11", "page Boston 21"])
+        #expect(emulator.log == ["search near 47.6062,-122.3321 within 8.0 km"])
+        // Without a position there is nothing to search by: the service says so, and the profile's error mapping reports it.
+        await #expect(throws: ServiceReportedError.self) { try await StyleClient(.concur, emulator).fetchAll(city: "Seattle") }
     }
 
     @Test("Sabre: login with the 2002/12 UsernameToken, the token and ConversationId on every call, more rows in the session, expiry, logout")
@@ -175,7 +178,7 @@ struct VendorStyleTests {
         let emulator = try VendorEmulator(style, credentials: vendorCredentials, expireAfterCalls: 2)
         defer { emulator.stop() }
         let client = try StyleClient(style, emulator)
-        _ = try await client.fetchAll(city: "NYC")
+        _ = try await client.fetchAll(city: "NYC", area: style == .concur ? try SearchArea(near: "40.7128,-74.006") : nil)
         let output = client.exchanges.text + "\n" + client.logs.messages.joined(separator: "\n")
         var secrets = vendorCredentials.filter { $0.key.hasSuffix("_PASSWORD") }.map(\.value)
         secrets += vendorCredentials.filter { $0.key.hasSuffix("_PASSWORD") }.map { XMLEscaping.escape($0.value) }

@@ -227,19 +227,21 @@ private struct Exchange {
               value("//Header/authentication/password") == credentials["CONCUR_PASSWORD"] else {
             return refuse("authentication header", status: 403, body: "Forbidden")
         }
-        let city = value("//Body/OTA_HotelSearchRQ/Criteria/Criterion/Address/CityName") ?? ""
-        guard let slice = page(city: city, token: value("//Body/OTA_HotelSearchRQ/@MoreDataEchoToken"),
-                               size: value("//Body/OTA_HotelSearchRQ/@MaxResponses").flatMap { Int($0) }) else {
-            state.log.append("refused: echo token")
-            return soap11(#"<OTA_HotelSearchRS xmlns="http://www.opentravel.org/OTA/2003/05"><Errors><Error Code="321" ShortText="Invalid MoreDataEchoToken"/></Errors></OTA_HotelSearchRS>"#)
+        // Concur searches by position and answers one page of up to MaxResponses hotels.
+        let criterion = "//Body/OTA_HotelSearchRQ/Criteria/Criterion/"
+        guard let latitude = value(criterion + "Position/@Latitude").flatMap(Double.init),
+              let longitude = value(criterion + "Position/@Longitude").flatMap(Double.init),
+              let radius = value(criterion + "Radius/@Distance").flatMap(Double.init), radius > 0 else {
+            state.log.append("refused: position")
+            return soap11(#"<OTA_HotelSearchRS xmlns="http://www.opentravel.org/OTA/2003/05"><Errors><Error Code="321" ShortText="Position and Radius are required"/></Errors></OTA_HotelSearchRS>"#)
         }
-        accept("page \(city) \(slice.codes.first.map { $0 + 1 } ?? 0)")
-        let properties = slice.codes.map { index in
-            let code = Self.code(city, index)
-            return #"<Property HotelCode="\#(code)" HotelName="Hotel \#(code)"><Address><AddressLine>\#(index + 1) Main St</AddressLine><CityName>\#(city)</CityName><PostalCode>1000\#(index)</PostalCode><CountryName Code="US"/></Address><Position Latitude="40.\#(index)" Longitude="-73.\#(index)"/></Property>"#
+        let count = min(emulator.hotels, value("//Body/OTA_HotelSearchRQ/@MaxResponses").flatMap { Int($0) } ?? 100)
+        accept("search near \(latitude),\(longitude) within \(radius) km")
+        let properties = (0..<count).map { index in
+            let code = Self.code("SEA", index)
+            return #"<Property HotelCode="\#(code)" HotelName="Hotel \#(code)"><Address><AddressLine>\#(index + 1) Pike St</AddressLine><CityName>Seattle</CityName><PostalCode>9810\#(index)</PostalCode><CountryName Code="US"/></Address><Position Latitude="\#(latitude)" Longitude="\#(longitude)"/></Property>"#
         }.joined()
-        let more = slice.next.map { #" MoreDataEchoToken="\#($0)""# } ?? ""
-        return soap11(#"<OTA_HotelSearchRS xmlns="http://www.opentravel.org/OTA/2003/05"><Success/><Properties\#(more)>\#(properties)</Properties></OTA_HotelSearchRS>"#)
+        return soap11(#"<OTA_HotelSearchRS xmlns="http://www.opentravel.org/OTA/2003/05"><Success/><Properties>\#(properties)</Properties></OTA_HotelSearchRS>"#)
     }
 
     // MARK: Sabre
@@ -305,7 +307,14 @@ private struct Exchange {
             return soap11(#"<SessionCloseRS xmlns="http://www.opentravel.org/OTA/2002/11" status="Approved" version="1"/>"#)
         case "OTA_HotelAvailLLSRQ":
             let city = value("//Body/OTA_HotelAvailRQ/AvailRequestSegment/HotelSearchCriteria/Criterion/HotelRef/@HotelCityCode") ?? ""
-            let more = value("//Body/OTA_HotelAvailRQ/AvailRequestSegment/AdditionalAvail/@Ind") == "true"
+            // The schema's types: TimeSpan's ends are month-day, AdditionalAvail's Ind a boolean when sent.
+            let span = ["Start", "End"].map { value("//Body/OTA_HotelAvailRQ/AvailRequestSegment/TimeSpan/@\($0)") ?? "" }
+            let indicator = value("//Body/OTA_HotelAvailRQ/AvailRequestSegment/AdditionalAvail/@Ind")
+            guard span.allSatisfy({ $0.wholeMatch(of: /[01][0-9]-[0-3][0-9]/) != nil }), [nil, "true", "false"].contains(indicator) else {
+                return soap11Fault("invalid TimeSpan \(span) or AdditionalAvail \(indicator ?? "none")", code: "soap-env:Client.ValidationFailed",
+                                   reason: "ERR.SWS.CLIENT.VALIDATION_FAILED")
+            }
+            let more = indicator == "true"
             // "More" rows belong to the session that ran the search, and only to it.
             let token = more ? state.tokens[Self.search(city, session: session.id)] : nil
             if more, token == nil {
@@ -402,7 +411,9 @@ private struct Exchange {
         }
         state.sessions[session.conversation] = session
         let city = value("//Body/OTA_HotelAvailRQ/AvailRequestSegments/AvailRequestSegment/HotelSearchCriteria/Criterion/HotelRef/@HotelCityCode") ?? ""
-        guard let slice = page(city: city, token: value("//Body/OTA_HotelAvailRQ/@MoreDataEchoToken"), session: session.id) else {
+        // The token goes on the segment (amadeus-ws-client sends it there); one on the root is ignored, as Amadeus ignores it.
+        guard let slice = page(city: city, token: value("//Body/OTA_HotelAvailRQ/AvailRequestSegments/AvailRequestSegment/@MoreDataEchoToken"),
+                               session: session.id) else {
             return soap11(#"<OTA_HotelAvailRS xmlns="http://www.opentravel.org/OTA/2003/05"><Errors><Error Type="12" Code="3286" ShortText="INVALID MORE DATA ECHO TOKEN"/></Errors></OTA_HotelAvailRS>"#,
                           header: sessionHeader(session, "InSeries"))
         }
@@ -435,7 +446,10 @@ private struct Exchange {
         }
         let city = value("//Body/HotelSearchAvailabilityReq/HotelSearchLocation/HotelLocation/@Location") ?? ""
         let reference = value("//Body/HotelSearchAvailabilityReq/NextResultReference")
-        if let reference, !reference.isEmpty, value("//Body/HotelSearchAvailabilityReq/NextResultReference/@ProviderCode") != "1G" {
+        if reference?.isEmpty == true {
+            return soap11Fault("an empty NextResultReference", code: "Server.Data", reason: "Invalid NextResultReference")
+        }
+        if reference != nil, value("//Body/HotelSearchAvailabilityReq/NextResultReference/@ProviderCode") != "1G" {
             return soap11Fault("NextResultReference without its ProviderCode", code: "Server.Business", reason: "Invalid NextResultReference")
         }
         guard let slice = page(city: city, token: reference) else {
