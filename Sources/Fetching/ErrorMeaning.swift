@@ -65,6 +65,11 @@ public struct ErrorMeaning: Sendable, Equatable {
         switch error {
         case let fault as SOAPFault:
             self = Self.meaning(of: fault)
+        case is SessionExpiredDuringSearch:
+            self.init(kind: .transient, exitCode: 76, hint: """
+                the service ended its session twice during this list; the next run resumes from the last stored page. \
+                If it happens every time, its sessions last less than the list takes: a larger --page-size needs fewer calls
+                """, isRetryable: true)
         case let reported as ServiceReportedError:
             self = reported.isAuthentication ? .credentials : Self(kind: .refused, exitCode: 76)
         case let error as NotSOAPEnvelopeError:
@@ -118,6 +123,11 @@ public struct ErrorMeaning: Sendable, Equatable {
         switch fault.topic {
         case .authentication:
             .credentials
+        case .addressing where fault.wantsAddressingHeaders:
+            ErrorMeaning(kind: .refused, exitCode: 76, hint: """
+                the service wants WS-Addressing headers: add "addressing": {"version": "1.0"} to the profile \
+                ("2004/08" for a service of that vintage)
+                """)
         case .addressing:
             ErrorMeaning(kind: .refused, exitCode: 76, hint: "the service did not accept the action: check the profile's soapAction")
         case .request:

@@ -102,6 +102,15 @@ struct VendorStyleTests {
         #expect(style.logs.messages.contains { $0.contains("asking its 2 pages again") })
     }
 
+    @Test("a session that expires again while the list's search is run again ends the list with a typed error (exit 76, retryable), logged out")
+    func expiresDuringReplay() async throws {
+        let emulator = try VendorEmulator(.sabre, credentials: vendorCredentials, expireAfterCalls: 3, expiring: ["s1", "s2"])
+        defer { emulator.stop() }
+        await #expect(throws: SessionExpiredDuringSearch.self) { _ = try await StyleClient(.sabre, emulator).fetchAll(city: "PAR") }
+        #expect(emulator.log == ["login s1", "page PAR 1 s1", "page PAR 11 s1", "expired s1", "login s2", "page PAR 1 s2", "page PAR 11 s2",
+                                 "expired s2", "login s3", "logout s3"])
+    }
+
     @Test("Amadeus: WS-Addressing, the SHA-1 digest with a fresh nonce, Start then InSeries with sequence numbers, expiry, End")
     func amadeus() async throws {
         let emulator = try VendorEmulator(.amadeus, credentials: vendorCredentials, expireAfterCalls: 2)

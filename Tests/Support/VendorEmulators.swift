@@ -30,6 +30,9 @@ public final class VendorEmulator: Sendable {
     /// The first session's token stops working after this many calls: the
     /// client must log in again (and, for a list, run its search again there).
     public let expireAfterCalls: Int?
+    /// The sessions `expireAfterCalls` ends: the first by default; `s2` too
+    /// ends the session a search is run again in.
+    public let expiring: Set<String>
     /// The request (counted from 1) left unanswered until the client hangs up.
     public let stallRequest: Int?
     /// Signalled when the stalled request has arrived.
@@ -58,12 +61,13 @@ public final class VendorEmulator: Sendable {
     }
 
     public init(_ style: Style, credentials: [String: String], hotels: Int = 23, pageSize: Int = 10,
-                expireAfterCalls: Int? = nil, stallRequest: Int? = nil) throws {
+                expireAfterCalls: Int? = nil, expiring: Set<String> = ["s1"], stallRequest: Int? = nil) throws {
         self.style = style
         self.credentials = credentials
         self.hotels = hotels
         self.pageSize = pageSize
         self.expireAfterCalls = expireAfterCalls
+        self.expiring = expiring
         self.stallRequest = stallRequest
         let box = PosixMutex<VendorEmulator?>(nil)
         let count = PosixMutex(0)
@@ -293,7 +297,7 @@ private struct Exchange {
             return soap11Fault("ConversationId changed in \(session.id)", code: "soap-env:Client.InvalidEbXmlMessage", reason: "ConversationId mismatch")
         }
         session.calls += 1
-        if let limit = emulator.expireAfterCalls, session.id == "s1", session.calls > limit {
+        if let limit = emulator.expireAfterCalls, emulator.expiring.contains(session.id), session.calls > limit {
             session.open = false
             state.sessions[sent] = session
             return soap11Fault("expired \(session.id)", code: "soap-env:Client.InvalidSecurityToken",
@@ -391,7 +395,7 @@ private struct Exchange {
             }
             known.sequence += 1
             known.calls += 1
-            if let limit = emulator.expireAfterCalls, known.id == "s1", known.calls >= limit {
+            if let limit = emulator.expireAfterCalls, emulator.expiring.contains(known.id), known.calls >= limit {
                 known.open = false
                 state.sessions[wire] = known
                 return amadeusFault("expired \(known.id)", "95|Session|Inactive conversation")

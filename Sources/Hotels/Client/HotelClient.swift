@@ -274,6 +274,24 @@ struct SearchSessionRenewed: Error, CustomStringConvertible {
     var description: String { "the session expired while the list's search was being run again in a new one" }
 }
 
+/// A stateful service ended the session again while a list's search was
+/// being run again in a new one (its "more" rows live in the session that
+/// ran the search). The list stops there with its pages kept; the next run
+/// resumes. If it happens every time, the service's sessions last less than
+/// the list takes.
+public struct SessionExpiredDuringSearch: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The pages the list had when its search was run again.
+    public var pages: Int
+
+    public init(pages: Int) {
+        self.pages = pages
+    }
+
+    public var description: String {
+        "the session expired again while the list's search was being run again in a new session (the list had \(pages) pages)"
+    }
+}
+
 /// A page as the list's sequence delivers it: the records, and where paging stands after it.
 public struct FetchedPage: Sendable, Equatable {
     /// 1 for the list's first page; a resumed sequence goes on counting from its checkpoint.
@@ -343,8 +361,12 @@ public struct HotelPages: AsyncSequence, Sendable {
                                                               continuesSearch: livesInSession && pager.pagesRequested > 0)
             } catch is SearchSessionRenewed {
                 guard let next = try await searchAgain(reason: "its session expired") else { return try await self.next() }
-                (page, session) = try await pages.client.page(next, context: "page \(number)", preferringSession: session, hold: hold,
-                                                              continuesSearch: true)
+                do {
+                    (page, session) = try await pages.client.page(next, context: "page \(number)", preferringSession: session, hold: hold,
+                                                                  continuesSearch: true)
+                } catch is SearchSessionRenewed {
+                    throw SessionExpiredDuringSearch(pages: pager.pagesRequested)
+                }
             }
             log(page.warnings, of: number)
             if let hint = page.noRecordsHint { pages.client.configuration.logger.warning("page \(number): \(hint)") }
@@ -372,11 +394,15 @@ public struct HotelPages: AsyncSequence, Sendable {
             pages.client.configuration.logger.notice("the list's next page lives in its search's session, and \(reason): asking its \(target) pages again")
             var replay = Pager(paging: pager.paging, pageSize: pager.pageSize)
             while replay.pagesRequested < target, let parameters = replay.nextRequest(city: pages.city, keyword: pages.keyword, area: pages.area) {
-                let (page, session) = try await pages.client.page(parameters, context: "page \(replay.pagesRequested + 1), again",
-                                                                  preferringSession: session, hold: hold,
-                                                                  continuesSearch: replay.pagesRequested > 0)
-                self.session = session
-                replay.received(page)
+                do {
+                    let (page, session) = try await pages.client.page(parameters, context: "page \(replay.pagesRequested + 1), again",
+                                                                      preferringSession: session, hold: hold,
+                                                                      continuesSearch: replay.pagesRequested > 0)
+                    self.session = session
+                    replay.received(page)
+                } catch is SearchSessionRenewed {
+                    throw SessionExpiredDuringSearch(pages: target)
+                }
             }
             pager = replay
             return pager.nextRequest(city: pages.city, keyword: pages.keyword, area: pages.area)
