@@ -285,6 +285,17 @@ struct HeaderValueTests {
         #expect(try session.finish().headerValues == ["action": "http://TekTravel/HotelBookingApi/IHotelService/HotelCancelResponse"])
     }
 
+    @Test("two names may read the same element's text, and an element inside one being read")
+    func sameElement() throws {
+        let profile = try profile(header: #"{"token": "//Session/Token", "alsoToken": "//Token", "session": "//Session", "id": "//Session/@Id"}"#)
+        let response = """
+            <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Header><x:Session xmlns:x="urn:x" Id="S1">\
+            <x:Token>T-42</x:Token></x:Session></soap:Header><soap:Body><R><Hotel Code="A"/></R></soap:Body></soap:Envelope>
+            """
+        let page = try HotelResponseParser(profile: profile).parse(bytes: Array(response.utf8))
+        #expect(page.headerValues == ["token": "T-42", "alsoToken": "T-42", "session": "T-42", "id": "S1"])
+    }
+
     @Test("a cursor can come from the Header; attributes too; the Body's elements of the same name are not the Header's")
     func headerCursor() throws {
         let profile = try profile(header: #"{"token": "//Session/Token", "sequence": "//Session/@Seq"}"#,

@@ -16,8 +16,10 @@ final class HeaderValueReader: XMLEventHandler {
     private let wanted: [Wanted]
     private let textInterest: XMLTextInterest
     private var open: [XMLName] = []
-    /// The value being read from an element's text: which one, at what depth, so far.
-    private var capture: (index: Int, depth: Int, bytes: [UInt8])?
+    /// The values being read from elements' text, outermost first: which
+    /// ones (two names may read the same element), at what depth, the text
+    /// so far. An element inside one being read is read too.
+    private var captures: [(indices: [Int], depth: Int, bytes: [UInt8])] = []
     private(set) var values: [String: String] = [:]
 
     init(_ paths: [String: DocumentPath], names: XMLNameTable) {
@@ -33,23 +35,26 @@ final class HeaderValueReader: XMLEventHandler {
             guard open.suffix(path.steps.count).elementsEqual(path.steps) else { continue }
             if let attribute = path.attribute {
                 if let value = element.attribute(attribute) { values[path.name] = value.trimmingWhitespace() }
-            } else if capture == nil {
-                capture = (index, open.count, [])
+            } else if captures.last?.depth == open.count {
+                captures[captures.count - 1].indices.append(index)
+            } else {
+                captures.append(([index], open.count, []))
                 textInterest.isActive = true
             }
         }
     }
 
     func endElement(_ localName: XMLName) throws {
-        if let capture, capture.depth == open.count {
-            values[wanted[capture.index].name] = String(decoding: capture.bytes, as: UTF8.self).trimmingWhitespace()
-            self.capture = nil
-            textInterest.isActive = false
+        if let capture = captures.last, capture.depth == open.count {
+            let text = String(decoding: capture.bytes, as: UTF8.self).trimmingWhitespace()
+            for index in capture.indices { values[wanted[index].name] = text }
+            captures.removeLast()
+            textInterest.isActive = !captures.isEmpty
         }
         open.removeLast()
     }
 
     func characters(_ text: UnsafeBufferPointer<UInt8>) throws {
-        capture?.bytes.append(contentsOf: text)
+        for index in captures.indices { captures[index].bytes.append(contentsOf: text) }
     }
 }
