@@ -100,6 +100,14 @@ public struct SOAPFault: Error, Sendable, Equatable, CustomStringConvertible {
         case other
     }
 
+    /// WS-Addressing's "a required header is missing": the code
+    /// `MessageAddressingHeaderRequired` (1.0) or `MessageInformationHeaderRequired`
+    /// (2004/08), or a `ProblemHeaderQName` detail. The profile needs `addressing`.
+    public var wantsAddressingHeaders: Bool {
+        ([code] + subcodes).contains { ["MessageAddressingHeaderRequired", "MessageInformationHeaderRequired"].contains($0.localName) }
+            || detailLines.contains { $0.hasPrefix("ProblemHeaderQName") }
+    }
+
     public var topic: Topic {
         // The codes say it first; the reason only when the codes are generic
         // ("Server: NO AGREEMENT EXISTS FOR AGENCY"). A WCF ActionNotSupported
@@ -326,21 +334,24 @@ struct FaultBuilder {
         }
     }
 
-    /// Each element under `detail` that holds text of its own, in document
-    /// order, as `Name: text`; at most 8 lines, each text cut at 200 characters
-    /// with an ellipsis.
+    /// Each element under `detail` that holds text of its own or attributes,
+    /// in document order: `Name: text`, `Name: text (@Code=392)`, or
+    /// `Name: @ErrorCode=E-1042, @Status=NotProcessed` (an OTA_ErrorRS says
+    /// it all in attributes); at most 8 lines, each value cut at 200
+    /// characters with an ellipsis.
     static func detailLines(_ detail: FaultTreeElement) -> [String] {
         var lines: [String] = []
+        func cut(_ text: String) -> String { text.count > 200 ? text.prefix(199) + "…" : text }
         func visit(_ element: FaultTreeElement) {
             let children = element.children.compactMap { node -> FaultTreeElement? in
                 if case .element(let child) = node { return child }
                 return nil
             }
-            if children.isEmpty {
-                let text = element.text.foldingWhitespace()
-                if !text.isEmpty, lines.count < 8 {
-                    lines.append("\(element.localName): " + (text.count > 200 ? text.prefix(199) + "…" : text))
-                }
+            let text = children.isEmpty ? element.text.foldingWhitespace() : ""
+            let attributes = element.attributes.map { "@\($0.localName)=" + cut($0.value.foldingWhitespace()) }.joined(separator: ", ")
+            if lines.count < 8, !text.isEmpty || !attributes.isEmpty {
+                let shown = text.isEmpty ? attributes : cut(text) + (attributes.isEmpty ? "" : " (\(attributes))")
+                lines.append("\(element.localName): " + shown)
             }
             children.forEach(visit)
         }

@@ -116,6 +116,7 @@ struct PiecesTests {
         (MissingCredentialsError(profile: "p", names: ["P_PASSWORD"]), .configuration, 78, false),
         (StoreError(path: "/x", reason: "locked"), .storage, 74, false),
         (ImageError.corrupt(format: .png, reason: "crc"), .badData, 65, false),
+        (SessionExpiredDuringSearch(pages: 2), .transient, 76, true),
     ])
     func meanings(error: any Error, kind: ErrorMeaning.Kind, exitCode: Int32, isRetryable: Bool) {
         let meaning = ErrorMeaning(error)
@@ -131,5 +132,8 @@ struct PiecesTests {
         #expect(ErrorMeaning(fault("soap:Server")).isRetryable && ErrorMeaning(fault("soap:Server")).exitCode == 76)
         #expect(ErrorMeaning(fault("soap:Client")).kind == .refused && !ErrorMeaning(fault("soap:Client")).isRetryable)
         #expect(ErrorMeaning(fault("wsse:InvalidSecurity")) == .credentials)
+        // WS-Addressing's missing header wants the profile's addressing, not another soapAction.
+        #expect(ErrorMeaning(fault("wsa:MessageAddressingHeaderRequired")).hint?.contains(#""addressing": {"version": "1.0"}"#) == true)
+        #expect(ErrorMeaning(fault("soap:Client.ActionNotSupported")).hint?.contains("soapAction") == true)
     }
 }

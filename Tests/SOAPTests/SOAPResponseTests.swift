@@ -82,7 +82,7 @@ struct SOAPResponseTests {
     @Test("a fault's detail reads as lines, its reason on one line, and its topic picks the hint")
     func detailLinesAndTopics() throws {
         let client = try fault("fault-soap11-client.xml")
-        #expect(client.detailLines == ["Code: AUTH-401", "Hint: Renew the key & retry"])
+        #expect(client.detailLines == ["ErrorInfo: @severity=high", "Code: AUTH-401", "Hint: Renew the key & retry"])
         #expect(client.topic == .authentication)
         #expect(try fault("fault-soap12-sender.xml").topic == .request)
         #expect(try fault("fault-soap11-server.xml").topic == .service)
@@ -95,6 +95,22 @@ struct SOAPResponseTests {
         #expect(wcf.detailLines.contains("StackTrace: at System.Xml.XmlConvert.ToBoolean(String s) at System.Xml.XmlConverter.ToBoolean(String value)"))
         #expect(!wcf.description.contains("\r") && !wcf.description.contains("\n"))
         #expect(multiline.description.hasSuffix("; detail: Message: Property 'HotelCode' is required. at Acme.Search.Validate(); Type: System.NullReferenceException"))
+    }
+
+    @Test("a detail's attributes are kept: an OTA_ErrorRS says it all in attributes, an Error has text and a code")
+    func detailAttributes() throws {
+        let fault = try fault("fault-detail-attributes.xml")
+        #expect(fault.detailLines == ["OTA_ErrorRS: @ErrorCode=E-1042, @ErrorMessage=Hotel code is not contracted for this agency, @Status=NotProcessed",
+                                      "Error: Invalid hotel code (@Type=3, @Code=392)"])
+        #expect(fault.description.contains("@ErrorCode=E-1042"))
+        #expect(!fault.wantsAddressingHeaders)
+    }
+
+    @Test("WS-Addressing's missing-header fault is an addressing fault that wants the profile's addressing")
+    func addressingRequired() throws {
+        let fault = try fault("fault-soap12-addressing-required.xml")
+        #expect(fault.topic == .addressing && fault.wantsAddressingHeaders)
+        #expect(fault.detailLines == ["ProblemHeaderQName: wsa:Action"])
     }
 
     @Test("a SOAP 1.2 fault in the default namespace")
