@@ -149,7 +149,7 @@ struct InitCommand: AsyncParsableCommand {
             throw ExitStatus.ioError.code
         }
         let profile = draft.profile
-        Diagnostics.note("wrote \(out): record \(profile.record), \(profile.fields.count + profile.joins.count) fields, "
+        Diagnostics.note("wrote \(out): record \(profile.record ?? "none"), \(profile.fields.count + profile.joins.count) fields, "
             + "paging \(Self.pagingName(profile.paging)); \(profile.notes.count) notes to review"
             + (draft.endpoint.map { "; endpoint \($0)" } ?? ""))
     }
@@ -227,9 +227,10 @@ struct CheckCommand: ParsableCommand {
         }
         let builder = RequestBuilder(profile: loaded, endpoint: endpoint, credentials: filled, secrets: secrets)
         let output = StandardOutput()
-        output.write(line: "profile \(loaded.name): ok; record \(loaded.record), \(loaded.fields.count + loaded.joins.count) fields, "
+        output.write(line: "profile \(loaded.name): ok; record \(loaded.record ?? "none (no hotels)"), \(loaded.fields.count + loaded.joins.count) fields, "
             + "paging \(InitCommand.pagingName(loaded.paging))")
         for note in loaded.notes { output.write(line: "note: \(note)") }
+        for warning in loaded.warnings { Diagnostics.warning("\(profile): \(warning)") }
         do {
             if loaded.session?.login != nil {
                 output.write(line: "")

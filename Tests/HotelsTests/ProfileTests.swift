@@ -76,9 +76,38 @@ struct ProfileTests {
         #expect(reader.version == .v1_2)
     }
 
+    @Test("an operation without hotels (a login, a cancellation) needs no record and no fields; it cannot page")
+    func noRecord() throws {
+        let profile = try ServiceProfile(json: Data(#"{"name": "login", "soapAction": "Login", "body": "<Login/>"}"#.utf8), source: "test")
+        #expect(profile.record == nil && profile.fields.isEmpty)
+        let reply = """
+            <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><LoginRS><Item id="1"/><Item id="2"/>\
+            </LoginRS></soap:Body></soap:Envelope>
+            """
+        let page = try HotelResponseParser(profile: profile).parse(bytes: Array(reply.utf8))
+        #expect(page.hotels.isEmpty && page.noRecordsHint == nil)
+        #expect { try ServiceProfile(json: Data(#"{"name": "l", "body": "<L>{cursor}</L>", "paging": {"style": "cursor", "next": "//N"}}"#.utf8), source: "test") }
+            throws: { ($0 as? ProfileError)?.key == "paging" }
+        #expect { try ServiceProfile(json: Data(#"{"name": "l", "body": "<L/>", "record": "Item"}"#.utf8), source: "test") }
+            throws: { ($0 as? ProfileError)?.key == "fields" }
+    }
+
+    @Test("a plain-XML profile's soapVersion, and a soapAction nothing sends, are warnings, not silence")
+    func plainXMLWarnings() throws {
+        func warnings(_ extra: String, body: String = "<Q>{city}</Q>") throws -> [String] {
+            let json = #"{"name": "pox", "envelope": "none", "body": "\#(body)", "record": "H", "fields": {"code": "@id"}\#(extra)}"#
+            return try ServiceProfile(json: Data(json.utf8), source: "test").warnings
+        }
+        let both = try warnings(#", "soapVersion": "1.2", "soapAction": "urn:q""#)
+        #expect(both.count == 2 && both[0].hasPrefix("soapVersion has no effect") && both[1].hasPrefix("soapAction is not sent"))
+        #expect(try warnings(#", "soapAction": "urn:q""#, body: "<Q a=\\\"{action}\\\">{city}</Q>").isEmpty)
+        #expect(try warnings("").isEmpty)
+        #expect(try ServiceProfile.named("sample").warnings.isEmpty)
+    }
+
     @Test("mistakes are refused with the key and the reason", arguments: [
         ("recrod", "\"Item\"", "recrod", "unknown key"),
-        ("record", nil, "record", "is required"),
+        ("record", nil, "fields", "needs \"record\""),
         ("fields", #"{"name": "Title"}"#, "fields.code", "is required"),
         ("fields", #"{"code": "@id", "title": "Title"}"#, "fields.title", "unknown field"),
         ("fields", #"{"code": "a:Title"}"#, "fields.code", "without a prefix"),

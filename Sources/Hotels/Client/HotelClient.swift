@@ -64,6 +64,7 @@ public struct HotelClient: Sendable {
         let secrets = SecretRedactor()
         self.secrets = secrets
         requests = RequestBuilder(profile: profile, endpoint: endpoint, credentials: configuration.credentials, secrets: secrets)
+        for warning in profile.warnings { configuration.logger.warning("profile \(profile.name): \(warning)") }
         sessions = profile.session.map { options in
             let starter = SessionStarter(options: options, endpoint: endpoint, credentials: configuration.credentials, secrets: secrets)
             return SessionPool(size: options.poolSize) { id in starter.session(id: id) }

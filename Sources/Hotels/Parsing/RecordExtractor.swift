@@ -54,7 +54,8 @@ final class RecordExtractor: SOAPBodyHandler {
         let start: Int
     }
 
-    private let recordName: XMLName
+    /// Nil for a profile without records: no element is one.
+    private let recordName: XMLName?
     private let trie: FieldTrie
     /// The profile's error path, document cursor and end marker, where it has them.
     @exclusivity(unchecked) private var matchers: [DocumentMatcher] = []
@@ -118,7 +119,7 @@ final class RecordExtractor: SOAPBodyHandler {
     @exclusivity(unchecked) private var seenBeforeRecords: [UInt: (name: String, count: Int, depth: Int, order: Int)] = [:]
     /// The payload's root (the Body's first child) and its namespace.
     @exclusivity(unchecked) private(set) var payload: (name: String, namespace: String?)?
-    private let recordElement: String
+    private let recordElement: String?
     private let headerReader: HeaderValueReader?
     /// Fields taken from an enclosing element: slot, how many levels up to start, which attribute.
     private let ancestorFields: [(slot: Int, levels: Int, attribute: XMLName)]
@@ -140,7 +141,7 @@ final class RecordExtractor: SOAPBodyHandler {
     /// - Parameter onRecord: receives each record's fields and its 1-based ordinal.
     init(profile: ServiceProfile, names: XMLNameTable, limits: XMLReaderLimits,
          onRecord: @escaping (RecordFields, Int) throws -> Void) {
-        recordName = names.name(profile.record)
+        recordName = profile.record.map(names.name)
         recordElement = profile.record
         maxCapture = limits.maxTextLength
         maxDepth = limits.maxDepth
@@ -372,7 +373,7 @@ final class RecordExtractor: SOAPBodyHandler {
     /// Why a body with content gave no record, when it repeats some element
     /// that could be the record: `no <Hotel> records; the body repeats <Property> ×100`.
     var noRecordsHint: String? {
-        guard recordCount == 0 else { return nil }
+        guard recordCount == 0, let recordElement else { return nil }
         // The shallowest repeated elements are the likeliest records; then the most repeated, then the first seen.
         let repeated = seenBeforeRecords.values.filter { $0.count > 1 }
             .sorted { ($0.depth, -$0.count, $0.order) < ($1.depth, -$1.count, $1.order) }.prefix(2)

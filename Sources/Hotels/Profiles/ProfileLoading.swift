@@ -93,8 +93,8 @@ private struct ProfileDocument: Decodable {
     var soapVersion: String?
     var soapAction: String?
     var body: String
-    var record: String
-    var fields: [String: FieldDocument]
+    var record: String?
+    var fields: [String: FieldDocument]?
     var error: ErrorDocument?
     var coordinateScale: Double?
     var transientFaults: [String]?
@@ -190,8 +190,8 @@ private struct ProfileDocument: Decodable {
         soapVersion = try container.decodeIfPresent(String.self, forKey: .soapVersion)
         soapAction = try container.decodeIfPresent(String.self, forKey: .soapAction)
         body = try container.decode(String.self, forKey: .body)
-        record = try container.decode(String.self, forKey: .record)
-        fields = try container.decode([String: FieldDocument].self, forKey: .fields)
+        record = try container.decodeIfPresent(String.self, forKey: .record)
+        fields = try container.decodeIfPresent([String: FieldDocument].self, forKey: .fields)
         error = try container.decodeIfPresent(ErrorDocument.self, forKey: .error)
         coordinateScale = try container.decodeIfPresent(Double.self, forKey: .coordinateScale)
         transientFaults = try container.decodeIfPresent([String].self, forKey: .transientFaults)
@@ -229,10 +229,15 @@ private struct ProfileDocument: Decodable {
             throw ProfileKeyError(key: "soapVersion", reason: "must be \"1.1\" or \"1.2\", not \"\(soapVersion ?? "")\"")
         }
         let template = try template("body", body)
-        try checked("record") { () throws(PathSyntaxError) in try FieldPath.checkName(record, in: record) }
+        if let record {
+            try checked("record") { () throws(PathSyntaxError) in try FieldPath.checkName(record, in: record) }
+            guard fields != nil else { throw ProfileKeyError(key: "fields", reason: "is required with \"record\": where each record's code is") }
+        } else if fields != nil {
+            throw ProfileKeyError(key: "fields", reason: "needs \"record\", the repeating element they are read from")
+        }
         var mapped: [HotelField: FieldPath] = [:]
         var joins: [HotelField: FieldJoin] = [:]
-        for (key, value) in fields {
+        for (key, value) in fields ?? [:] {
             guard let field = HotelField(rawValue: key) else {
                 throw ProfileKeyError(key: "fields.\(key)", reason: "unknown field; fields are "
                     + HotelField.allCases.map(\.rawValue).joined(separator: ", "))
@@ -266,7 +271,7 @@ private struct ProfileDocument: Decodable {
         if joins[.code] != nil {
             throw ProfileKeyError(key: "fields.code", reason: "is the record's identity: give one path, not a join")
         }
-        guard mapped[.code] != nil else {
+        guard mapped[.code] != nil || record == nil else {
             throw ProfileKeyError(key: "fields.code", reason: "is required: every record needs a code")
         }
         let errorRule = try error.map { document throws(ProfileKeyError) in
@@ -295,6 +300,9 @@ private struct ProfileDocument: Decodable {
             headerPaths[name] = try checked("header.\(name)") { () throws(PathSyntaxError) in try DocumentPath(parsing: path) }
         }
         let paging = try pagingStyle(fields: mapped, header: headerPaths)
+        if record == nil, paging != .none {
+            throw ProfileKeyError(key: "paging", reason: "pages through records: give \"record\" and \"fields\", or leave paging out")
+        }
         // Without its placeholder the request never changes, and the service sends the same page forever.
         // The request is its body, its SOAP Header and its HTTP headers.
         let request = [body, soapHeader ?? ""] + (http?.document.headers.map { Array($0.values) } ?? [])
@@ -316,6 +324,16 @@ private struct ProfileDocument: Decodable {
         )
         profile.cursorAttributes = try cursorAttributes(paging)
         profile.notes = notes ?? []
+        if envelope == .none {
+            // A plain-XML request has no envelope to version, and no SOAPAction header.
+            if soapVersion != nil {
+                profile.warnings.append("soapVersion has no effect with \"envelope\": \"none\": a plain-XML request has no SOAP envelope")
+            }
+            if soapAction != nil, !requestHas("{action}") {
+                profile.warnings.append("soapAction is not sent with \"envelope\": \"none\" (no SOAPAction header); "
+                    + "use {action} in the body or http.headers to send it")
+            }
+        }
         try requestSide(&profile)
         try profile.checkPlaceholders()
         return profile

@@ -27,8 +27,9 @@ public struct ServiceProfile: Sendable, Equatable {
     public var soapAction: String
     /// The XML of the Body's child, with placeholders.
     public var body: RequestTemplate
-    /// The local name of the repeating record element.
-    public var record: String
+    /// The local name of the repeating record element; nil for an operation
+    /// that returns no hotels (a login, a cancellation), which has no `fields` either.
+    public var record: String?
     /// Where each field is, relative to the record: the first match wins.
     public var fields: [HotelField: FieldPath]
     /// Fields made of several parts: every match of each path, joined.
@@ -66,6 +67,10 @@ public struct ServiceProfile: Sendable, Equatable {
     public var session: SessionOptions?
     /// The profile's notes for people: what it needs from the user, what was guessed.
     public var notes: [String] = []
+    /// What the profile says that has no effect (a `soapVersion` for a
+    /// plain-XML service): loaded anyway, and said once by ``HotelClient``
+    /// and `hotels profile check`.
+    public var warnings: [String] = []
 
     /// How "load more" asks for the next page.
     public enum Paging: Sendable, Equatable {
