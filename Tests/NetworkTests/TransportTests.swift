@@ -37,6 +37,37 @@ struct TransportTests {
         #expect(String(decoding: request.body, as: UTF8.self).contains("<h:city>Shanghai</h:city><h:pageSize>5</h:pageSize>"))
     }
 
+    @Test("a value in the login reply's Body (TBO's SessionId) is captured, sent by every later call, and never shown")
+    func loginBodyCapture() async throws {
+        let server = try ScriptedHTTPServer { request, connection in
+            let body = String(decoding: request.body, as: UTF8.self)
+            if body.contains("<Authenticate") {
+                connection.respond(contentType: "text/xml; charset=utf-8", body: """
+                    <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><AuthenticateResponse xmlns="urn:tbo">\
+                    <Status>Successful</Status><SessionId>SID-7f3a9c</SessionId></AuthenticateResponse></soap:Body></soap:Envelope>
+                    """)
+            } else if body.contains("<SessionId>SID-7f3a9c</SessionId>") {
+                connection.respond(contentType: "text/xml; charset=utf-8", body: TransportTests.soap)
+            } else {
+                connection.respond(status: 500, reason: "Server Error", contentType: "text/xml", body: TransportTests.fault)
+            }
+        }
+        let json = #"""
+            {"name": "tbo-session", "soapAction": "Search", "body": "<Search xmlns=\"urn:tbo\"><SessionId>{session.id}</SessionId><City>{city}</City></Search>",
+             "record": "Hotel", "fields": {"code": "code"},
+             "session": {"login": {"soapAction": "Authenticate", "body": "<Authenticate xmlns=\"urn:tbo\"><User>{env:U}</User></Authenticate>"},
+                         "capture": {"id": "//AuthenticateResponse/SessionId"}}}
+            """#
+        let logs = LogRecorder()
+        let client = HotelClient(profile: try ServiceProfile(json: Data(json.utf8), source: "test"), endpoint: server.url + "/soap",
+                                 configuration: HotelClientConfiguration(logger: logs.logger(), credentials: Credentials(["U": "agent"])))
+        let page = try await client.page(firstPage)
+        await client.close()
+        #expect(page.hotels.count == 5)
+        #expect(server.requests.count == 2)
+        #expect(!logs.messages.joined().contains("SID-7f3a9c"))
+    }
+
     @Test("SOAPAction as the profile writes it: empty is sent as an empty header, quoted keeps its quotes; {action} and WS-Addressing's Action drop them",
           arguments: ["", "\"urn:hotelkit:sample#QueryHotels\""])
     func soapActionAsWritten(action: String) async throws {
