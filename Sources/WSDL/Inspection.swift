@@ -24,7 +24,10 @@ public struct WSDLInspection: Sendable, Encodable {
         /// The input's elements (`{namespace}name`), or its typed parts under RPC style (`part: {namespace}type`).
         public var input: [String]
         public var output: [String]
+        /// The input's SOAP header elements.
         public var headers: [String]
+        /// The output's SOAP header elements (Shiji's `KwsSoapHeader` on `AppLogin`'s reply): where a session's values come back.
+        public var outputHeaders: [String]
         public var addressingAction: String?
         public var documentation: String?
     }
@@ -34,6 +37,8 @@ public struct WSDLInspection: Sendable, Encodable {
     public var documents: [Document]
     /// Imports of standard schemas (XML Signature, `xml:`, …), not read.
     public var notRead: [SkippedImport]
+    /// Schemas the set refers to that are not there: their types are unknown.
+    public var missing: [MissingDocument]
     public var services: [ServiceDescription.Service]
     public var bindings: [Binding]
     /// What the policies ask of a request: `WS-Security UsernameToken`, `WS-Addressing`, ….
@@ -53,6 +58,9 @@ public struct WSDLInspection: Sendable, Encodable {
         for skipped in notRead {
             lines.append("  not read: \(skipped.location) ← \(skipped.referrer) (\(skipped.standard), a standard schema no profile needs)")
         }
+        for document in missing {
+            lines.append("  missing: \(document.location) ← \(document.referrer) (\(document.reason)); the types it holds are unknown")
+        }
         for service in services {
             lines.append("service \(service.name)")
             for port in service.ports {
@@ -69,6 +77,7 @@ public struct WSDLInspection: Sendable, Encodable {
                 lines.append("    input: " + (operation.input.isEmpty ? "(nothing)" : operation.input.joined(separator: ", ")))
                 lines.append("    output: " + (operation.output.isEmpty ? "(nothing)" : operation.output.joined(separator: ", ")))
                 if !operation.headers.isEmpty { lines.append("    headers: " + operation.headers.joined(separator: ", ")) }
+                if !operation.outputHeaders.isEmpty { lines.append("    output headers: " + operation.outputHeaders.joined(separator: ", ")) }
                 if let action = operation.addressingAction { lines.append("    WS-Addressing action: \(action)") }
             }
         }
@@ -91,13 +100,15 @@ extension ServiceDescription {
             name: name, targetNamespace: targetNamespace,
             documents: documents.map { .init(name: $0.name, referrer: $0.referrer, origin: $0.origin.rawValue, bytes: $0.bytes) },
             notRead: skipped,
+            missing: missing,
             services: services,
             bindings: bindings.map { binding in
                 .init(name: binding.name, portType: binding.portType, soapVersion: binding.soapVersion.rawValue, style: binding.style,
                       operations: binding.operations.map { operation in
                           .init(name: operation.name, soapAction: operation.soapAction, style: operation.style,
                                 input: parts(operation.input), output: parts(operation.output),
-                                headers: operation.inputHeaders.map(\.description), addressingAction: operation.addressingAction,
+                                headers: operation.inputHeaders.map(\.description), outputHeaders: operation.outputHeaders.map(\.description),
+                                addressingAction: operation.addressingAction,
                                 documentation: operation.documentation.isEmpty ? nil : operation.documentation)
                       })
             },

@@ -53,6 +53,10 @@ public struct ProfileDrafter: Sendable {
             + "(SOAP \(operation.soapVersion.rawValue), \(operation.style)/\(operation.use)). Every guess below says why; review them.")
         notes.append(endpoint.map { "endpoint: \($0) (give it as --endpoint)" } ?? "endpoint: the WSDL names none; ask the vendor")
         if let problem = description.bindings.first(where: { $0.name == operation.binding })?.problem { notes.append("wsdl: " + problem) }
+        if !description.missing.isEmpty {
+            notes.append("wsdl: missing " + description.missing.map { "\($0.location) (← \($0.referrer))" }.joined(separator: ", ")
+                + ": the types they hold are unknown, so the body and fields below may lack them; add the files and run again")
+        }
         if operation.use == "encoded" {
             notes.append("the binding is SOAP-encoded (RPC/encoded): the body below has no xsi:type attributes, which some servers need")
         }

@@ -95,6 +95,8 @@ public struct ServiceDescription: Sendable {
     public var documents: [LoadedDocument]
     /// Standard schemas the set imports but the loader did not read.
     public var skipped: [SkippedImport]
+    /// Schemas the set refers to that are not there (``WSDLDocumentSet/missing``).
+    public var missing: [MissingDocument]
     /// What the WSDL gets wrong, and how it was read anyway: each binding's ``Binding/problem``.
     public var problems: [String] { bindings.compactMap(\.problem) }
 
@@ -106,6 +108,7 @@ public struct ServiceDescription: Sendable {
     public init(_ set: WSDLDocumentSet) {
         documents = set.documents
         skipped = set.skipped
+        missing = set.missing
         let definitions = set.documents.map(\.root).filter { $0.namespaceURI == Namespaces.wsdl }
         let root = set.root.root
         name = root.attributes["name"] ?? ""

@@ -52,9 +52,23 @@ public struct WSDLDocumentSet: Sendable {
     public var root: LoadedDocument { documents[0] }
     /// Imports of standard schemas that were not read (``notRead``).
     public var skipped: [SkippedImport] = []
+    /// Schemas the set refers to that do not exist: vendors ship WSDLs
+    /// without every schema. The operations are still read; the types those
+    /// schemas held are unknown.
+    public var missing: [MissingDocument] = []
     /// How many documents came over the network in this load; 0 once cached.
     public var fetched: Int { documents.count { $0.origin == .network } }
     public var totalBytes: Int { documents.reduce(0) { $0 + $1.bytes } }
+}
+
+/// A schema the set refers to (`xs:import`, `xs:include`, `xs:redefine`) that
+/// is not there: no such file, or HTTP 404 or 410.
+public struct MissingDocument: Sendable, Encodable, Equatable {
+    public var location: String
+    /// The document that refers to it.
+    public var referrer: String
+    /// `no such file`, `HTTP 404`.
+    public var reason: String
 }
 
 /// An `xs:import` of a standard namespace (XML Signature, `xml:`, SOAP
@@ -101,8 +115,10 @@ public struct WSDLLoader: Sendable {
         public var cacheFolder: String?
         /// Hosts besides the WSDL's own that imports may fetch from.
         public var allowedHosts: Set<String> = []
-        /// Local documents must lie under this folder. Nil: the working
-        /// folder when the WSDL is under it, else the WSDL's own folder.
+        /// Local documents must lie under this folder. Nil: the folder above
+        /// the WSDL's (so `wsdls/x.wsdl` reaches `../opentravel/`, as HTNG
+        /// and OpenTravel publish their sets), or the working folder when it
+        /// holds the WSDL and is higher; never `/` or the home folder itself.
         public var localRoot: String?
         /// Use the cache only; a remote document not cached is an error.
         public var offline = false
@@ -148,7 +164,7 @@ public struct WSDLLoader: Sendable {
         let localRoot: String? = rootURL.isFileURL ? (options.localRoot.map(Self.canonicalPath) ?? Self.defaultLocalRoot(for: rootURL)) : nil
         let load = LoadState(rootHost: rootURL.host?.lowercased(), localRoot: localRoot)
         try await visit(rootURL, referrer: nil, wsdlChain: [], state: load)
-        return WSDLDocumentSet(documents: load.documents, skipped: load.skipped)
+        return WSDLDocumentSet(documents: load.documents, skipped: load.skipped, missing: load.missing)
     }
 
     // MARK: Walking the set
@@ -189,7 +205,12 @@ public struct WSDLLoader: Sendable {
                 continue
             }
             let target = try resolve(reference.location, from: url, referrer: name, state: state)
-            try await visit(target, referrer: document, wsdlChain: reference.isWSDLImport ? wsdlChain + [key] : [], state: state)
+            do {
+                try await visit(target, referrer: document, wsdlChain: reference.isWSDLImport ? wsdlChain + [key] : [], state: state)
+            } catch WSDLError.missing(let location, let referrer, let reason) where !reference.isWSDLImport {
+                // A schema not shipped: its types are unknown, the operations are not. A missing WSDL stops the load.
+                state.missing.append(MissingDocument(location: location, referrer: referrer ?? name, reason: reason))
+            }
         }
     }
 
@@ -316,8 +337,13 @@ public struct WSDLLoader: Sendable {
     static func defaultLocalRoot(for wsdl: URL) -> String {
         let working = canonicalPath(FileManager.default.currentDirectoryPath)
         let path = wsdl.path
-        if working != "/", path.hasPrefix(working + "/") { return working }
-        return (path as NSString).deletingLastPathComponent
+        let folder = (path as NSString).deletingLastPathComponent
+        // Published sets keep their schemas beside the WSDLs' folder (HTNG's wsdls/ and opentravel/): one level up
+        // reaches them. Not further, and never the whole file system or the whole home folder.
+        let above = (folder as NSString).deletingLastPathComponent
+        let package = above.isEmpty || above == "/" || above == canonicalPath(NSHomeDirectory()) ? folder : above
+        if working != "/", path.hasPrefix(working + "/"), working.count < package.count { return working }
+        return package
     }
 
     static func canonicalPath(_ path: String) -> String {
@@ -411,6 +437,7 @@ private final class LoadState {
     var seen: Set<String> = []
     var documents: [LoadedDocument] = []
     var skipped: [SkippedImport] = []
+    var missing: [MissingDocument] = []
     var totalBytes = 0
 
     init(rootHost: String?, localRoot: String?) {

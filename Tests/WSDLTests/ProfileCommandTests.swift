@@ -4,6 +4,36 @@ import TestSupport
 
 @Suite("hotels profile and hotels call", .serialized)
 struct ProfileCommandTests {
+    @Test("a set shipped without one of its schemas: inspect lists the operations, names what is missing and exits 0; init notes it")
+    func missingSchema() async throws {
+        let folder = try DocumentFolder()
+        let source = Samples.url("Real/wsdl/ota-providergen")
+        let copy = folder.path("providergen")
+        try FileManager.default.copyItem(atPath: source.path, toPath: copy)
+        try FileManager.default.removeItem(atPath: copy + "/OTA2003B/OTA_CommonTypes.xsd")
+        let inspect = try await HotelsProcess.run(["profile", "inspect", copy + "/index.wsdl", "--offline"])
+        #expect(inspect.status == 0, "\(inspect.stderr)")
+        #expect(inspect.stdout.contains("operation HotelAvailRQ"))
+        #expect(inspect.stdout.contains("missing: ") && inspect.stdout.contains("OTA_CommonTypes.xsd ← "))
+        let json = try await HotelsProcess.run(["profile", "inspect", copy + "/index.wsdl", "--offline", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect((object["missing"] as? [[String: Any]])?.contains { ($0["location"] as? String)?.hasSuffix("OTA_CommonTypes.xsd") == true } == true)
+        let unknown = try await HotelsProcess.run(["profile", "init", "--wsdl", copy + "/index.wsdl", "--operation", "NoSuchRQ",
+                                                   "--out", folder.path("x.json")])
+        #expect(unknown.status == 64 && unknown.stderr.contains("NoSuchRQ"))
+    }
+
+    @Test("inspect shows an operation's output SOAP header: Kunlun's KwsSoapHeader on AppLogin's reply")
+    func outputHeaders() async throws {
+        let wsdl = Samples.url("Real/wsdl/asmx/SecurityService.wsdl").path
+        let json = try await HotelsProcess.run(["profile", "inspect", wsdl, "--offline", "--json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let operations = (object["bindings"] as? [[String: Any]])?.flatMap { ($0["operations"] as? [[String: Any]]) ?? [] } ?? []
+        let login = try #require(operations.first { $0["name"] as? String == "AppLogin" })
+        #expect((login["outputHeaders"] as? [String])?.contains { $0.hasSuffix("KwsSoapHeader") } == true, "\(login)")
+    }
+
     @Test("round trip: init on hotels serve's own WSDL gives a profile that fetches the whole list, as the built-in profile does")
     func roundTrip() async throws {
         let serve = try ServeProcess(["--hotels", "600"])
@@ -106,6 +136,7 @@ struct ProfileCommandTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect((object["problems"] as? [String])?.count == 1)
         #expect((object["notRead"] as? [[String: Any]])?.compactMap { $0["standard"] as? String } == ["the xml: attributes", "XML Signature"])
+        #expect((object["missing"] as? [Any])?.isEmpty == true)
         let profile = folder.path("providergen.json")
         let initRun = try await HotelsProcess.run(["profile", "init", "--wsdl", wsdl, "--operation", "HotelAvailRQ", "--out", profile])
         #expect(initRun.status == 0, "\(initRun.stderr)")

@@ -107,15 +107,42 @@ struct WSDLLoaderTests {
         #expect(output.children[0].attributes.map(\.name) == ["HotelCode", "HotelName"])
     }
 
-    @Test("a missing document is named with the document that imported it")
+    @Test("a missing schema is named with the document that refers to it, and the operations are read all the same; a missing WSDL stops the load")
     func missingDocument() async throws {
         let folder = try DocumentFolder()
-        let root = try folder.write("service.wsdl", Documents.wsdl(schemaImports: ["types/absent.xsd"]))
-        let error = await loadError(loader(root: folder.url.path), root)
+        let root = try folder.write("service.wsdl", Documents.wsdl(schemaImports: ["types/absent.xsd"], body: Documents.searchOperation))
+        let set = try await loader(root: folder.url.path).load(root)
+        let missing = try #require(set.missing.first)
+        #expect(set.missing.count == 1 && missing.location.hasSuffix("types/absent.xsd") && missing.referrer.hasSuffix("service.wsdl"))
+        #expect(missing.reason == "no such file")
+        let description = ServiceDescription(set)
+        #expect(description.operations.map(\.name) == ["Search"])
+        #expect(description.inspection.lines.contains { $0.hasPrefix("  missing: ") && $0.contains("types/absent.xsd ← ") })
+        let top = try folder.write("top.wsdl", Documents.wsdl(imports: ["absent.wsdl"]))
+        let error = await loadError(loader(root: folder.url.path), top)
         guard case .missing(let document, let referrer, _) = error else { Issue.record("expected missing, got \(String(describing: error))"); return }
-        #expect(document.hasSuffix("types/absent.xsd"))
-        #expect(referrer?.hasSuffix("service.wsdl") == true)
+        #expect(document.hasSuffix("absent.wsdl") && referrer?.hasSuffix("top.wsdl") == true)
         #expect(error?.description.contains("imported by") == true)
+    }
+
+    @Test("HTNG's and OpenTravel's published layout loads with no root given (wsdls/ imports ../opentravel/); ../../ is still refused")
+    func siblingSchemaFolder() async throws {
+        let folder = try DocumentFolder()
+        let root = try folder.write("htng/wsdls/service.wsdl", Documents.wsdl(schemaImports: ["../opentravel/messages.xsd"],
+                                                                               body: Documents.searchOperation))
+        try folder.write("htng/opentravel/messages.xsd", Documents.schema(#"""
+            <xs:element name="SearchRQ"><xs:complexType><xs:sequence><xs:element name="City" type="xs:string"/></xs:sequence></xs:complexType></xs:element>
+            <xs:element name="SearchRS"><xs:complexType><xs:sequence><xs:element name="Hotel" maxOccurs="unbounded"/></xs:sequence></xs:complexType></xs:element>
+            """#))
+        let set = try await loader().load(root)
+        #expect(set.documents.count == 2 && set.missing.isEmpty)
+        let escaping = try folder.write("htng/wsdls/escape.wsdl", Documents.wsdl(schemaImports: ["../../outside.xsd"]))
+        try folder.write("outside.xsd", Documents.schema(""))
+        let error = await loadError(loader(), escaping)
+        guard case .refused = error else { Issue.record("expected refused, got \(String(describing: error))"); return }
+        // A WSDL at the top of the home folder or of the file system gets its own folder, not the one above.
+        #expect(WSDLLoader.defaultLocalRoot(for: URL(fileURLWithPath: NSHomeDirectory() + "/svc/x.wsdl")) == WSDLLoader.canonicalPath(NSHomeDirectory() + "/svc"))
+        #expect(WSDLLoader.defaultLocalRoot(for: URL(fileURLWithPath: "/svc/x.wsdl")) == "/svc")
     }
 
     @Test("a DOCTYPE in any document of the set is refused, so no entity is ever declared")
