@@ -105,6 +105,35 @@ struct ProfileTests {
         #expect(try ServiceProfile.named("sample").warnings.isEmpty)
     }
 
+    @Test("a step may test an attribute: Concur's address is the Description whose Name is Address; the untested path takes the rest")
+    func attributeTests() throws {
+        let json = #"""
+            {"name": "concur-like", "body": "<Q/>", "record": "Property",
+             "fields": {"code": "@HotelCode", "address": "TPA_Extensions/Description[@Name='Address']/Text",
+                        "name": "TPA_Extensions/Description/Text", "logoURL": "TPA_Extensions/Description[@Name=\"a/b 'x'\"]/Text"}}
+            """#
+        let profile = try ServiceProfile(json: Data(json.utf8), source: "test")
+        #expect(profile.fields[.address] == FieldPath(elements: ["TPA_Extensions", "Description", "Text"],
+                                                     tests: [nil, .init(name: "Name", value: "Address"), nil]))
+        #expect(profile.fields[.address]?.description == "TPA_Extensions/Description[@Name='Address']/Text")
+        #expect(profile.fields[.logoURL]?.description == #"TPA_Extensions/Description[@Name="a/b 'x'"]/Text"#)
+        let response = """
+            <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><R>\
+            <Property HotelCode="A"><TPA_Extensions><Description Name="Phone"><Text>+1 206 555 0100</Text></Description>\
+            <Description Name="Address"><Text>1 Pike St, Seattle</Text></Description><Description Name="a/b 'x'"><Text>http://l.test/a.png</Text></Description></TPA_Extensions></Property>\
+            <Property HotelCode="B"><TPA_Extensions><Description Name="Address"><Text>2 Pine St</Text></Description></TPA_Extensions></Property>\
+            </R></soap:Body></soap:Envelope>
+            """
+        let hotels = try HotelResponseParser(profile: profile).parse(bytes: Array(response.utf8)).hotels
+        #expect(hotels.map(\.address) == ["1 Pike St, Seattle", "2 Pine St"])
+        #expect(hotels.map(\.name) == ["+1 206 555 0100", nil])
+        #expect(hotels.first?.logoURL == "http://l.test/a.png")
+        for bad in ["Description[Name='A']/Text", "Description[@Name=A]/Text", "Description[@Name='A/Text", "Description[@Na me='A']/Text"] {
+            #expect(throws: PathSyntaxError.self) { try FieldPath(parsing: bad) }
+        }
+        #expect(throws: PathSyntaxError.self) { try DocumentPath(parsing: "//Errors/Error[@Type='3']") }
+    }
+
     @Test("mistakes are refused with the key and the reason", arguments: [
         ("recrod", "\"Item\"", "recrod", "unknown key"),
         ("record", nil, "fields", "needs \"record\""),

@@ -81,8 +81,12 @@ struct VendorStyleTests {
         let emulator = try VendorEmulator(.concur, credentials: vendorCredentials)
         defer { emulator.stop() }
         let area = try SearchArea(near: "47.6062,-122.3321", radius: 8)
-        let codes = try await StyleClient(.concur, emulator).fetchAll(city: "Seattle", area: area, pageSize: 50)
-        #expect(codes.count == 23 && Set(codes).count == 23)
+        let style = try StyleClient(.concur, emulator)
+        var hotels: [Hotel] = []
+        for try await page in style.client.pages(city: "Seattle", area: area, pageSize: 50) { hotels += page.hotels }
+        await style.client.close()
+        #expect(hotels.count == 23 && Set(hotels.map(\.code)).count == 23)
+        #expect(hotels.first?.address == "1 Pike St, Seattle, WA 98100")
         #expect(emulator.log == ["search near 47.6062,-122.3321 within 8.0 km"])
         // Without a position there is nothing to search by: the service says so, and the profile's error mapping reports it.
         await #expect(throws: ServiceReportedError.self) { try await StyleClient(.concur, emulator).fetchAll(city: "Seattle") }

@@ -243,7 +243,8 @@ private struct Exchange {
         accept("search near \(latitude),\(longitude) within \(radius) km")
         let properties = (0..<count).map { index in
             let code = Self.code("SEA", index)
-            return #"<Property HotelCode="\#(code)" HotelName="Hotel \#(code)"><Address><AddressLine>\#(index + 1) Pike St</AddressLine><CityName>Seattle</CityName><PostalCode>9810\#(index)</PostalCode><CountryName Code="US"/></Address><Position Latitude="\#(latitude)" Longitude="\#(longitude)"/></Property>"#
+            // The address is only in the extensions, as Concur sends it.
+            return #"<Property HotelCode="\#(code)" HotelName="Hotel \#(code)"><Position Latitude="\#(latitude)" Longitude="\#(longitude)"/><TPA_Extensions><Description Name="Phone"><Text>+1 206 555 01\#(index)</Text></Description><Description Name="Address"><Text>\#(index + 1) Pike St, Seattle, WA 9810\#(index)</Text></Description></TPA_Extensions></Property>"#
         }.joined()
         return soap11(#"<OTA_HotelSearchRS xmlns="http://www.opentravel.org/OTA/2003/05"><Success/><Properties>\#(properties)</Properties></OTA_HotelSearchRS>"#)
     }

@@ -29,31 +29,35 @@ struct FieldTrie {
         var parent = -1
         var name: XMLName?
         var child = -1
+        /// The attribute test an element must pass to take this edge (an index into ``tests``), or -1.
+        var test = -1
     }
 
     private(set) var nodes: [Node] = []
     private(set) var attributes: [(name: XMLName, slot: Int)] = []
     private let edges: [Edge]
+    /// `[@Name='Address']` steps' tests.
+    private let tests: [(name: XMLName, value: String)]
     private let shift: Int
 
     init(_ paths: [(slot: Int, path: FieldPath)], names: XMLNameTable) {
-        // Built as nested arrays first, one node per path prefix.
-        var children: [[(name: XMLName, node: Int)]] = [[]]
+        // Built as nested arrays first, one node per path prefix (a step's test is part of it).
+        var children: [[(name: XMLName, test: FieldPath.AttributeTest?, node: Int)]] = [[]]
         var attributesByNode: [[(name: XMLName, slot: Int)]] = [[]]
         var textSlots = [-1]
         var joinParts = [-1]
         for (slot, path) in paths {
             var node = 0
-            for step in path.elements {
+            for (step, test) in zip(path.elements, path.tests) {
                 let name = names.name(step)
-                if let existing = children[node].first(where: { $0.name == name }) {
+                if let existing = children[node].first(where: { $0.name == name && $0.test == test }) {
                     node = existing.node
                 } else {
                     children.append([])
                     attributesByNode.append([])
                     textSlots.append(-1)
                     joinParts.append(-1)
-                    children[node].append((name, children.count - 1))
+                    children[node].append((name, test, children.count - 1))
                     node = children.count - 1
                 }
             }
@@ -74,14 +78,18 @@ struct FieldTrie {
         while 1 << bits < 2 * (children.count + 1) { bits += 1 }
         shift = UInt.bitWidth - bits
         var edges = Array(repeating: Edge(), count: 1 << bits)
+        var tests: [(name: XMLName, value: String)] = []
         for (parent, list) in children.enumerated() {
-            for (name, child) in list {
+            // Tested edges first: a probe meets them before the untested edge of the same name.
+            for (name, test, child) in list.filter({ $0.test != nil }) + list.filter({ $0.test == nil }) {
                 var index = FieldTrie.hash(parent, name, shift: shift)
                 while edges[index].name != nil { index = (index + 1) & (edges.count - 1) }
-                edges[index] = Edge(parent: parent, name: name, child: child)
+                edges[index] = Edge(parent: parent, name: name, child: child, test: test.map { _ in tests.count } ?? -1)
+                if let test { tests.append((names.name(test.name), test.value)) }
             }
         }
         self.edges = edges
+        self.tests = tests
     }
 
     /// Fibonacci hashing of the pair: the multiply spreads the low bits of
@@ -91,14 +99,18 @@ struct FieldTrie {
         Int(truncatingIfNeeded: ((name.identity &+ UInt(bitPattern: node)) &* 0x9E37_79B9_7F4A_7C15) >> UInt(shift))
     }
 
-    /// The child of `node` for an element of this name, or -1.
+    /// The child of `node` for this element, or -1: the first edge of its
+    /// name whose test it passes, else the untested one.
     @inline(__always) // once per element of every record: no call frame
-    func child(of node: Int, named name: XMLName) -> Int {
+    func child(of node: Int, for element: XMLStartElement) -> Int {
+        let name = element.localName
         var index = FieldTrie.hash(node, name, shift: shift)
         while true {
             let edge = edges[index]
             guard let edgeName = edge.name else { return -1 }
-            if edgeName == name, edge.parent == node { return edge.child }
+            if edgeName == name, edge.parent == node, edge.test < 0 || element.attribute(tests[edge.test].name) == tests[edge.test].value {
+                return edge.child
+            }
             index = (index + 1) & (edges.count - 1)
         }
     }

@@ -151,24 +151,48 @@ public enum HotelField: String, Sendable, Hashable, CaseIterable, Codable {
 /// `../@HotelCode` climbs out of the record: the attribute of the nearest
 /// enclosing element that has it (OTA's `HotelDescriptiveContents/@HotelCode`
 /// around each `HotelDescriptiveContent`); `../../@X` starts one level higher.
+///
+/// A step may test an attribute: `TPA_Extensions/Description[@Name='Address']/Text`
+/// (Concur's address) follows only the `Description` whose `Name` is
+/// `Address`. An element follows the first path whose test it passes; a
+/// path without a test takes the elements no test took.
 public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     public var elements: [String]
+    /// Each element step's attribute test, or nil: as many as ``elements``.
+    public var tests: [AttributeTest?]
     public var attribute: String?
     /// How many levels the path climbs before it looks: 0 inside the record.
     public var ancestorLevels: Int
 
-    public init(elements: [String], attribute: String? = nil, ancestorLevels: Int = 0) {
+    /// `[@Name='Address']`: the step's element has this attribute with this value.
+    public struct AttributeTest: Sendable, Hashable, CustomStringConvertible {
+        public var name: String
+        public var value: String
+
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+
+        public var description: String { "[@\(name)=" + (value.contains("'") ? "\"\(value)\"" : "'\(value)'") + "]" }
+    }
+
+    public init(elements: [String], tests: [AttributeTest?]? = nil, attribute: String? = nil, ancestorLevels: Int = 0) {
         self.elements = elements
+        self.tests = tests ?? Array(repeating: nil, count: elements.count)
         self.attribute = attribute
         self.ancestorLevels = ancestorLevels
     }
+
+    /// Whether any step tests an attribute.
+    public var hasTests: Bool { tests.contains { $0 != nil } }
 
     /// Parses a path; the error says what is wrong with it.
     public init(parsing text: String) throws(PathSyntaxError) {
         guard !text.hasPrefix("/") else {
             throw PathSyntaxError("field paths are relative to the record: drop the leading “/”")
         }
-        var steps = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        var steps = try FieldPath.steps(of: text)
         let levels = steps.prefix { $0 == ".." }.count
         steps.removeFirst(levels)
         if levels > 0, steps.count != 1 || steps.first?.hasPrefix("@") != true {
@@ -180,15 +204,61 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
             steps.removeLast()
             try FieldPath.checkName(attribute ?? "", in: text)
         }
+        var elements: [String] = []
+        var tests: [AttributeTest?] = []
         for step in steps {
             if step.hasPrefix("@") { throw PathSyntaxError("an attribute step (“\(step)”) can only come last") }
-            try FieldPath.checkName(step, in: text)
+            let (name, test) = try FieldPath.step(step, in: text)
+            elements.append(name)
+            tests.append(test)
         }
-        self.init(elements: steps, attribute: attribute, ancestorLevels: levels)
+        self.init(elements: elements, tests: tests, attribute: attribute, ancestorLevels: levels)
     }
 
     public var description: String {
-        (Array(repeating: "..", count: ancestorLevels) + elements + (attribute.map { ["@" + $0] } ?? [])).joined(separator: "/")
+        let steps = zip(elements, tests).map { $0 + ($1?.description ?? "") }
+        return (Array(repeating: "..", count: ancestorLevels) + steps + (attribute.map { ["@" + $0] } ?? [])).joined(separator: "/")
+    }
+
+    /// The steps between slashes; a slash inside a test's quotes is part of its value.
+    private static func steps(of text: String) throws(PathSyntaxError) -> [String] {
+        var steps = [""]
+        var quote: Character?
+        for character in text {
+            if let open = quote {
+                if character == open { quote = nil }
+            } else if character == "'" || character == "\"" {
+                quote = character
+            } else if character == "/" {
+                steps.append("")
+                continue
+            }
+            steps[steps.count - 1].append(character)
+        }
+        guard quote == nil else { throw PathSyntaxError("an unclosed quote in “\(text)”") }
+        return steps
+    }
+
+    /// `Name` or `Name[@Attr='value']` (either quote).
+    private static func step(_ step: String, in path: String) throws(PathSyntaxError) -> (String, AttributeTest?) {
+        guard let bracket = step.firstIndex(of: "[") else {
+            try checkName(step, in: path)
+            return (step, nil)
+        }
+        let name = String(step[..<bracket])
+        try checkName(name, in: path)
+        let test = step[bracket...]
+        guard test.hasPrefix("[@"), test.hasSuffix("]"), let equals = test.firstIndex(of: "=") else {
+            throw PathSyntaxError("“\(step)”: a step's test is [@Attribute='value'], as in Description[@Name='Address']")
+        }
+        let attribute = String(test[test.index(test.startIndex, offsetBy: 2)..<equals])
+        try checkName(attribute, in: path)
+        let quoted = test[test.index(after: equals)..<test.index(before: test.endIndex)]
+        guard quoted.count >= 2, let open = quoted.first, open == "'" || open == "\"", quoted.last == open,
+              !quoted.dropFirst().dropLast().contains(open) else {
+            throw PathSyntaxError("“\(step)”: quote the value, as in [@\(attribute)='Address']")
+        }
+        return (name, AttributeTest(name: attribute, value: String(quoted.dropFirst().dropLast())))
     }
 
     static func checkName(_ name: String, in path: String) throws(PathSyntaxError) {
@@ -218,6 +288,9 @@ public struct DocumentPath: Sendable, Hashable, CustomStringConvertible {
         steps = try FieldPath(parsing: String(text.dropFirst(2)))
         guard !steps.elements.isEmpty else {
             throw PathSyntaxError("a document path needs at least one element before the attribute")
+        }
+        guard !steps.hasTests else {
+            throw PathSyntaxError("an attribute test ([@Name='value']) goes in a record's field path, not in a “//” path")
         }
     }
 
