@@ -298,7 +298,7 @@ final class RecordExtractor: SOAPBodyHandler {
         }
         if recordDepth != nil {
             let parent = nodeStack.top
-            let child = parent >= 0 ? trie.child(of: parent, for: element) : -1
+            let child = parent < 0 ? -1 : trie.hasTests ? trie.child(of: parent, for: element) : trie.child(of: parent, named: element.localName)
             try nodeStack.push(child, maxDepth: maxDepth)
             if child >= 0 { try visit(node: child, element) }
         } else {
