@@ -101,8 +101,10 @@ public struct ListJob: Sendable {
                 onEvent(.cached(list))
             case .merged(let page, let merge):
                 summary.merge = merge
+                summary.added += merge.inserted
                 try await stored(page, .merged(merge), summary: &summary, logos: &logoRun, onEvent: onEvent)
             case .appended(let page, let added):
+                summary.added += added
                 try await stored(page, .appended(added: added), summary: &summary, logos: &logoRun, onEvent: onEvent)
             case .offline(let offline):
                 onEvent(.offline(offline))

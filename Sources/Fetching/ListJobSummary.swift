@@ -14,6 +14,8 @@ public struct ListJobSummary: Sendable {
     public var fetched = 0
     /// Rows shown from the cache before the network was asked.
     public var cached = 0
+    /// Rows new to the list in this run: page 1's new rows and every "load more" page's.
+    public var added = 0
     /// What merging page 1 did; nil when no page 1 was fetched.
     public var merge: MergeResult?
     /// Why the list ended (a `Pager.End` raw value, or `maxPages`); nil after a failure or offline.

@@ -99,6 +99,8 @@ struct FetchReport: Encodable {
     var hotels: Int
     var fetched: Int
     var cached: Int
+    /// Rows new to the list in this run, page 1's and the later pages'.
+    var added: Int
     var merge: MergeResult?
     var end: String?
     var logos: LogoCounts
@@ -119,6 +121,7 @@ struct FetchReport: Encodable {
         hotels = summary.hotels
         fetched = summary.fetched
         cached = summary.cached
+        added = summary.added
         merge = summary.merge
         end = summary.end
         logos = summary.logos
@@ -139,8 +142,10 @@ struct FetchReport: Encodable {
             text = label + offline + " into \(out)" + (logos.saved + logos.failed > 0 ? ", \(logos.saved) logos from the cache" : "")
         } else {
             let rate = seconds > 0 ? Double(fetched) / seconds : 0
-            let merged = merge.map { ", merged: \($0.inserted) new, \($0.updated) updated, \($0.moved) moved" + ($0.replaced ? ", list replaced" : "") } ?? ""
-            text = label + "fetched \(fetched) hotels in \(pages) pages (\(String(format: "%.0f", rate))/s, end: \(end ?? "error"))\(merged); \(hotels) in the list"
+            // Page 1's merge counts only its own rows: the run's new rows are said first, so no reader takes the difference for losses.
+            let merged = merge.map { " (page 1 merged: \($0.inserted) new, \($0.updated) updated, \($0.moved) moved" + ($0.replaced ? ", list replaced" : "") + ")" } ?? ""
+            text = label + "fetched \(fetched) hotels in \(pages) pages (\(String(format: "%.0f", rate))/s, end: \(end ?? "error")): "
+                + "\(added) new to the list\(merged); \(hotels) in the list"
                 + (logos.saved + logos.failed > 0
                     ? ", \(logos.saved) logos (\(logos.fromCache) cached, \(logos.revalidated) revalidated, \(logos.failed) failed)" : "")
                 + " into \(out)"

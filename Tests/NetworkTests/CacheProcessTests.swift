@@ -106,3 +106,21 @@ struct NearCommandTests {
         }
     }
 }
+
+@Suite("hotels fetch's summary")
+struct FetchSummaryTests {
+    @Test("the summary says what was new to the list in the run before page 1's merge, so no reader takes the difference for losses")
+    func newToTheList() async throws {
+        let serve = try ServeProcess(["--hotels", "300"])
+        defer { withExtendedLifetime(serve) {} }
+        let cache = temporaryPath("summary-cache")
+        func fetch(_ extra: [String]) async throws -> HotelsProcess {
+            try await HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "Shanghai", "--page-size", "20", "--cache", cache,
+                                         "--out", temporaryPath("summary-out")] + extra)
+        }
+        let first = try await fetch(["--max-pages", "2", "--json"])
+        #expect(first.status == 0 && first.stdout.contains(#""added":40,"#), "\(first.stdout)")
+        let resumed = try await fetch(["--max-pages", "2"])
+        #expect(resumed.stdout.contains(": 20 new to the list (page 1 merged: 0 new, 0 updated, 0 moved); 60 in the list"), "\(resumed.stdout)")
+    }
+}
