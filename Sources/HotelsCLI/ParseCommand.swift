@@ -14,7 +14,8 @@ struct ParseCommand: ParsableCommand {
         Prints one JSON object per record as the records stream out, with the keys \
         code, name, address, latitude, longitude, logoURL and addtime (null when absent). \
         Warnings about single records go to standard error. Exit 65 for malformed, \
-        hostile or non-SOAP input, 76 for a SOAP fault or an error the service reported.
+        hostile or non-SOAP input, 76 for a SOAP fault or an error the service reported, \
+        77 when the fault or the error says the credentials were refused.
         """
     )
 

@@ -139,4 +139,13 @@ struct HelpTests {
         #expect(try await HotelsProcess.run(["--help"]).status == 0)
         #expect(try await HotelsProcess.run(["help", "list"]).stdout.contains("USAGE: hotels list"))
     }
+
+    @Test("parse's help says what an authentication fault exits with, and it does: 77")
+    func parseExitCodes() async throws {
+        let help = try await HotelsProcess.run(["parse", "--help"])
+        #expect(help.stdout.contains("76 for a SOAP fault") && help.stdout.contains("77 when"))
+        let fault = try await HotelsProcess.run(["parse", Samples.url("Fixtures/fault-soap11-client.xml").path])
+        #expect(fault.status == 77, "\(fault.stderr)")
+        #expect(try await HotelsProcess.run(["parse", Samples.url("Fixtures/fault-soap11-server.xml").path]).status == 76)
+    }
 }
