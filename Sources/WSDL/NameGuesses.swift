@@ -83,6 +83,19 @@ enum NameGuesses {
         return ["image", "logo", "photo", "picture", "media", "thumbnail", "preview"].contains { folded.contains($0) }
     }
 
+    /// Whose a value is, by the elements between the record and it: 0 the
+    /// hotel's (no element between, or a hotel-like one), 1 unknown, 2
+    /// another thing's (a currency, a country, a room, a rate…).
+    static func owner(of ancestors: [String]) -> Int {
+        if ancestors.isEmpty || ancestors.contains(where: isHotelLike) { return 0 }
+        let folded = ancestors.map(fold)
+        return folded.contains { name in otherThings.contains { name.contains($0) } } ? 2 : 1
+    }
+
+    /// What a record holds besides the hotel, whose codes and names are not the hotel's.
+    static let otherThings = ["currency", "country", "language", "board", "room", "rate", "price", "contract", "office", "destination",
+                              "zone", "category", "chain", "supplier", "market", "promotion", "classification", "amenity", "facility"]
+
     /// A name a record element of a hotel list is likely to have.
     static func isHotelLike(_ name: String) -> Bool {
         let folded = fold(name)

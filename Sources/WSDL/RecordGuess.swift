@@ -55,7 +55,7 @@ struct RecordGuess {
         var guess = RecordGuess(record: record.name, location: "")
         var used: Set<String> = []
         for (field, names) in NameGuesses.fieldNames {
-            var best: (known: Int, rank: Int, depth: Int, path: String, name: String, shape: ElementShape?)?
+            var best: (known: Int, owner: Int, rank: Int, depth: Int, path: String, name: String, shape: ElementShape?)?
             for value in values {
                 let folded = NameGuesses.fold(value.name)
                 guard let rank = names.firstIndex(of: folded) ?? fallbackRank(field, folded) else { continue }
@@ -72,8 +72,11 @@ struct RecordGuess {
                 let depth = value.path.count
                 // A known name beats an identifier-like one wherever it sits (HotelCode under a child before MarketCode).
                 let known = rank < NameGuesses.fieldNames.count + 100 ? 0 : 1
-                if best.map({ (known, depth, rank) < ($0.known, $0.depth, $0.rank) }) ?? true {
-                    best = (known, rank, depth, path, value.name, value.shape)
+                // Then a code or name of the hotel beats another thing's, however shallow (HotelBeds' Currency/@code
+                // before HotelInfo/Code).
+                let owner = NameGuesses.owner(of: ancestors)
+                if best.map({ (known, owner, depth, rank) < ($0.known, $0.owner, $0.depth, $0.rank) }) ?? true {
+                    best = (known, owner, rank, depth, path, value.name, value.shape)
                 }
             }
             guard let best else { continue }

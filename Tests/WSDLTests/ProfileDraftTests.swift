@@ -222,6 +222,23 @@ struct ProfileDraftTests {
         #expect(page.hotels.count == 3)
     }
 
+    @Test("a hotel's code beats another thing's however shallow: HotelBeds' HotelInfo/Code, not Currency/@code (a synthetic response in its shape)")
+    func hotelCodeOverCurrency() async throws {
+        let description = ServiceDescription(try await Self.servedSampleSet().set)
+        let service = #"""
+            <ServiceHotel availToken="T1"><ContractList><Contract><Name>CG-TODOS</Name><IncomingOffice code="1"/></Contract></ContractList>\
+            <Currency code="COP">Colombian Peso</Currency><HotelInfo><Code>636682</Code><Name>Hotel Dann Carlton</Name>\
+            <Category type="SIMPLE" code="4EST">4 STARS</Category><Destination type="SIMPLE" code="BOG"><Name>Bogota</Name></Destination>\
+            <Position latitude="4.67" longitude="-74.05"/></HotelInfo></ServiceHotel>
+            """#
+        let response = #"<HotelValuedAvailRS xmlns="http://www.hotelbeds.com/schemas/2005/06/messages">"# + service + service + "</HotelValuedAvailRS>"
+        let draft = try ProfileDrafter(description: description).draft(operation: "QueryHotels", sample: Array(response.utf8))
+        #expect(draft.profile.record == "ServiceHotel")
+        #expect(draft.profile.fields[.code] == FieldPath(elements: ["HotelInfo", "Code"]))
+        #expect(draft.profile.fields[.name] == FieldPath(elements: ["HotelInfo", "Name"]))
+        #expect(try HotelResponseParser(profile: draft.profile).parse(bytes: Array(response.utf8)).hotels.map(\.code) == ["636682", "636682"])
+    }
+
     @Test("OpenTravel search in a schema: attributes as placeholders, the echo token as cursor, Errors as the error path")
     func openTravelSearchSchema() throws {
         let schema = Documents.schema(#"""
