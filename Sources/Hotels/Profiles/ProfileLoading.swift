@@ -35,6 +35,10 @@ extension ServiceProfile {
     /// The names of the profiles built in: `sample` and `ota-search`.
     public static var builtInNames: [String] { BuiltInProfiles.all.keys.sorted() }
 
+    /// Every key a profile file's top level may have, as the loader reads
+    /// them: what the docs must cover.
+    public static var fileKeys: [String] { ProfileDocument.CodingKeys.allCases.map(\.rawValue) }
+
     /// A built-in profile by name, or a profile file by path.
     public static func named(_ nameOrPath: String) throws(ProfileError) -> ServiceProfile {
         if let json = BuiltInProfiles.all[nameOrPath] {
@@ -177,7 +181,7 @@ private struct ProfileDocument: Decodable {
         private enum CodingKeys: String, CodingKey { case path, unless, message, authentication }
     }
 
-    private enum CodingKeys: String, CodingKey, CaseIterable {
+    fileprivate enum CodingKeys: String, CodingKey, CaseIterable {
         case name, envelope, soapVersion, soapAction, body, record, fields, error, coordinateScale, transientFaults, header, paging
         case http, soapHeader, security, addressing, session, notes
     }
