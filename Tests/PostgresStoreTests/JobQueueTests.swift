@@ -13,7 +13,7 @@ struct JobQueueTests {
 
     /// A queue on a new database, with the database's name for psql.
     func makeQueue() async throws -> (JobQueue, database: String) {
-        let url = try TestPostgres.shared().makeDatabase()
+        let url = try await TestPostgres.shared().makeDatabase()
         return (JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url))), TestPostgres.database(in: url))
     }
 
@@ -23,8 +23,8 @@ struct JobQueueTests {
     }
 
     @discardableResult
-    func psql(_ sql: String, _ database: String) throws -> String {
-        try TestPostgres.shared().psql(sql, database: database).trimmed
+    func psql(_ sql: String, _ database: String) async throws -> String {
+        try await TestPostgres.shared().psql(sql, database: database).trimmed
     }
 
     @Test("enqueue inserts in one statement and skips lists already queued, also when two enqueue the same lists at once")
@@ -38,7 +38,7 @@ struct JobQueueTests {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(results.map(\.new).reduce(0, +) == 40 && results.map(\.alreadyQueued).reduce(0, +) == 40)
-        #expect(try psql("SELECT count(*), count(DISTINCT unique_key) FROM jobs", database) == "44|44")
+        #expect(try await psql("SELECT count(*), count(DISTINCT unique_key) FROM jobs", database) == "44|44")
         #expect(try await queue.counts()[.list]?[.available] == 44)
     }
 
@@ -72,7 +72,7 @@ struct JobQueueTests {
         let again = try #require(try await queue.claim(worker: "w", limit: 1, lease: 30).first)
         #expect(again.id == paris.id && again.attempt == 2 && again.fence == paris.fence + 1)
         #expect(try await queue.fail(again.lease, error: "HTTP 503 again", retryIn: 0) == .dead)
-        #expect(try psql("SELECT state, attempt, last_error FROM jobs WHERE id = \(paris.id)", database) == "dead|2|HTTP 503 again")
+        #expect(try await psql("SELECT state, attempt, last_error FROM jobs WHERE id = \(paris.id)", database) == "dead|2|HTTP 503 again")
 
         // A later retry is scheduled later: not claimable before its time.
         try await queue.enqueue([listJob("Oslo")])
@@ -91,7 +91,7 @@ struct JobQueueTests {
         try await queue.enqueue([listJob("Paris", every: 6 * 3600)])
         let job = try #require(try await queue.claim(worker: "w", limit: 1, lease: 30).first)
         #expect(try await queue.complete(job.lease))
-        #expect(try psql("""
+        #expect(try await psql("""
             SELECT state, round(extract(epoch FROM scheduled_at - now()) / 3600) FROM jobs ORDER BY id
             """, database) == "completed|0\navailable|6")
         #expect(try await queue.enqueue([listJob("Paris")]) == EnqueueResult(new: 0, alreadyQueued: 1))
@@ -103,12 +103,12 @@ struct JobQueueTests {
         try await queue.enqueue([listJob("Paris"), listJob("Rome", maxAttempts: 1)])
         let jobs = try await queue.claim(worker: "stalled", limit: 2, lease: 30)
         #expect(try await queue.heartbeat(jobs.map(\.lease), lease: 60) == Set(jobs.map(\.lease)))
-        #expect(try psql("SELECT count(*) FROM jobs WHERE lease_until > now() + interval '50 seconds'", database) == "2")
+        #expect(try await psql("SELECT count(*) FROM jobs WHERE lease_until > now() + interval '50 seconds'", database) == "2")
         #expect(try await queue.rescue() == 0)
 
-        try psql("UPDATE jobs SET lease_until = now() - interval '1 second'", database)
+        try await psql("UPDATE jobs SET lease_until = now() - interval '1 second'", database)
         #expect(try await queue.rescue() == 2)
-        #expect(try psql("SELECT state, attempt, last_error FROM jobs ORDER BY id", database)
+        #expect(try await psql("SELECT state, attempt, last_error FROM jobs ORDER BY id", database)
             == "retryable|1|the lease of stalled expired\ndead|1|the lease of stalled expired")
         let taken = try #require(try await queue.claim(worker: "successor", limit: 2, lease: 30).first)
         #expect(taken.id == jobs[0].id && taken.attempt == 2)
@@ -125,7 +125,7 @@ struct JobQueueTests {
         let store = queue.store
         _ = try await store.fenced(by: stalled.lease).mergeFirstPage(hotels([("A", 3), ("B", 2)]), into: key, checkpoint: checkpoint, now: Date())
 
-        try psql("UPDATE jobs SET lease_until = now() - interval '1 second'", database)
+        try await psql("UPDATE jobs SET lease_until = now() - interval '1 second'", database)
         #expect(try await queue.rescue() == 1)
         let successor = try #require(try await queue.claim(worker: "successor", limit: 1, lease: 30).first)
         #expect(try await store.fenced(by: successor.lease).appendPage(hotels([("C", 1)]), to: key, checkpoint: checkpoint, now: Date()) == 1)
@@ -144,7 +144,7 @@ struct JobQueueTests {
         } throws: { error in
             (error as? StoreError)?.kind == .leaseLost
         }
-        #expect(try psql("SELECT count(*) FROM hotels", database) == "3")
+        #expect(try await psql("SELECT count(*) FROM hotels", database) == "3")
     }
 
     @Test("release gives jobs back uncounted; cancel, retry of one or all dead jobs, and prune of ended ones")
@@ -153,7 +153,7 @@ struct JobQueueTests {
         try await queue.enqueue([listJob("Paris"), listJob("Rome", maxAttempts: 1), listJob("Oslo")])
         let jobs = try await queue.claim(worker: "w", limit: 3, lease: 30)
         #expect(try await queue.release([jobs[0].lease]) == 1)
-        #expect(try psql("SELECT state, attempt FROM jobs WHERE id = \(jobs[0].id)", database) == "available|0")
+        #expect(try await psql("SELECT state, attempt FROM jobs WHERE id = \(jobs[0].id)", database) == "available|0")
         #expect(try await queue.fail(jobs[1].lease, error: "boom", retryIn: 0) == .dead)
         #expect(try await queue.complete(jobs[2].lease))
 
@@ -161,13 +161,13 @@ struct JobQueueTests {
         #expect(try await queue.cancel(jobs[0].id) == false)
         #expect(try await queue.retry(jobs[0].id))
         #expect(try await queue.retryDead() == 1)
-        #expect(try psql("SELECT state, attempt FROM jobs ORDER BY id", database) == "available|0\navailable|0\ncompleted|1")
+        #expect(try await psql("SELECT state, attempt FROM jobs ORDER BY id", database) == "available|0\navailable|0\ncompleted|1")
         // A list queued again meanwhile is not queued twice by a retry.
         try await queue.enqueue([listJob("Oslo")])
         #expect(try await queue.retry(jobs[2].id) == false)
 
         #expect(try await queue.prune(olderThan: 3600) == 0)
-        try psql("UPDATE jobs SET finalized_at = now() - interval '8 days' WHERE state = 'completed'", database)
+        try await psql("UPDATE jobs SET finalized_at = now() - interval '8 days' WHERE state = 'completed'", database)
         #expect(try await queue.prune(olderThan: 7 * 86400) == 1)
         #expect(try await queue.counts()[.list] == [.available: 3])
     }

@@ -15,7 +15,7 @@ struct SharedStoreCommandTests {
     @Test("fetch in one process, list in another, then offline: as with SQLite; store migrate and status; no password anywhere")
     func fetchListOffline() async throws {
         let server = try TestPostgres.shared()
-        let url = try server.makeDatabase()
+        let url = try await server.makeDatabase()
         let serve = try ServeProcess(["--hotels", "300"])
         defer { withExtendedLifetime(serve) {} }
         let migrated = try await HotelsProcess.run(["store", "migrate", "--store", url])
@@ -50,7 +50,7 @@ struct SharedStoreCommandTests {
     @Test("logos processed by one process are served by another from the store's logo index, byte for byte")
     func logosFromTheStore() async throws {
         let server = try TestPostgres.shared()
-        let url = try server.makeDatabase()
+        let url = try await server.makeDatabase()
         let serve = try ServeProcess(["--hotels", "100"])
         defer { withExtendedLifetime(serve) {} }
         let out = folder("out")
@@ -75,7 +75,7 @@ struct SharedStoreCommandTests {
     @Test("a machine with an empty logo cache revalidates the logos another processed from the store's index (304s, no download)")
     func revalidatesFromTheIndex() async throws {
         let server = try TestPostgres.shared()
-        let url = try server.makeDatabase()
+        let url = try await server.makeDatabase()
         // max-age 0: every logo is stale at once, so each is asked for with its validators.
         let serve = try ServeProcess(["--hotels", "100", "--logo-max-age", "0"])
         defer { withExtendedLifetime(serve) {} }
@@ -92,7 +92,7 @@ struct SharedStoreCommandTests {
     @Test("kill -9 mid-list leaves the list and its checkpoint in step, and the next run resumes from the last stored page")
     func killedMidList() async throws {
         let server = try TestPostgres.shared()
-        let url = try server.makeDatabase()
+        let url = try await server.makeDatabase()
         let database = TestPostgres.database(in: url)
         // 20 pages of 10, 300 ms each: time to see 5 pages stored and kill the fetch mid-list, however loaded the machine.
         let serve = try ServeProcess(["--hotels", "1000", "--latency", "300"])
@@ -107,7 +107,7 @@ struct SharedStoreCommandTests {
         FileManager.default.createFile(atPath: victimErrors, contents: nil)
         victim.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: victimErrors))
         let child = try ChildProcess(starting: victim)
-        let rows: @Sendable () -> Int = { Int((try? server.psql("SELECT count(*) FROM hotels", database: database))?.trimmed ?? "") ?? 0 }
+        let rows: @Sendable () -> Int = { Int((try? server.psqlBlocking("SELECT count(*) FROM hotels", database: database))?.trimmed ?? "") ?? 0 }
         // The kill is timed on a thread of its own: a poll on Swift concurrency's threads waited, on a loaded machine, until the list had ended.
         Thread.detachNewThread {
             let deadline = Date().addingTimeInterval(120)
@@ -119,7 +119,7 @@ struct SharedStoreCommandTests {
 
         // In step: every stored page is whole, and the checkpoint counts exactly those pages.
         let stored = rows()
-        let pages = try server.psql("SELECT checkpoint::json->>'pagesReceived' FROM lists", database: database).trimmed
+        let pages = try await server.psql("SELECT checkpoint::json->>'pagesReceived' FROM lists", database: database).trimmed
         #expect(stored >= 50 && stored < 200 && stored % 10 == 0)
         #expect(pages == String(stored / 10))
 
@@ -127,7 +127,7 @@ struct SharedStoreCommandTests {
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(resumed.stdout.contains("fetched \(200 - stored + 10) hotels"), "\(resumed.stdout)") // page 1 again, then the rest
         #expect(rows() == 200)
-        #expect(try server.psql("SELECT count(DISTINCT code) FROM hotels", database: database).trimmed == "200")
-        #expect(try server.psql("SELECT exhausted FROM lists", database: database).trimmed == "t")
+        #expect(try await server.psql("SELECT count(DISTINCT code) FROM hotels", database: database).trimmed == "200")
+        #expect(try await server.psql("SELECT exhausted FROM lists", database: database).trimmed == "t")
     }
 }

@@ -18,7 +18,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .sqlite:
             return try HotelStore(folder: FileManager.default.temporaryDirectory.appendingPathComponent("shared-store-\(UUID().uuidString)"))
         case .postgres:
-            return try await PostgresHotelStore.open(try PostgresLocation(url: try TestPostgres.shared().makeDatabase()))
+            return try await PostgresHotelStore.open(try PostgresLocation(url: try await TestPostgres.shared().makeDatabase()))
         }
     }
 }

@@ -51,9 +51,9 @@ public final class TestPostgres: Sendable {
     var data: URL { folder.appendingPathComponent("data") }
 
     /// A new, empty database; its URL, password included.
-    public func makeDatabase() throws -> String {
+    public func makeDatabase() async throws -> String {
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
-        try runTool("createdb", ["-h", folder.path, "-p", String(port), "-U", Self.user, name])
+        try await offThePool { try self.runTool("createdb", ["-h", self.folder.path, "-p", String(self.port), "-U", Self.user, name]) }
         return url(database: name)
     }
 
@@ -63,8 +63,24 @@ public final class TestPostgres: Sendable {
 
     /// Runs SQL as the superuser on `database` through psql's socket, for checks and faults.
     @discardableResult
-    public func psql(_ sql: String, database: String) throws -> String {
+    public func psql(_ sql: String, database: String) async throws -> String {
+        try await offThePool { try self.psqlBlocking(sql, database: database) }
+    }
+
+    /// ``psql(_:database:)`` for a thread of a test's own, which may block.
+    @discardableResult
+    public func psqlBlocking(_ sql: String, database: String) throws -> String {
         try runTool("psql", ["-h", folder.path, "-p", String(port), "-U", Self.user, "-d", database, "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql])
+    }
+
+    /// Runs `work`, which waits for a child process, on a thread of its own.
+    /// Swift concurrency has two threads on this machine, shared by every
+    /// test and the servers they talk to: tests making databases at once
+    /// held both, and a worker's two-second timers fired half a minute late.
+    private func offThePool<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Swift.Result { try work() }) }
+        }
     }
 
     /// The database name in a URL this server made.

@@ -22,7 +22,7 @@ struct WorkerCommandTests {
     @Test("lists queued once are fetched whole by two worker processes, their logos into the index; SIGTERM stops each with 0")
     func listsAcrossWorkers() async throws {
         let server = try TestPostgres.shared()
-        let url = try server.makeDatabase()
+        let url = try await server.makeDatabase()
         let database = TestPostgres.database(in: url)
         let serve = try ServeProcess(["--hotels", "100"])
         defer { withExtendedLifetime(serve) {} }
@@ -33,8 +33,8 @@ struct WorkerCommandTests {
         #expect(try await HotelsProcess.run(enqueue).stdout == "0 new, 3 already queued\n")
 
         let workers = try [worker(url), worker(url)]
-        let open = { try server.psql("SELECT count(*) FROM jobs WHERE state <> 'completed'", database: database).trimmed }
-        let logosJobs = { try server.psql("SELECT count(*) FROM jobs WHERE kind = 'logos'", database: database).trimmed }
+        let open = { try server.psqlBlocking("SELECT count(*) FROM jobs WHERE state <> 'completed'", database: database).trimmed }
+        let logosJobs = { try server.psqlBlocking("SELECT count(*) FROM jobs WHERE kind = 'logos'", database: database).trimmed }
         let deadline = Date().addingTimeInterval(90)
         while try open() != "0" || logosJobs() == "0", Date() < deadline {
             try await Task.sleep(for: .milliseconds(100))
@@ -46,12 +46,12 @@ struct WorkerCommandTests {
 
         #expect(try open() == "0")
         // Each list whole and ended, as hotels fetch leaves it (the sample has no hotel in Rome), none twice.
-        #expect(try server.psql("SELECT city, hotel_count, exhausted FROM lists ORDER BY city", database: database).trimmed
+        #expect(try await server.psql("SELECT city, hotel_count, exhausted FROM lists ORDER BY city", database: database).trimmed
             == "Paris|20|t\nRome|0|t\nTokyo|10|t")
-        #expect(try server.psql("SELECT count(*), count(DISTINCT (list_id, code)) FROM hotels", database: database).trimmed == "30|30")
+        #expect(try await server.psql("SELECT count(*), count(DISTINCT (list_id, code)) FROM hotels", database: database).trimmed == "30|30")
         // A logos job a page of 5 rows, and every row's logo processed into the index.
-        #expect(try server.psql("SELECT count(*) FROM jobs WHERE kind = 'logos'", database: database).trimmed == "6")
-        #expect(try server.psql("""
+        #expect(try await server.psql("SELECT count(*) FROM jobs WHERE kind = 'logos'", database: database).trimmed == "6")
+        #expect(try await server.psql("""
             SELECT count(DISTINCT h.logo_url), count(DISTINCT i.url) FROM hotels h
             LEFT JOIN images i ON i.url = h.logo_url AND i.filter = 'resize:16x16:fill' AND i.data IS NOT NULL
             """, database: database).trimmed == "30|30")
@@ -68,18 +68,18 @@ struct WorkerCommandTests {
     @Test("a job that cannot work (its profile's credentials are not set) is dead at once with its error, seen in the metrics; retry --dead, cancel and prune act on it")
     func deadJobs() async throws {
         let server = try TestPostgres.shared()
-        let url = try server.makeDatabase()
+        let url = try await server.makeDatabase()
         let database = TestPostgres.database(in: url)
         let profile = Samples.url("Profiles/sabre-style.json").path
         let queued = try await HotelsProcess.run(["enqueue", "--store", url, "--profile", profile, "--endpoint", "http://127.0.0.1:1/soap",
                                             "--city", "Paris"])
         #expect(queued.status == 0, "\(queued.stderr)")
         // The profile's contents travel with the job.
-        #expect(try server.psql("SELECT args->'profile'->>'json' IS NOT NULL FROM jobs", database: database).trimmed == "t")
+        #expect(try await server.psql("SELECT args->'profile'->>'json' IS NOT NULL FROM jobs", database: database).trimmed == "t")
         let port = try TestPostgres.freePort()
         let worker = try self.worker(url, ["--metrics-port", String(port)])
         let deadline = Date().addingTimeInterval(60)
-        while try server.psql("SELECT state FROM jobs", database: database).trimmed != "dead", Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        while try await server.psql("SELECT state FROM jobs", database: database).trimmed != "dead", Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
         // Scraped as Prometheus would.
         let (head, body) = try await HTTPTransport().data(for: HTTPRequest(url: "http://127.0.0.1:\(port)/metrics"))
         let metrics = String(decoding: body, as: UTF8.self)
@@ -89,7 +89,7 @@ struct WorkerCommandTests {
         }
         worker.signal(SIGTERM)
         await worker.ended()
-        #expect(try server.psql("SELECT state, attempt FROM jobs", database: database).trimmed == "dead|1")
+        #expect(try await server.psql("SELECT state, attempt FROM jobs", database: database).trimmed == "dead|1")
         let shown = try await HotelsProcess.run(["jobs", "--store", url])
         #expect(shown.stdout.contains("1 dead") && shown.stdout.contains("job 1 (list, 1 attempts)"), "\(shown.stdout)")
 

@@ -32,7 +32,7 @@ func untilCancelled() async throws {
 @Suite("A worker", .serialized)
 struct WorkerTests {
     func makeQueue() async throws -> (JobQueue, database: String) {
-        let url = try TestPostgres.shared().makeDatabase()
+        let url = try await TestPostgres.shared().makeDatabase()
         return (JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url))), TestPostgres.database(in: url))
     }
 
@@ -74,7 +74,7 @@ struct WorkerTests {
         let runs = runners[0].runs.withLock { $0 }.merging(runners[1].runs.withLock { $0 }, uniquingKeysWith: +)
         #expect(runs.count == 60 && runs.values.allSatisfy { $0 == 1 })
         #expect(runners.allSatisfy { $0.closed.withLock { $0 } })
-        #expect(try TestPostgres.shared().psql("SELECT count(*) FROM workers", database: database).trimmed == "0")
+        #expect(try await TestPostgres.shared().psql("SELECT count(*) FROM workers", database: database).trimmed == "0")
     }
 
     @Test("a failure is retried after its backoff until attempts run out; a permanent one is dead at once, with its error")
@@ -91,7 +91,7 @@ struct WorkerTests {
         worker.stop()
         try await running.value
         #expect(runner.runs.withLock { $0.values.sorted() } == [1, 3])
-        #expect(try TestPostgres.shared().psql("SELECT attempt, last_error FROM jobs ORDER BY attempt", database: database).trimmed
+        #expect(try await TestPostgres.shared().psql("SELECT attempt, last_error FROM jobs ORDER BY attempt", database: database).trimmed
             == "1|login refused\n3|HTTP 503")
     }
 
@@ -106,12 +106,12 @@ struct WorkerTests {
         let running = Task { try await worker.run() }
         try await eventually("the job is running") { try await counts(queue)[.running] == 1 }
         // As a successor's claim would: a new fencing token, and a lease of its own (the rescuer leaves it alone).
-        try TestPostgres.shared().psql("UPDATE jobs SET fence = fence + 1, worker = 'successor', lease_until = now() + interval '1 hour'",
+        try await TestPostgres.shared().psql("UPDATE jobs SET fence = fence + 1, worker = 'successor', lease_until = now() + interval '1 hour'",
                                        database: database)
         try await eventually("the run was abandoned") { events.withLock { $0.contains(.abandoned(.list)) } }
         worker.stop()
         try await running.value
-        #expect(try TestPostgres.shared().psql("SELECT state, worker, attempt FROM jobs", database: database).trimmed == "running|successor|1")
+        #expect(try await TestPostgres.shared().psql("SELECT state, worker, attempt FROM jobs", database: database).trimmed == "running|successor|1")
     }
 
     @Test("stopped, a worker lets runs finish within the grace period, then gives the rest back without counting the attempt")
@@ -130,7 +130,7 @@ struct WorkerTests {
         worker.stop()
         release.continuation.yield()
         try await running.value
-        #expect(try TestPostgres.shared().psql("SELECT unique_key, state, attempt FROM jobs ORDER BY unique_key", database: database).trimmed
+        #expect(try await TestPostgres.shared().psql("SELECT unique_key, state, attempt FROM jobs ORDER BY unique_key", database: database).trimmed
             == "quick|completed|1\nstuck|available|0")
     }
 
@@ -138,7 +138,7 @@ struct WorkerTests {
           .timeLimit(.minutes(2)))
     func heartbeatsFail() async throws {
         let server = try TestPostgres.shared()
-        let url = try server.makeDatabase() + "&connect_timeout=2"
+        let url = try await server.makeDatabase() + "&connect_timeout=2"
         let database = TestPostgres.database(in: url)
         let queue = JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url)))
         try await queue.enqueue(jobs(1))
@@ -159,13 +159,13 @@ struct WorkerTests {
                             observe: { event in events.withLock { $0.append(event) } })
         let running = Task { try await worker.run() }
         try await eventually("the job is running") { try await counts(queue)[.running] == 1 }
-        try server.psql("ALTER DATABASE \(database) WITH ALLOW_CONNECTIONS false", database: "postgres")
-        try server.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)'", database: "postgres")
+        try await server.psql("ALTER DATABASE \(database) WITH ALLOW_CONNECTIONS false", database: "postgres")
+        try await server.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)'", database: "postgres")
         try await eventually("heartbeats failed and the run was stopped") {
             events.withLock { $0.contains(.heartbeatFailed) } && stopped.withLock { $0 } == 1
         }
         #expect(events.withLock { $0.filter { if case .claimed = $0 { true } else { false } }.count } == 1, "no claim while heartbeats failed")
-        try server.psql("ALTER DATABASE \(database) WITH ALLOW_CONNECTIONS true", database: "postgres")
+        try await server.psql("ALTER DATABASE \(database) WITH ALLOW_CONNECTIONS true", database: "postgres")
         // Taking the job again once the database is back waits on postgres-nio's reconnection backoff, which
         // after a long outage on a loaded machine passed a minute: scripts/workers restart measures that instead.
         worker.stop()
