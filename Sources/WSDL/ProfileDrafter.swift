@@ -149,6 +149,10 @@ public struct ProfileDrafter: Sendable {
             let (paging, pagingNotes) = Self.paging(input: writer.placeholders, output: output, record: guess)
             notes += pagingNotes
             if let paging { document.append(("paging", paging)) }
+        } else if let output, !Self.isOpen(output), description.missing.isEmpty, sample == nil {
+            // A reply whose whole schema is known and repeats nothing (a boolean, a status) holds no hotels.
+            notes.append("record and fields: left out: nothing in the response schema repeats, so this operation returns no hotels "
+                + "(a login, a logout; hotels call sends it). If it does return hotels, run again with --sample RESPONSE.xml")
         } else {
             document.append(("record", .string("REPLACE_ME")))
             document.append(("fields", .object([("code", .string("REPLACE_ME"))])))

@@ -39,9 +39,9 @@ struct ProfileDraftTests {
         #expect(logout.inputHeaders == [QualifiedName(namespace: "http://www.shijinet.com.cn/kunlun/kws/1.1/", name: "KwsSoapHeader")])
         let draft = try ProfileDrafter(description: description).draft(operation: "AppLoginOut")
         #expect(draft.profile.soapHeader?.text.contains("KwsSoapHeader") == true)
-        // Nothing in a boolean reply is a record: the profile loads, and says what to do.
-        #expect(draft.profile.record == "REPLACE_ME")
-        #expect(draft.profile.notes.contains { $0.contains("--sample") })
+        // A boolean reply holds no hotels: the profile has no record to invent, loads, and says so.
+        #expect(draft.profile.record == nil && draft.profile.fields.isEmpty)
+        #expect(draft.profile.notes.contains { $0.contains("returns no hotels") && $0.contains("--sample") })
         let login = try ProfileDrafter(description: description).draft(operation: "AppLogin")
         #expect(login.profile.credentialNames == ["SECURITYSERVICE_USERNAME", "SECURITYSERVICE_PASSWORD"])
     }
