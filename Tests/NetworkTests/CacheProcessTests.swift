@@ -47,10 +47,13 @@ struct CacheProcessTests {
         defer { withExtendedLifetime(serve) {} }
         let cache = temporaryPath("killed-cache")
         let victim = try ChildProcess(starting: fetch(serve, cache: cache, out: temporaryPath("killed")))
-        // Wait until it has written some entries, then kill it mid-flight.
-        let deadline = Date().addingTimeInterval(30)
-        while (try? everyEntryFileCount(cache)) ?? 0 < 20, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        victim.signal(SIGKILL)
+        // Once it has written some entries, it is killed mid-flight. The kill is timed on a thread of its own: a poll on
+        // Swift concurrency's two threads waited, on a loaded machine, until the fetch had ended.
+        Thread.detachNewThread {
+            let deadline = Date().addingTimeInterval(60)
+            while everyEntryFileCount(cache) < 20, !victim.hasEnded, Date() < deadline { usleep(5_000) }
+            victim.signal(SIGKILL)
+        }
         await victim.ended()
         #expect(victim.terminationReason == .uncaughtSignal)
         let survived = try everyEntryValidates(cache)
@@ -78,7 +81,7 @@ private func temporaryFiles(_ folder: String) throws -> [String] {
     (try? FileManager.default.contentsOfDirectory(atPath: folder + "/images/tmp")) ?? []
 }
 
-private func everyEntryFileCount(_ folder: String) throws -> Int {
+private func everyEntryFileCount(_ folder: String) -> Int {
     FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".img") }.count ?? 0
 }
 
