@@ -343,6 +343,15 @@ public struct HotelPages: AsyncSequence, Sendable {
         }
 
         public mutating func next() async throws -> FetchedPage? {
+            do {
+                return try await nextPage()
+            } catch is SearchSessionRenewed {
+                // The first expiry is met in nextPage; this one came while the search was being run again.
+                throw SessionExpiredDuringSearch(pages: pager.pagesRequested)
+            }
+        }
+
+        private mutating func nextPage() async throws -> FetchedPage? {
             guard fetched < (pages.maxPages ?? .max),
                   var parameters = pager.nextRequest(city: pages.city, keyword: pages.keyword, area: pages.area) else {
                 logSuppressedWarnings()
@@ -362,12 +371,8 @@ public struct HotelPages: AsyncSequence, Sendable {
                                                               continuesSearch: livesInSession && pager.pagesRequested > 0)
             } catch is SearchSessionRenewed {
                 guard let next = try await searchAgain(reason: "its session expired") else { return try await self.next() }
-                do {
-                    (page, session) = try await pages.client.page(next, context: "page \(number)", preferringSession: session, hold: hold,
-                                                                  continuesSearch: true)
-                } catch is SearchSessionRenewed {
-                    throw SessionExpiredDuringSearch(pages: pager.pagesRequested)
-                }
+                (page, session) = try await pages.client.page(next, context: "page \(number)", preferringSession: session, hold: hold,
+                                                              continuesSearch: true)
             }
             log(page.warnings, of: number)
             if let hint = page.noRecordsHint { pages.client.configuration.logger.warning("page \(number): \(hint)") }
@@ -395,15 +400,11 @@ public struct HotelPages: AsyncSequence, Sendable {
             pages.client.configuration.logger.notice("the list's next page lives in its search's session, and \(reason): asking its \(target) pages again")
             var replay = Pager(paging: pager.paging, pageSize: pager.pageSize)
             while replay.pagesRequested < target, let parameters = replay.nextRequest(city: pages.city, keyword: pages.keyword, area: pages.area) {
-                do {
-                    let (page, session) = try await pages.client.page(parameters, context: "page \(replay.pagesRequested + 1), again",
-                                                                      preferringSession: session, hold: hold,
-                                                                      continuesSearch: replay.pagesRequested > 0)
-                    self.session = session
-                    replay.received(page)
-                } catch is SearchSessionRenewed {
-                    throw SessionExpiredDuringSearch(pages: target)
-                }
+                let (page, session) = try await pages.client.page(parameters, context: "page \(replay.pagesRequested + 1), again",
+                                                                  preferringSession: session, hold: hold,
+                                                                  continuesSearch: replay.pagesRequested > 0)
+                self.session = session
+                replay.received(page)
             }
             pager = replay
             return pager.nextRequest(city: pages.city, keyword: pages.keyword, area: pages.area)
