@@ -16,6 +16,9 @@ public struct ListRow: Sendable, Equatable {
 /// A page of rows from "load more".
 public enum PageResult: Sendable {
     case rows([ListRow], isLast: Bool)
+    /// The whole list as it now stands, in place of the rows shown: a fresh
+    /// page 1 merged into the cached rows, or a list back from offline.
+    case list([ListRow], isLast: Bool)
     case failed(any Error)
 }
 
@@ -104,7 +107,8 @@ public final class VisibleWindowLoader: @unchecked Sendable {
     public let mainQueue: DispatchQueue
     public let downloadQueue: WorkQueue
     public let policy: WindowPolicy
-    public let viewport: Int
+    /// Rows that fit on screen; ``resize(viewport:)`` changes it.
+    public private(set) var viewport: Int
     private let logos: any LogoLoading
     private let clock: any SchedulerClock
     private let requestPage: PageRequester?
@@ -201,7 +205,7 @@ public final class VisibleWindowLoader: @unchecked Sendable {
             mainQueue.async { [self] in
                 pageInFlight = false
                 switch result {
-                case .rows(let first, let isLast):
+                case .rows(let first, let isLast), .list(let first, let isLast):
                     observe(self, at, .pageReceived(page: 1, rows: first.count, isLast: isLast || first.isEmpty))
                     showFirstPage(first, isLast: isLast || first.isEmpty)
                 case .failed(let error):
@@ -221,6 +225,37 @@ public final class VisibleWindowLoader: @unchecked Sendable {
         reachedEnd = isLast
         visibleRows.forEach(willDisplay)
         settle()
+    }
+
+    /// The list changed under the table (page 1 merged into the cached
+    /// rows, or the service back after offline): the rows become `list`
+    /// and the window stays where it is. Rows whose code moved lose their
+    /// pending work; logos in memory show again at once.
+    public func replaceRows(_ list: [ListRow], isLast: Bool) {
+        dispatchPrecondition(condition: .onQueue(mainQueue))
+        for (row, _) in downloadsInProgress where row >= list.count || list[row] != rows[row] { cancel(row) }
+        failures = failures.filter { row, _ in row < list.count && list[row] == rows[row] }
+        displayed = displayed.filter { row in row < list.count && list[row] == rows[row] }
+        rows = list
+        reachedEnd = isLast
+        if phase == .idle { settle() }
+    }
+
+    /// The screen grew or shrank to `rows` rows: as if it had scrolled,
+    /// the rows that left are forgotten and the new ones load.
+    public func resize(viewport rows: Int) {
+        dispatchPrecondition(condition: .onQueue(mainQueue))
+        let before = visibleRows
+        viewport = max(1, rows)
+        for row in before where !visibleRows.contains(row) { displayed.remove(row) }
+        if phase == .idle { settle() }
+    }
+
+    /// Asks for the next page now, wherever the window is: a cached page 1
+    /// is followed by the fresh one at once, not when the user nears the end.
+    public func loadMore() {
+        dispatchPrecondition(condition: .onQueue(mainQueue))
+        requestNextPage()
     }
 
     public func willBeginDragging() {
@@ -428,9 +463,12 @@ public final class VisibleWindowLoader: @unchecked Sendable {
     // MARK: Load more
 
     private func loadMoreIfNeeded() {
-        guard let requestPage, !pageInFlight, !reachedEnd, !rows.isEmpty, clock.milliseconds >= pageRetryAt else { return }
-        let lastVisible = visibleRows.upperBound
-        guard Double(lastVisible) >= policy.loadMoreThreshold * Double(rows.count) else { return }
+        guard !rows.isEmpty, Double(visibleRows.upperBound) >= policy.loadMoreThreshold * Double(rows.count) else { return }
+        requestNextPage()
+    }
+
+    private func requestNextPage() {
+        guard let requestPage, !pageInFlight, !reachedEnd, clock.milliseconds >= pageRetryAt else { return }
         pageInFlight = true
         pagesRequested += 1
         let page = pagesRequested
@@ -451,6 +489,10 @@ public final class VisibleWindowLoader: @unchecked Sendable {
             observe(self, at, .pageReceived(page: page, rows: more.count, isLast: reachedEnd))
             // Rows that were clipped by the end of the list come into view.
             for row in visibleRows where !before.contains(row) { willDisplay(row) }
+            loadMoreIfNeeded()
+        case .list(let list, let isLast):
+            observe(self, at, .pageReceived(page: page, rows: list.count, isLast: isLast || list.isEmpty))
+            replaceRows(list, isLast: isLast || list.isEmpty)
             loadMoreIfNeeded()
         case .failed(let error):
             // Asked again when a row is next shown, after a pause.
