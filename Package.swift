@@ -155,7 +155,7 @@ let package = Package(
         .testTarget(name: "WSDLTests", dependencies: ["WSDL", "Hotels", "HTTP", "SOAP", "TestSupport", "hotels"]),
         .testTarget(
             name: "FetchingTests",
-            dependencies: ["AtomicFiles", "Fetching", "OfflineStore", "Hotels", "HTTP", "SOAP", "Imaging", "Logos", "TestSupport"]
+            dependencies: ["AtomicFiles", "Fetching", "OfflineStore", "Hotels", "HTTP", "SOAP", "Imaging", "Logos", "Scheduling", "TestSupport"]
         ),
         // The store suite on SQLite and on a PostgreSQL server the tests start (TestSupport's TestPostgres).
         .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "OfflineStore", "Hotels", "Imaging", "TestSupport", "hotels"]),

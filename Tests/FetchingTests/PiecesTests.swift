@@ -6,6 +6,7 @@ import Hotels
 import Imaging
 import OfflineStore
 import SOAP
+import Scheduling
 import Testing
 import TestSupport
 
@@ -43,6 +44,30 @@ struct PiecesTests {
         #expect(later.bodies.map { FakeSampleCatalog.value("before", in: $0) } == ["1910"])
         let after = try await resumed.nextPage()
         #expect(after.hotels.isEmpty && after.isLast && later.requests.count == 1)
+    }
+
+    @Test("the pull face with refresh: the cached rows, then the whole list with page 1 merged in its place, then load more; the requester says which replace")
+    func pullsWithRefresh() async throws {
+        let store = try HotelStore.inMemory()
+        let warm = try feed(FakeSampleCatalog(count: 12).client(), store)
+        _ = try await warm.nextPage()
+        _ = try await warm.nextPage()
+        let http = FakeSampleCatalog(count: 12).client()
+        let client = HotelClient(profile: try .named("sample"), endpoint: "http://hotels.test/soap",
+                                 configuration: HotelClientConfiguration(transport: http, retry: RetryPolicy(maxRetries: 0)))
+        let pages = ListJob(client: client, storage: store, city: "Paris", options: .init(pageSize: 5, firstPage: .refresh)).feed()
+        let cached = try await pages.nextPage()
+        #expect(cached.hotels.count == 10 && cached.replacesList && cached.refreshFollows && !cached.isLast && http.requests.isEmpty)
+        let merged = try await pages.nextPage()
+        #expect(merged.hotels.count == 10, "the whole list, not page 1's five rows")
+        #expect(merged.replacesList && !merged.refreshFollows && !merged.isLast && http.requests.count == 1)
+        let requester = pages.pageRequester(onPage: { page in #expect(!page.replacesList) })
+        let more = await withCheckedContinuation { continuation in requester { continuation.resume(returning: $0) } }
+        guard case .rows(let rows, isLast: true) = more else {
+            Issue.record("load more after the merge appends the last page: \(more)")
+            return
+        }
+        #expect(rows.map(\.code) == ["H0011", "H0012"])
     }
 
     @Test("the pull face offline: the cached rows are the first and last page; with nothing cached, the network's error")
