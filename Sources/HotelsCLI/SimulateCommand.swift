@@ -16,7 +16,7 @@ struct SimulateCommand: AsyncParsableCommand {
         in real time, or a generated --fling session. Logo work follows the table-view tutorial: \
         nothing starts while dragging, rows that leave are cancelled, visible rows load when \
         scrolling stops; --prefetch adds low-priority work ahead of the scroll. Prints a summary; \
-        --trace writes every event, --report an HTML timeline and a contact sheet.
+        --trace writes every event, --report an HTML page with a timeline and the final window.
         """
     )
 
@@ -32,7 +32,7 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A shared PostgreSQL store for the list instead of --cache's hotels.sqlite (or HOTELKIT_STORE).", valueName: "url"))
     var store: String?
     @Option(help: "Write one JSON line per event to this file.") var trace: String?
-    @Option(help: "Write report.html and contact-sheet.png into this folder.") var report: String?
+    @Option(help: "Write report.html (summary, final window, timeline) into this folder.") var report: String?
     @Flag(help: "Print the summary as JSON.") var json = false
 
     func validate() throws {

@@ -4,20 +4,37 @@ import Imaging
 import SOAP
 import Scheduling
 
-/// Writes a scroll session's report: `report.html` with the summary and an
-/// SVG timeline (rows against time: the visible band, drag and decelerate
-/// periods, and a bar per operation), and `contact-sheet.png`, the final
-/// visible window as it would look. Self-contained: it opens with no network.
+/// One row of the final window: the hotel as the table shows it.
+public struct FinalWindowRow: Sendable {
+    public var code: String
+    public var name: String?
+    public var address: String?
+    /// Nil: the row shows its placeholder.
+    public var logo: RGBAImage?
+
+    public init(code: String, name: String?, address: String?, logo: RGBAImage?) {
+        self.code = code
+        self.name = name
+        self.address = address
+        self.logo = logo
+    }
+}
+
+/// Writes a scroll session's report: `report.html` with the summary, the
+/// final visible window as the table showed it (each row's logo beside its
+/// name and address), and an SVG timeline (rows against time: the visible
+/// band, drag and decelerate periods, and a bar per operation).
+/// Self-contained: the logos are inline, and it opens with no network.
 public struct SimulationReport {
     public var summary: SimulationSummary
     public var spans: [OperationSpan]
     public var band: [(at: Double, visible: Range<Int>)]
     public var motion: [(from: Double, to: Double, decelerating: Bool)]
-    /// The final visible rows' codes and logos, in order (nil: placeholder).
-    public var finalWindow: [(code: String, logo: RGBAImage?)]
+    /// The final visible rows, in order.
+    public var finalWindow: [FinalWindowRow]
     public var title: String
 
-    public init(recorder: SimulationRecorder, finalWindow: [(code: String, logo: RGBAImage?)], title: String) {
+    public init(recorder: SimulationRecorder, finalWindow: [FinalWindowRow], title: String) {
         summary = recorder.summary
         spans = recorder.spans
         band = recorder.band
@@ -26,76 +43,40 @@ public struct SimulationReport {
         self.title = title
     }
 
-    /// Writes both files into `directory`; returns the path of report.html.
+    /// Writes report.html into `directory`; returns its path.
     public func write(to directory: URL) throws -> URL {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try AtomicFile.write(try ImageEncoding.png().encode(contactSheet()), to: directory.appendingPathComponent("contact-sheet.png"))
         let page = directory.appendingPathComponent("report.html")
-        try AtomicFile.write(Array(html().utf8), to: page)
+        try AtomicFile.write(Array(try html().utf8), to: page)
         return page
     }
 
-    // MARK: Contact sheet
+    // MARK: Final window
 
-    static let cellHeight = 72
     static let logoSide = 56
-    static let sheetWidth = 420
 
-    /// Each row as a table cell: its logo (or a grey placeholder) and
-    /// grey bars where the name and address would be.
-    func contactSheet() -> RGBAImage {
-        let rows = max(1, finalWindow.count)
-        var sheet = RGBAImage(width: Self.sheetWidth, height: rows * Self.cellHeight)
-        fill(&sheet, x: 0, y: 0, width: sheet.width, height: sheet.height, color: (255, 255, 255))
-        let inset = (Self.cellHeight - Self.logoSide) / 2
-        for (index, entry) in finalWindow.enumerated() {
-            let top = index * Self.cellHeight
-            if let logo = entry.logo {
-                let fitted = FilterChain([.resize(width: Self.logoSide, height: Self.logoSide, mode: .fit)]).apply(to: logo)
-                blend(fitted, into: &sheet, x: inset + (Self.logoSide - fitted.width) / 2, y: top + inset + (Self.logoSide - fitted.height) / 2)
+    /// The final window as a table: each row's logo (or a grey placeholder)
+    /// beside its name and address, as text.
+    func finalWindowHTML() throws -> String {
+        let rows = try finalWindow.map { row -> String in
+            let logo: String
+            if let image = row.logo {
+                let fitted = FilterChain([.resize(width: Self.logoSide, height: Self.logoSide, mode: .fit)]).apply(to: image)
+                let png = Data(try ImageEncoding.png().encode(fitted)).base64EncodedString()
+                logo = "<img src=\"data:image/png;base64,\(png)\" width=\"\(fitted.width)\" height=\"\(fitted.height)\" alt=\"\">"
             } else {
-                fill(&sheet, x: inset, y: top + inset, width: Self.logoSide, height: Self.logoSide, color: (214, 214, 214))
+                logo = "<span class=\"placeholder\" title=\"no logo yet\"></span>"
             }
-            let textLeft = inset * 2 + Self.logoSide
-            // Name and address stand-ins, of a length that varies with the code.
-            let nameWidth = 140 + entry.code.utf8.reduce(0) { ($0 &* 31 &+ Int($1)) % 120 }
-            fill(&sheet, x: textLeft, y: top + 20, width: nameWidth, height: 10, color: (60, 60, 60))
-            fill(&sheet, x: textLeft, y: top + 40, width: nameWidth * 3 / 4, height: 8, color: (170, 170, 170))
-            fill(&sheet, x: 0, y: top + Self.cellHeight - 1, width: sheet.width, height: 1, color: (225, 225, 225))
+            let name = XMLEscaping.escape(row.name ?? row.code)
+            let address = XMLEscaping.escape(row.address ?? "")
+            return "<li><span class=\"logo\">\(logo)</span><span class=\"text\"><b>\(name)</b><br><small>\(address)</small></span></li>"
         }
-        return sheet
-    }
-
-    private func fill(_ image: inout RGBAImage, x: Int, y: Int, width: Int, height: Int, color: (UInt8, UInt8, UInt8)) {
-        for row in max(0, y)..<min(image.height, y + height) {
-            for column in max(0, x)..<min(image.width, x + width) {
-                let offset = (row * image.width + column) * 4
-                image.pixels[offset] = color.0
-                image.pixels[offset + 1] = color.1
-                image.pixels[offset + 2] = color.2
-                image.pixels[offset + 3] = 255
-            }
-        }
-    }
-
-    /// Source-over onto an opaque sheet.
-    private func blend(_ source: RGBAImage, into sheet: inout RGBAImage, x: Int, y: Int) {
-        for row in 0..<source.height where (0..<sheet.height).contains(y + row) {
-            for column in 0..<source.width where (0..<sheet.width).contains(x + column) {
-                let from = (row * source.width + column) * 4
-                let to = ((y + row) * sheet.width + x + column) * 4
-                let alpha = Int(source.pixels[from + 3])
-                for channel in 0..<3 {
-                    let blended = (Int(source.pixels[from + channel]) * alpha + Int(sheet.pixels[to + channel]) * (255 - alpha) + 127) / 255
-                    sheet.pixels[to + channel] = UInt8(blended)
-                }
-            }
-        }
+        return "<ul class=\"window\">\n" + rows.joined(separator: "\n") + "\n</ul>"
     }
 
     // MARK: HTML and SVG
 
-    func html() -> String {
+    func html() throws -> String {
         let rows: [(String, String)] = [
             ("policy", summary.policy), ("rows", "\(summary.rows)"),
             ("downloads started / completed / cancelled / failed",
@@ -120,7 +101,11 @@ public struct SimulationReport {
         .layout { display: flex; gap: 24px; align-items: flex-start; }
         .legend span { display: inline-block; margin-right: 14px; }
         .legend i { display: inline-block; width: 12px; height: 12px; margin-right: 4px; vertical-align: -2px; }
-        img { border: 1px solid #ddd; }
+        ul.window { list-style: none; margin: 0; padding: 0; width: 420px; border: 1px solid #ddd; }
+        ul.window li { display: flex; align-items: center; gap: 12px; height: 72px; padding: 0 8px; border-bottom: 1px solid #eee; }
+        ul.window .logo { flex: 0 0 56px; display: flex; align-items: center; justify-content: center; height: 56px; }
+        ul.window .placeholder { display: block; width: 56px; height: 56px; background: #d6d6d6; }
+        ul.window small { color: #777; }
         </style></head><body>
         <h1>\(XMLEscaping.escape(title))</h1>
         <div class="layout"><div>
@@ -130,7 +115,9 @@ public struct SimulationReport {
         <span><i style="background:#dc2626"></i>cancelled</span><span><i style="background:#f59e0b"></i>failed</span>\
         <span><i style="background:rgba(250,204,21,.35)"></i>visible rows</span><span><i style="background:rgba(100,116,139,.18)"></i>dragging</span>\
         <span><i style="background:rgba(56,189,248,.15)"></i>decelerating</span></p>
-        </div><div><h3>Final window</h3><img src="contact-sheet.png" alt="the final visible rows with their logos"></div></div>
+        </div><div><h3>Final window</h3>
+        \(try finalWindowHTML())
+        </div></div>
         <h3>Timeline</h3>
         \(timelineSVG())
         </body></html>

@@ -33,7 +33,7 @@ public struct SimulationRun: Sendable {
     public var memoryCacheLimit = 256 << 20
     /// Keep what the report's timeline draws (every download span, visible
     /// band and drag). On by default; off, a long session keeps only a number
-    /// per settle, and the report has only its summary and contact sheet.
+    /// per settle, and the report has only its summary and final window.
     public var keepsTimeline = true
 
     public init(client: HotelClient, city: String, pageSize: Int = 50, viewport: Int = 10, concurrency: Int = 4,
@@ -66,6 +66,8 @@ public struct SimulationRun: Sendable {
         // Page 1 is the cached list when there is one; "load more" goes on from where it stopped.
         let feed = ListJob(client: client, storage: try store ?? HotelStore.inMemory(), city: city,
                            options: ListSync.Options(pageSize: pageSize, firstPage: .resume)).feed()
+        // Names and addresses for the report's final window, by code, as pages arrive.
+        let hotels = Locked([String: Hotel]())
         let clock = WallClock()
         let mainQueue = DispatchQueue(label: "hotelkit.simulate.main")
         let recorder = SimulationRecorder(policy: policy.kind.rawValue, viewport: viewport, unixOrigin: clock.unixOrigin, trace: trace,
@@ -76,7 +78,10 @@ public struct SimulationRun: Sendable {
             memoryCache: MemoryImageCache(costLimit: memoryCacheLimit), diskCache: diskCache, index: store,
             logger: client.configuration.logger, observe: { recorder.recordTransfer($0) }))
         let loader = VisibleWindowLoader(viewport: viewport, policy: policy, logos: logos, downloadQueue: downloads,
-                                         mainQueue: mainQueue, clock: clock, requestPage: feed.pageRequester,
+                                         mainQueue: mainQueue, clock: clock,
+                                         requestPage: feed.pageRequester(onPage: { page in
+                                             hotels.withLock { known in for hotel in page.hotels { known[hotel.code] = hotel } }
+                                         }),
                                          observe: { loader, at, event in recorder.record(loader, at, event) })
         // Closed on the main queue, where events are written, so no late
         // completion of cancelled work can write to a closed file.
@@ -86,7 +91,11 @@ public struct SimulationRun: Sendable {
         downloads.cancelAll()
         return mainQueue.sync {
             recorder.closeTrace()
-            let finalWindow = loader.visibleRows.map { row in (code: loader.rows[row].code, logo: recorder.shownImages[row]) }
+            let known = hotels.value
+            let finalWindow = loader.visibleRows.map { row in
+                let code = loader.rows[row].code
+                return FinalWindowRow(code: code, name: known[code]?.name, address: known[code]?.address, logo: recorder.shownImages[row])
+            }
             let report = SimulationReport(recorder: recorder, finalWindow: finalWindow,
                                           title: "hotels simulate: \(city), \(policy.kind.rawValue) policy")
             return Outcome(summary: recorder.summary, report: report, traceError: recorder.traceError)

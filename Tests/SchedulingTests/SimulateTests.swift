@@ -176,9 +176,16 @@ struct SimulateEndToEndTests {
             #expect(names.contains(name), "no \(name) in the trace")
         }
         #expect(events.allSatisfy { ($0["t"] as? Int ?? 0) > 1_700_000_000_000 })
-        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("report/contact-sheet.png").path))
         let html = try String(contentsOf: folder.appendingPathComponent("report/report.html"), encoding: .utf8)
-        #expect(html.contains("<svg") && html.contains("contact-sheet.png"))
+        #expect(html.contains("<svg"))
+        // The final window: every visible row's logo beside its name and address, as text.
+        let window = try #require(html.components(separatedBy: "<ul class=\"window\">").last?.components(separatedBy: "</ul>").first)
+        let rows = window.components(separatedBy: "<li>").dropFirst()
+        #expect(rows.count == 10, "the default viewport")
+        for row in rows {
+            #expect(row.contains("src=\"data:image/png;base64,"), "\(row.prefix(200))")
+            #expect(row.range(of: #"<b>[^<]+</b><br><small>\d+ [^<]+, Shanghai</small>"#, options: .regularExpression) != nil, "\(row.suffix(200))")
+        }
         #expect(!html.contains("src=\"http") && !html.contains("href=\"http"), "the report must open with no network")
     }
 
