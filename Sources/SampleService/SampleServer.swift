@@ -124,6 +124,8 @@ private final class SampleServiceState: Sendable {
     }
 
     func logo(_ request: Request, file: String) async throws -> Response {
+        // When the request came, for the log: its line is written when it ends, after the latency.
+        let arrived = Self.now()
         do {
             // Noticing the client hang up during the latency needs the inbound side watched
             // (which closes the connection after the response); without latency, keep-alive wins.
@@ -132,22 +134,22 @@ private final class SampleServiceState: Sendable {
             }
         } catch {
             // The client went away while the latency ran.
-            write(path: loggedPath(request), status: 499, bytes: 0, hungUp: true)
+            write(path: loggedPath(request), status: 499, bytes: 0, hungUp: true, arrived: arrived)
             throw error
         }
         let code = (file as NSString).deletingPathExtension
         let ext = (file as NSString).pathExtension
         guard let hotel = catalog.hotel(code: code), ext == (hotel.logoIsPNG ? "png" : "jpg") else {
-            return record(request, response: Response(status: .notFound))
+            return record(request, response: Response(status: .notFound), arrived: arrived)
         }
         let (bytes, etag) = try logos.logo(for: hotel)
         let lastModified = Date(timeIntervalSince1970: TimeInterval(hotel.addtime)).httpDate
         if request.headers[.ifNoneMatch] == etag || (request.headers[.ifNoneMatch] == nil && request.headers[.ifModifiedSince] == lastModified) {
-            return record(request, response: Response(status: .notModified, headers: [.eTag: etag, .lastModified: lastModified]))
+            return record(request, response: Response(status: .notModified, headers: [.eTag: etag, .lastModified: lastModified]), arrived: arrived)
         }
         let headers: HTTPFields = [.contentType: hotel.logoIsPNG ? "image/png" : "image/jpeg", .eTag: etag,
                                    .lastModified: lastModified, .cacheControl: "max-age=\(options.logoMaxAge)"]
-        return streamed(request, status: .ok, bytes: bytes, headers: headers)
+        return streamed(request, status: .ok, bytes: bytes, headers: headers, arrived: arrived)
     }
 
     // MARK: Helpers
@@ -162,7 +164,8 @@ private final class SampleServiceState: Sendable {
 
     /// Sends `bytes` in pieces, so a drop can cut the body (the connection is
     /// reset mid-body) and a client that hangs up is noticed and logged.
-    private func streamed(_ request: Request, status: HTTPResponse.Status, bytes: [UInt8], headers: HTTPFields, page: String? = nil) -> Response {
+    private func streamed(_ request: Request, status: HTTPResponse.Status, bytes: [UInt8], headers: HTTPFields, page: String? = nil,
+                          arrived: Int? = nil) -> Response {
         let drop = status == .ok && chance(options.dropRate)
         let path = loggedPath(request)
         var headers = headers
@@ -178,9 +181,9 @@ private final class SampleServiceState: Sendable {
                     sent = end
                 }
                 try await writer.finish(nil)
-                self.write(path: path, status: Int(status.code), bytes: sent, hungUp: false, page: page)
+                self.write(path: path, status: Int(status.code), bytes: sent, hungUp: false, page: page, arrived: arrived)
             } catch {
-                self.write(path: path, status: Int(status.code), bytes: sent, hungUp: !drop, page: page)
+                self.write(path: path, status: Int(status.code), bytes: sent, hungUp: !drop, page: page, arrived: arrived)
                 throw error
             }
         })
@@ -191,20 +194,23 @@ private final class SampleServiceState: Sendable {
         request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
     }
 
-    private func record(_ request: Request, response: Response) -> Response {
+    private func record(_ request: Request, response: Response, arrived: Int? = nil) -> Response {
         let path = loggedPath(request)
-        write(path: path, status: Int(response.status.code), bytes: 0, hungUp: false)
+        write(path: path, status: Int(response.status.code), bytes: 0, hungUp: false, arrived: arrived)
         return response
     }
 
-    /// One JSON line; `page` (city|pageSize|before) for a page of hotels.
-    private func write(path: String, status: Int, bytes: Int, hungUp: Bool, page: String? = nil) {
+    private static func now() -> Int { Int((Date().timeIntervalSince1970 * 1000).rounded()) }
+
+    /// One JSON line, at the request's end (`time`, Unix ms); `page`
+    /// (city|pageSize|before) for a page of hotels; `arrived` (Unix ms) for a logo.
+    private func write(path: String, status: Int, bytes: Int, hungUp: Bool, page: String? = nil, arrived: Int? = nil) {
         log.withLock { handle in
             guard let handle else { return }
-            let time = Int((Date().timeIntervalSince1970 * 1000).rounded())
+            let time = Self.now()
             let quoted = { (text: String) in "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
             let line = #"{"time": \#(time), "path": \#(quoted(path)), "status": \#(status), "bytes": \#(bytes), "hungUp": \#(hungUp)"#
-                + (page.map { #", "page": \#(quoted($0))"# } ?? "") + "}\n"
+                + (page.map { #", "page": \#(quoted($0))"# } ?? "") + (arrived.map { #", "arrived": \#($0)"# } ?? "") + "}\n"
             try? handle.write(contentsOf: Data(line.utf8))
         }
     }
