@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "AtomicFiles", targets: ["AtomicFiles"]),
         .library(name: "PostgresStore", targets: ["PostgresStore"]),
         .library(name: "Workers", targets: ["Workers"]),
+        .library(name: "Browsing", targets: ["Browsing"]),
         .executable(name: "hotels", targets: ["hotels"]),
     ],
     dependencies: [
@@ -46,6 +47,13 @@ let package = Package(
             name: "CCurl",
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+
+        // libchafa paints logos as terminal graphics (kitty, sixel, iTerm2) or Unicode symbols.
+        .systemLibrary(
+            name: "CChafa",
+            pkgConfig: "chafa",
+            providers: [.apt(["libchafa-dev"])]
         ),
 
         // libjpeg and libpng report errors with longjmp, which needs C frames:
@@ -111,6 +119,13 @@ let package = Package(
             dependencies: ["Fetching", "HTTP", "Hotels", "Imaging", "Locking", "Logos", "OfflineStore", "PostgresStore", logging,
                            .product(name: "Metrics", package: "swift-metrics")]
         ),
+        // The tutorials' table view in a real terminal: raw mode, keys and the
+        // mouse, frames written as diffs, logos painted by libchafa; the list
+        // and its logos through Fetching, Scheduling and Logos.
+        .target(
+            name: "Browsing",
+            dependencies: ["CChafa", "Fetching", "Hotels", "Imaging", "Logos", "OfflineStore", "Scheduling"]
+        ),
         // The simulation and the sample server: linked by the executable
         // alone, so library users never pull in a web server.
         .target(name: "Simulation", dependencies: ["AtomicFiles", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Seeding", "Logos", "OfflineStore", "Fetching", logging]),
@@ -127,7 +142,7 @@ let package = Package(
             name: "hotels",
             dependencies: [
                 "AtomicFiles", "HTTP", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Seeding", "Logos", "OfflineStore", "Fetching",
-                "PostgresStore", "Workers", "Simulation", "SampleService", "WSDL", logging,
+                "PostgresStore", "Workers", "Browsing", "Simulation", "SampleService", "WSDL", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Crypto", package: "swift-crypto"),
                 // hotels worker --metrics-port: swift-metrics into Prometheus' text format, served by Hummingbird.
                 .product(name: "Metrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus"),
@@ -162,6 +177,8 @@ let package = Package(
         // The worker loop on fakes and a real server; the hotels worker processes against hotels serve.
         .testTarget(name: "WorkersTests", dependencies: ["Workers", "PostgresStore", "OfflineStore", "Hotels", "HTTP", "Locking", "TestSupport", "hotels"]),
         .testTarget(name: "SchedulingTests", dependencies: ["Locking", "Scheduling", "Logos", "Imaging", "HTTP", "Simulation", "TestSupport", "hotels"]),
+        // The view's parts on their own, and hotels browse in tmux against hotels serve.
+        .testTarget(name: "BrowsingTests", dependencies: ["Browsing", "Imaging", "Scheduling", "Hotels", "TestSupport", "hotels"]),
     ],
     swiftLanguageModes: [.v6]
 )

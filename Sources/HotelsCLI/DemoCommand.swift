@@ -1,5 +1,9 @@
 import ArgumentParser
+import Browsing
 import Foundation
+import Hotels
+import Imaging
+import OfflineStore
 import SampleService
 import Simulation
 
@@ -11,7 +15,8 @@ struct DemoCommand: AsyncParsableCommand {
         Starts the sample SOAP service on a free loopback port with some latency, then scrolls \
         a simulated table of Shanghai's hotels with a generated fling session, loading \
         filtered logos for the visible rows only (prefetch and priorities on). Prints the \
-        summary and the path of the HTML report.
+        summary and the path of the HTML report. With --browse, on a terminal, you scroll the \
+        list yourself in hotels browse instead.
         """
     )
 
@@ -20,6 +25,7 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "Rows the fling scrolls through.") var rows = 150
     @Option(help: "Filter chain for logos.") var filter = "resize:64x64:fill,sepia:0.6,round:10"
     @Option(help: "Rows to load ahead of the scroll.") var prefetch = 4
+    @Flag(help: "Open the list in hotels browse, on this terminal, instead of the simulation.") var browse = false
 
     func validate() throws {
         guard latency >= 0, rows > 0, prefetch >= 0 else { throw ValidationError("--latency, --rows and --prefetch must not be negative") }
@@ -49,6 +55,12 @@ struct DemoCommand: AsyncParsableCommand {
         defer { server.cancel() }
         guard let port = await listening.stream.first(where: { _ in true }) else { throw ExitStatus.unavailable.code }
         let endpoint = "http://127.0.0.1:\(port)/soap"
+        if browse {
+            try await browseSample(endpoint: endpoint)
+            server.cancel()
+            await server.value
+            return
+        }
         Diagnostics.note("sample service on \(endpoint), \(latency) ms latency; scrolling \(rows) rows of Shanghai")
 
         let list = try ListOptions.parse(["--endpoint", endpoint, "--city", "Shanghai"])
@@ -61,5 +73,20 @@ struct DemoCommand: AsyncParsableCommand {
         // The service shuts down before the process ends, not racing its exit.
         server.cancel()
         await server.value
+    }
+
+    /// The sample's Shanghai list in the view, from an in-memory store, so every demo starts cold.
+    private func browseSample(endpoint: String) async throws {
+        let client = HotelClient(profile: try ServiceProfile.named("sample"), endpoint: endpoint,
+                                 configuration: HotelClientConfiguration(logger: browseLogger))
+        let chain: FilterChain
+        do {
+            chain = try FilterChain(parsing: filter)
+        } catch {
+            throw Diagnostics.report(error, context: "--filter").code
+        }
+        try await runBrowse(BrowseConfiguration(client: client, city: "Shanghai", storage: try HotelStore.inMemory(), filter: chain,
+                                                      title: "hotels demo: Shanghai from the sample service, \(latency) ms latency"),
+                            withoutTerminal: "leave out --browse for the simulation, which needs no terminal")
     }
 }

@@ -53,7 +53,7 @@ struct HotelsCommand: AsyncParsableCommand {
         or missing credentials, 130/143 interrupted by SIGINT/SIGTERM.
         """,
         version: HotelKitVersion.string,
-        subcommands: [ParseCommand.self, FetchCommand.self, ServeCommand.self, ImageCommand.self, ListCommand.self, CacheCommand.self, SimulateCommand.self, DemoCommand.self,
+        subcommands: [ParseCommand.self, FetchCommand.self, ServeCommand.self, ImageCommand.self, ListCommand.self, CacheCommand.self, SimulateCommand.self, DemoCommand.self, BrowseCommand.self,
                       ProfileCommand.self, CallCommand.self, StoreCommand.self, EnqueueCommand.self, WorkerCommand.self, JobsCommand.self]
     )
 }

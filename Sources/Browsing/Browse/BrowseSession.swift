@@ -1,0 +1,470 @@
+import Dispatch
+import Fetching
+import Foundation
+import Hotels
+import Imaging
+import Logos
+import OfflineStore
+import Scheduling
+import Synchronization
+
+/// What a ``BrowseSession`` browses, and how.
+public struct BrowseConfiguration: Sendable {
+    public var client: HotelClient
+    public var city: String
+    public var keyword: String?
+    /// A search by position; rows then show their distance from it.
+    public var area: SearchArea?
+    public var pageSize: Int
+    /// Cached rows show at once, and what is fetched is kept.
+    public var storage: any ListStorage & ImageIndex
+    public var diskCache: DiskImageCache?
+    /// Applied to each logo before it is painted (a 64×64 fit by default).
+    public var filter: FilterChain
+    /// Logo downloads at once.
+    public var concurrency = 4
+    /// Serve the cache alone, without asking the service.
+    public var offline = false
+    /// nil: detect the terminal's graphics.
+    public var graphics: GraphicsMode?
+    /// Movement that stops for this long has settled: the visible rows load.
+    /// Longer than a held key's repeat interval (about 30 ms) and than most
+    /// first-repeat delays, so a held key counts as one drag.
+    public var settleDelay: Duration = .milliseconds(300)
+    /// How long the view waits, offline, before asking the service again; doubled each time, up to 8 times this.
+    public var offlineRetry: Duration = .seconds(10)
+    /// Bytes of decoded logos kept in memory.
+    public var memoryCacheLimit = 64 << 20
+    public var title: String
+
+    public init(client: HotelClient, city: String, keyword: String? = nil, area: SearchArea? = nil, pageSize: Int = 50,
+                storage: any ListStorage & ImageIndex, diskCache: DiskImageCache? = nil,
+                filter: FilterChain = FilterChain([.resize(width: 64, height: 64, mode: .fit)]), title: String? = nil) {
+        self.client = client
+        self.city = city
+        self.keyword = keyword
+        self.area = area
+        self.pageSize = pageSize
+        self.storage = storage
+        self.diskCache = diskCache
+        self.filter = filter
+        self.title = title ?? "hotels browse: \(city)\(area.map { " near \($0)" } ?? "")"
+    }
+}
+
+/// How a browse session ended.
+public enum BrowseEnd: Sendable, Equatable {
+    /// `q`.
+    case quit
+    /// SIGINT, SIGTERM or SIGHUP.
+    case signal(Int32)
+}
+
+/// The tutorials' table view in a real terminal: the list through a list
+/// job's pull face (cache first, page 1 merged in, "load more" at 90%),
+/// logos through a ``/Logos/LogoPipeline`` for the visible rows only, under
+/// the ``/Scheduling/VisibleWindowLoader``; keys and the mouse drive it as
+/// a finger drives a table.
+///
+/// ```swift
+/// let session = BrowseSession(configuration: BrowseConfiguration(client: client, city: "Shanghai", storage: try HotelStore()))
+/// let end = try await session.run()   // on this process's terminal, until `q`
+/// ```
+///
+/// The client's logger must not write to the terminal while the view is on
+/// it: a log line lands in the middle of a frame.
+// @unchecked Sendable: every mutable property is touched only on `mainQueue`
+// (the loader's, the terminal's events' and the timers' queue).
+public final class BrowseSession: @unchecked Sendable {
+    public let configuration: BrowseConfiguration
+    public let mainQueue = DispatchQueue(label: "hotelkit.browse.main")
+    private let clock = WallClock()
+    private let downloads: WorkQueue
+    private let logos: LogoPipeline
+    private var loader: VisibleWindowLoader?
+    private let feed: Mutex<ListFeed>
+
+    private var terminal: Terminal?
+    private var painter = LogoPainter(support: GraphicsSupport(mode: .symbols, colors: .indexed256, reason: "not yet detected"))
+    private var renderer = FrameRenderer()
+    private var status = BrowseStatus()
+    private var hotels: [String: Hotel] = [:]
+    /// Decoded logos of the rows on screen, and their paintings, by hotel code.
+    private var images: [String: RGBAImage] = [:]
+    private var paintings: [String: Painting] = [:]
+    private var dragging = false
+    private var scrollbarHeld = false
+    private var settleGeneration = 0
+    private var drawScheduled = false
+    private var offlineBanner: String?
+    private var offlineAttempts = 0
+    private var refreshPending = false
+    private var search: String?
+    private var lastQuery: String?
+    private var match: String?
+    private var notice: String?
+    private var failure: (any Error)?
+    private var finish: CheckedContinuation<BrowseEnd, Never>?
+
+    public init(configuration: BrowseConfiguration) {
+        self.configuration = configuration
+        downloads = WorkQueue(name: "browse.logos", maxConcurrentOperationCount: configuration.concurrency, completionQueue: mainQueue)
+        logos = LogoPipeline(configuration: LogoPipeline.Configuration(
+            transport: HTTPLogoTransport(client: configuration.client.configuration.transport), filter: configuration.filter,
+            memoryCache: MemoryImageCache(costLimit: configuration.memoryCacheLimit), diskCache: configuration.diskCache,
+            index: configuration.storage, logger: configuration.client.configuration.logger))
+        feed = Mutex(Self.feed(configuration, cacheFirst: true))
+    }
+
+    private static func feed(_ configuration: BrowseConfiguration, cacheFirst: Bool) -> ListFeed {
+        let options = ListSync.Options(pageSize: configuration.pageSize, cacheFirst: cacheFirst, firstPage: .refresh,
+                                       cacheOnly: configuration.offline)
+        return ListJob(client: configuration.client, storage: configuration.storage, city: configuration.city,
+                       keyword: configuration.keyword, area: configuration.area, options: options).feed()
+    }
+
+    /// The last error the view showed (a page that failed for good, say), for the caller's exit status.
+    public var lastError: (any Error)? { mainQueue.sync { failure } }
+
+    /// Runs the view on this process's terminal (standard input and output):
+    /// raw mode and the alternate screen for as long as it runs, and the
+    /// terminal as it was afterwards, however the view ends. Throws
+    /// ``NotATerminal`` when either is not a TTY, before touching anything.
+    public func run() async throws -> BrowseEnd {
+        let terminal = try Terminal()
+        try terminal.enter()
+        defer { terminal.restore() }
+        return await run(on: terminal)
+    }
+
+    /// Runs the view on `terminal`, which the caller has entered
+    /// (``Terminal/enter()``) and restores on every way out. Returns when
+    /// the user quits or a signal ends it.
+    public func run(on terminal: Terminal, environment: [String: String] = ProcessInfo.processInfo.environment) async -> BrowseEnd {
+        let support = GraphicsDetection.detect(environment: environment, terminal: terminal, override: configuration.graphics)
+        let end = await withCheckedContinuation { continuation in
+            mainQueue.async { [self] in
+                finish = continuation
+                self.terminal = terminal
+                painter = LogoPainter(support: support)
+                let layout = BrowseLayout(columns: terminal.size.columns, rows: terminal.size.rows, hasBanner: false, hasSearchLine: false)
+                let loader = VisibleWindowLoader(
+                    viewport: max(1, layout.viewport), policy: WindowPolicy(kind: .tutorial), logos: logos, downloadQueue: downloads,
+                    mainQueue: mainQueue, clock: clock, requestPage: { [self] completion in requestPage(completion) },
+                    observe: { [weak self] loader, at, event in self?.observe(loader, at, event) })
+                self.loader = loader
+                terminal.start(on: mainQueue) { [weak self] event in self?.handle(event) }
+                draw()
+                loader.loadFirstPage { [weak self] result in self?.firstPageShown(result) }
+            }
+        }
+        mainQueue.sync {
+            downloads.cancelAll()
+            terminal.stop()
+            loader = nil
+        }
+        return end
+    }
+
+    // MARK: The list
+
+    private func requestPage(_ completion: @escaping @Sendable (PageResult) -> Void) {
+        let current = feed.withLock { $0 }
+        current.pageRequester(onPage: { [weak self] page in
+            guard let self else { return }
+            // Queued before the loader's own hop with the rows, so the hotels are there when the rows are.
+            mainQueue.async { self.received(page) }
+        })(completion)
+    }
+
+    private func received(_ page: ListFeed.Page) {
+        for hotel in page.hotels { hotels[hotel.code] = hotel }
+        refreshPending = page.refreshFollows
+        if let offline = page.offline { goOffline(offline.banner(), reason: offline.reason) }
+    }
+
+    private func firstPageShown(_ result: PageResult) {
+        guard let loader else { return }
+        if case .failed(let error) = result {
+            // Nothing cached to stand in: the banner says why, and the view tries again later.
+            goOffline("offline: nothing cached for \(configuration.city) (\(error))", reason: error)
+        } else if refreshPending {
+            loader.loadMore()
+        }
+        setNeedsDraw()
+    }
+
+    private func goOffline(_ banner: String, reason: (any Error)?) {
+        offlineBanner = banner
+        // Asked for the cache alone: no retry. A fault about the request, or refused credentials, will not mend by itself: no retry either.
+        guard !configuration.offline, reason.map({ ErrorMeaning($0).isRetryable }) ?? true else {
+            if let reason { failure = reason; offlineBanner = "cannot load \(configuration.city): \(reason)" }
+            setNeedsDraw()
+            return
+        }
+        let delay = configuration.offlineRetry * (1 << min(offlineAttempts, 3))
+        offlineAttempts += 1
+        offlineBanner = banner + " · retrying in \(delay.components.seconds) s"
+        mainQueue.asyncAfter(deadline: .now() + .milliseconds(Int(delay.components.seconds) * 1000)) { [weak self] in self?.retryService() }
+        setNeedsDraw()
+    }
+
+    /// Offline once is not offline forever: a fresh feed asks for page 1, and
+    /// if the service answers, its list takes the cached one's place.
+    private func retryService() {
+        guard loader != nil else { return }
+        let fresh = Self.feed(configuration, cacheFirst: false)
+        offlineBanner = offlineBanner.map { $0.replacingOccurrences(of: #" · retrying in .*$"#, with: " · retrying now", options: .regularExpression) }
+        setNeedsDraw()
+        Task { [weak self] in
+            let result: Result<ListFeed.Page, any Error>
+            do { result = .success(try await fresh.nextPage()) } catch { result = .failure(error) }
+            guard let self else { return }
+            mainQueue.async { self.retried(fresh, result) }
+        }
+    }
+
+    private func retried(_ fresh: ListFeed, _ result: Result<ListFeed.Page, any Error>) {
+        guard let loader else { return }
+        switch result {
+        case .success(let page) where page.offline == nil:
+            feed.withLock { $0 = fresh }
+            offlineBanner = nil
+            offlineAttempts = 0
+            for hotel in page.hotels { hotels[hotel.code] = hotel }
+            let rows = page.hotels.map { ListRow(code: $0.code, logoURL: $0.logoURL) }
+            if loader.rows.isEmpty { loader.showFirstPage(rows, isLast: page.isLast) } else { loader.replaceRows(rows, isLast: page.isLast) }
+            setNeedsDraw()
+        case .success(let page):
+            goOffline(page.offline?.banner() ?? "offline", reason: page.offline?.reason)
+        case .failure(let error):
+            goOffline(offlineBanner?.components(separatedBy: " · retrying").first ?? "offline: \(error)", reason: error)
+        }
+    }
+
+    // MARK: Events
+
+    private func observe(_ loader: VisibleWindowLoader, _ at: Double, _ event: WindowEvent) {
+        status.record(event, at: at, visible: loader.visibleRows)
+        if case .display(let row, let image) = event, row < loader.rows.count {
+            images[loader.rows[row].code] = image
+        }
+        setNeedsDraw()
+    }
+
+    private func handle(_ event: TerminalEvent) {
+        switch event {
+        case .input(let events):
+            events.forEach(handle)
+        case .resized:
+            setNeedsDraw()
+        case .resumed:
+            renderer.invalidate()
+            setNeedsDraw()
+        case .terminate(let signal):
+            end(.signal(signal))
+        }
+    }
+
+    private func handle(_ input: InputEvent) {
+        guard let loader else { return }
+        if search != nil, case .key(let key) = input { return typeSearch(key) }
+        notice = nil
+        switch input {
+        case .key(.character("q")), .key(.control("c")): end(.quit)
+        case .key(.up), .key(.character("k")): scroll(by: -1)
+        case .key(.down), .key(.character("j")): scroll(by: 1)
+        case .key(.pageUp), .key(.character("b")): scroll(by: -loader.viewport)
+        case .key(.pageDown), .key(.character(" ")): scroll(by: loader.viewport)
+        case .key(.home), .key(.character("g")): scroll(to: 0)
+        case .key(.end), .key(.character("G")): scroll(to: loader.rows.count)
+        case .key(.character("/")): search = ""
+        case .key(.character("n")): if let lastQuery { find(lastQuery) }
+        case .key(.control("l")): renderer.invalidate()
+        case .mouse(let mouse): handle(mouse)
+        case .key: break
+        }
+        setNeedsDraw()
+    }
+
+    private func handle(_ mouse: MouseEvent) {
+        guard let loader else { return }
+        let layout = currentLayout
+        switch mouse.kind {
+        case .wheelUp: scroll(by: -1)
+        case .wheelDown: scroll(by: 1)
+        case .press(button: 0) where mouse.column >= layout.scrollbarColumn, .drag(button: 0) where scrollbarHeld:
+            scrollbarHeld = true
+            scroll(to: layout.first(forScrollbarRow: mouse.row, count: loader.rows.count))
+        case .release where scrollbarHeld:
+            scrollbarHeld = false
+            settle()
+        default: break
+        }
+    }
+
+    private func typeSearch(_ key: Key) {
+        switch key {
+        case .escape: search = nil
+        case .enter:
+            if let query = search, !query.isEmpty { lastQuery = query; find(query) }
+            search = nil
+        case .backspace: search = search.map { String($0.dropLast()) }
+        case .character(let character): search?.append(character)
+        case .control("c"): end(.quit)
+        default: break
+        }
+        setNeedsDraw()
+    }
+
+    /// Jumps to the next loaded row after the top whose name or address holds `query`, wrapping.
+    private func find(_ query: String) {
+        guard let loader else { return }
+        let count = loader.rows.count
+        guard count > 0 else { return }
+        let start = Int(loader.top)
+        for step in 1...count {
+            let row = (start + step) % count
+            guard let hotel = hotels[loader.rows[row].code] else { continue }
+            if [hotel.name, hotel.address].contains(where: { $0?.localizedCaseInsensitiveContains(query) == true }) {
+                match = hotel.code
+                scroll(to: row)
+                return
+            }
+        }
+        match = nil
+        notice = "no loaded hotel matches “\(query)”"
+    }
+
+    // MARK: Scrolling
+
+    private func scroll(by rows: Int) { scroll(to: Int(loader?.top ?? 0) + rows) }
+
+    /// A move: the first of a run of them begins a drag (the queue
+    /// suspends); the run settles when the moves stop for `settleDelay`,
+    /// or when the scrollbar is let go.
+    private func scroll(to row: Int) {
+        guard let loader else { return }
+        let target = Double(min(max(0, row), max(0, loader.rows.count - loader.viewport)))
+        if !dragging {
+            dragging = true
+            loader.willBeginDragging()
+        }
+        if target != loader.top { loader.scroll(to: target) }
+        settleGeneration += 1
+        let generation = settleGeneration
+        guard !scrollbarHeld else { return }
+        mainQueue.asyncAfter(deadline: .now() + settleInterval) { [weak self] in
+            guard let self, generation == settleGeneration, !scrollbarHeld else { return }
+            settle()
+        }
+        setNeedsDraw()
+    }
+
+    private var settleInterval: DispatchTimeInterval {
+        let (seconds, attoseconds) = configuration.settleDelay.components
+        return .milliseconds(Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+    }
+
+    private func settle() {
+        guard dragging, let loader else { return }
+        dragging = false
+        loader.didEndDragging(willDecelerate: false)
+        setNeedsDraw()
+    }
+
+    private func end(_ end: BrowseEnd) {
+        guard let finish else { return }
+        self.finish = nil
+        finish.resume(returning: end)
+    }
+
+    // MARK: Drawing
+
+    private var currentLayout: BrowseLayout {
+        let size = terminal?.size ?? (columns: 80, rows: 24)
+        return BrowseLayout(columns: size.columns, rows: size.rows, hasBanner: offlineBanner != nil, hasSearchLine: search != nil || notice != nil)
+    }
+
+    private func setNeedsDraw() {
+        guard !drawScheduled else { return }
+        drawScheduled = true
+        mainQueue.async { [weak self] in
+            self?.drawScheduled = false
+            self?.draw()
+        }
+    }
+
+    /// Builds the frame and writes what changed, in one write.
+    private func draw() {
+        guard let terminal, let loader, finish != nil else { return }
+        let layout = currentLayout
+        if layout.fits, layout.viewport != loader.viewport { loader.resize(viewport: layout.viewport) }
+        let state = screenState(layout: layout, loader: loader)
+        let frame = BrowseScreen.frame(state, columns: layout.columns, rows: layout.rows, painter: painter)
+        let bytes = renderer.render(frame)
+        if !bytes.isEmpty { terminal.write(bytes) }
+        if status.hasUndrawnLogos {
+            status.drawn(at: clock.milliseconds)
+            // The p90 on the status line now includes these rows.
+            setNeedsDraw()
+        }
+    }
+
+    private func screenState(layout: BrowseLayout, loader: VisibleWindowLoader) -> BrowseScreenState {
+        let visible = loader.visibleRows
+        let codes = visible.map { loader.rows[$0].code }
+        // Only the rows on screen keep their pictures; a row coming back shows its logo from the memory cache.
+        images = images.filter { codes.contains($0.key) }
+        paintings = paintings.filter { images[$0.key] != nil }
+        let rows = visible.map { row -> BrowseRowView in
+            let listRow = loader.rows[row]
+            let hotel = hotels[listRow.code]
+            let logo: LogoCell
+            if listRow.logoURL == nil {
+                logo = .none
+            } else if let image = images[listRow.code] {
+                let painting = paintings[listRow.code] ?? painter.paint(image, columns: BrowseLayout.logoColumns, rows: BrowseLayout.rowHeight)
+                paintings[listRow.code] = painting
+                logo = .painted(id: listRow.code, painting)
+            } else {
+                logo = .placeholder
+            }
+            return BrowseRowView(name: hotel?.name ?? listRow.code, address: hotel?.address ?? "",
+                                 detail: hotel.map { BrowseRowText.detail(for: $0, from: configuration.area) } ?? "",
+                                 logo: logo, highlighted: listRow.code == match)
+        }
+        let searchLine = search.map { "/" + $0 } ?? notice
+        return BrowseScreenState(title: configuration.title, headline: status.latencyLabel, banner: offlineBanner, searchLine: searchLine,
+                                 status: status.line(rows: loader.rows.count, reachedEnd: loader.reachedEnd),
+                                 rows: rows, first: visible.lowerBound, count: loader.rows.count)
+    }
+}
+
+/// The text of a row's third line.
+public enum BrowseRowText {
+    /// `1.2 km · added 2026-11-20`: the distance from the search's centre
+    /// when there is one, and the day the service added the hotel.
+    public static func detail(for hotel: Hotel, from area: SearchArea?) -> String {
+        var parts: [String] = []
+        if let area, let latitude = hotel.latitude, let longitude = hotel.longitude {
+            let kilometres = distance(from: (area.latitude, area.longitude), to: (latitude, longitude))
+            parts.append(kilometres < 10 ? String(format: "%.1f km", kilometres) : "\(Int(kilometres.rounded())) km")
+        } else if let latitude = hotel.latitude, let longitude = hotel.longitude {
+            parts.append(String(format: "%.4f, %.4f", latitude, longitude))
+        }
+        if let addtime = hotel.addtime {
+            let day = Date(timeIntervalSince1970: TimeInterval(addtime)).formatted(.iso8601.year().month().day())
+            parts.append("added \(day)")
+        }
+        return parts.joined(separator: " · ")
+    }
+
+    /// Great-circle distance in kilometres (haversine, mean Earth radius).
+    public static func distance(from a: (Double, Double), to b: (Double, Double)) -> Double {
+        let radians = Double.pi / 180
+        let dLat = (b.0 - a.0) * radians, dLon = (b.1 - a.1) * radians
+        let h = sin(dLat / 2) * sin(dLat / 2) + cos(a.0 * radians) * cos(b.0 * radians) * sin(dLon / 2) * sin(dLon / 2)
+        return 2 * 6371.0088 * asin(min(1, sqrt(h)))
+    }
+}

@@ -1,0 +1,290 @@
+/// Turns a sequence of frames into the bytes that update the terminal from
+/// one to the next, writing only what changed.
+///
+/// It assumes it is the only thing writing to the screen, with autowrap and
+/// SGR as it leaves them; call ``invalidate()`` whenever that may not hold.
+public struct FrameRenderer: Sendable {
+    /// The frame the screen shows, or nil when unknown.
+    private var shown: Frame?
+    /// Whether kitty placements may be on the screen (then a full redraw deletes them all).
+    private var kittyMayBeShown = false
+
+    /// A gap of unchanged cells this short between two changed runs is
+    /// rewritten rather than skipped: cheaper than a cursor move (~8 bytes).
+    private static let mergeGap = 4
+
+    public init() {}
+
+    /// Forget the screen (after resume from Ctrl-Z, or when the terminal may
+    /// have been drawn over): the next render is a full redraw.
+    public mutating func invalidate() {
+        shown = nil
+    }
+
+    /// The bytes that turn the screen from the last rendered frame into
+    /// `frame`: only changed cells (cursor moves with CUP, SGR only when the
+    /// style changes, runs of adjacent changed cells written together), then
+    /// the image placements that are new or moved. The first frame, a size
+    /// change, or ``invalidate()`` gives a full redraw (clear screen then
+    /// every non-blank cell). Everything is wrapped in synchronized-update
+    /// markers (`ESC[?2026h` … `ESC[?2026l`) so terminals that know them show
+    /// no tearing, autowrap is off while drawing so nothing can scroll, and it
+    /// ends with SGR reset. An unchanged frame gives an empty array (no write at all).
+    ///
+    /// Placements not entirely inside the frame are not drawn.
+    public mutating func render(_ frame: Frame) -> [UInt8] {
+        var out = Output()
+        out.bytes.reserveCapacity(frame.columns * frame.rows * 2 + 64)
+        out.append("\u{1B}[?2026h\u{1B}[?7l")
+
+        let full: Bool
+        if let shown, shown.columns == frame.columns, shown.rows == frame.rows { full = false } else { full = true }
+        let newImages = frame.images.filter { Self.fits($0, in: frame) }
+        // A full redraw starts from a cleared screen: the diff against a
+        // blank frame then writes every cell that is not blank.
+        let old: Frame
+        let oldImages: [ImagePlacement]
+        if !full, let shown {
+            old = shown
+            oldImages = shown.images.filter { Self.fits($0, in: shown) }
+        } else {
+            old = Frame(columns: frame.columns, rows: frame.rows)
+            oldImages = []
+            if kittyMayBeShown || newImages.contains(where: \.isKitty) {
+                out.append("\u{1B}_Ga=d,d=a,q=2\u{1B}\\")
+            }
+            out.append("\u{1B}[0m\u{1B}[2J")
+        }
+
+        // Anything past this is a change; an incremental render that adds nothing is no write at all.
+        let headerLength = full ? -1 : out.bytes.count
+        let oldKeys = Set(oldImages.map(PlacementKey.init))
+        let newKeys = Set(newImages.map(PlacementKey.init))
+        let columns = frame.columns
+        var dirty: [Bool]? = nil
+        func markDirty(_ p: ImagePlacement) {
+            if dirty == nil { dirty = Array(repeating: false, count: frame.rows * columns) }
+            for y in p.row..<(p.row + p.rows) {
+                for x in p.column..<(p.column + p.columns) { dirty?[y * columns + x] = true }
+            }
+        }
+        // Cells where kitty placements were deleted: a kept one there went with them.
+        var deletedAt: [(row: Int, column: Int)] = []
+        for p in oldImages where !newKeys.contains(PlacementKey(p)) {
+            if p.isKitty {
+                // Text does not cover kitty images: delete what intersects its first cell.
+                out.append("\u{1B}_Ga=d,d=p,x=")
+                out.decimal(p.column + 1)
+                out.append(",y=")
+                out.decimal(p.row + 1)
+                out.append(",q=2\u{1B}\\")
+                deletedAt.append((p.row, p.column))
+            } else {
+                // Its pixels are in the cells: rewriting them removes it.
+                markDirty(p)
+            }
+        }
+        // Cells under a new picture are rewritten first, clearing whatever pixels were there.
+        for p in newImages where !oldKeys.contains(PlacementKey(p)) { markDirty(p) }
+        let keptInGrid = newImages.contains { !$0.isKitty && oldKeys.contains(PlacementKey($0)) }
+        var written: [Bool]? = keptInGrid ? Array(repeating: false, count: frame.rows * columns) : nil
+
+        diffCells(from: old, to: frame, dirty: dirty, written: &written, into: &out)
+
+        // In the frame's order, so later placements stay over earlier ones:
+        // new ones; kept kitty ones a delete took along; kept sixel/iTerm ones
+        // whose cells were rewritten or that an earlier redrawn one overlaps.
+        var redrawn: [ImagePlacement] = []
+        for p in newImages {
+            let redraw: Bool
+            if !oldKeys.contains(PlacementKey(p)) {
+                redraw = true
+            } else if p.isKitty {
+                redraw = deletedAt.contains { Self.covers(p, row: $0.row, column: $0.column) }
+            } else {
+                redraw = (written.map { Self.touches(p, $0, columns: columns) } ?? false)
+                    || redrawn.contains { !$0.isKitty && Self.overlap($0, p) }
+            }
+            guard redraw else { continue }
+            // Plain SGR, so a picture's background is the default one.
+            out.setStyle(.plain)
+            out.moveTo(row: p.row, column: p.column)
+            out.bytes.append(contentsOf: p.bytes)
+            out.cursorUnknown()
+            if p.isKitty { kittyMayBeShown = true }
+            redrawn.append(p)
+        }
+
+        shown = frame
+        if out.bytes.count == headerLength { return [] }
+        out.append("\u{1B}[0m\u{1B}[?7h\u{1B}[?2026l")
+        return out.bytes
+    }
+
+    /// Writes the cells of `new` that differ from `old` (or are dirty), in runs.
+    private func diffCells(from old: Frame, to new: Frame, dirty: [Bool]?, written: inout [Bool]?, into out: inout Output) {
+        let columns = new.columns
+        let oldCells = old.cells, newCells = new.cells
+        var spans: [(start: Int, end: Int)] = []
+        for row in 0..<new.rows {
+            let base = row * columns
+            spans.removeAll(keepingCapacity: true)
+            var c = 0
+            // Glyph by glyph: a wide character and its continuation are one unit.
+            while c < columns {
+                let i = base + c
+                let width = c + 1 < columns && newCells[i + 1] == .continuation && newCells[i] != .continuation ? 2 : 1
+                var changed = newCells[i] != oldCells[i] || (dirty?[i] ?? false)
+                if width == 2 && !changed {
+                    changed = newCells[i + 1] != oldCells[i + 1] || (dirty?[i + 1] ?? false)
+                }
+                if changed {
+                    if let last = spans.last, c - last.end <= Self.mergeGap {
+                        spans[spans.count - 1].end = c + width
+                    } else {
+                        spans.append((c, c + width))
+                    }
+                }
+                c += width
+            }
+            for span in spans {
+                out.moveTo(row: row, column: span.start)
+                var x = span.start
+                while x < span.end {
+                    let cell = newCells[base + x]
+                    out.setStyle(cell.style)
+                    if cell == .continuation {
+                        // A right half with no left half: cannot happen through
+                        // Frame's API, but a space keeps the cursor in step.
+                        out.bytes.append(0x20)
+                        x += 1
+                    } else {
+                        out.bytes.append(contentsOf: cell.character.utf8)
+                        x += x + 1 < span.end && newCells[base + x + 1] == .continuation ? 2 : 1
+                    }
+                }
+                if written != nil {
+                    for k in span.start..<span.end { written?[base + k] = true }
+                }
+                out.advance(row: row, to: span.end, columns: columns)
+            }
+        }
+    }
+
+    private static func fits(_ p: ImagePlacement, in frame: Frame) -> Bool {
+        // Subtraction, so huge sizes cannot overflow.
+        p.row >= 0 && p.column >= 0 && p.rows > 0 && p.columns > 0
+            && p.rows <= frame.rows - p.row && p.columns <= frame.columns - p.column
+    }
+
+    private static func covers(_ p: ImagePlacement, row: Int, column: Int) -> Bool {
+        row >= p.row && row < p.row + p.rows && column >= p.column && column < p.column + p.columns
+    }
+
+    private static func overlap(_ a: ImagePlacement, _ b: ImagePlacement) -> Bool {
+        a.row < b.row + b.rows && b.row < a.row + a.rows && a.column < b.column + b.columns && b.column < a.column + a.columns
+    }
+
+    private static func touches(_ p: ImagePlacement, _ written: [Bool], columns: Int) -> Bool {
+        for y in p.row..<(p.row + p.rows) {
+            for x in p.column..<(p.column + p.columns) where written[y * columns + x] { return true }
+        }
+        return false
+    }
+}
+
+/// What identifies a placement on screen: all but its bytes.
+private struct PlacementKey: Hashable {
+    let id: String
+    let row: Int, column: Int, columns: Int, rows: Int
+    let isKitty: Bool
+
+    init(_ p: ImagePlacement) {
+        id = p.id
+        row = p.row
+        column = p.column
+        columns = p.columns
+        rows = p.rows
+        isKitty = p.isKitty
+    }
+}
+
+/// The output buffer, tracking the cursor and SGR state to skip redundant moves and styles.
+private struct Output {
+    var bytes: [UInt8] = []
+    /// Where the cursor is, or nil when unknown.
+    private var cursor: (row: Int, column: Int)? = nil
+    /// The SGR in effect; every render starts from the reset it ended with.
+    private var style: CellStyle = .plain
+
+    mutating func append(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    mutating func decimal(_ value: Int) {
+        if value < 0 {
+            bytes.append(UInt8(ascii: "-"))
+            decimal(-value)
+            return
+        }
+        if value >= 10 { decimal(value / 10) }
+        bytes.append(UInt8(ascii: "0") + UInt8(value % 10))
+    }
+
+    /// CUP to a 0-based position, unless the cursor is already there.
+    mutating func moveTo(row: Int, column: Int) {
+        if let cursor, cursor.row == row, cursor.column == column { return }
+        bytes.append(0x1B)
+        bytes.append(UInt8(ascii: "["))
+        decimal(row + 1)
+        if column > 0 {
+            bytes.append(UInt8(ascii: ";"))
+            decimal(column + 1)
+        }
+        bytes.append(UInt8(ascii: "H"))
+        cursor = (row, column)
+    }
+
+    /// After text up to `end`: the cursor is there, except at the right edge
+    /// where terminals differ (it stays in the last column with autowrap off).
+    mutating func advance(row: Int, to end: Int, columns: Int) {
+        cursor = end < columns ? (row, end) : nil
+    }
+
+    mutating func cursorUnknown() {
+        cursor = nil
+    }
+
+    /// SGR for `newStyle`, from a reset so no attribute lingers; nothing if already in effect.
+    mutating func setStyle(_ newStyle: CellStyle) {
+        if newStyle == style { return }
+        style = newStyle
+        bytes.append(0x1B)
+        bytes.append(UInt8(ascii: "["))
+        bytes.append(UInt8(ascii: "0"))
+        if newStyle.bold { append(";1") }
+        if newStyle.dim { append(";2") }
+        if newStyle.underline { append(";4") }
+        if newStyle.inverse { append(";7") }
+        if let foreground = newStyle.foreground { color(foreground, base: 38) }
+        if let background = newStyle.background { color(background, base: 48) }
+        bytes.append(UInt8(ascii: "m"))
+    }
+
+    private mutating func color(_ color: TerminalColor, base: Int) {
+        bytes.append(UInt8(ascii: ";"))
+        decimal(base)
+        switch color {
+        case .rgb(let r, let g, let b):
+            append(";2;")
+            decimal(Int(r))
+            bytes.append(UInt8(ascii: ";"))
+            decimal(Int(g))
+            bytes.append(UInt8(ascii: ";"))
+            decimal(Int(b))
+        case .indexed(let n):
+            append(";5;")
+            decimal(Int(n))
+        }
+    }
+}

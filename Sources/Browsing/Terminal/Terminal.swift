@@ -1,0 +1,349 @@
+import Dispatch
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What ``Terminal/start(on:handler:)`` delivers.
+public enum TerminalEvent: Sendable {
+    case input([InputEvent])
+    case resized(columns: Int, rows: Int)
+    /// Back from Ctrl-Z: the screen was left, redraw everything (``FrameRenderer/invalidate()``).
+    case resumed
+    /// SIGINT, SIGTERM, SIGHUP or SIGQUIT arrived (or the terminal hung up):
+    /// the terminal is already restored; the caller should exit.
+    case terminate(signal: Int32)
+}
+
+/// stdin or stdout is not a TTY, so there is no screen to take over.
+public struct NotATerminal: Error, CustomStringConvertible {
+    public var description: String {
+        "hotels browse needs a terminal: standard input and output must both be a TTY"
+    }
+}
+
+/// A terminal call failed.
+public struct TerminalError: Error, CustomStringConvertible {
+    /// The call that failed, such as "tcgetattr".
+    public var operation: String
+    public var code: Int32
+    public var description: String { "\(operation): \(String(cString: strerror(code)))" }
+}
+
+/// The real TTY: raw mode, the alternate screen, input, signals.
+///
+/// The caller calls ``restore()`` on every exit path (`defer`). Caught
+/// signals restore it too, and so does a normal `exit()`; only SIGKILL and
+/// crashes leave the terminal raw (then `reset` or `stty sane` fixes it).
+///
+/// `@unchecked Sendable`: all mutable state is guarded by `lock`; the reader
+/// thread owns its decoder, and the signal sources run on one serial queue.
+public final class Terminal: TerminalQuerying, @unchecked Sendable {
+    private let input: Int32
+    private let output: Int32
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var saved: termios?
+    private var entered = false
+    private var started = false
+    private var sources: [DispatchSourceSignal] = []
+    private var wakePipe: (read: Int32, write: Int32)?
+    private var readerDone: DispatchSemaphore?
+
+    private static let terminateSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+    private static let handledSignals: [Int32] = terminateSignals + [SIGWINCH, SIGTSTP, SIGCONT]
+
+    /// Fails with NotATerminal unless both fds are TTYs.
+    public init(input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) throws {
+        guard isatty(input) == 1, isatty(output) == 1 else { throw NotATerminal() }
+        self.input = input
+        self.output = output
+    }
+
+    /// The size in cells (TIOCGWINSZ); 80×24 when the terminal reports 0.
+    public var size: (columns: Int, rows: Int) {
+        var ws = winsize()
+        if ioctl(output, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 {
+            return (Int(ws.ws_col), Int(ws.ws_row))
+        }
+        return (80, 24)
+    }
+
+    /// Raw mode (cfmakeraw-like, but ISIG kept so Ctrl-C sends SIGINT and
+    /// Ctrl-Z SIGTSTP), alternate screen, cursor hidden, mouse reporting
+    /// (buttons, drag, SGR encoding). Calling it again while entered re-applies it.
+    public func enter() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        if !entered {
+            var original = termios()
+            guard tcgetattr(input, &original) == 0 else { throw TerminalError(operation: "tcgetattr", code: errno) }
+            saved = original
+        }
+        guard var raw = saved else { return }
+        Self.makeRaw(&raw)
+        guard tcsetattr(input, TCSAFLUSH, &raw) == 0 else { throw TerminalError(operation: "tcsetattr", code: errno) }
+        if !entered { ExitGuard.shared.add(self) }
+        entered = true
+        _ = writeAll(Array("\u{1B}[?1049h\u{1B}[?25l\u{1B}[?1000h\u{1B}[?1002h\u{1B}[?1006h".utf8))
+    }
+
+    /// Undoes all of it in reverse (mouse off, cursor shown, autowrap on,
+    /// SGR reset, leave alternate screen, saved termios back). Idempotent,
+    /// safe to call twice and from the exit path.
+    public func restore() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard entered else { return }
+        entered = false
+        ExitGuard.shared.remove(self)
+        // ?2026l first: a frame cut off mid-write must not leave the terminal holding updates.
+        _ = writeAll(Array("\u{1B}[?2026l\u{1B}[?1006l\u{1B}[?1002l\u{1B}[?1000l\u{1B}[?25h\u{1B}[?7h\u{1B}[0m\u{1B}[?1049l".utf8))
+        if var original = saved {
+            // TCSAFLUSH drops unread input, so stray mouse reports do not reach the shell.
+            _ = tcsetattr(input, TCSAFLUSH, &original)
+        }
+    }
+
+    /// One write(2) loop for the whole buffer (retry on EINTR/partial
+    /// writes). Returns false on an I/O error. While the terminal is not
+    /// entered (before ``enter()``, after ``restore()``, while stopped by
+    /// Ctrl-Z) the bytes are dropped and it returns true, so a frame in
+    /// flight never lands on the user's shell screen.
+    @discardableResult
+    public func write(_ bytes: [UInt8]) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard entered else { return true }
+        return writeAll(bytes)
+    }
+
+    /// Starts delivering events on `queue`: decoded input, SIGWINCH as
+    /// `.resized`, SIGINT/SIGTERM/SIGHUP/SIGQUIT as `.terminate` (after
+    /// ``restore()``), Ctrl-Z restores and stops the process, and on
+    /// continuing re-enters and sends `.resumed`. Call it once, after ``enter()``.
+    public func start(on queue: DispatchQueue, handler: @escaping @Sendable (TerminalEvent) -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !started else { return }
+        started = true
+
+        // Signal sources share one serial queue so restore and re-enter never interleave.
+        let signalQueue = DispatchQueue(label: "Terminal.signals")
+        for signo in Self.handledSignals {
+            // Dispatch sees the signal only if its default action is off.
+            signal(signo, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signo, queue: signalQueue)
+            source.setEventHandler { [weak self] in
+                guard let self else { return }
+                switch signo {
+                case SIGWINCH:
+                    let size = self.size
+                    queue.async { handler(.resized(columns: size.columns, rows: size.rows)) }
+                case SIGTSTP:
+                    self.restore()
+                    // Stop for real: the shell gets its prompt back on a clean screen.
+                    kill(getpid(), SIGSTOP)
+                case SIGCONT:
+                    try? self.enter()
+                    queue.async { handler(.resumed) }
+                default:
+                    self.restore()
+                    queue.async { handler(.terminate(signal: signo)) }
+                }
+            }
+            source.resume()
+            sources.append(source)
+        }
+
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { return }
+        wakePipe = (fds[0], fds[1])
+        let done = DispatchSemaphore(value: 0)
+        readerDone = done
+        let input = self.input
+        let wake = fds[0]
+        let thread = Thread { [weak self] in
+            Self.readLoop(input: input, wake: wake, queue: queue, handler: handler) { self?.restore() }
+            done.signal()
+        }
+        thread.name = "Terminal.input"
+        thread.start()
+    }
+
+    /// Stops the reader thread and the signal sources (restores default dispositions).
+    public func stop() {
+        lock.lock()
+        let sources = self.sources
+        let pipe = wakePipe
+        let done = readerDone
+        self.sources = []
+        wakePipe = nil
+        readerDone = nil
+        started = false
+        lock.unlock()
+        for source in sources { source.cancel() }
+        for signo in Self.handledSignals { signal(signo, SIG_DFL) }
+        if let pipe {
+            var byte: UInt8 = 1
+            _ = systemWrite(pipe.write, &byte, 1)
+            _ = done?.wait(timeout: .now() + .seconds(1))
+            close(pipe.read)
+            close(pipe.write)
+        }
+    }
+
+    /// TerminalQuerying: before ``start(on:handler:)``, writes the query and
+    /// reads the answer with poll() until complete or the timeout. Raw mode
+    /// is set for the duration if the terminal is not entered, so the answer
+    /// is neither echoed nor line-buffered. After start() it returns nothing:
+    /// the reader thread owns the input.
+    public func ask(_ query: [UInt8], timeout: Duration, isComplete: ([UInt8]) -> Bool) -> [UInt8] {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !started else { return [] }
+        var original = termios()
+        var temporary = false
+        if !entered, tcgetattr(input, &original) == 0 {
+            var raw = original
+            Self.makeRaw(&raw)
+            temporary = tcsetattr(input, TCSANOW, &raw) == 0
+        }
+        defer { if temporary { _ = tcsetattr(input, TCSANOW, &original) } }
+        guard writeAll(query) else { return [] }
+
+        let deadline = ContinuousClock.now + timeout
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 512)
+        while !isComplete(answer) {
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { break }
+            let (seconds, attoseconds) = remaining.components
+            let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+            var fd = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&fd, 1, milliseconds)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { break }
+            let count = read(input, &buffer, buffer.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            answer.append(contentsOf: buffer[0..<count])
+        }
+        return answer
+    }
+
+    // MARK: - Internals
+
+    /// cfmakeraw, keeping ISIG: Ctrl-C and Ctrl-Z stay signals.
+    private static func makeRaw(_ t: inout termios) {
+        t.c_iflag &= ~tcflag_t(IGNBRK | BRKINT | PARMRK | ISTRIP | INLCR | IGNCR | ICRNL | IXON)
+        t.c_oflag &= ~tcflag_t(OPOST)
+        t.c_lflag &= ~tcflag_t(ECHO | ECHONL | ICANON | IEXTEN)
+        t.c_lflag |= tcflag_t(ISIG)
+        t.c_cflag &= ~tcflag_t(CSIZE | PARENB)
+        t.c_cflag |= tcflag_t(CS8)
+        withUnsafeMutableBytes(of: &t.c_cc) { cc in
+            cc[Int(VMIN)] = 1
+            cc[Int(VTIME)] = 0
+        }
+    }
+
+    /// The write loop; the caller holds `lock` (or is on the exit path).
+    private func writeAll(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { buffer -> Bool in
+            guard var pointer = buffer.baseAddress else { return true }
+            var remaining = buffer.count
+            while remaining > 0 {
+                let written = systemWrite(output, pointer, remaining)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    if errno == EAGAIN {
+                        var fd = pollfd(fd: output, events: Int16(POLLOUT), revents: 0)
+                        _ = poll(&fd, 1, 100)
+                        continue
+                    }
+                    return false
+                }
+                pointer += written
+                remaining -= written
+            }
+            return true
+        }
+    }
+
+    /// The reader thread: input bytes to events; a lone ESC is flushed after 30 ms of quiet.
+    private static func readLoop(input: Int32, wake: Int32, queue: DispatchQueue,
+                                 handler: @escaping @Sendable (TerminalEvent) -> Void,
+                                 hangUp: () -> Void) {
+        var decoder = InputDecoder()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            var fds = [pollfd(fd: input, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&fds, 2, decoder.hasPending ? 30 : -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            if fds[1].revents != 0 { return }
+            var events: [InputEvent]
+            if ready == 0 {
+                events = decoder.flush()
+            } else {
+                let count = read(input, &buffer, buffer.count)
+                if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+                guard count > 0 else {
+                    // End of input: the terminal is gone.
+                    hangUp()
+                    queue.async { handler(.terminate(signal: SIGHUP)) }
+                    return
+                }
+                events = decoder.feed(Array(buffer[0..<count]))
+            }
+            if !events.isEmpty {
+                let batch = events
+                queue.async { handler(.input(batch)) }
+            }
+        }
+    }
+}
+
+/// Restores entered terminals when the process exits through exit().
+///
+/// `@unchecked Sendable`: `terminals` is only touched under `lock`.
+private final class ExitGuard: @unchecked Sendable {
+    static let shared = ExitGuard()
+    private let lock = NSLock()
+    private var terminals: [ObjectIdentifier: Terminal] = [:]
+    private var registered = false
+
+    func add(_ terminal: Terminal) {
+        lock.lock()
+        defer { lock.unlock() }
+        terminals[ObjectIdentifier(terminal)] = terminal
+        if !registered {
+            registered = true
+            atexit { ExitGuard.shared.restoreAll() }
+        }
+    }
+
+    func remove(_ terminal: Terminal) {
+        lock.lock()
+        defer { lock.unlock() }
+        terminals[ObjectIdentifier(terminal)] = nil
+    }
+
+    func restoreAll() {
+        lock.lock()
+        let all = Array(terminals.values)
+        lock.unlock()
+        for terminal in all { terminal.restore() }
+    }
+}
+
+/// write(2); the name `write` is taken by ``Terminal/write(_:)`` inside the class.
+private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    write(fd, buffer, count)
+}

@@ -1,0 +1,107 @@
+import ArgumentParser
+import Browsing
+import Foundation
+import Glibc
+import Hotels
+import Imaging
+import Logging
+import OfflineStore
+
+struct BrowseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "browse",
+        abstract: "Scroll a hotel list in the terminal, with logos drawn inline for the rows on screen.",
+        discussion: """
+        The tutorials' table view: cached rows show at once and page 1 merges in as it arrives; \
+        "load more" runs at 90% of the loaded rows. Logos load only for the rows on screen: \
+        a held key, the wheel or a scrollbar drag counts as dragging, and nothing starts until \
+        the list settles; rows that leave are cancelled. Offline, a banner shows over the \
+        cached rows and the service is asked again now and then.
+
+        Keys: ↑/↓ or j/k a row, PgUp/PgDn (b/space) a screen, Home/End (g/G), / to search the \
+        loaded rows (Enter jumps, n to the next match, Esc cancels), Ctrl-L redraws, q quits. \
+        Mouse: the wheel, and dragging the scrollbar on the right.
+
+        Logos are drawn with libchafa: kitty, sixel or iTerm2 graphics where the terminal has \
+        them (detected from TERM, TERM_PROGRAM, KITTY_WINDOW_ID and a device-attributes query), \
+        else Unicode symbols in truecolor or 256 colours; under tmux, symbols. Needs a terminal \
+        (exit 64 without one: use hotels fetch).
+        """
+    )
+
+    @Option(help: "A built-in profile or a profile file.") var profile = "sample"
+    @Option(help: "The service's SOAP endpoint URL.") var endpoint: String
+    @Option(help: "The city to list.") var city: String
+    @Option(help: "A keyword, for profiles whose body uses {keyword}.") var keyword: String?
+    @OptionGroup var areaOptions: AreaOptions
+    @Option(help: "Hotels per page.") var pageSize = 50
+    @OptionGroup var cacheOptions: CacheOptions
+    @Flag(help: "Show the cache only; do not touch the network.") var offline = false
+    @Option(help: "auto, kitty, sixel, iterm, symbols or none.") var graphics = "auto"
+    @Option(help: "Filter chain for logos before they are drawn.") var filter = "resize:64x64:fit"
+    @Option(help: "Logo downloads at once.") var concurrency = 4
+    @Option(help: "Milliseconds without movement after which the list has settled and the visible rows load.") var settleMs = 300
+    @Option(help: "Seconds to wait, offline, before asking the service again (doubled each time, up to 8 times).") var offlineRetry = 10
+    @Option(help: "A JSON file of credentials for the profile's {env:NAME} placeholders (mode 600).") var credentials: String?
+
+    func validate() throws {
+        guard pageSize > 0, concurrency > 0, settleMs > 0, offlineRetry > 0 else {
+            throw ValidationError("--page-size, --concurrency, --settle-ms and --offline-retry must be at least 1")
+        }
+        guard graphics == "auto" || GraphicsMode(rawValue: graphics) != nil else {
+            throw ValidationError("--graphics must be auto, kitty, sixel, iterm, symbols or none, not “\(graphics)”")
+        }
+        try checkEndpoint(endpoint)
+    }
+
+    func run() async throws {
+        let chain: FilterChain
+        let client: HotelClient
+        do {
+            chain = try FilterChain(parsing: filter)
+        } catch {
+            throw Diagnostics.report(error, context: "--filter").code
+        }
+        do {
+            client = HotelClient(profile: try ServiceProfile.named(profile), endpoint: endpoint, configuration: HotelClientConfiguration(
+                logger: browseLogger, credentials: try credentials.map(Credentials.environment(overlaidWith:)) ?? .environment))
+            Diagnostics.redact(with: client.secrets)
+            try client.requests.checkCredentials()
+        } catch {
+            throw Diagnostics.report(error, context: "--profile \(profile)").code
+        }
+        var configuration = BrowseConfiguration(client: client, city: city, keyword: keyword, area: try areaOptions.area(), pageSize: pageSize,
+                                                storage: try await cacheOptions.openStorage(), diskCache: cacheOptions.folder.openImages(),
+                                                filter: chain)
+        configuration.offline = offline
+        configuration.concurrency = concurrency
+        configuration.graphics = GraphicsMode(rawValue: graphics)
+        configuration.settleDelay = .milliseconds(settleMs)
+        configuration.offlineRetry = .seconds(offlineRetry)
+        try await runBrowse(configuration)
+    }
+}
+
+/// The client's logger while the view owns the screen: a log line on stderr
+/// would land in the middle of a frame. The view shows what matters itself
+/// (the offline banner, a failed list).
+let browseLogger = Logger(label: "hotelkit.browse") { _ in SwiftLogNoOpLogHandler() }
+
+/// Runs the view for `browse` and `demo --browse`: 64 without a terminal;
+/// the terminal is restored however the view ends; a signal's exit status is 128 + its number.
+func runBrowse(_ configuration: BrowseConfiguration,
+               withoutTerminal hint: String = "to fetch a list without one, use hotels fetch --endpoint URL --city CITY (it writes hotels.jsonl)") async throws {
+    let session = BrowseSession(configuration: configuration)
+    let end: BrowseEnd
+    do {
+        end = try await session.run()
+    } catch {
+        await configuration.client.close()
+        Diagnostics.error("hotels browse needs a terminal: \(error)", hint: hint)
+        throw ExitStatus.usage.code
+    }
+    // A stateful service's sessions end with the view.
+    await configuration.client.close()
+    if case .signal(let signal) = end { throw ExitCode(128 + signal) }
+    if let error = session.lastError { throw Diagnostics.report(error, context: "browse").code }
+}

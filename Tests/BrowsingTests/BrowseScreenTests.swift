@@ -1,0 +1,114 @@
+import Browsing
+import Foundation
+import Hotels
+import Imaging
+import Scheduling
+import Testing
+
+@Suite("The browse view's frame, status and row text, without a terminal")
+struct BrowseScreenTests {
+    static let painter = LogoPainter(support: GraphicsSupport(mode: .symbols, colors: .truecolor, reason: "test"))
+
+    static func text(of frame: Frame, row: Int) -> String {
+        String((0..<frame.columns).map { frame[row, $0].character }.filter { $0 != "\u{0}" })
+    }
+
+    static func state(rows: Int, banner: String? = nil, first: Int = 0, count: Int = 100) -> BrowseScreenState {
+        BrowseScreenState(title: "hotels browse: Shanghai", headline: "p90 settle→drawn 80 ms", banner: banner, status: "50 hotels, more to load",
+                          rows: (0..<rows).map { BrowseRowView(name: "上海酒店 \($0)", address: "\($0) Nanjing Road, Shanghai",
+                                                               detail: "added 2026-11-20", logo: $0 == 0 ? .placeholder : .none) },
+                          first: first, count: count)
+    }
+
+    @Test("100×30: the title, nine hotels of three lines (name, address, detail), the scrollbar and the status line")
+    func layout() {
+        let layout = BrowseLayout(columns: 100, rows: 30, hasBanner: false, hasSearchLine: false)
+        #expect(layout.viewport == 9)
+        let frame = BrowseScreen.frame(Self.state(rows: 9), columns: 100, rows: 30, painter: Self.painter)
+        #expect(Self.text(of: frame, row: 0).contains("hotels browse: Shanghai"))
+        #expect(Self.text(of: frame, row: 0).hasSuffix("p90 settle→drawn 80 ms "), "the headline at the title line's right end")
+        for index in 0..<9 {
+            let top = 1 + index * 3
+            #expect(Self.text(of: frame, row: top).contains("上海酒店 \(index)"))
+            #expect(Self.text(of: frame, row: top + 1).contains("\(index) Nanjing Road, Shanghai"))
+            #expect(Self.text(of: frame, row: top + 2).contains("added 2026-11-20"))
+        }
+        #expect(Self.text(of: frame, row: 29).contains("50 hotels, more to load"))
+        #expect(frame[1, 99].character == "█", "the thumb at the top of the scrollbar")
+        #expect(frame[27, 99].character == "│")
+        #expect(frame[28, 99].character == " ", "the spare line below the last hotel")
+        // The first row's placeholder fills its logo box; the others have no logo.
+        #expect(frame[1, 1] != .blank && frame[3, 6] != .blank)
+        #expect(frame[4, 1] == .blank)
+    }
+
+    @Test("The banner takes a line; with it, eight hotels fit at 30 lines")
+    func banner() {
+        let state = Self.state(rows: 9, banner: "offline: showing 50 hotels for Shanghai cached 3 h ago")
+        #expect(state.layout(columns: 100, rows: 30).viewport == 9, "28 - 1 lines still hold nine")
+        #expect(state.layout(columns: 100, rows: 29).viewport == 8)
+        let frame = BrowseScreen.frame(state, columns: 100, rows: 30, painter: Self.painter)
+        #expect(Self.text(of: frame, row: 1).contains("offline: showing 50 hotels"))
+        #expect(Self.text(of: frame, row: 2).contains("上海酒店 0"))
+    }
+
+    @Test("Too small for one hotel: a notice instead of rows, at every small size, without a crash")
+    func tooSmall() {
+        for (columns, rows) in [(24, 4), (100, 4), (29, 30), (1, 1), (0, 0)] {
+            let frame = BrowseScreen.frame(Self.state(rows: 9), columns: columns, rows: rows, painter: Self.painter)
+            let all = (0..<frame.rows).map { Self.text(of: frame, row: $0) }.joined()
+            #expect(!all.contains("上海酒店"), "\(columns)×\(rows)")
+            if columns >= 20, rows >= 1 { #expect(all.contains("too small"), "\(columns)×\(rows)") }
+        }
+    }
+
+    @Test("The scrollbar's thumb follows the window, and a drag on the track maps back to the first row")
+    func scrollbar() {
+        let layout = BrowseLayout(columns: 100, rows: 30, hasBanner: false, hasSearchLine: false)
+        #expect(layout.thumb(first: 0, count: 90).lowerBound == 1)
+        #expect(layout.thumb(first: 81, count: 90).upperBound == 28)
+        #expect(layout.first(forScrollbarRow: 1, count: 90) == 0)
+        #expect(layout.first(forScrollbarRow: 28, count: 90) == 81)
+        #expect(layout.first(forScrollbarRow: 200, count: 90) == 81)
+        #expect(layout.windowRow(atScreenRow: 4) == 1)
+        #expect(layout.windowRow(atScreenRow: 29) == nil)
+    }
+
+    @Test("Row text: distance from the search's centre, and the day added")
+    func rowText() throws {
+        let hotel = Hotel(code: "H1", name: "A", address: "B", latitude: 31.24, longitude: 121.47, addtime: 1_795_737_600)
+        let area = try SearchArea(latitude: 31.23, longitude: 121.47)
+        #expect(BrowseRowText.detail(for: hotel, from: area) == "1.1 km · added 2026-11-27")
+        #expect(BrowseRowText.detail(for: hotel, from: nil) == "31.2400, 121.4700 · added 2026-11-27")
+        #expect(BrowseRowText.detail(for: Hotel(code: "H2"), from: area) == "")
+        #expect(abs(BrowseRowText.distance(from: (48.8566, 2.3522), to: (51.5074, -0.1278)) - 343.5) < 1, "Paris to London")
+    }
+
+    @Test("The status line counts from the loader's events: queued, in flight, cancelled, failed, cache hits, settle-to-drawn p90")
+    func status() {
+        let image = RGBAImage(width: 1, height: 1)
+        var status = BrowseStatus()
+        let visible = 0..<3
+        status.record(.settle(visible: visible), at: 0, visible: visible)
+        for row in 0..<3 { status.record(.queued(row: row, priority: .normal), at: 0, visible: visible) }
+        status.record(.start(row: 0, queueSuspended: false), at: 1, visible: visible)
+        status.record(.start(row: 1, queueSuspended: false), at: 1, visible: visible)
+        #expect(status.line(rows: 50, reachedEnd: false).contains("1 queued, 2 in flight, 0 cancelled, 0 failed"))
+        status.record(.done(row: 0, downloadedBytes: 100, wasted: false), at: 90, visible: visible)
+        status.record(.display(row: 0, image: image), at: 90, visible: visible)
+        status.record(.cancel(row: 1, started: true), at: 95, visible: visible)
+        status.record(.done(row: 2, downloadedBytes: nil, wasted: false), at: 99, visible: visible)
+        status.record(.display(row: 2, image: image), at: 99, visible: visible)
+        // Row 5 came from memory: shown with no operation at all.
+        status.record(.display(row: 5, image: image), at: 99, visible: visible)
+        #expect(status.p90 == nil, "nothing drawn yet")
+        status.drawn(at: 120)
+        let line = status.line(rows: 50, reachedEnd: true)
+        #expect(line.contains("50 hotels, end of list"))
+        #expect(line.contains("0 queued, 0 in flight, 1 cancelled, 0 failed"))
+        #expect(line.contains("2 cache hits"))
+        #expect(status.latencyLabel == "p90 settle→drawn 120 ms")
+        status.record(.pageRequest(page: 2), at: 130, visible: visible)
+        #expect(status.line(rows: 50, reachedEnd: false).contains("loading page 2"))
+    }
+}

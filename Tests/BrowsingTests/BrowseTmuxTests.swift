@@ -1,0 +1,240 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `hotels browse` in a real terminal: tmux, headless, 100×30, against
+/// `hotels serve` with latency. Keys go in with send-keys; what the view
+/// shows comes from capture-pane, and what it asked for from the server's
+/// own request log.
+@Suite("hotels browse in tmux", .serialized)
+struct BrowseTmuxTests {
+    /// 30 lines: the title, 9 hotels of 3 lines, the status line, one spare.
+    static let visibleHotels = 9
+
+    struct Request {
+        var path: String
+        var arrived: Int?
+        var hungUp: Bool
+        var status: Int
+        var page: String?
+    }
+
+    static func requests(_ log: String) throws -> [Request] {
+        try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap { line in
+            guard let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+            return Request(path: json["path"] as? String ?? "", arrived: json["arrived"] as? Int, hungUp: json["hungUp"] as? Bool ?? false,
+                           status: json["status"] as? Int ?? 0, page: json["page"] as? String)
+        }
+    }
+
+    /// The cached list, in order: what the view showed, row for row.
+    static func cachedHotels(cache: String) async throws -> [(code: String, name: String, logo: String)] {
+        let list = try await HotelsProcess.run(["list", "--city", "Shanghai", "--cache", cache])
+        #expect(list.status == 0, "\(list.stderr)")
+        return list.stdout.split(separator: "\n").compactMap { line in
+            guard let json = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let code = json["code"] as? String, let name = json["name"] as? String else { return nil }
+            return (code, name, (json["logoURL"] as? String).flatMap { URL(string: $0)?.path } ?? "")
+        }
+    }
+
+    static func now() -> Int { Int((Date().timeIntervalSince1970 * 1000).rounded()) }
+
+    /// Every visible row shows its logo (no placeholder ░ is left), nothing
+    /// is queued or in flight, and a p90 is known.
+    static func settled(_ screen: String) -> Bool {
+        !screen.contains("░") && screen.contains("0 queued, 0 in flight") && screen.range(of: #"p90 settle→drawn \d+ ms"#, options: .regularExpression) != nil
+    }
+
+    static func number(before label: String, in screen: String) -> Int? {
+        screen.range(of: #"\d+ "# + label, options: .regularExpression).flatMap { Int(screen[$0].split(separator: " ")[0]) }
+    }
+
+    static func browseCommand(_ endpoint: String, cache: String, _ extra: String = "") -> String {
+        "\(HotelsProcess.executable.path) browse --endpoint \(endpoint) --city Shanghai --cache \(cache) \(extra)"
+    }
+
+    @Test("The visible rows' names and the status line show; every visible logo is drawn; q leaves a clean shell")
+    func showsTheListAndQuitsCleanly() async throws {
+        let pane = try await TmuxPane()
+        let cache = pane.folder.appendingPathComponent("cache").path
+        let server = try ServeProcess(["--latency", "150"])
+        try await pane.run(Self.browseCommand(server.endpoint, cache: cache))
+        let screen = try await pane.waitFor("a settled list") { Self.settled($0) }
+        #expect(screen.contains("hotels browse: Shanghai"))
+        #expect(screen.contains("50 hotels, more to load"))
+        #expect(Self.number(before: "failed", in: screen) == 0)
+
+        try await pane.press("q")
+        _ = try await pane.waitFor("the prompt after q") { $0.components(separatedBy: TmuxPane.prompt).count >= 3 }
+        #expect(try await pane.checkRestored() == [])
+        let hotels = try await Self.cachedHotels(cache: cache)
+        #expect(hotels.count == 50)
+        for hotel in hotels.prefix(Self.visibleHotels) {
+            #expect(screen.contains(hotel.name), "\(hotel.name) is not on the screen")
+        }
+        #expect(!screen.contains(hotels[Self.visibleHotels].name), "a row below the window is drawn")
+        withExtendedLifetime(server) {}
+    }
+
+    @Test("A held key loads nothing; after the settle every visible row's logo is asked for; each page is asked for once")
+    func heldKeyLoadsNothingUntilItSettles() async throws {
+        let pane = try await TmuxPane()
+        let cache = pane.folder.appendingPathComponent("cache").path
+        let log = pane.folder.appendingPathComponent("requests.jsonl").path
+        let server = try ServeProcess(["--latency", "200", "--log", log])
+        // A long settle, so a slow machine's pause between two repeats is not taken for the key's release.
+        try await pane.run(Self.browseCommand(server.endpoint, cache: cache, "--settle-ms 1500"))
+        _ = try await pane.waitFor("a settled list") { Self.settled($0) }
+
+        // A held ↓: repeats every 40 ms, as a keyboard's autorepeat sends them.
+        let pressed = Self.now()
+        for _ in 0..<24 {
+            try await pane.press("Down")
+            try await Task.sleep(for: .milliseconds(40))
+        }
+        let released = Self.now()
+        let hotels = try await Self.cachedHotels(cache: cache)
+        let screen = try await pane.waitFor("the window at row 24, settled") { screen in
+            Self.settled(screen) && screen.contains(hotels[24].name) && !screen.contains(hotels[23].name)
+        }
+        try await pane.press("q")
+        _ = try await pane.waitFor("the prompt after q") { $0.components(separatedBy: TmuxPane.prompt).count >= 3 }
+
+        let requests = try Self.requests(log)
+        let logos = requests.filter { $0.path.hasPrefix("/logos/") }
+        let duringTheHold = logos.filter { ($0.arrived ?? 0) > pressed && ($0.arrived ?? 0) < released + 500 }
+        #expect(duringTheHold.isEmpty, "logo requests while the key was held: \(duringTheHold.map(\.path))")
+        for hotel in hotels[24..<24 + Self.visibleHotels] {
+            #expect(screen.contains(hotel.name))
+            #expect(logos.contains { $0.path == hotel.logo && $0.status == 200 && ($0.arrived ?? 0) >= released },
+                    "no request for \(hotel.logo) after the settle (released at \(released)): \(logos.filter { $0.path == hotel.logo })")
+        }
+        let pages = requests.compactMap(\.page)
+        #expect(!pages.isEmpty && Set(pages).count == pages.count, "pages asked for twice: \(pages)")
+        withExtendedLifetime(server) {}
+    }
+
+    @Test("Rows that leave are cancelled: the server sees each cancelled transfer hang up, as many as the status line counts")
+    func cancelledTransfersHangUp() async throws {
+        let pane = try await TmuxPane()
+        let cache = pane.folder.appendingPathComponent("cache").path
+        let log = pane.folder.appendingPathComponent("requests.jsonl").path
+        let server = try ServeProcess(["--latency", "2500", "--log", log])
+        try await pane.run(Self.browseCommand(server.endpoint, cache: cache))
+        _ = try await pane.waitFor("four logos in flight") { $0.contains("4 in flight") }
+        try await pane.press("PageDown")
+        try await pane.press("PageDown")
+        let screen = try await pane.waitFor("a settled list after two pages down") { Self.settled($0) && $0.contains("cancelled") }
+        try await pane.press("q")
+        _ = try await pane.waitFor("the prompt after q") { $0.components(separatedBy: TmuxPane.prompt).count >= 3 }
+
+        let cancelled = try #require(Self.number(before: "cancelled", in: screen))
+        #expect(cancelled >= 1)
+        let hungUp = try Self.requests(log).filter { $0.path.hasPrefix("/logos/") && $0.hungUp }
+        #expect(hungUp.count == cancelled, "\(hungUp.map(\.path))")
+        let hotels = try await Self.cachedHotels(cache: cache)
+        let firstWindow = Set(hotels.prefix(Self.visibleHotels).map(\.logo))
+        #expect(hungUp.allSatisfy { firstWindow.contains($0.path) }, "only the first window's transfers were cut")
+        withExtendedLifetime(server) {}
+    }
+
+    @Test("With the server stopped, the cached rows show under the offline banner; when it is back, the view finds it")
+    func offlineBannerAndBack() async throws {
+        let pane = try await TmuxPane()
+        let cache = pane.folder.appendingPathComponent("cache").path
+        var server: ServeProcess? = try ServeProcess()
+        let endpoint = try #require(server?.endpoint)
+        try await pane.run(Self.browseCommand(endpoint, cache: cache))
+        _ = try await pane.waitFor("a settled list") { Self.settled($0) }
+        try await pane.press("q")
+        _ = try await pane.waitFor("the prompt after q") { $0.components(separatedBy: TmuxPane.prompt).count >= 3 }
+        server = nil
+
+        try await pane.run(Self.browseCommand(endpoint, cache: cache, "--offline-retry 1"))
+        let offline = try await pane.waitFor("the offline banner") { $0.contains("offline: showing 50 hotels for Shanghai cached") }
+        let hotels = try await Self.cachedHotels(cache: cache)
+        for hotel in hotels.prefix(Self.visibleHotels) { #expect(offline.contains(hotel.name)) }
+
+        // The service comes back on the same port: the banner goes at the next try.
+        let port = try #require(URL(string: endpoint)?.port)
+        server = try ServeProcess(["--port", String(port)])
+        _ = try await pane.waitFor("the banner gone", timeout: .seconds(90)) { !$0.contains("offline:") && Self.settled($0) }
+        try await pane.press("q")
+        _ = try await pane.waitFor("the prompt after q") { $0.components(separatedBy: TmuxPane.prompt).count >= 4 }
+        #expect(try await pane.checkRestored() == [])
+        withExtendedLifetime(server) {}
+    }
+
+    @Test("SIGTERM restores the terminal and exits 143; Ctrl-Z gives the shell back clean, and fg redraws the view")
+    func signalsRestoreTheTerminal() async throws {
+        let pane = try await TmuxPane()
+        let cache = pane.folder.appendingPathComponent("cache").path
+        let server = try ServeProcess()
+        try await pane.run(Self.browseCommand(server.endpoint, cache: cache))
+        _ = try await pane.waitFor("a settled list") { Self.settled($0) }
+
+        try await pane.press("C-z")
+        _ = try await pane.waitFor("the shell after Ctrl-Z") { $0.contains("Stopped") }
+        #expect(try await pane.checkRestored() == [])
+        try await pane.run("fg")
+        _ = try await pane.waitFor("the view again") { $0.contains("hotels browse: Shanghai") && Self.settled($0) }
+        #expect(try await pane.format("#{alternate_on}") == "1")
+
+        let browse = try #require(try await pane.foregroundProcess())
+        kill(browse, SIGTERM)
+        _ = try await pane.waitFor("the prompt after SIGTERM") { !$0.contains("hotels browse: Shanghai") && $0.contains(TmuxPane.prompt) }
+        try await pane.run("echo status=$?")
+        _ = try await pane.waitFor("the exit status") { $0.contains("status=143") }
+        #expect(try await pane.checkRestored() == [])
+        withExtendedLifetime(server) {}
+    }
+
+    @Test("A terminal too small for one row says so; grown again, the rows come back; / finds a loaded hotel")
+    func resizeAndSearch() async throws {
+        let pane = try await TmuxPane()
+        let cache = pane.folder.appendingPathComponent("cache").path
+        let server = try ServeProcess()
+        try await pane.run(Self.browseCommand(server.endpoint, cache: cache))
+        _ = try await pane.waitFor("a settled list") { Self.settled($0) }
+        let hotels = try await Self.cachedHotels(cache: cache)
+
+        try await pane.resize(columns: 24, rows: 4)
+        _ = try await pane.waitFor("the too-small notice") { $0.contains("too small") }
+        try await pane.resize(columns: 100, rows: 30)
+        _ = try await pane.waitFor("the rows again") { $0.contains(hotels[0].name) && Self.settled($0) }
+
+        let wanted = hotels[37]
+        try await pane.press("/")
+        try await pane.tmux(["send-keys", "-t", "test", "-l", wanted.name])
+        try await pane.press("Enter")
+        let found = try await pane.waitFor("the match at the top") { screen in
+            screen.split(separator: "\n").dropFirst().first?.contains(wanted.name) == true
+        }
+        #expect(!found.contains(hotels[0].name))
+        try await pane.press("q")
+        withExtendedLifetime(server) {}
+    }
+
+    @Test("hotels demo --browse opens the view on the sample service instead of the simulation; q ends the demo with 0")
+    func demoBrowses() async throws {
+        let pane = try await TmuxPane()
+        try await pane.run("\(HotelsProcess.executable.path) demo --browse --latency 50 --out \(pane.folder.path)/demo; echo status=$?")
+        let screen = try await pane.waitFor("the demo's view") { $0.contains("hotels demo: Shanghai") && Self.settled($0) }
+        #expect(screen.contains("50 hotels"))
+        try await pane.press("q")
+        _ = try await pane.waitFor("the demo's end") { $0.contains("status=0") }
+        #expect(try await pane.checkRestored() == [])
+    }
+
+    @Test("Without a terminal, browse exits 64 and points to hotels fetch; demo --browse to the simulation")
+    func refusesWithoutATerminal() async throws {
+        let result = try await HotelsProcess.run(["browse", "--endpoint", "http://127.0.0.1:9/soap", "--city", "Shanghai"], stdin: Data())
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("hotels fetch"), "\(result.stderr)")
+        let demo = try await HotelsProcess.run(["demo", "--browse", "--latency", "0", "--out", FileManager.default.temporaryDirectory
+            .appendingPathComponent("demo-\(UUID().uuidString)").path], stdin: Data())
+        #expect(demo.status == 64)
+        #expect(demo.stderr.contains("leave out --browse"), "\(demo.stderr)")
+    }
+}
