@@ -139,6 +139,48 @@ struct BrowseTmuxTests {
         withExtendedLifetime(server) {}
     }
 
+    @Test("The mouse: each wheel turn moves a row; the scrollbar dragged to the bottom shows the last rows, loads them on release, and loads more")
+    func mouse() async throws {
+        let pane = try await TmuxPane()
+        let cache = pane.folder.appendingPathComponent("cache").path
+        let log = pane.folder.appendingPathComponent("requests.jsonl").path
+        let server = try ServeProcess(["--latency", "100", "--log", log])
+        try await pane.run(Self.browseCommand(server.endpoint, cache: cache))
+        _ = try await pane.waitFor("a settled list") { Self.settled($0) }
+        let hotels = try await Self.cachedHotels(cache: cache)
+
+        // SGR mouse reports, as a terminal sends them (1-based column;row): five turns down.
+        for _ in 0..<5 { try await pane.tmux(["send-keys", "-t", "test", "-H"] + Self.hex("\u{1B}[<65;20;10M")) }
+        _ = try await pane.waitFor("the window five rows down, settled") { screen in
+            Self.settled(screen) && screen.contains(hotels[5].name) && !screen.contains(hotels[4].name)
+        }
+
+        // Press on the scrollbar (column 100), drag to its bottom (row 28), let go.
+        try await pane.tmux(["send-keys", "-t", "test", "-H"] + Self.hex("\u{1B}[<0;100;2M"))
+        try await pane.tmux(["send-keys", "-t", "test", "-H"] + Self.hex("\u{1B}[<32;100;15M"))
+        try await pane.tmux(["send-keys", "-t", "test", "-H"] + Self.hex("\u{1B}[<32;100;28M"))
+        let pressed = Self.now()
+        try await Task.sleep(for: .milliseconds(600))
+        try await pane.tmux(["send-keys", "-t", "test", "-H"] + Self.hex("\u{1B}[<0;100;28m"))
+        let released = Self.now()
+        let bottom = try await pane.waitFor("the last rows, settled, and page 2") { screen in
+            Self.settled(screen) && screen.contains(hotels[49].name) && screen.contains("100 hotels")
+        }
+        try await pane.press("q")
+        _ = try await pane.waitFor("the prompt after q") { $0.components(separatedBy: TmuxPane.prompt).count >= 3 }
+        #expect(bottom.contains(hotels[41].name))
+        let logos = try Self.requests(log).filter { $0.path.hasPrefix("/logos/") }
+        #expect(!logos.contains { ($0.arrived ?? 0) > pressed + 100 && ($0.arrived ?? 0) < released }, "a logo asked for while the scrollbar was held")
+        for hotel in hotels[41..<50] {
+            #expect(logos.contains { $0.path == hotel.logo && ($0.arrived ?? 0) >= released }, "\(hotel.logo) not asked for after the release")
+        }
+        withExtendedLifetime(server) {}
+    }
+
+    static func hex(_ text: String) -> [String] {
+        Array(text.utf8).map { String(format: "%02x", $0) }
+    }
+
     @Test("With the server stopped, the cached rows show under the offline banner; when it is back, the view finds it")
     func offlineBannerAndBack() async throws {
         let pane = try await TmuxPane()
