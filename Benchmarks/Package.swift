@@ -58,6 +58,12 @@ let package = Package(
             dependencies: [.product(name: "OfflineStore", package: "HotelKit"), .product(name: "PostgresStore", package: "HotelKit")],
             path: "Sources/FirstRows"
         ),
+        // scripts/compare browse: the view's frames at 100×30, built and diffed, in process.
+        .executableTarget(
+            name: "browse-frames",
+            dependencies: [.product(name: "Browsing", package: "HotelKit"), .product(name: "Imaging", package: "HotelKit")],
+            path: "Sources/BrowseFrames"
+        ),
         // A peer for scripts/compare: FoundationXML's XMLParser building the same records.
         .executableTarget(name: "foundation-xml-baseline", path: "Sources/FoundationXMLBaseline"),
     ],
