@@ -132,6 +132,7 @@ public final class VisibleWindowLoader: @unchecked Sendable {
     private var pageRetryAt = 0.0
     public private(set) var reachedEnd = false
     private var whenVisibleComplete: [() -> Void] = []
+    private var isClosed = false
 
     /// - Parameters:
     ///   - downloadQueue: Runs the rows' logo operations. Its completion queue
@@ -224,7 +225,8 @@ public final class VisibleWindowLoader: @unchecked Sendable {
         rows = first
         reachedEnd = isLast
         visibleRows.forEach(willDisplay)
-        settle()
+        // Page 1 arriving mid-drag waits for the drag to settle, as any row would.
+        if phase == .idle { settle() }
     }
 
     /// The list changed under the table (page 1 merged into the cached
@@ -238,6 +240,8 @@ public final class VisibleWindowLoader: @unchecked Sendable {
         displayed = displayed.filter { row in row < list.count && list[row] == rows[row] }
         rows = list
         reachedEnd = isLast
+        // A shorter list brings the window back to its end rather than leaving it past it.
+        top = min(top, Double(max(0, rows.count - viewport)))
         if phase == .idle { settle() }
     }
 
@@ -247,6 +251,7 @@ public final class VisibleWindowLoader: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(mainQueue))
         let before = visibleRows
         viewport = max(1, rows)
+        top = min(top, Double(max(0, self.rows.count - viewport)))
         for row in before where !visibleRows.contains(row) { displayed.remove(row) }
         if phase == .idle { settle() }
     }
@@ -298,6 +303,15 @@ public final class VisibleWindowLoader: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(mainQueue))
         emit(.decelerateEnd)
         settle()
+    }
+
+    /// The table is gone: pending work is cancelled, and nothing starts
+    /// again, not even for a page that lands later.
+    public func close() {
+        dispatchPrecondition(condition: .onQueue(mainQueue))
+        isClosed = true
+        downloadQueue.isSuspended = true
+        for row in Array(downloadsInProgress.keys) { cancel(row) }
     }
 
     /// The end of the session, for the trace.
@@ -385,7 +399,7 @@ public final class VisibleWindowLoader: @unchecked Sendable {
     // MARK: Operations
 
     private func start(_ row: Int, priority: WorkPriority) {
-        guard downloadsInProgress[row] == nil, let url = rows[row].logoURL else { return }
+        guard !isClosed, downloadsInProgress[row] == nil, let url = rows[row].logoURL else { return }
         if let failure = failures[row], clock.milliseconds < failure.retryAt { return }
         nextSerial += 1
         let serial = nextSerial
@@ -396,7 +410,8 @@ public final class VisibleWindowLoader: @unchecked Sendable {
             let event: WindowEvent = stage == .downloading
                 ? .start(row: row, queueSuspended: downloadQueue.isSuspended) : .decoding(row: row)
             mainQueue.async { [weak self] in
-                guard let self else { return }
+                // A row cancelled before this hop ran is over: its start would count a transfer that was already reported cancelled.
+                guard let self, downloadsInProgress[row]?.serial == serial else { return }
                 if stage == .downloading { startedDownloads.insert(row) }
                 observe(self, at, event)
             }
@@ -468,7 +483,7 @@ public final class VisibleWindowLoader: @unchecked Sendable {
     }
 
     private func requestNextPage() {
-        guard let requestPage, !pageInFlight, !reachedEnd, clock.milliseconds >= pageRetryAt else { return }
+        guard let requestPage, !isClosed, !pageInFlight, !reachedEnd, clock.milliseconds >= pageRetryAt else { return }
         pageInFlight = true
         pagesRequested += 1
         let page = pagesRequested
@@ -481,6 +496,7 @@ public final class VisibleWindowLoader: @unchecked Sendable {
 
     private func pageArrived(_ page: Int, _ result: PageResult, at: Double) {
         pageInFlight = false
+        guard !isClosed else { return }
         switch result {
         case .rows(let more, let isLast):
             let before = visibleRows
