@@ -78,6 +78,19 @@ private func placement(_ id: String, row: Int, column: Int, columns: Int, rows: 
         #expect(renderer.render(frame).isEmpty)
     }
 
+    @Test func hugeSizesAreClamped() {
+        // `stty rows 60000 cols 60000` must not make billions of cells.
+        var frame = Frame(columns: 60_000, rows: 60_000)
+        #expect(frame.columns == Frame.largestColumns)
+        #expect(frame.rows == Frame.largestRows)
+        frame.put("end", row: Frame.largestRows - 1, column: Frame.largestColumns - 3)
+        #expect(frame[Frame.largestRows - 1, Frame.largestColumns - 1].character == "d")
+        let wide = Frame(columns: Int.max, rows: 3)
+        #expect(wide.columns == Frame.largestColumns && wide.rows == 3)
+        var renderer = FrameRenderer()
+        #expect(!renderer.render(Frame(columns: 5_000, rows: 2)).isEmpty)
+    }
+
     @Test func controlCharactersAreNotWritten() {
         var frame = Frame(columns: 10, rows: 1)
         frame.put("a\u{1B}[2Jb\n", row: 0, column: 0)

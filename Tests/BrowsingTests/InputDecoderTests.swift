@@ -139,6 +139,75 @@ private func keys(_ keys: Key...) -> [InputEvent] { keys.map { .key($0) } }
         #expect(decoder.flush() == keys(.escape, .character("[")))
     }
 
+    /// Terminal answers that may arrive after their query gave up: none is a key.
+    static let controlStrings = [
+        "\u{1B}_Gi=31;OK\u{1B}\\",                          // kitty graphics reply (APC)
+        "\u{1B}_Gi=31;EINVAL:bad image\u{1B}\\",
+        "\u{1B}P>|kitty(0.35.2)\u{1B}\\",                   // XTVERSION (DCS)
+        "\u{1B}P1$r0m\u{1B}\\",                             // DECRQSS (DCS)
+        "\u{1B}]11;rgb:1e1e/1e1e/2e2e\u{07}",              // OSC colour, BEL-terminated
+        "\u{1B}]10;rgb:ffff/ffff/ffff\u{1B}\\",              // OSC colour, ST-terminated
+        "\u{1B}Xsos\u{1B}\\", "\u{1B}^pm\u{1B}\\",
+        "\u{1B}[?62;4;22c", "\u{1B}[?1;2c",                  // DA1 replies
+    ]
+
+    @Test(arguments: controlStrings)
+    func terminalAnswersAreDropped(answer: String) {
+        #expect(decode("a" + answer + "q") == keys(.character("a"), .character("q")))
+        #expect(decode(answer + "\u{1B}[A") == keys(.up))
+        // Cut anywhere across two reads, the answer still makes no keys.
+        let bytes = Array(("j" + answer + "k").utf8)
+        for cut in 1..<bytes.count {
+            var decoder = InputDecoder()
+            let events = decoder.feed(Array(bytes[..<cut])) + decoder.feed(Array(bytes[cut...]))
+            #expect(events == keys(.character("j"), .character("k")), "cut at \(cut) of \(answer.debugDescription)")
+            #expect(!decoder.hasPending)
+        }
+        var decoder = InputDecoder()
+        var events: [InputEvent] = []
+        for byte in bytes { events += decoder.feed([byte]) }
+        #expect(events == keys(.character("j"), .character("k")), "byte by byte: \(answer.debugDescription)")
+    }
+
+    @Test func escapeInsideAStringEndsIt() {
+        // The terminator was lost: the ESC starts the next sequence, nothing is swallowed.
+        #expect(decode("\u{1B}]0;title\u{1B}[A") == keys(.up))
+        #expect(decode("\u{1B}_Gi=1\u{1B}x") == keys(.escape, .character("x")))
+    }
+
+    @Test func unterminatedStringIsCapped() {
+        let cap = InputDecoder.maxStringLength
+        // In one read: the first `cap` bytes are dropped, the rest decoded as typed.
+        var decoder = InputDecoder()
+        let events = decoder.feed(Array("\u{1B}]".utf8) + Array(repeating: UInt8(ascii: "a"), count: 10_000))
+        #expect(events.count == 10_002 - cap)
+        #expect(events.allSatisfy { $0 == .key(.character("a")) })
+        #expect(!decoder.hasPending)
+        // In many reads: held until the cap, then dropped, and keys flow again.
+        var chunked = InputDecoder()
+        #expect(chunked.feed(Array("\u{1B}_G".utf8)).isEmpty)
+        var held: [InputEvent] = []
+        for _ in 0..<40 { held += chunked.feed(Array(repeating: UInt8(ascii: "x"), count: 100)) }
+        #expect(held.isEmpty)
+        #expect(chunked.hasPending)
+        let after = chunked.feed(Array(repeating: UInt8(ascii: "x"), count: 200))
+        #expect(after.count == 3 + 4_200 - cap)
+        #expect(chunked.feed(Array("\u{1B}[B".utf8)) == keys(.down))
+        #expect(!chunked.hasPending)
+    }
+
+    @Test func flushDropsACutOffString() {
+        var decoder = InputDecoder()
+        #expect(decoder.feed(Array("\u{1B}_Gi=31;O".utf8)).isEmpty)
+        #expect(decoder.hasPending)
+        #expect(decoder.flush().isEmpty)
+        #expect(!decoder.hasPending)
+        #expect(decoder.feed(Array("q".utf8)) == keys(.character("q")))
+        // A string cut right before its ST's backslash is dropped too.
+        #expect(decoder.feed(Array("\u{1B}P>|x\u{1B}".utf8)).isEmpty)
+        #expect(decoder.flush().isEmpty)
+    }
+
     @Test func randomBytesNeverCrash() {
         var generator = TerminalTestRandom(seed: 7)
         var decoder = InputDecoder()
@@ -146,7 +215,8 @@ private func keys(_ keys: Key...) -> [InputEvent] { keys.map { .key($0) } }
             let count = Int(generator.next() % 12)
             let bytes = (0..<count).map { _ in
                 // Biased towards bytes that start and continue sequences.
-                let pool: [UInt8] = [0x1B, 0x5B, 0x4F, 0x3C, 0x3B, 0x4D, 0x6D, 0x7E, 0x31, 0x35, 0xE4, 0xB8, 0x80]
+                let pool: [UInt8] = [0x1B, 0x5B, 0x4F, 0x3C, 0x3B, 0x4D, 0x6D, 0x7E, 0x31, 0x35, 0xE4, 0xB8, 0x80,
+                                     0x5D, 0x50, 0x5F, 0x5C, 0x07]
                 let r = generator.next()
                 return r % 3 == 0 ? UInt8(truncatingIfNeeded: r >> 8) : pool[Int(r >> 8) % pool.count]
             }

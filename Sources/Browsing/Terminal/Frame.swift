@@ -36,9 +36,16 @@ public struct Frame: Sendable, Equatable {
     /// Pictures to draw over the cells. Placements not entirely inside the frame are not drawn.
     public var images: [ImagePlacement] = []
 
-    /// All blank; sizes below 1 give an empty frame.
+    /// The widest frame: no real screen is wider, and a TTY claiming more
+    /// (`stty cols 60000`) must not make billions of cells.
+    public static let largestColumns = 1000
+    /// The tallest frame, for the same reason as ``largestColumns``.
+    public static let largestRows = 500
+
+    /// All blank; sizes below 1 give an empty frame, sizes above
+    /// ``largestColumns`` × ``largestRows`` are cut to it.
     public init(columns: Int, rows: Int) {
-        let columns = max(0, columns), rows = max(0, rows)
+        let columns = min(max(0, columns), Self.largestColumns), rows = min(max(0, rows), Self.largestRows)
         // An empty frame in either direction has no cells at all.
         self.columns = rows == 0 ? 0 : columns
         self.rows = columns == 0 ? 0 : rows

@@ -52,6 +52,12 @@ public struct InputDecoder: Sendable {
     /// slow terminal: it is dropped so it cannot swallow input forever.
     private static let maxSequenceLength = 64
 
+    /// The longest control string (APC, DCS, OSC, SOS, PM) kept waiting for
+    /// its terminator. Terminal answers are far shorter; past this, the
+    /// terminator is taken to be lost, the string is dropped, and decoding
+    /// goes on with the bytes after it, so input is not swallowed forever.
+    static let maxStringLength = 4096
+
     public init() {}
 
     /// Decodes what it can; keeps an incomplete escape sequence or UTF-8 sequence for the next call.
@@ -67,7 +73,8 @@ public struct InputDecoder: Sendable {
 
     /// Decodes what is pending as if no more bytes will come: a lone ESC is
     /// the Escape key, a cut-off sequence is ESC followed by its bytes as
-    /// typed characters, and a cut-off UTF-8 character is dropped.
+    /// typed characters, and a cut-off UTF-8 character or control string
+    /// is dropped.
     public mutating func flush() -> [InputEvent] {
         decode(final: true)
     }
@@ -93,12 +100,19 @@ public struct InputDecoder: Sendable {
                 i += count
             case .incomplete:
                 if !final {
-                    if bytes.count - i < Self.maxSequenceLength {
+                    // A control string has its own cap, applied by `controlString`.
+                    if Self.isControlString(bytes, at: i) || bytes.count - i < Self.maxSequenceLength {
                         buffer = Array(bytes[i...])
                     } else {
                         buffer.removeAll()  // an endless parameter list: garbage
                     }
                     return events
+                }
+                // A cut-off control string is a terminal answer that paused
+                // mid-way (or an Alt-key nothing uses): its bytes are not keys.
+                if Self.isControlString(bytes, at: i) {
+                    i = bytes.count  // incomplete means no end anywhere in the rest
+                    continue
                 }
                 // No more bytes are coming (or never will): an ESC is the
                 // Escape key and what followed it is decoded on its own;
@@ -167,11 +181,45 @@ public struct InputDecoder: Sendable {
             return csi(b, at: i)
         case UInt8(ascii: "O"):
             return ss3(b, at: i)
+        case UInt8(ascii: "]"):
+            return controlString(b, at: i, bellEnds: true)
+        case UInt8(ascii: "P"), UInt8(ascii: "_"), UInt8(ascii: "X"), UInt8(ascii: "^"):
+            return controlString(b, at: i, bellEnds: false)
         default:
             // ESC then something else (Alt-key, or ESC pressed twice): the
             // Escape key; the next byte is decoded on its own.
             return .consumed(1, .key(.escape))
         }
+    }
+
+    /// Whether `ESC` at `i` opens a control string (DCS `P`, SOS `X`, OSC `]`, PM `^`, APC `_`).
+    private static func isControlString(_ b: [UInt8], at i: Int) -> Bool {
+        guard b[i] == 0x1B, i + 1 < b.count else { return false }
+        return [UInt8(ascii: "P"), UInt8(ascii: "X"), UInt8(ascii: "]"), UInt8(ascii: "^"), UInt8(ascii: "_")].contains(b[i + 1])
+    }
+
+    /// A control string: DCS, SOS, PM or APC up to ST (`ESC \`), OSC up to
+    /// ST or BEL. Only terminals send these (answers to queries, such as a
+    /// kitty graphics reply `ESC _Gi=31;OK ESC \` that came after its
+    /// query gave up), never keys: the whole string is dropped. An ESC not
+    /// followed by `\` ends the string without being part of it (the
+    /// terminator was lost; the ESC starts what comes next). A string longer
+    /// than ``maxStringLength`` without an end is dropped up to there.
+    private static func controlString(_ b: [UInt8], at i: Int, bellEnds: Bool) -> Step {
+        var j = i + 2
+        while j < b.count {
+            if j - i >= maxStringLength { return .consumed(j - i, nil) }
+            switch b[j] {
+            case 0x07 where bellEnds:
+                return .consumed(j - i + 1, nil)
+            case 0x1B:
+                guard j + 1 < b.count else { return .incomplete }
+                return b[j + 1] == UInt8(ascii: "\\") ? .consumed(j - i + 2, nil) : .consumed(j - i, nil)
+            default:
+                j += 1
+            }
+        }
+        return j - i >= maxStringLength ? .consumed(j - i, nil) : .incomplete
     }
 
     /// `ESC O` then an optional parameter and a final byte.

@@ -12,8 +12,9 @@ public enum TerminalEvent: Sendable {
     case resized(columns: Int, rows: Int)
     /// Back from Ctrl-Z: the screen was left, redraw everything (``FrameRenderer/invalidate()``).
     case resumed
-    /// SIGINT, SIGTERM, SIGHUP or SIGQUIT arrived (or the terminal hung up):
-    /// the terminal is already restored; the caller should exit.
+    /// A terminating signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT, …) arrived, or
+    /// the terminal hung up: the terminal is already restored; the caller
+    /// should exit (still calling ``Terminal/restore()``).
     case terminate(signal: Int32)
 }
 
@@ -34,9 +35,11 @@ public struct TerminalError: Error, CustomStringConvertible {
 
 /// The real TTY: raw mode, the alternate screen, input, signals.
 ///
-/// The caller calls ``restore()`` on every exit path (`defer`). Caught
-/// signals restore it too, and so does a normal `exit()`; only SIGKILL and
-/// crashes leave the terminal raw (then `reset` or `stty sane` fixes it).
+/// The caller calls ``restore()`` on every exit path (`defer`). From
+/// ``enter()`` on, caught signals restore it too (before ``start(on:handler:)``
+/// attaches a handler they also exit with status 128 + signal), and so does
+/// a normal `exit()`; only SIGKILL and crashes leave the terminal raw (then
+/// `reset` or `stty sane` fixes it).
 ///
 /// `@unchecked Sendable`: all mutable state is guarded by `lock`; the reader
 /// thread owns its decoder, and the signal sources run on one serial queue.
@@ -47,13 +50,27 @@ public final class Terminal: TerminalQuerying, @unchecked Sendable {
     // Guarded by `lock`.
     private var saved: termios?
     private var entered = false
+    /// Left the screen for Ctrl-Z; SIGCONT in the foreground re-enters.
+    private var suspended = false
     private var started = false
-    private var sources: [DispatchSourceSignal] = []
+    private var signals: SignalSet?
+    private var handler: (queue: DispatchQueue, deliver: @Sendable (TerminalEvent) -> Void)?
+    /// A resize or a resume that came before a handler was attached; ``start(on:handler:)`` delivers it.
+    private var pendingResize = false
+    private var pendingResume = false
     private var wakePipe: (read: Int32, write: Int32)?
     private var readerDone: DispatchSemaphore?
 
-    private static let terminateSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+    /// Every catchable signal whose default action ends the process. SIGPIPE
+    /// is left alone: writes to a TTY fail with EIO instead, and network code
+    /// may rely on its own SIGPIPE setting.
+    private static let terminateSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+                                                    SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ]
     private static let handledSignals: [Int32] = terminateSignals + [SIGWINCH, SIGTSTP, SIGCONT]
+
+    /// The largest size ``size`` reports: a TTY claiming more (`stty rows 60000`)
+    /// would otherwise make frames of billions of cells.
+    public static let largestSize = (columns: Frame.largestColumns, rows: Frame.largestRows)
 
     /// Fails with NotATerminal unless both fds are TTYs.
     public init(input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) throws {
@@ -62,21 +79,48 @@ public final class Terminal: TerminalQuerying, @unchecked Sendable {
         self.output = output
     }
 
-    /// The size in cells (TIOCGWINSZ); 80×24 when the terminal reports 0.
+    /// The size in cells (TIOCGWINSZ); 80×24 when the terminal reports 0,
+    /// at most ``largestSize``.
     public var size: (columns: Int, rows: Int) {
+        guard let ws = windowSize(), ws.ws_col > 0, ws.ws_row > 0 else { return (80, 24) }
+        return (min(Int(ws.ws_col), Self.largestSize.columns), min(Int(ws.ws_row), Self.largestSize.rows))
+    }
+
+    /// One cell's size in pixels (TIOCGWINSZ `ws_xpixel / ws_col`,
+    /// `ws_ypixel / ws_row`), for sizing sixel pictures; nil when the
+    /// terminal does not report pixels (many leave them 0).
+    public var cellPixelSize: (width: Int, height: Int)? {
+        guard let ws = windowSize(), ws.ws_col > 0, ws.ws_row > 0 else { return nil }
+        let width = Int(ws.ws_xpixel) / Int(ws.ws_col), height = Int(ws.ws_ypixel) / Int(ws.ws_row)
+        guard width > 0, height > 0 else { return nil }
+        return (width, height)
+    }
+
+    private func windowSize() -> winsize? {
         var ws = winsize()
-        if ioctl(output, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 {
-            return (Int(ws.ws_col), Int(ws.ws_row))
-        }
-        return (80, 24)
+        return ioctl(output, UInt(TIOCGWINSZ), &ws) == 0 ? ws : nil
     }
 
     /// Raw mode (cfmakeraw-like, but ISIG kept so Ctrl-C sends SIGINT and
     /// Ctrl-Z SIGTSTP), alternate screen, cursor hidden, mouse reporting
     /// (buttons, drag, SGR encoding). Calling it again while entered re-applies it.
+    ///
+    /// The first call also takes over the signals, so a signal that comes
+    /// before ``start(on:handler:)`` (during a terminal query, say) cannot
+    /// leave the terminal raw: the terminating ones restore it and, with no
+    /// handler attached yet, exit with status 128 + signal; Ctrl-Z restores
+    /// and stops, and continuing in the foreground re-enters. ``restore()``
+    /// gives the signals back.
     public func enter() throws {
         lock.lock()
         defer { lock.unlock() }
+        // Signals first: from the moment the terminal is raw, a signal must find a way back.
+        if signals == nil { signals = SignalSet(Self.handledSignals, terminal: self) }
+        try applyScreen()
+    }
+
+    /// enter() without the signals; the caller holds `lock`.
+    private func applyScreen() throws {
         if !entered {
             var original = termios()
             guard tcgetattr(input, &original) == 0 else { throw TerminalError(operation: "tcgetattr", code: errno) }
@@ -87,15 +131,29 @@ public final class Terminal: TerminalQuerying, @unchecked Sendable {
         guard tcsetattr(input, TCSAFLUSH, &raw) == 0 else { throw TerminalError(operation: "tcsetattr", code: errno) }
         if !entered { ExitGuard.shared.add(self) }
         entered = true
+        suspended = false
         _ = writeAll(Array("\u{1B}[?1049h\u{1B}[?25l\u{1B}[?1000h\u{1B}[?1002h\u{1B}[?1006h".utf8))
     }
 
     /// Undoes all of it in reverse (mouse off, cursor shown, autowrap on,
-    /// SGR reset, leave alternate screen, saved termios back). Idempotent,
-    /// safe to call twice and from the exit path.
+    /// SGR reset, leave alternate screen, saved termios back) and gives the
+    /// signals their previous dispositions. Idempotent, safe to call twice
+    /// and from the exit path. It does not stop the reader: call ``stop()``.
     public func restore() {
         lock.lock()
-        defer { lock.unlock() }
+        let signals = self.signals
+        self.signals = nil
+        suspended = false
+        leaveScreen()
+        lock.unlock()
+        // Outside the lock: a signal handler already running waits for the lock, and must not be waited on with it held.
+        signals?.cancel()
+    }
+
+    /// restore() for the terminal only, keeping the signals: for Ctrl-Z
+    /// (which comes back) and for a terminating signal (after which the
+    /// caller still calls ``restore()``). The caller holds `lock`.
+    private func leaveScreen() {
         guard entered else { return }
         entered = false
         ExitGuard.shared.remove(self)
@@ -121,42 +179,24 @@ public final class Terminal: TerminalQuerying, @unchecked Sendable {
     }
 
     /// Starts delivering events on `queue`: decoded input, SIGWINCH as
-    /// `.resized`, SIGINT/SIGTERM/SIGHUP/SIGQUIT as `.terminate` (after
-    /// ``restore()``), Ctrl-Z restores and stops the process, and on
-    /// continuing re-enters and sends `.resumed`. Call it once, after ``enter()``.
+    /// `.resized`, terminating signals as `.terminate` (after the terminal
+    /// is restored; the process no longer exits by itself), and after
+    /// Ctrl-Z and `fg` `.resumed` (the terminal is re-entered). A resize or
+    /// resume that happened between ``enter()`` and this call is delivered
+    /// first. Call it once, after ``enter()``; ``stop()`` detaches it.
     public func start(on queue: DispatchQueue, handler: @escaping @Sendable (TerminalEvent) -> Void) {
         lock.lock()
         defer { lock.unlock() }
         guard !started else { return }
         started = true
-
-        // Signal sources share one serial queue so restore and re-enter never interleave.
-        let signalQueue = DispatchQueue(label: "Terminal.signals")
-        for signo in Self.handledSignals {
-            // Dispatch sees the signal only if its default action is off.
-            signal(signo, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signo, queue: signalQueue)
-            source.setEventHandler { [weak self] in
-                guard let self else { return }
-                switch signo {
-                case SIGWINCH:
-                    let size = self.size
-                    queue.async { handler(.resized(columns: size.columns, rows: size.rows)) }
-                case SIGTSTP:
-                    self.restore()
-                    // Stop for real: the shell gets its prompt back on a clean screen.
-                    kill(getpid(), SIGSTOP)
-                case SIGCONT:
-                    try? self.enter()
-                    queue.async { handler(.resumed) }
-                default:
-                    self.restore()
-                    queue.async { handler(.terminate(signal: signo)) }
-                }
-            }
-            source.resume()
-            sources.append(source)
+        self.handler = (queue, handler)
+        if pendingResize {
+            let size = self.size
+            queue.async { handler(.resized(columns: size.columns, rows: size.rows)) }
         }
+        if pendingResume { queue.async { handler(.resumed) } }
+        pendingResize = false
+        pendingResume = false
 
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { return }
@@ -166,32 +206,81 @@ public final class Terminal: TerminalQuerying, @unchecked Sendable {
         let input = self.input
         let wake = fds[0]
         let thread = Thread { [weak self] in
-            Self.readLoop(input: input, wake: wake, queue: queue, handler: handler) { self?.restore() }
+            Self.readLoop(input: input, wake: wake, queue: queue, handler: handler) {
+                // End of input: the terminal is gone. The caller still calls restore().
+                guard let self else { return }
+                self.lock.lock()
+                self.leaveScreen()
+                self.lock.unlock()
+            }
             done.signal()
         }
         thread.name = "Terminal.input"
         thread.start()
     }
 
-    /// Stops the reader thread and the signal sources (restores default dispositions).
+    /// Stops the reader thread and detaches the handler. The signals stay
+    /// caught until ``restore()``: a signal in between still restores the
+    /// terminal (and, with no handler, exits).
     public func stop() {
         lock.lock()
-        let sources = self.sources
         let pipe = wakePipe
         let done = readerDone
-        self.sources = []
         wakePipe = nil
         readerDone = nil
+        handler = nil
         started = false
         lock.unlock()
-        for source in sources { source.cancel() }
-        for signo in Self.handledSignals { signal(signo, SIG_DFL) }
         if let pipe {
             var byte: UInt8 = 1
             _ = systemWrite(pipe.write, &byte, 1)
             _ = done?.wait(timeout: .now() + .seconds(1))
             close(pipe.read)
             close(pipe.write)
+        }
+    }
+
+    /// What a caught signal does; runs on the signal queue.
+    fileprivate func handle(signal signo: Int32) {
+        lock.lock()
+        switch signo {
+        case SIGWINCH:
+            if let handler {
+                let size = self.size
+                handler.queue.async { handler.deliver(.resized(columns: size.columns, rows: size.rows)) }
+            } else {
+                pendingResize = true
+            }
+            lock.unlock()
+        case SIGTSTP:
+            if entered {
+                leaveScreen()
+                suspended = true
+            }
+            lock.unlock()
+            // Stop for real: the shell gets its prompt back on a clean screen.
+            // SIGSTOP, not SIGTSTP again: SIGTSTP is caught.
+            kill(getpid(), SIGSTOP)
+        case SIGCONT:
+            // Continued in the background (`bg`): stay off the screen; `fg` sends SIGCONT again.
+            let foreground = tcgetpgrp(input) == getpgrp()
+            // Also re-apply when entered: a SIGSTOP from elsewhere did not restore, but the shell may have reset the modes.
+            if foreground, suspended || entered, signals != nil, (try? applyScreen()) != nil {
+                if let handler { handler.queue.async { handler.deliver(.resumed) } } else { pendingResume = true }
+            }
+            lock.unlock()
+        default:
+            leaveScreen()
+            suspended = false
+            let handler = self.handler
+            lock.unlock()
+            if let handler {
+                handler.queue.async { handler.deliver(.terminate(signal: signo)) }
+            } else {
+                // Nobody to tell yet (between enter() and start(), or after stop()): end as the signal would have, restored.
+                restore()
+                exit(128 + signo)
+            }
         }
     }
 
@@ -307,6 +396,105 @@ public final class Terminal: TerminalQuerying, @unchecked Sendable {
                 queue.async { handler(.input(batch)) }
             }
         }
+    }
+}
+
+/// The caught signals of one ``Terminal``: one dispatch source each, on a
+/// serial queue so restore and re-enter never interleave, and what each
+/// signal's disposition was before, to give it back.
+///
+/// `@unchecked Sendable`: `sources` and `previous` are set in init and only
+/// read afterwards; `cancel()` runs once per set (``Terminal/restore()``
+/// takes the set out under the terminal's lock first).
+private final class SignalSet: @unchecked Sendable {
+    private var sources: [DispatchSourceSignal] = []
+    /// Signals whose disposition this set changed, with the one they had.
+    private var previous: [(signal: Int32, action: SignalAction)] = []
+
+    init(_ signals: [Int32], terminal: Terminal) {
+        let queue = DispatchQueue(label: "Terminal.signals")
+        for signo in signals {
+            let before = SignalAction.current(signo)
+            // Ignored on entry (SIGINT in a background job of a non-interactive shell, SIGTSTP without job control): stays ignored.
+            if before.isIgnore && signo != SIGWINCH && signo != SIGCONT { continue }
+            if before.isDefault {
+                // Dispatch sees a signal only if its default action is off. Linux libdispatch installs its
+                // forwarding handler once per process, so a later Terminal reuses the one it remembered.
+                (SignalAction.dispatchForwarder(signo) ?? .ignore).install(signo)
+                previous.append((signo, before))
+            }
+            let source = DispatchSource.makeSignalSource(signal: signo, queue: queue)
+            source.setEventHandler { [weak terminal] in terminal?.handle(signal: signo) }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    /// Stops the sources and gives each signal its previous disposition.
+    func cancel() {
+        for source in sources { source.cancel() }
+        for (signo, action) in previous {
+            SignalAction.rememberDispatchForwarder(signo)
+            action.install(signo)
+        }
+    }
+}
+
+/// A signal disposition (sigaction), compared by its handler address.
+private struct SignalAction: @unchecked Sendable {
+    // `@unchecked Sendable`: a plain C struct of a function pointer, flags and a mask.
+    var action: sigaction
+
+    static func current(_ signo: Int32) -> SignalAction {
+        var action = sigaction()
+        _ = sigaction(signo, nil, &action)
+        return SignalAction(action: action)
+    }
+
+    static var ignore: SignalAction {
+        var action = sigaction()
+        #if canImport(Glibc)
+        action.__sigaction_handler.sa_handler = SIG_IGN
+        #else
+        action.__sigaction_u.__sa_handler = SIG_IGN
+        #endif
+        return SignalAction(action: action)
+    }
+
+    private var handlerAddress: Int {
+        #if canImport(Glibc)
+        unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
+        #else
+        unsafeBitCast(action.__sigaction_u.__sa_handler, to: Int.self)
+        #endif
+    }
+
+    var isDefault: Bool { handlerAddress == 0 }
+    var isIgnore: Bool { handlerAddress == 1 }
+
+    func install(_ signo: Int32) {
+        var action = self.action
+        _ = sigaction(signo, &action, nil)
+    }
+
+    private static let lock = NSLock()
+    // Guarded by `lock`.
+    nonisolated(unsafe) private static var forwarders: [Int32: SignalAction] = [:]
+
+    /// The handler dispatch installed for `signo` in an earlier ``SignalSet``, if any.
+    static func dispatchForwarder(_ signo: Int32) -> SignalAction? {
+        lock.lock()
+        defer { lock.unlock() }
+        return forwarders[signo]
+    }
+
+    /// Keeps the handler dispatch installed for `signo`, before it is replaced.
+    static func rememberDispatchForwarder(_ signo: Int32) {
+        let now = current(signo)
+        guard !now.isDefault, !now.isIgnore else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        forwarders[signo] = now
     }
 }
 
