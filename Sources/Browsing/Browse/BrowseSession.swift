@@ -28,9 +28,12 @@ public struct BrowseConfiguration: Sendable {
     /// nil: detect the terminal's graphics.
     public var graphics: GraphicsMode?
     /// Movement that stops for this long has settled: the visible rows load.
-    /// Longer than a held key's repeat interval (about 30 ms) and than most
-    /// first-repeat delays, so a held key counts as one drag.
+    /// Longer than a held key's repeat interval (about 30 ms) and a wheel's.
     public var settleDelay: Duration = .milliseconds(300)
+    /// After a single key press, how long to wait for it to repeat before the
+    /// list settles: a held key repeats only after the keyboard's first-repeat
+    /// delay (500 to 660 ms on common desktops), and must count as one drag.
+    public var keyRepeatDelay: Duration = .milliseconds(700)
     /// How long the view waits, offline, before asking the service again; doubled each time, up to 8 times this.
     public var offlineRetry: Duration = .seconds(10)
     /// Bytes of decoded logos kept in memory.
@@ -94,6 +97,8 @@ public final class BrowseSession: @unchecked Sendable {
     private var paintings: [String: Painting] = [:]
     private var dragging = false
     private var scrollbarHeld = false
+    /// Key events in a row, with no other input between: 1 is a single press so far.
+    private var keyRun = 0
     private var settleGeneration = 0
     private var drawScheduled = false
     private var offlineBanner: String?
@@ -146,7 +151,7 @@ public final class BrowseSession: @unchecked Sendable {
             mainQueue.async { [self] in
                 finish = continuation
                 self.terminal = terminal
-                painter = LogoPainter(support: support)
+                painter = LogoPainter(support: support, cellPixelSize: terminal.cellPixelSize)
                 let layout = BrowseLayout(columns: terminal.size.columns, rows: terminal.size.rows, hasBanner: false, hasSearchLine: false)
                 let loader = VisibleWindowLoader(
                     viewport: max(1, layout.viewport), policy: WindowPolicy(kind: .tutorial), logos: logos, downloadQueue: downloads,
@@ -159,6 +164,7 @@ public final class BrowseSession: @unchecked Sendable {
             }
         }
         mainQueue.sync {
+            loader?.close()
             downloads.cancelAll()
             terminal.stop()
             loader = nil
@@ -174,7 +180,21 @@ public final class BrowseSession: @unchecked Sendable {
             guard let self else { return }
             // Queued before the loader's own hop with the rows, so the hotels are there when the rows are.
             mainQueue.async { self.received(page) }
-        })(completion)
+        })({ [weak self] result in
+            if case .failed(let error) = result, let self { mainQueue.async { self.pageFailed(error) } }
+            completion(result)
+        })
+    }
+
+    /// A page that failed says so on the notice line; the loader asks again
+    /// when the user next nears the end. One that will not mend by itself
+    /// (a fault about the request, refused credentials) is the view's error.
+    private func pageFailed(_ error: any Error) {
+        guard loader?.rows.isEmpty == false else { return }  // page 1: the banner says it
+        let meaning = ErrorMeaning(error)
+        notice = "a page failed: \(error)" + (meaning.isRetryable ? "; asked again as you scroll" : "")
+        if !meaning.isRetryable { failure = error }
+        setNeedsDraw()
     }
 
     private func received(_ page: ListFeed.Page) {
@@ -202,10 +222,10 @@ public final class BrowseSession: @unchecked Sendable {
             setNeedsDraw()
             return
         }
-        let delay = configuration.offlineRetry * (1 << min(offlineAttempts, 3))
+        let milliseconds = Self.milliseconds(configuration.offlineRetry) * (1 << min(offlineAttempts, 3))
         offlineAttempts += 1
-        offlineBanner = banner + " · retrying in \(delay.components.seconds) s"
-        mainQueue.asyncAfter(deadline: .now() + .milliseconds(Int(delay.components.seconds) * 1000)) { [weak self] in self?.retryService() }
+        offlineBanner = banner + " · retrying in \((milliseconds + 999) / 1000) s"
+        mainQueue.asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [weak self] in self?.retryService() }
         setNeedsDraw()
     }
 
@@ -245,9 +265,12 @@ public final class BrowseSession: @unchecked Sendable {
     // MARK: Events
 
     private func observe(_ loader: VisibleWindowLoader, _ at: Double, _ event: WindowEvent) {
-        status.record(event, at: at, visible: loader.visibleRows)
+        status.record(event, at: at, visible: loader.visibleRows, withoutLogo: loader.visibleRowsWithoutLogo)
         if case .display(let row, let image) = event, row < loader.rows.count {
-            images[loader.rows[row].code] = image
+            let code = loader.rows[row].code
+            images[code] = image
+            // The hotel's logo may have changed: paint it anew.
+            paintings[code] = nil
         }
         setNeedsDraw()
     }
@@ -257,9 +280,14 @@ public final class BrowseSession: @unchecked Sendable {
         case .input(let events):
             events.forEach(handle)
         case .resized:
+            // The terminal may have cut or reflowed what it showed: draw everything.
+            renderer.invalidate()
+            painter = LogoPainter(support: painter.support, cellPixelSize: terminal?.cellPixelSize)
+            paintings = [:]
             setNeedsDraw()
         case .resumed:
             renderer.invalidate()
+            releaseScrollbar()
             setNeedsDraw()
         case .terminate(let signal):
             end(.signal(signal))
@@ -268,8 +296,12 @@ public final class BrowseSession: @unchecked Sendable {
 
     private func handle(_ input: InputEvent) {
         guard let loader else { return }
+        // Any input but a drag ends a scrollbar drag: its release, or whatever
+        // comes after a release that was lost (let go outside the window).
+        if scrollbarHeld, !isScrollbarDrag(input) { releaseScrollbar() }
         if search != nil, case .key(let key) = input { return typeSearch(key) }
         notice = nil
+        keyRun = if case .key = input { keyRun + 1 } else { 0 }
         switch input {
         case .key(.character("q")), .key(.control("c")): end(.quit)
         case .key(.up), .key(.character("k")): scroll(by: -1)
@@ -296,11 +328,18 @@ public final class BrowseSession: @unchecked Sendable {
         case .press(button: 0) where mouse.column >= layout.scrollbarColumn, .drag(button: 0) where scrollbarHeld:
             scrollbarHeld = true
             scroll(to: layout.first(forScrollbarRow: mouse.row, count: loader.rows.count))
-        case .release where scrollbarHeld:
-            scrollbarHeld = false
-            settle()
         default: break
         }
+    }
+
+    private func isScrollbarDrag(_ input: InputEvent) -> Bool {
+        if case .mouse(let mouse) = input, case .drag(button: 0) = mouse.kind { true } else { false }
+    }
+
+    private func releaseScrollbar() {
+        guard scrollbarHeld else { return }
+        scrollbarHeld = false
+        settle()
     }
 
     private func typeSearch(_ key: Key) {
@@ -346,6 +385,8 @@ public final class BrowseSession: @unchecked Sendable {
     private func scroll(to row: Int) {
         guard let loader else { return }
         let target = Double(min(max(0, row), max(0, loader.rows.count - loader.viewport)))
+        // A key that cannot move the list (↑ at the top) is no drag.
+        guard target != loader.top || dragging else { return }
         if !dragging {
             dragging = true
             loader.willBeginDragging()
@@ -354,21 +395,24 @@ public final class BrowseSession: @unchecked Sendable {
         settleGeneration += 1
         let generation = settleGeneration
         guard !scrollbarHeld else { return }
-        mainQueue.asyncAfter(deadline: .now() + settleInterval) { [weak self] in
+        // One key press may be the start of a held key, whose repeats begin only after the first-repeat delay.
+        let wait = keyRun == 1 ? max(configuration.keyRepeatDelay, configuration.settleDelay) : configuration.settleDelay
+        mainQueue.asyncAfter(deadline: .now() + .milliseconds(Self.milliseconds(wait))) { [weak self] in
             guard let self, generation == settleGeneration, !scrollbarHeld else { return }
             settle()
         }
         setNeedsDraw()
     }
 
-    private var settleInterval: DispatchTimeInterval {
-        let (seconds, attoseconds) = configuration.settleDelay.components
-        return .milliseconds(Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+    /// Whole milliseconds, at least 1 and at most a day: what a timer on the main queue takes.
+    static func milliseconds(_ duration: Duration) -> Int {
+        Int(min(86_400_000, max(1, (duration / .milliseconds(1)).rounded())))
     }
 
     private func settle() {
         guard dragging, let loader else { return }
         dragging = false
+        keyRun = 0
         loader.didEndDragging(willDecelerate: false)
         setNeedsDraw()
     }
@@ -426,7 +470,8 @@ public final class BrowseSession: @unchecked Sendable {
             } else if let image = images[listRow.code] {
                 let painting = paintings[listRow.code] ?? painter.paint(image, columns: BrowseLayout.logoColumns, rows: BrowseLayout.rowHeight)
                 paintings[listRow.code] = painting
-                logo = .painted(id: listRow.code, painting)
+                // The id names the picture: a hotel whose logo changed gets a new one, and is drawn again.
+                logo = .painted(id: listRow.code + "|" + (listRow.logoURL ?? ""), painting)
             } else {
                 logo = .placeholder
             }

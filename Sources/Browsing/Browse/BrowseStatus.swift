@@ -10,9 +10,10 @@ public struct BrowseStatus: Sendable {
     /// Transfers hung up because their row left the screen.
     public private(set) var cancelled = 0
     public private(set) var failed = 0
-    /// Logos shown from the memory or disk cache, with no transfer.
+    /// Logos shown with no transfer of their own: from the memory or disk
+    /// cache, or from another row's transfer of the same logo.
     public private(set) var cacheHits = 0
-    public private(set) var pageInFlight: Int?
+    public private(set) var pageInFlight = false
     /// Settle-to-drawn times, milliseconds, in order.
     public private(set) var latencies: [Double] = []
     /// Rows visible at a settle and still without their logo: when they settled.
@@ -24,13 +25,16 @@ public struct BrowseStatus: Sendable {
 
     public init() {}
 
-    /// Takes one of the loader's events, at `at` milliseconds.
-    public mutating func record(_ event: WindowEvent, at: Double, visible: Range<Int>) {
+    /// Takes one of the loader's events, at `at` milliseconds; `visible` and
+    /// `withoutLogo` are the loader's rows after it.
+    public mutating func record(_ event: WindowEvent, at: Double, visible: Range<Int>, withoutLogo: [Int]) {
         switch event {
-        case .settle(let rows):
-            for row in rows where waitingSince[row] == nil { waitingSince[row] = at }
+        case .settle:
+            // Rows already showing their logo wait for nothing.
+            for row in withoutLogo where waitingSince[row] == nil { waitingSince[row] = at }
         case .scroll:
             waitingSince = waitingSince.filter { visible.contains($0.key) }
+            finished = finished.filter { visible.contains($0) }
         case .queued(let row, _):
             queued.insert(row)
         case .start(let row, _):
@@ -51,10 +55,10 @@ public struct BrowseStatus: Sendable {
         case .display(let row, _):
             if finished.remove(row) == nil { cacheHits += 1 }
             if let since = waitingSince.removeValue(forKey: row) { arrived[row] = since }
-        case .pageRequest(let page):
-            pageInFlight = page
+        case .pageRequest:
+            pageInFlight = true
         case .pageReceived, .pageFailed:
-            pageInFlight = nil
+            pageInFlight = false
         case .dragBegin, .dragEnd, .decelerateEnd, .end, .decoding:
             break
         }
@@ -78,7 +82,7 @@ public struct BrowseStatus: Sendable {
 
     /// `120 hotels, more to load │ logos 2 queued, 3 in flight, 5 cancelled, 0 failed │ 14 cache hits`
     public func line(rows: Int, reachedEnd: Bool) -> String {
-        let list = "\(rows) hotels, " + (pageInFlight.map { "loading page \($0)" } ?? (reachedEnd ? "end of list" : "more to load"))
+        let list = "\(rows) hotels, " + (pageInFlight ? "loading more" : reachedEnd ? "end of list" : "more to load")
         let logos = "logos \(queued.count) queued, \(inFlight.count) in flight, \(cancelled) cancelled, \(failed) failed"
         return [list, logos, "\(cacheHits) cache hits"].joined(separator: " │ ")
     }

@@ -42,6 +42,13 @@ public struct LogoPainter: Sendable {
         self.cellPixelHeight = min(max(cellPixelHeight, 1), 512)
     }
 
+    /// A painter for a terminal whose cells measure `cellPixelSize` (from
+    /// ``Terminal/cellPixelSize``); 10 × 20 pixels when the terminal does
+    /// not say. Pixel modes draw at this size, so a sixel fills its box exactly.
+    public init(support: GraphicsSupport, cellPixelSize: (width: Int, height: Int)?) {
+        self.init(support: support, cellPixelWidth: cellPixelSize?.width ?? 10, cellPixelHeight: cellPixelSize?.height ?? 20)
+    }
+
     /// Draws `image` in a box of `columns` × `rows` cells, keeping its aspect
     /// ratio and centring it (the rest of the box is transparent).
     ///
