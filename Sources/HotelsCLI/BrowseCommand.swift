@@ -45,8 +45,8 @@ struct BrowseCommand: AsyncParsableCommand {
     @Option(help: "A JSON file of credentials for the profile's {env:NAME} placeholders (mode 600).") var credentials: String?
 
     func validate() throws {
-        guard pageSize > 0, concurrency > 0, settleMs > 0, offlineRetry > 0 else {
-            throw ValidationError("--page-size, --concurrency, --settle-ms and --offline-retry must be at least 1")
+        guard pageSize > 0, concurrency > 0, (1...60_000).contains(settleMs), (1...3600).contains(offlineRetry) else {
+            throw ValidationError("--page-size and --concurrency must be at least 1, --settle-ms 1 to 60000, --offline-retry 1 to 3600")
         }
         guard graphics == "auto" || GraphicsMode(rawValue: graphics) != nil else {
             throw ValidationError("--graphics must be auto, kitty, sixel, iterm, symbols or none, not “\(graphics)”")

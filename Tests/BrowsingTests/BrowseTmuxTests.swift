@@ -161,8 +161,9 @@ struct BrowseTmuxTests {
         try await pane.tmux(["send-keys", "-t", "test", "-H"] + Self.hex("\u{1B}[<32;100;28M"))
         let pressed = Self.now()
         try await Task.sleep(for: .milliseconds(600))
-        try await pane.tmux(["send-keys", "-t", "test", "-H"] + Self.hex("\u{1B}[<0;100;28m"))
+        // Before the release is sent: the view may see it, and ask for logos, before send-keys returns.
         let released = Self.now()
+        try await pane.tmux(["send-keys", "-t", "test", "-H"] + Self.hex("\u{1B}[<0;100;28m"))
         let bottom = try await pane.waitFor("the last rows, settled, and page 2") { screen in
             Self.settled(screen) && screen.contains(hotels[49].name) && screen.contains("100 hotels")
         }
