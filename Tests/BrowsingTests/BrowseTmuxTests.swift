@@ -54,13 +54,21 @@ struct BrowseTmuxTests {
         "\(HotelsProcess.executable.path) browse --endpoint \(endpoint) --city Shanghai --cache \(cache) \(extra)"
     }
 
-    @Test("The visible rows' names and the status line show; every visible logo is drawn; q leaves a clean shell")
-    func showsTheListAndQuitsCleanly() async throws {
+    /// A pane running `hotels browse` on Shanghai against a new `hotels serve
+    /// SERVE…`, with a cache of its own, once its first window has settled.
+    static func browsing(serve: [String] = [], _ extra: String = "") async throws -> (pane: TmuxPane, cache: String, server: ServeProcess) {
         let pane = try await TmuxPane()
         let cache = pane.folder.appendingPathComponent("cache").path
-        let server = try ServeProcess(["--latency", "150"])
-        try await pane.run(Self.browseCommand(server.endpoint, cache: cache))
-        let screen = try await pane.waitFor("a settled list") { Self.settled($0) }
+        let server = try ServeProcess(serve)
+        try await pane.run(browseCommand(server.endpoint, cache: cache, extra))
+        _ = try await pane.waitFor("a settled list") { settled($0) }
+        return (pane, cache, server)
+    }
+
+    @Test("The visible rows' names and the status line show; every visible logo is drawn; q leaves a clean shell")
+    func showsTheListAndQuitsCleanly() async throws {
+        let (pane, cache, server) = try await Self.browsing(serve: ["--latency", "150"])
+        let screen = try await pane.screen()
         #expect(screen.contains("hotels browse: Shanghai"))
         #expect(screen.contains("50 hotels, more to load"))
         #expect(Self.number(before: "failed", in: screen) == 0)
@@ -211,12 +219,7 @@ struct BrowseTmuxTests {
 
     @Test("SIGTERM restores the terminal and exits 143; Ctrl-Z gives the shell back clean, and fg redraws the view")
     func signalsRestoreTheTerminal() async throws {
-        let pane = try await TmuxPane()
-        let cache = pane.folder.appendingPathComponent("cache").path
-        let server = try ServeProcess()
-        try await pane.run(Self.browseCommand(server.endpoint, cache: cache))
-        _ = try await pane.waitFor("a settled list") { Self.settled($0) }
-
+        let (pane, _, server) = try await Self.browsing()
         try await pane.press("C-z")
         _ = try await pane.waitFor("the shell after Ctrl-Z") { $0.contains("Stopped") }
         #expect(try await pane.checkRestored() == [])
@@ -235,13 +238,8 @@ struct BrowseTmuxTests {
 
     @Test("A terminal too small for one row says so; grown again, the rows come back; / finds a loaded hotel")
     func resizeAndSearch() async throws {
-        let pane = try await TmuxPane()
-        let cache = pane.folder.appendingPathComponent("cache").path
-        let server = try ServeProcess()
-        try await pane.run(Self.browseCommand(server.endpoint, cache: cache))
-        _ = try await pane.waitFor("a settled list") { Self.settled($0) }
+        let (pane, cache, server) = try await Self.browsing()
         let hotels = try await Self.cachedHotels(cache: cache)
-
         try await pane.resize(columns: 24, rows: 4)
         _ = try await pane.waitFor("the too-small notice") { $0.contains("too small") }
         try await pane.resize(columns: 100, rows: 30)

@@ -232,17 +232,7 @@ public struct InputDecoder: Sendable {
             // Malformed: drop the introducer, keep the byte that broke it.
             return .consumed(j - i, nil)
         }
-        let key: Key?
-        switch final {
-        case UInt8(ascii: "A"): key = .up
-        case UInt8(ascii: "B"): key = .down
-        case UInt8(ascii: "C"): key = .right
-        case UInt8(ascii: "D"): key = .left
-        case UInt8(ascii: "H"): key = .home
-        case UInt8(ascii: "F"): key = .end
-        case UInt8(ascii: "M"): key = .enter  // keypad Enter
-        default: key = nil
-        }
+        let key = final == UInt8(ascii: "M") ? .enter : cursorKey(final)  // M: keypad Enter
         return .consumed(j - i + 1, key.map { .key($0) })
     }
 
@@ -277,12 +267,6 @@ public struct InputDecoder: Sendable {
         let params = parameters(parameterBytes)
         let key: Key?
         switch final {
-        case UInt8(ascii: "A"): key = .up
-        case UInt8(ascii: "B"): key = .down
-        case UInt8(ascii: "C"): key = .right
-        case UInt8(ascii: "D"): key = .left
-        case UInt8(ascii: "H"): key = .home
-        case UInt8(ascii: "F"): key = .end
         case UInt8(ascii: "~"):
             switch params.first ?? nil {
             case 1, 7: key = .home
@@ -291,9 +275,22 @@ public struct InputDecoder: Sendable {
             case 6: key = .pageDown
             default: key = nil  // insert, delete, function keys, paste markers 200/201
             }
-        default: key = nil
+        default: key = cursorKey(final)
         }
         return .consumed(count, key.map { .key($0) })
+    }
+
+    /// The arrows, Home and End, by the final byte CSI and SS3 share.
+    private static func cursorKey(_ final: UInt8) -> Key? {
+        switch final {
+        case UInt8(ascii: "A"): .up
+        case UInt8(ascii: "B"): .down
+        case UInt8(ascii: "C"): .right
+        case UInt8(ascii: "D"): .left
+        case UInt8(ascii: "H"): .home
+        case UInt8(ascii: "F"): .end
+        default: nil
+        }
     }
 
     /// Semicolon-separated decimal numbers; an empty or oversized one is nil.
