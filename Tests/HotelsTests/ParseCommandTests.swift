@@ -68,6 +68,21 @@ struct ParseCommandTests {
         #expect(result.stderr.contains("“body”: is required"))
     }
 
+    @Test("a profile whose body has a bad date pattern or an unbalanced section is refused when it loads: 78, naming body and the reason")
+    func badTemplates() async throws {
+        let sabre = try String(contentsOf: Samples.url("Profiles/sabre-style.json"), encoding: .utf8)
+        #expect(sabre.contains("{today+30:MM-dd}") && sabre.contains("{/more}"))
+        for (change, reason) in [(("{today+30:MM-dd}", "{today+30:YYYY-dd}"), "the year of the week"),
+                                 (("{/more}", ""), "{?more} is not closed by {/more}")] {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("hotelkit-bad-template-\(getpid())-\(UUID().uuidString).json")
+            try sabre.replacingOccurrences(of: change.0, with: change.1).write(to: file, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let result = try await HotelsProcess.run(["parse", "--profile", file.path, "Samples/Fixtures/sample-soap11.xml"])
+            #expect(result.status == 78, "\(result.stderr)")
+            #expect(result.stderr.contains("“body”") && result.stderr.contains(reason), "\(result.stderr)")
+        }
+    }
+
     @Test("a failing file does not stop the others; the exit code reports it")
     func partialFailure() async throws {
         let result = try await HotelsProcess.run(["parse", "Samples/Fixtures/sample-soap11.xml", "Samples/Fixtures/empty.xml", "Samples/Fixtures/sample-empty.xml"])
