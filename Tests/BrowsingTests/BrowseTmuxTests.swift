@@ -190,6 +190,32 @@ struct BrowseTmuxTests {
         Array(text.utf8).map { String(format: "%02x", $0) }
     }
 
+    @Test("Cache first: a cached list shows at once, while page 1 is still on its way; then page 1 merges in")
+    func cacheFirst() async throws {
+        let started = try await Self.browsing()
+        let (pane, cache) = (started.pane, started.cache)
+        var first: ServeProcess? = started.server
+        try await pane.press("q")
+        _ = try await pane.waitFor("the prompt after q") { $0.components(separatedBy: TmuxPane.prompt).count >= 3 }
+        // The same endpoint, so the same list and logo URLs: a slow server on the first one's port.
+        let port = try #require(first.flatMap { URL(string: $0.endpoint)?.port })
+        first = nil
+
+        let log = pane.folder.appendingPathComponent("requests.jsonl").path
+        let slow = try ServeProcess(["--port", String(port), "--latency", "4000", "--log", log])
+        try await pane.run(Self.browseCommand(slow.endpoint, cache: cache))
+        let hotels = try await Self.cachedHotels(cache: cache)
+        let cached = try await pane.waitFor("the cached rows with their logos") { $0.contains(hotels[0].name) && !$0.contains("░") }
+        #expect(cached.contains("loading more"), "page 1 is on its way while the cached rows show")
+        #expect(Self.number(before: "cache hits", in: cached) == Self.visibleHotels, "every visible logo from the cache")
+        #expect(try Self.requests(log).allSatisfy { $0.page == nil }, "no page had come back when the cached rows showed")
+        _ = try await pane.waitFor("page 1 merged and settled") { !$0.contains("loading more") && Self.settled($0) }
+        try await pane.press("q")
+        _ = try await pane.waitFor("the prompt after q") { $0.components(separatedBy: TmuxPane.prompt).count >= 4 }
+        #expect(try Self.requests(log).compactMap(\.page).count == 1, "page 1, once")
+        withExtendedLifetime(slow) {}
+    }
+
     @Test("With the server stopped, the cached rows show under the offline banner; when it is back, the view finds it")
     func offlineBannerAndBack() async throws {
         let pane = try await TmuxPane()
