@@ -192,9 +192,8 @@ struct BrowseTmuxTests {
 
     @Test("Cache first: a cached list shows at once, while page 1 is still on its way; then page 1 merges in")
     func cacheFirst() async throws {
-        let started = try await Self.browsing()
-        let (pane, cache) = (started.pane, started.cache)
-        var first: ServeProcess? = started.server
+        let (pane, cache, server) = try await Self.browsing()
+        var first: ServeProcess? = consume server
         try await pane.press("q")
         _ = try await pane.waitFor("the prompt after q") { $0.components(separatedBy: TmuxPane.prompt).count >= 3 }
         // The same endpoint, so the same list and logo URLs: a slow server on the first one's port.

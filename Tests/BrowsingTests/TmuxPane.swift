@@ -15,6 +15,8 @@ final class TmuxPane: Sendable {
     static let prompt = "hk$"
     let folder: URL
     private let socket: String
+    /// The tmux server's process, killed when the pane goes.
+    private let server: pid_t
 
     init(columns: Int = 100, rows: Int = 30) async throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString)")
@@ -22,12 +24,20 @@ final class TmuxPane: Sendable {
         socket = folder.appendingPathComponent("socket").path
         // A shell without rc files and with a prompt the tests know; UTF-8, so wide names are cells of their own.
         let shell = "env PS1='\(Self.prompt) ' LANG=C.UTF-8 bash --norc --noprofile"
-        try await tmux(["-f", "/dev/null", "new-session", "-d", "-x", String(columns), "-y", String(rows), "-s", "test", shell])
+        try await Self.start(["-u", "-S", socket, "-f", "/dev/null", "new-session", "-d", "-x", String(columns), "-y", String(rows), "-s", "test", shell])
+        server = pid_t(try await Self.start(["-S", socket, "display-message", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         _ = try await waitFor("the shell's prompt") { $0.contains(Self.prompt) }
     }
 
+    /// Before `server` is known: tmux on a thread of its own.
+    private static func start(_ arguments: [String]) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try run(arguments) }) }
+        }
+    }
+
     deinit {
-        _ = try? Self.run(["-S", socket, "kill-server"])
+        if server > 0 { kill(server, SIGTERM) }
         try? FileManager.default.removeItem(at: folder)
     }
 
@@ -63,8 +73,19 @@ final class TmuxPane: Sendable {
         let closeAndRun = #"for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done 2>/dev/null; exec /usr/bin/tmux "$@""#
         let argv = (["bash", "-c", closeAndRun, "tmux"] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        // A clean signal mask and default actions: a thread of Swift's blocks most signals, and a
+        // tmux server that inherited that mask (and the shells and views under it) ignored SIGTERM and SIGHUP.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/bin/bash", &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, "/bin/bash", &actions, &attributes, argv, environ)
         guard spawned == 0 else { throw Failure(description: "cannot start tmux: \(String(cString: strerror(spawned)))") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}

@@ -140,7 +140,10 @@ struct PostgresStoreTests {
         #expect(result.status == 74 && result.stderr.contains("hotels store status") && !result.stderr.contains("--cache"), "\(result.stderr)")
     }
 
-    @Test("a connection the server drops between transactions costs nothing: the next write goes through on a new one")
+    // Once in about six full runs (session 14, a CI rehearsal) the write after the drop never returned, and the
+    // run hung with nothing running: the limit makes that a named failure. The cause is not known yet.
+    @Test("a connection the server drops between transactions costs nothing: the next write goes through on a new one",
+          .timeLimit(.minutes(1)))
     func droppedConnection() async throws {
         let server = try TestPostgres.shared()
         let url = try await server.makeDatabase()
