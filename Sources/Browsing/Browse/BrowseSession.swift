@@ -102,6 +102,8 @@ public final class BrowseSession: @unchecked Sendable {
     private var settleGeneration = 0
     private var drawScheduled = false
     private var offlineBanner: String?
+    /// When the service is asked again: ` · retrying in 10 s`, ` · retrying now`, or nothing.
+    private var retryNote = ""
     private var offlineAttempts = 0
     private var refreshPending = false
     private var search: String?
@@ -216,6 +218,7 @@ public final class BrowseSession: @unchecked Sendable {
 
     private func goOffline(_ banner: String, reason: (any Error)?) {
         offlineBanner = banner
+        retryNote = ""
         // Asked for the cache alone: no retry. A fault about the request, or refused credentials, will not mend by itself: no retry either.
         guard !configuration.offline, reason.map({ ErrorMeaning($0).isRetryable }) ?? true else {
             if let reason { failure = reason; offlineBanner = "cannot load \(configuration.city): \(reason)" }
@@ -224,7 +227,7 @@ public final class BrowseSession: @unchecked Sendable {
         }
         let milliseconds = Self.milliseconds(configuration.offlineRetry) * (1 << min(offlineAttempts, 3))
         offlineAttempts += 1
-        offlineBanner = banner + " · retrying in \((milliseconds + 999) / 1000) s"
+        retryNote = " · retrying in \((milliseconds + 999) / 1000) s"
         mainQueue.asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [weak self] in self?.retryService() }
         setNeedsDraw()
     }
@@ -234,7 +237,7 @@ public final class BrowseSession: @unchecked Sendable {
     private func retryService() {
         guard loader != nil else { return }
         let fresh = Self.feed(configuration, cacheFirst: false)
-        offlineBanner = offlineBanner.map { $0.replacingOccurrences(of: #" · retrying in .*$"#, with: " · retrying now", options: .regularExpression) }
+        retryNote = " · retrying now"
         setNeedsDraw()
         Task { [weak self] in
             let result: Result<ListFeed.Page, any Error>
@@ -250,6 +253,7 @@ public final class BrowseSession: @unchecked Sendable {
         case .success(let page) where page.offline == nil:
             feed.withLock { $0 = fresh }
             offlineBanner = nil
+            retryNote = ""
             offlineAttempts = 0
             for hotel in page.hotels { hotels[hotel.code] = hotel }
             let rows = page.hotels.map { ListRow(code: $0.code, logoURL: $0.logoURL) }
@@ -258,7 +262,7 @@ public final class BrowseSession: @unchecked Sendable {
         case .success(let page):
             goOffline(page.offline?.banner() ?? "offline", reason: page.offline?.reason)
         case .failure(let error):
-            goOffline(offlineBanner?.components(separatedBy: " · retrying").first ?? "offline: \(error)", reason: error)
+            goOffline(offlineBanner ?? "offline: \(error)", reason: error)
         }
     }
 
@@ -480,7 +484,7 @@ public final class BrowseSession: @unchecked Sendable {
                                  logo: logo, highlighted: listRow.code == match)
         }
         let searchLine = search.map { "/" + $0 } ?? notice
-        return BrowseScreenState(title: configuration.title, headline: status.latencyLabel, banner: offlineBanner, searchLine: searchLine,
+        return BrowseScreenState(title: configuration.title, headline: status.latencyLabel, banner: offlineBanner.map { $0 + retryNote }, searchLine: searchLine,
                                  status: status.line(rows: loader.rows.count, reachedEnd: loader.reachedEnd),
                                  rows: rows, first: visible.lowerBound, count: loader.rows.count)
     }
