@@ -26,8 +26,8 @@ import PostgresNIO
 ///   prepared statement: it works behind PgBouncer in transaction mode.
 /// - A page and its checkpoint are written together: a load-more page in
 ///   one statement, anything else in one transaction. A connection lost
-///   mid-transaction rolls it back; it is tried once more on a new
-///   connection, then reported.
+///   mid-transaction rolls it back; it is tried again on another
+///   connection, up to four times, then reported.
 /// - Its logo index keeps each logo's bytes with its validators
 ///   (``/Imaging/SharedImageIndex``): a ``/Logos/LogoPipeline`` given the
 ///   store as its index serves the logos another machine processed, or
@@ -41,16 +41,29 @@ public final class PostgresHotelStore: HotelStorage, SharedImageIndex {
     let client: PostgresClient
     let logger: Logger
     private let connectTimeout: Int
+    private let callTimeout: Int
     private let running: Task<Void, Never>
 
+    /// A tighter deadline for the calls made inside ``withCallTimeout(_:_:)``, in seconds.
+    @TaskLocal private static var callTimeoutOverride: Double?
+
     private init(location: String, client: PostgresClient, running: Task<Void, Never>, logger: Logger, connectTimeout: Int,
-                 applied: [PostgresSchema.Migration]) {
+                 callTimeout: Int, applied: [PostgresSchema.Migration]) {
         self.location = location
         self.client = client
         self.running = running
         self.logger = logger
         self.connectTimeout = connectTimeout
+        self.callTimeout = callTimeout
         appliedMigrations = applied
+    }
+
+    /// Runs `body` with every store call in it given up after `seconds`
+    /// (and its connection closed), where the URL's `call_timeout` would
+    /// wait longer: a heartbeat that cannot land within a third of a lease
+    /// is as good as failed.
+    public static func withCallTimeout<Result>(_ seconds: Double, _ body: () async throws -> Result) async rethrows -> Result {
+        try await $callTimeoutOverride.withValue(seconds, operation: body)
     }
 
     deinit { running.cancel() }
@@ -65,6 +78,7 @@ public final class PostgresHotelStore: HotelStorage, SharedImageIndex {
                                                              tls: tls.client)
             configuration.options.maximumConnections = location.poolSize
             configuration.options.connectTimeout = .seconds(Int64(location.connectTimeout))
+            configuration.options.additionalStartupParameters = location.serverDeadlines
             let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
             let running = Task { await client.run() }
             // The pool's first connection is made while the probe below checks the schema, not after it:
@@ -76,7 +90,7 @@ public final class PostgresHotelStore: HotelStorage, SharedImageIndex {
                     try await PostgresSchema.migrate(connection, location: shown, logger: logger)
                 }
                 return PostgresHotelStore(location: shown, client: client, running: running, logger: logger,
-                                          connectTimeout: location.connectTimeout, applied: applied)
+                                          connectTimeout: location.connectTimeout, callTimeout: location.callTimeout, applied: applied)
             } catch {
                 warming.cancel()
                 running.cancel()
@@ -105,6 +119,7 @@ public final class PostgresHotelStore: HotelStorage, SharedImageIndex {
         var configuration = PostgresConnection.Configuration(host: location.host, port: location.port, username: location.user,
                                                               password: location.password, database: location.database, tls: tls)
         configuration.options.connectTimeout = .seconds(Int64(location.connectTimeout))
+        configuration.options.additionalStartupParameters = location.serverDeadlines
         let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
         do {
             let result = try await body(connection)
@@ -144,9 +159,15 @@ public final class PostgresHotelStore: HotelStorage, SharedImageIndex {
     /// the pool would otherwise wait for a server that is gone for as long
     /// as it is gone, through its own reconnection backoff. A connection
     /// handed out after the wait was given up is given back unused, so a
-    /// write reported as failed never happens later.
+    /// write reported as failed never happens later. The call itself is
+    /// bounded by the call timeout: past it, its connection is closed (a
+    /// frozen one would never answer, nor fail) and the call fails.
     func withConnection<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
-        let wait = PoolWait<Result>(timeout: StoreFailure.noConnection(after: connectTimeout))
+        let callTimeout = Self.callTimeoutOverride ?? Double(callTimeout)
+        // A tighter deadline bounds the wait for a connection too: a heartbeat queued behind a frozen call has failed as surely.
+        let waitTimeout = min(Double(connectTimeout), Self.callTimeoutOverride ?? .infinity)
+        let wait = PoolWait<Result>(timeout: StoreFailure.noConnection(after: waitTimeout),
+                                    callTimeout: callTimeout, noAnswer: StoreFailure.noAnswer(after: callTimeout))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 // The continuation is held before the work starts: a pool that answers at once must find it.
@@ -154,14 +175,16 @@ public final class PostgresHotelStore: HotelStorage, SharedImageIndex {
                 wait.track(pooled: Task { [client] in
                     do {
                         wait.finish(.success(try await client.withConnection { connection in
-                            guard wait.lease() else { throw CancellationError() }
+                            guard wait.lease(connection) else { throw CancellationError() }
+                            // Handed out closed, it would lose the query (PoolWait.lease says how); another is asked for.
+                            guard !connection.isClosed else { throw StoreFailure.closedUnanswered }
                             return try await body(connection)
                         }))
                     } catch {
                         wait.finish(.failure(error))
                     }
-                }, deadline: Task { [connectTimeout] in
-                    try? await Task.sleep(for: .seconds(connectTimeout))
+                }, deadline: Task {
+                    try? await Task.sleep(for: .seconds(waitTimeout))
                     wait.giveUp(cancelled: false)
                 })
             }
@@ -170,14 +193,26 @@ public final class PostgresHotelStore: HotelStorage, SharedImageIndex {
         }
     }
 
-    /// Runs `body` in a transaction; one lost to a dropped connection is tried once more.
+    /// Runs `body` in a transaction; one lost to a dropped connection is
+    /// tried again on another: after a server restart or a
+    /// `pg_terminate_backend`, the pool may hand out more than one connection that is already dead.
     func transaction<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
-        do {
-            return try await attempt(body)
-        } catch let error as PSQLError where StoreFailure.isConnectionLost(error) {
-            logger.warning("store \(location): the connection was lost mid-transaction (rolled back); trying once more")
-            return try await attempt(body)
+        try await retryingLostConnections("mid-transaction (rolled back)") { try await self.attempt(body) }
+    }
+
+    /// Runs `call`, and again on another connection when its connection was
+    /// lost under it: up to four times, 50 ms apart and doubling, which gives
+    /// the pool time to hear of a close and hand out another connection.
+    private func retryingLostConnections<Result>(_ when: String, _ call: () async throws -> Result) async throws -> Result {
+        for retry in 0..<4 {
+            do {
+                return try await call()
+            } catch where StoreFailure.isRetriable(error) {
+                logger.warning("store \(location): the connection was lost \(when); trying again")
+                try await Task.sleep(for: .milliseconds(50 << retry))
+            }
         }
+        return try await call()
     }
 
     private func attempt<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
@@ -194,7 +229,7 @@ public final class PostgresHotelStore: HotelStorage, SharedImageIndex {
     /// Runs a read, with every error said as a ``/OfflineStore/StoreError``.
     func reading<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
         do {
-            return try await withConnection(body)
+            return try await retryingLostConnections("under a read") { try await self.withConnection(body) }
         } catch {
             throw StoreFailure.storeError(error, location: location)
         }
@@ -227,14 +262,22 @@ private final class PoolWait<Result: Sendable>: Sendable {
         var continuation: CheckedContinuation<Result, any Error>?
         var pooled: Task<Void, Never>?
         var deadline: Task<Void, Never>?
+        /// The call's own deadline, from the lease on.
+        var callDeadline: Task<Void, Never>?
         /// A cancellation that came before ``begin``.
         var cancelledEarly = false
     }
 
     private let state = PosixMutex(State())
     private let timeout: any Error
+    private let callTimeout: Double
+    private let noAnswer: any Error
 
-    init(timeout: any Error) { self.timeout = timeout }
+    init(timeout: any Error, callTimeout: Double, noAnswer: any Error) {
+        self.timeout = timeout
+        self.callTimeout = callTimeout
+        self.noAnswer = noAnswer
+    }
 
     func begin(_ continuation: CheckedContinuation<Result, any Error>) {
         let cancelledEarly = state.withLock { state in
@@ -255,26 +298,83 @@ private final class PoolWait<Result: Sendable>: Sendable {
         if phase == .ended { pooled.cancel() }
     }
 
-    /// Called with a connection in hand: false when the wait was given up, and the connection must go back unused.
-    func lease() -> Bool {
+    /// Called with a connection in hand: false when the wait was given up,
+    /// and the connection must go back unused. From now on the call's
+    /// deadline runs: past it the connection is closed and the call fails.
+    ///
+    /// A connection that closes while the call runs ends it too, a moment
+    /// later. postgres-nio writes a query to its channel without a promise,
+    /// so a query written to a connection already closing (the pool can hand
+    /// one out before it hears of the close: a terminated backend, or one
+    /// this wait closed) is lost, never answered and never failed; nothing
+    /// of it reached the server, so the call can be tried again on another.
+    func lease(_ connection: PostgresConnection) -> Bool {
+        // Looked at every quarter second rather than told by the connection's
+        // closeFuture, which would keep a callback for every call a long-lived connection serves.
+        let callDeadline = Task { [callTimeout] in
+            let deadline = ContinuousClock.now + .seconds(callTimeout)
+            while ContinuousClock.now < deadline {
+                guard (try? await Task.sleep(for: min(.milliseconds(250), deadline - ContinuousClock.now))) != nil else { return }
+                if connection.isClosed {
+                    // Whatever the closed connection still owed is failed by now, unless it was lost.
+                    guard (try? await Task.sleep(for: .seconds(Self.closedGrace))) != nil else { return }
+                    return self.closedUnanswered()
+                }
+            }
+            self.callExpired(connection)
+        }
         let deadline = state.withLock { state -> Task<Void, Never>?? in
             guard state.phase == .waiting else { return .none }
             state.phase = .leased
+            state.callDeadline = callDeadline
             return .some(state.deadline)
         }
-        guard let deadline else { return false }
+        guard let deadline else {
+            callDeadline.cancel()
+            return false
+        }
         deadline?.cancel()
         return true
     }
 
-    func finish(_ result: Swift.Result<Result, any Error>) {
-        let ending = state.withLock { state -> (CheckedContinuation<Result, any Error>?, Task<Void, Never>?) in
-            guard state.phase != .ended else { return (nil, nil) }
+    /// How long a call may go on once its connection has closed, in seconds: its answer, had it one, came long before.
+    static var closedGrace: Double { 0.5 }
+
+    private func closedUnanswered() {
+        let continuation = state.withLock { state -> CheckedContinuation<Result, any Error>? in
+            guard state.phase == .leased else { return nil }
             state.phase = .ended
             defer { state.continuation = nil }
-            return (state.continuation, state.deadline)
+            return state.continuation
         }
-        ending.1?.cancel()
+        continuation?.resume(throwing: StoreFailure.closedUnanswered)
+    }
+
+    /// The call ran past its deadline: it fails now, and its connection is
+    /// closed, which ends whatever still waits on it and keeps the pool from handing it out again.
+    private func callExpired(_ connection: PostgresConnection) {
+        let continuation = state.withLock { state -> CheckedContinuation<Result, any Error>? in
+            guard state.phase == .leased else { return nil }
+            state.phase = .ended
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        guard let continuation else { return }
+        // The caller hears of it once the connection is closed, not before: its next call could otherwise be handed
+        // this connection while the close is still on its way, and lose its query.
+        let closed: EventLoopFuture<Void> = connection.close()
+        closed.whenComplete { [noAnswer] _ in continuation.resume(throwing: noAnswer) }
+    }
+
+    func finish(_ result: Swift.Result<Result, any Error>) {
+        let ending = state.withLock { state -> (CheckedContinuation<Result, any Error>?, [Task<Void, Never>]) in
+            let deadlines = [state.deadline, state.callDeadline].compactMap { $0 }
+            guard state.phase != .ended else { return (nil, deadlines) }
+            state.phase = .ended
+            defer { state.continuation = nil }
+            return (state.continuation, deadlines)
+        }
+        ending.1.forEach { $0.cancel() }
         ending.0?.resume(with: result)
     }
 

@@ -12,9 +12,20 @@ import OfflineStore
 ///
 /// Query parameters: `sslmode` (`disable`, `prefer`, the default,
 /// `require`, `verify-full`), `connect_timeout` (seconds, 10 by default),
-/// and HotelKit's `pool_size`, the most connections a process opens (10 by default).
+/// `password` (as libpq takes it), and HotelKit's own:
+/// - `pool_size`, the most connections a process opens (10 by default);
+/// - the server's deadlines, set on every connection, in seconds (0 turns
+///   one off): `statement_timeout` (60), `lock_timeout` (10) and
+///   `idle_in_transaction_session_timeout` (60), so no statement, lock wait
+///   or forgotten transaction holds a row for ever;
+/// - `call_timeout` (120): the client's own deadline on each call, which
+///   gives up its connection. A connection frozen mid-call (a failover
+///   that sent no reset) never reaches the server, whose deadlines then
+///   cannot help.
 ///
-/// ``description`` never holds the password: print it, log it.
+/// A password is percent-encoded in the URL (`%40` for `@`); a raw `@` in
+/// it is refused, as libpq refuses it. ``description`` never holds the
+/// password: print it, log it.
 public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public enum TLSMode: String, Sendable {
         case disable, prefer, require
@@ -30,6 +41,12 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public var tls: TLSMode
     public var connectTimeout: Int
     public var poolSize: Int
+    /// The server's deadlines, in seconds; 0 is none.
+    public var statementTimeout: Int
+    public var lockTimeout: Int
+    public var idleInTransactionTimeout: Int
+    /// The client's deadline on one call (a transaction, a read), in seconds.
+    public var callTimeout: Int
 
     /// Reads `url`; a malformed one is a ``/OfflineStore/StoreError`` of kind `invalidLocation`.
     /// - Parameters:
@@ -40,6 +57,10 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         let shown = Self.withoutPassword(url)
         func invalid(_ reason: String) -> StoreError {
             StoreError(path: shown, reason: reason, kind: .invalidLocation)
+        }
+        if let schemeEnd = url.range(of: "://"),
+           url[schemeEnd.upperBound...].prefix(while: { $0 != "/" && $0 != "?" }).filter({ $0 == "@" }).count > 1 {
+            throw invalid("its password holds a raw @: percent-encode it as %40")
         }
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
             throw invalid("not a URL")
@@ -67,10 +88,16 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         self.tls = tls
         connectTimeout = try Self.positive(query["connect_timeout"], default: 10, name: "connect_timeout", invalid)
         poolSize = try Self.positive(query["pool_size"], default: 10, name: "pool_size", invalid)
+        statementTimeout = try Self.seconds(query["statement_timeout"], default: 60, name: "statement_timeout", invalid)
+        lockTimeout = try Self.seconds(query["lock_timeout"], default: 10, name: "lock_timeout", invalid)
+        idleInTransactionTimeout = try Self.seconds(query["idle_in_transaction_session_timeout"], default: 60,
+                                                    name: "idle_in_transaction_session_timeout", invalid)
+        callTimeout = try Self.positive(query["call_timeout"], default: 120, name: "call_timeout", invalid)
 
         let file = passwordFile ?? environmentValue("PGPASSFILE").map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".pgpass")
-        password = components.password.flatMap { $0.isEmpty ? nil : $0 } ?? environmentValue("PGPASSWORD")
+        password = components.password.flatMap { $0.isEmpty ? nil : $0 } ?? query["password"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? environmentValue("PGPASSWORD")
             ?? PasswordFile.password(in: file, host: host, port: port, database: database, user: user)
     }
 
@@ -85,18 +112,39 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         return components.string ?? "postgres://\(host):\(port)"
     }
 
-    /// `url` with any password taken out, for a message about a URL that may not even parse.
+    /// `url` with any password replaced by `***`, for a message about a URL
+    /// that may not even parse: in the user part (up to its last `@`, so a
+    /// raw `@` in the password hides the rest too) and in `?password=`.
     public static func withoutPassword(_ url: String) -> String {
-        guard let schemeEnd = url.range(of: "://"), let at = url[schemeEnd.upperBound...].firstIndex(of: "@") else { return url }
-        let userInfo = url[schemeEnd.upperBound..<at]
-        guard let colon = userInfo.firstIndex(of: ":") else { return url }
-        return String(url[..<colon]) + String(url[at...])
+        var shown = url
+        if let schemeEnd = shown.range(of: "://"), let at = shown[schemeEnd.upperBound...].lastIndex(of: "@"),
+           let colon = shown[schemeEnd.upperBound..<at].firstIndex(of: ":") {
+            shown = String(shown[...colon]) + "***" + String(shown[at...])
+        }
+        guard let query = shown.firstIndex(of: "?") else { return shown }
+        let parameters = shown[shown.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false).map { parameter in
+            parameter.lowercased().hasPrefix("password=") ? "password=***" : String(parameter)
+        }
+        return String(shown[...query]) + parameters.joined(separator: "&")
     }
 
     private static func positive(_ text: String?, default value: Int, name: String, _ invalid: (String) -> StoreError) throws(StoreError) -> Int {
         guard let text else { return value }
         guard let number = Int(text), number > 0 else { throw invalid("\(name) must be a whole number above 0, not \(text)") }
         return number
+    }
+
+    private static func seconds(_ text: String?, default value: Int, name: String, _ invalid: (String) -> StoreError) throws(StoreError) -> Int {
+        guard let text else { return value }
+        guard let number = Int(text), number >= 0 else { throw invalid("\(name) must be a whole number of seconds, 0 for none, not \(text)") }
+        return number
+    }
+
+    /// The server's deadlines as start-up parameters, in milliseconds, sent with every connection;
+    /// one set to 0 is not sent, and the server's own setting holds (PgBouncer refuses start-up parameters it was not told to ignore).
+    var serverDeadlines: [(String, String)] {
+        [("statement_timeout", statementTimeout), ("lock_timeout", lockTimeout),
+         ("idle_in_transaction_session_timeout", idleInTransactionTimeout)].filter { $0.1 > 0 }.map { ($0.0, String($0.1 * 1000)) }
     }
 }
 

@@ -11,7 +11,11 @@ import PostgresNIO
 /// never in any of them.
 enum StoreFailure: Error {
     /// No pooled connection within the connect timeout.
-    case noConnection(after: Int)
+    case noConnection(after: Double)
+    /// A call that had its connection got no answer within its deadline; the connection was closed.
+    case noAnswer(after: Double)
+    /// The call's connection closed, and its query was never answered nor failed: it was written after the close and never sent.
+    case closedUnanswered
 
     static func storeError(_ error: any Error, location: PostgresLocation) -> StoreError {
         storeError(error, location: location.description, server: "\(location.host):\(location.port)")
@@ -23,7 +27,12 @@ enum StoreFailure: Error {
         case let error as StoreError:
             return error
         case StoreFailure.noConnection(let seconds):
-            return StoreError(path: location, reason: "no connection to \(server) within \(seconds) s", kind: .unavailable)
+            return StoreError(path: location, reason: "no connection to \(server) within \(String(format: "%g", seconds)) s", kind: .unavailable)
+        case StoreFailure.closedUnanswered:
+            return StoreError(path: location, reason: "the connection to \(server) closed before the call was sent", kind: .unavailable)
+        case StoreFailure.noAnswer(let seconds):
+            let why = "the connection was closed (raise call_timeout in the URL for longer calls)"
+            return StoreError(path: location, reason: "no answer from \(server) within \(String(format: "%g", seconds)) s; \(why)", kind: .unavailable)
         case let error as PSQLError:
             return storeError(error, location: location, server: server)
         case let error as NIOSSLError:
@@ -61,6 +70,15 @@ enum StoreFailure: Error {
                 return StoreError(path: location, reason: "cannot reach \(server) (\(error.code))\(why)", kind: .unavailable)
             }
             return StoreError(path: location, reason: "\(error.code)")
+        }
+    }
+
+    /// The call never reached the server, or its transaction was rolled back there: it may be tried again on another connection.
+    static func isRetriable(_ error: any Error) -> Bool {
+        switch error {
+        case let error as PSQLError: isConnectionLost(error)
+        case StoreFailure.closedUnanswered: true
+        default: false
         }
     }
 

@@ -19,6 +19,14 @@ struct PostgresStoreTests {
         #expect(location.password == "s:cret" && location.tls == .disable && location.poolSize == 4)
         #expect(location.description == "postgres://ana@db.example:6543/hotels")
         #expect(!PostgresLocation.withoutPassword(url).contains("cret"))
+        // Every form libpq takes: ?password=, and %40 for an @ in it.
+        #expect(try PostgresLocation(url: "postgres://ana@db/h?password=p%40ss%2Fw", environment: [:]).password == "p@ss/w")
+        #expect(try PostgresLocation(url: "postgres://ana:p%40ss@db/h", environment: [:]).password == "p@ss")
+        #expect(PostgresLocation.withoutPassword("postgres://ana@db/h?sslmode=disable&password=p%40ss") == "postgres://ana@db/h?sslmode=disable&password=***")
+        #expect(PostgresLocation.withoutPassword("postgres://ana:p@ss@db/h") == "postgres://ana:***@db/h")
+        // The deadlines: the server's, sent with every connection, and the client's own.
+        let deadlines = try PostgresLocation(url: "postgres://ana@db/h?statement_timeout=5&lock_timeout=0&call_timeout=7", environment: [:])
+        #expect(deadlines.statementTimeout == 5 && deadlines.lockTimeout == 0 && deadlines.idleInTransactionTimeout == 60 && deadlines.callTimeout == 7)
 
         let fromEnvironment = try PostgresLocation(url: "postgresql:///", environment: ["PGHOST": "h", "PGUSER": "u", "PGPASSWORD": "e-pw"])
         #expect(fromEnvironment.host == "h" && fromEnvironment.port == 5432 && fromEnvironment.database == "u" && fromEnvironment.password == "e-pw")
@@ -38,14 +46,15 @@ struct PostgresStoreTests {
 
     @Test("a malformed URL is a typed error that names it without its password", arguments: [
         "mysql://u:topsecret@h/d", "postgres://u:topsecret@h:99999/d", "postgres://u:topsecret@h/d/e", "postgres://u:topsecret@h/d?sslmode=maybe",
-        "postgres://u:topsecret@h/d?pool_size=0",
+        "postgres://u:topsecret@h/d?pool_size=0", "postgres://u:top@secret@h/d", "postgres://u@h/d?password=topsecret&pool_size=x",
+        "postgres://u:topsecret@h/d?call_timeout=0", "postgres://u:topsecret@h/d?lock_timeout=-1",
     ])
     func malformed(_ url: String) {
         #expect {
             try PostgresLocation(url: url, environment: [:])
         } throws: { error in
             guard let error = error as? StoreError else { return false }
-            return error.kind == .invalidLocation && !error.description.contains("topsecret")
+            return error.kind == .invalidLocation && !error.description.contains("topsecret") && !error.description.contains("secret@")
         }
     }
 
@@ -75,7 +84,7 @@ struct PostgresStoreTests {
         // As version 1 left it: the per-row foreign key, no job tables, no hotelkit_refuse.
         try await server.psql("""
             ALTER TABLE hotels ADD CONSTRAINT hotels_list_id_fkey FOREIGN KEY (list_id) REFERENCES lists (id) ON DELETE CASCADE;
-            DROP TABLE jobs, workers; DROP FUNCTION hotelkit_refuse; DELETE FROM hotelkit_schema WHERE version > 1
+            DROP TABLE jobs, workers, schedules, paused_kinds, leader; DROP FUNCTION hotelkit_refuse; DELETE FROM hotelkit_schema WHERE version > 1
             """, database: database)
         let store = try await PostgresHotelStore.open(try PostgresLocation(url: url))
         #expect(store.appliedMigrations.map(\.version) == Array(2...PostgresSchema.latestVersion))
@@ -180,6 +189,48 @@ struct PostgresStoreTests {
         try await server.psql("ALTER DATABASE \(database) WITH ALLOW_CONNECTIONS true", database: "postgres")
         let list = try #require(try await patient.cachedList(key))
         #expect(try await patient.hotels(in: list, offset: 0, limit: nil).map(\.code) == ["A"], "the abandoned page never lands")
+    }
+
+    @Test("a call on a connection frozen mid-way (a failover that sent no reset) fails at the call timeout and gives the connection up; the next call works",
+          .timeLimit(.minutes(1)))
+    func frozenConnection() async throws {
+        let server = try TestPostgres.shared()
+        let database = TestPostgres.database(in: try await server.makeDatabase())
+        let proxy = try FreezingProxy(targetPort: server.port)
+        defer { proxy.close() }
+        let url = server.url(database: database, port: proxy.port) + "&pool_size=1&call_timeout=1"
+        let queue = JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url)))
+        try await queue.enqueue([NewJob(kind: .list, arguments: "{}", uniqueKey: "Paris")])
+        // The pool's one connection stops answering, and is never closed: without a deadline of the client's own, the call waits for ever.
+        proxy.freeze()
+        await #expect {
+            try await queue.counts()
+        } throws: { error in
+            guard let error = error as? StoreError else { return false }
+            return error.kind == .unavailable && error.reason.hasPrefix("no answer from ") && error.reason.contains(" within 1 s; the connection was closed")
+                && !error.description.contains(TestPostgres.password)
+        }
+        #expect(try await queue.counts()[.list]?[.available] == 1, "a new connection, through the proxy, which forwards new ones")
+        await queue.store.close()
+    }
+
+    @Test("every connection carries the server's deadlines: a write that meets a row locked by a stalled transaction gives up at lock_timeout",
+          .timeLimit(.minutes(1)))
+    func serverDeadlines() async throws {
+        let server = try TestPostgres.shared()
+        let url = try await server.makeDatabase() + "&lock_timeout=1"
+        let database = TestPostgres.database(in: url)
+        let queue = JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url)))
+        try await queue.enqueue([NewJob(kind: .list, arguments: "{}", uniqueKey: "Paris")])
+        let session = try await server.holdTransaction("SELECT 1 FROM jobs FOR UPDATE", database: database)
+        await #expect {
+            try await queue.cancel(1)
+        } throws: { error in
+            (error as? StoreError)?.kind == .server && (error as? StoreError)?.reason.contains("55P03") == true
+        }
+        try await server.endHeldTransaction(session, database: database)
+        #expect(try await queue.cancel(1))
+        await queue.store.close()
     }
 }
 

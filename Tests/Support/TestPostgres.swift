@@ -73,6 +73,30 @@ public final class TestPostgres: Sendable {
         try runTool("psql", ["-h", folder.path, "-p", String(port), "-U", Self.user, "-d", database, "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql])
     }
 
+    /// Runs `sql` in a transaction of a session of its own that then stays
+    /// open, holding its locks, as a worker stopped (SIGSTOP, a VM pause)
+    /// mid-transaction does, until ``endHeldTransaction(_:database:)``.
+    /// Returns once the locks are held; the session's name ends it.
+    public func holdTransaction(_ sql: String, database: String) async throws -> String {
+        let name = "hotelkit-held-\(UUID().uuidString.prefix(8))"
+        let psqlPath = bin.appendingPathComponent("psql").path
+        let arguments = ["-h", folder.path, "-p", String(port), "-U", Self.user, "-d", "dbname=\(database) application_name=\(name)", "-X",
+                         "-c", "BEGIN; \(sql); SELECT pg_sleep(3600);"]
+        _ = try Self.spawn((runAs.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? []) + [psqlPath] + arguments, output: "/dev/null")
+        let asleep = "SELECT count(*) FROM pg_stat_activity WHERE application_name = '\(name)' AND wait_event = 'PgSleep'"
+        let deadline = Date().addingTimeInterval(60)
+        while try await psql(asleep, database: database).trimmingCharacters(in: .whitespacesAndNewlines) != "1" {
+            guard Date() < deadline else { throw TestPostgresError("the held transaction never started: \(sql)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return name
+    }
+
+    /// Ends a session ``holdTransaction(_:database:)`` left open: its transaction is rolled back.
+    public func endHeldTransaction(_ name: String, database: String) async throws {
+        try await psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '\(name)'", database: database)
+    }
+
     /// Runs `work`, which waits for a child process, on a thread of its own.
     /// Swift concurrency has two threads on this machine, shared by every
     /// test and the servers they talk to: tests making databases at once
