@@ -33,13 +33,17 @@ public struct NewJob: Sendable, Equatable {
     /// Higher runs first.
     public var priority: Int
     public var maxAttempts: Int
-    /// Completed, the job is queued again this many seconds later: "keep it fresh".
+    /// With a unique key: the list's schedule, a run every this many
+    /// seconds (at least 1) from now on, whatever happens to each run
+    /// (``JobQueue/enqueueDue()``). Enqueuing it again updates the schedule.
     public var every: Double?
     /// Not before; now by default.
     public var scheduledAt: Date?
+    /// How long a run may take, in seconds: past it, it is cancelled and fails as timed out. Nil for no limit.
+    public var timeout: Double?
 
     public init(kind: JobKind, arguments: String, uniqueKey: String? = nil, priority: Int = 0, maxAttempts: Int = 5,
-                every: Double? = nil, scheduledAt: Date? = nil) {
+                every: Double? = nil, scheduledAt: Date? = nil, timeout: Double? = nil) {
         self.kind = kind
         self.arguments = arguments
         self.uniqueKey = uniqueKey
@@ -47,6 +51,7 @@ public struct NewJob: Sendable, Equatable {
         self.maxAttempts = maxAttempts
         self.every = every
         self.scheduledAt = scheduledAt
+        self.timeout = timeout
     }
 }
 
@@ -67,20 +72,27 @@ public struct JobLease: Sendable, Hashable, CustomStringConvertible {
 
 /// A worker as `hotels jobs` lists it.
 public struct WorkerInfo: Sendable, Equatable {
-    /// Unique among workers: `host:pid`.
+    /// Unique among workers on every host and in every container (a UUID by
+    /// default); `host:pid` is for people, and collides where every worker is pid 1.
     public var id: String
     public var host: String
     public var pid: Int
     public var kinds: [JobKind]
     public var concurrency: Int
+    /// Its lease, in seconds: a heartbeat older than two is a worker gone.
+    public var lease: Double
 
-    public init(id: String, host: String, pid: Int, kinds: [JobKind], concurrency: Int) {
+    public init(id: String, host: String, pid: Int, kinds: [JobKind], concurrency: Int, lease: Double = 30) {
         self.id = id
         self.host = host
         self.pid = pid
         self.kinds = kinds
         self.concurrency = concurrency
+        self.lease = lease
     }
+
+    /// `host:pid`, as people know it.
+    public var displayName: String { "\(host):\(pid)" }
 }
 
 /// A job as a claim hands it to a worker.
@@ -92,19 +104,23 @@ public struct ClaimedJob: Sendable, Equatable {
     public var attempt: Int
     public var maxAttempts: Int
     public var fence: Int64
-    public var every: Double?
+    /// How long the run may take, in seconds; nil for no limit.
+    public var timeout: Double?
 
     public var lease: JobLease { JobLease(job: id, fence: fence) }
 }
 
-/// How many jobs were inserted, and how many were already queued under their unique key.
+/// How many jobs were inserted, how many were already queued under their
+/// unique key, and how many schedules were made or updated.
 public struct EnqueueResult: Sendable, Equatable {
     public var new: Int
     public var alreadyQueued: Int
+    public var scheduled: Int
 
-    public init(new: Int, alreadyQueued: Int) {
+    public init(new: Int, alreadyQueued: Int, scheduled: Int = 0) {
         self.new = new
         self.alreadyQueued = alreadyQueued
+        self.scheduled = scheduled
     }
 }
 
@@ -124,7 +140,8 @@ public struct EnqueueResult: Sendable, Equatable {
 /// ```
 ///
 /// Every call works behind PgBouncer in transaction mode: no session state,
-/// no LISTEN, no session advisory lock (the rescuer's is transaction-scoped).
+/// no LISTEN, no session advisory lock (the leader holds a lease row:
+/// ``lead(as:for:)``).
 public struct JobQueue: Sendable {
     public let store: PostgresHotelStore
 
@@ -132,28 +149,42 @@ public struct JobQueue: Sendable {
         self.store = store
     }
 
-    /// Inserts the jobs in one statement; a job whose unique key a live job holds is skipped.
+    /// Inserts the jobs in one statement; a job whose unique key a live job
+    /// holds is skipped. A job with `every` makes its list's schedule, or
+    /// updates it, in the same transaction: its next run is `every` after this one.
     @discardableResult
     public func enqueue(_ jobs: [NewJob]) async throws(StoreError) -> EnqueueResult {
         guard !jobs.isEmpty else { return EnqueueResult(new: 0, alreadyQueued: 0) }
         let rows = jobs.map { job in
             JobRow(kind: job.kind.rawValue, args: job.arguments, unique_key: job.uniqueKey, priority: job.priority, max_attempts: job.maxAttempts,
-                   every_seconds: job.every, scheduled_at: job.scheduledAt?.timeIntervalSince1970)
+                   every_seconds: job.every.map { max(1, $0) }, scheduled_at: job.scheduledAt?.timeIntervalSince1970, timeout_seconds: job.timeout)
         }
         let json = String(decoding: (try? JSONEncoder().encode(rows)) ?? Data("[]".utf8), as: UTF8.self)
-        let new = try await store.writing { [logger = store.logger] connection in
+        let (new, scheduled) = try await store.writing { [logger = store.logger] connection in
             let inserted = try await connection.query("""
-                INSERT INTO jobs (kind, args, unique_key, priority, max_attempts, every_seconds, scheduled_at)
-                SELECT r.kind, r.args::jsonb, r.unique_key, r.priority, r.max_attempts, r.every_seconds,
+                INSERT INTO jobs (kind, args, unique_key, priority, max_attempts, timeout_seconds, scheduled_at)
+                SELECT r.kind, r.args::jsonb, r.unique_key, r.priority, r.max_attempts, r.timeout_seconds,
                        coalesce(to_timestamp(r.scheduled_at), now())
-                FROM json_to_recordset(\(json)::json) AS r (kind text, args text, unique_key text, priority int, max_attempts int,
-                                                            every_seconds float8, scheduled_at float8)
+                FROM json_to_recordset(\(json)::json) AS \(unescaped: Self.recordColumns)
                 ON CONFLICT (unique_key) WHERE state IN ('available', 'running', 'retryable') DO NOTHING
                 RETURNING id
                 """, logger: logger)
-            return try await inserted.reduce(0) { count, _ in count + 1 }
+            let new = try await inserted.reduce(0) { count, _ in count + 1 }
+            let schedules = try await connection.query("""
+                INSERT INTO schedules (kind, args, unique_key, priority, max_attempts, timeout_seconds, every_seconds, next_at)
+                SELECT r.kind, r.args::jsonb, r.unique_key, r.priority, r.max_attempts, r.timeout_seconds, r.every_seconds,
+                       coalesce(to_timestamp(r.scheduled_at), now()) + make_interval(secs => r.every_seconds)
+                FROM json_to_recordset(\(json)::json) AS \(unescaped: Self.recordColumns)
+                WHERE r.every_seconds IS NOT NULL AND r.unique_key IS NOT NULL
+                ON CONFLICT (unique_key) DO UPDATE SET args = EXCLUDED.args, priority = EXCLUDED.priority,
+                    max_attempts = EXCLUDED.max_attempts, timeout_seconds = EXCLUDED.timeout_seconds, every_seconds = EXCLUDED.every_seconds,
+                    -- A new period starts from now; the same period keeps its anchor.
+                    next_at = CASE WHEN schedules.every_seconds = EXCLUDED.every_seconds THEN schedules.next_at ELSE EXCLUDED.next_at END
+                RETURNING id
+                """, logger: logger)
+            return (new, try await schedules.reduce(0) { count, _ in count + 1 })
         }
-        return EnqueueResult(new: new, alreadyQueued: jobs.count - new)
+        return EnqueueResult(new: new, alreadyQueued: jobs.count - new, scheduled: scheduled)
     }
 
     /// Claims up to `limit` jobs whose time has come, highest priority first,
@@ -166,6 +197,7 @@ public struct JobQueue: Sendable {
                 WITH ready AS (
                     SELECT id FROM jobs
                     WHERE state IN ('available', 'retryable') AND scheduled_at <= now() AND kind = ANY(\(kinds.map(\.rawValue)))
+                      AND kind NOT IN (SELECT kind FROM paused_kinds)
                     ORDER BY priority DESC, scheduled_at, id
                     LIMIT \(limit)
                     FOR UPDATE SKIP LOCKED
@@ -173,71 +205,76 @@ public struct JobQueue: Sendable {
                 UPDATE jobs SET state = 'running', attempt = jobs.attempt + 1, attempted_at = now(), worker = \(worker),
                     lease_until = now() + make_interval(secs => \(lease)), fence = jobs.fence + 1
                 FROM ready WHERE jobs.id = ready.id
-                RETURNING jobs.id, jobs.kind, jobs.args::text, jobs.attempt, jobs.max_attempts, jobs.fence, jobs.every_seconds
+                RETURNING jobs.id, jobs.kind, jobs.args::text, jobs.attempt, jobs.max_attempts, jobs.fence, jobs.timeout_seconds
                 """, logger: logger)
             var claimed: [ClaimedJob] = []
-            for try await (id, kind, arguments, attempt, maxAttempts, fence, every)
+            for try await (id, kind, arguments, attempt, maxAttempts, fence, timeout)
                 in rows.decode((Int64, String, String, Int, Int, Int64, Double?).self) {
                 guard let kind = JobKind(rawValue: kind) else { continue }
                 claimed.append(ClaimedJob(id: id, kind: kind, arguments: arguments, attempt: attempt, maxAttempts: maxAttempts,
-                                          fence: fence, every: every))
+                                          fence: fence, timeout: timeout))
             }
             return claimed.sorted { $0.id < $1.id }
         }
     }
 
-    /// Marks the job completed; one with `every` is queued again for then,
-    /// in the same transaction. False when the claim was taken over: the
-    /// job is no longer this worker's.
+    /// Marks the job completed, and its list's schedule as refreshed now.
+    /// False when the claim was taken over: the job is no longer this worker's.
     @discardableResult
     public func complete(_ lease: JobLease) async throws(StoreError) -> Bool {
         try await complete([lease]).contains(lease)
     }
 
     /// Completes many jobs in one statement (a worker batches what its runs
-    /// finish meanwhile); returns the leases that still held. Jobs with
-    /// `every` are queued again in the same transaction.
+    /// finish meanwhile); returns the leases that still held. A completion
+    /// already written under the same claim holds again, so one whose
+    /// answer was lost can be retried.
     public func complete(_ leases: [JobLease]) async throws(StoreError) -> Set<JobLease> {
         guard !leases.isEmpty else { return [] }
         return try await store.writing { [logger = store.logger] connection in
             let completed = try await connection.query("""
-                UPDATE jobs SET state = 'completed', finalized_at = now(), worker = NULL, lease_until = NULL
-                FROM unnest(\(leases.map(\.job)), \(leases.map(\.fence))) AS l (id, fence)
-                WHERE jobs.id = l.id AND jobs.fence = l.fence AND jobs.state = 'running'
-                RETURNING jobs.id, jobs.fence, jobs.every_seconds IS NOT NULL
+                WITH done AS (
+                    UPDATE jobs SET state = 'completed', finalized_at = coalesce(finalized_at, now()), worker = NULL, lease_until = NULL,
+                        crashes = 0
+                    FROM unnest(\(leases.map(\.job)), \(leases.map(\.fence))) AS l (id, fence)
+                    WHERE jobs.id = l.id AND jobs.fence = l.fence AND jobs.state IN ('running', 'completed')
+                    RETURNING jobs.id, jobs.fence, jobs.kind, jobs.unique_key
+                ), refreshed AS (
+                    UPDATE schedules SET last_success_at = now() FROM done
+                    WHERE schedules.unique_key = done.unique_key AND schedules.kind = done.kind
+                )
+                SELECT id, fence FROM done
                 """, logger: logger)
             var held: Set<JobLease> = []
-            var again: [Int64] = []
-            for try await (id, fence, repeats) in completed.decode((Int64, Int64, Bool).self) {
-                held.insert(JobLease(job: id, fence: fence))
-                if repeats { again.append(id) }
-            }
-            if !again.isEmpty {
-                try await connection.query("""
-                    INSERT INTO jobs (kind, args, unique_key, priority, max_attempts, every_seconds, scheduled_at)
-                    SELECT kind, args, unique_key, priority, max_attempts, every_seconds, now() + make_interval(secs => every_seconds)
-                    FROM jobs WHERE id = ANY(\(again))
-                    ON CONFLICT (unique_key) WHERE state IN ('available', 'running', 'retryable') DO NOTHING
-                    """, logger: logger)
-            }
+            for try await (id, fence) in completed.decode((Int64, Int64).self) { held.insert(JobLease(job: id, fence: fence)) }
             return held
         }
     }
 
     /// Records a failed attempt: `retryable` again after `retryIn` seconds,
-    /// or `dead` when `permanent` or out of attempts. Nil when the claim
-    /// was taken over; otherwise the state the job is left in.
+    /// or `dead` when `permanent` or out of attempts; its list's schedule
+    /// keeps the error. `countAttempt` false gives the attempt back (the
+    /// supplier asked to be called later: HTTP 429 or 503 with
+    /// `Retry-After`). Nil when the claim was taken over; otherwise the state the job is left in.
     @discardableResult
-    public func fail(_ lease: JobLease, error: String, retryIn: Double, permanent: Bool = false) async throws(StoreError) -> JobState? {
+    public func fail(_ lease: JobLease, error: String, retryIn: Double, permanent: Bool = false,
+                     countAttempt: Bool = true) async throws(StoreError) -> JobState? {
         try await store.writing { [logger = store.logger] connection in
             let rows = try await connection.query("""
-                UPDATE jobs SET
-                    state = CASE WHEN \(permanent) OR attempt >= max_attempts THEN 'dead' ELSE 'retryable' END,
-                    finalized_at = CASE WHEN \(permanent) OR attempt >= max_attempts THEN now() END,
-                    scheduled_at = now() + make_interval(secs => \(retryIn)),
-                    last_error = \(error), worker = NULL, lease_until = NULL
-                WHERE id = \(lease.job) AND fence = \(lease.fence) AND state = 'running'
-                RETURNING state
+                WITH failed AS (
+                    UPDATE jobs SET
+                        attempt = CASE WHEN \(countAttempt) THEN attempt ELSE greatest(attempt - 1, 0) END,
+                        state = CASE WHEN \(permanent) OR (\(countAttempt) AND attempt >= max_attempts) THEN 'dead' ELSE 'retryable' END,
+                        finalized_at = CASE WHEN \(permanent) OR (\(countAttempt) AND attempt >= max_attempts) THEN now() END,
+                        scheduled_at = now() + make_interval(secs => \(retryIn)),
+                        last_error = \(error), worker = NULL, lease_until = NULL, crashes = 0
+                    WHERE id = \(lease.job) AND fence = \(lease.fence) AND state = 'running'
+                    RETURNING state, kind, unique_key
+                ), noted AS (
+                    UPDATE schedules SET last_error = \(error), last_error_at = now() FROM failed
+                    WHERE schedules.unique_key = failed.unique_key AND schedules.kind = failed.kind
+                )
+                SELECT state FROM failed
                 """, logger: logger)
             for try await state in rows.decode(String.self) { return JobState(rawValue: state) }
             return nil
@@ -264,10 +301,12 @@ public struct JobQueue: Sendable {
     /// however long each job takes, and the worker's own heartbeat. Returns
     /// the leases it still holds: a job missing from the answer was taken
     /// over or cancelled, and its run must stop.
-    public func heartbeat(_ leases: [JobLease], lease: Double, worker: String? = nil) async throws(StoreError) -> Set<JobLease> {
+    /// A worker the leader removed as gone (stopped past two leases, then
+    /// resumed) is registered again.
+    public func heartbeat(_ leases: [JobLease], lease: Double, worker: WorkerInfo? = nil) async throws(StoreError) -> Set<JobLease> {
         try await store.writing { [logger = store.logger] connection in
             if let worker {
-                try await connection.query("UPDATE workers SET heartbeat_at = now() WHERE id = \(worker)", logger: logger)
+                try await Self.upsert(worker, connection, logger: logger)
             }
             guard !leases.isEmpty else { return [] }
             let rows = try await connection.query("""
@@ -285,13 +324,17 @@ public struct JobQueue: Sendable {
     /// Records a worker as started (or started again under the same id), for `hotels jobs`.
     public func register(_ worker: WorkerInfo) async throws(StoreError) {
         try await store.writing { [logger = store.logger] connection in
-            try await connection.query("""
-                INSERT INTO workers (id, host, pid, kinds, concurrency) VALUES
-                    (\(worker.id), \(worker.host), \(worker.pid), \(worker.kinds.map(\.rawValue)), \(worker.concurrency))
-                ON CONFLICT (id) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid, kinds = EXCLUDED.kinds,
-                    concurrency = EXCLUDED.concurrency, started_at = now(), heartbeat_at = now()
-                """, logger: logger)
+            try await Self.upsert(worker, connection, logger: logger)
+            try await connection.query("UPDATE workers SET started_at = now() WHERE id = \(worker.id)", logger: logger)
         }
+    }
+
+    private static func upsert(_ worker: WorkerInfo, _ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("""
+            INSERT INTO workers (id, host, pid, kinds, concurrency, lease_seconds) VALUES
+                (\(worker.id), \(worker.host), \(worker.pid), \(worker.kinds.map(\.rawValue)), \(worker.concurrency), \(worker.lease))
+            ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()
+            """, logger: logger)
     }
 
     /// Forgets a worker that stopped.
@@ -300,136 +343,6 @@ public struct JobQueue: Sendable {
             try await connection.query("DELETE FROM workers WHERE id = \(id)", logger: logger)
         }
     }
-
-    /// Returns running jobs whose lease expired to `retryable` (or `dead`
-    /// when that was their last attempt); the attempt stays counted. Run by
-    /// whichever caller takes the rescuer's lock first; the others return
-    /// nil at once.
-    public func rescue() async throws(StoreError) -> Int? {
-        try await store.writing { [logger = store.logger] connection in
-            let leader = try await connection.query("SELECT pg_try_advisory_xact_lock(\(Self.rescuerLock))", logger: logger)
-                .decode(Bool.self).reduce(false) { $1 }
-            guard leader else { return nil }
-            let rows = try await connection.query("""
-                UPDATE jobs SET
-                    state = CASE WHEN attempt >= max_attempts THEN 'dead' ELSE 'retryable' END,
-                    finalized_at = CASE WHEN attempt >= max_attempts THEN now() END,
-                    last_error = 'the lease of ' || coalesce(worker, 'its worker') || ' expired', worker = NULL, lease_until = NULL,
-                    scheduled_at = now()
-                WHERE state = 'running' AND lease_until < now()
-                RETURNING id
-                """, logger: logger)
-            return try await rows.reduce(0) { count, _ in count + 1 }
-        }
-    }
-
-    /// Makes a dead, cancelled or retryable job available again with fresh attempts. False when it is running, queued or missing.
-    @discardableResult
-    public func retry(_ id: Int64) async throws(StoreError) -> Bool {
-        try await retry(where: "id = \(id)") == 1
-    }
-
-    /// Makes every dead job available again; returns how many.
-    @discardableResult
-    public func retryDead() async throws(StoreError) -> Int {
-        try await retry(where: "state = 'dead'")
-    }
-
-    private func retry(where condition: String) async throws(StoreError) -> Int {
-        try await store.writing { [logger = store.logger] connection in
-            // Only where the unique key is free: a list queued again meanwhile is not queued twice.
-            let rows = try await connection.query(PostgresQuery(unsafeSQL: """
-                UPDATE jobs SET state = 'available', attempt = 0, scheduled_at = now(), finalized_at = NULL
-                WHERE \(condition) AND state IN ('dead', 'cancelled', 'retryable', 'completed')
-                  AND (unique_key IS NULL OR NOT EXISTS (
-                      SELECT 1 FROM jobs live WHERE live.unique_key = jobs.unique_key AND live.id <> jobs.id
-                        AND live.state IN ('available', 'running', 'retryable')))
-                RETURNING id
-                """), logger: logger)
-            return try await rows.reduce(0) { count, _ in count + 1 }
-        }
-    }
-
-    /// Cancels a job that has not ended. A running one's worker learns it at
-    /// its next heartbeat or write, and stops. False when it had ended or is missing.
-    @discardableResult
-    public func cancel(_ id: Int64) async throws(StoreError) -> Bool {
-        try await store.writing { [logger = store.logger] connection in
-            let rows = try await connection.query("""
-                UPDATE jobs SET state = 'cancelled', finalized_at = now(), worker = NULL, lease_until = NULL
-                WHERE id = \(id) AND state IN ('available', 'running', 'retryable')
-                RETURNING id
-                """, logger: logger)
-            return try await rows.reduce(0) { count, _ in count + 1 } == 1
-        }
-    }
-
-    /// Deletes jobs that ended (completed, dead, cancelled) more than `seconds` ago; returns how many.
-    @discardableResult
-    public func prune(olderThan seconds: Double) async throws(StoreError) -> Int {
-        try await store.writing { [logger = store.logger] connection in
-            let rows = try await connection.query("""
-                DELETE FROM jobs WHERE state IN ('completed', 'dead', 'cancelled')
-                  AND finalized_at < now() - make_interval(secs => \(seconds))
-                RETURNING id
-                """, logger: logger)
-            return try await rows.reduce(0) { count, _ in count + 1 }
-        }
-    }
-
-    /// How many jobs are in each state, by kind.
-    public func counts() async throws(StoreError) -> [JobKind: [JobState: Int]] {
-        try await store.reading { [logger = store.logger] connection in
-            let rows = try await connection.query("SELECT kind, state, count(*) FROM jobs GROUP BY kind, state", logger: logger)
-            var counts: [JobKind: [JobState: Int]] = [:]
-            for try await (kind, state, count) in rows.decode((String, String, Int).self) {
-                guard let kind = JobKind(rawValue: kind), let state = JobState(rawValue: state) else { continue }
-                counts[kind, default: [:]][state] = count
-            }
-            return counts
-        }
-    }
-
-    /// What `hotels jobs` shows: counts, workers, throughput, the oldest wait, dead jobs.
-    public func overview(deadLimit: Int = 20) async throws(StoreError) -> JobsOverview {
-        let counts = try await counts()
-        return try await store.reading { [logger = store.logger] connection in
-            var overview = JobsOverview(byKind: counts)
-            let workers = try await connection.query("""
-                SELECT w.id, w.host, w.pid, w.kinds, w.concurrency, extract(epoch FROM w.started_at)::float8,
-                       extract(epoch FROM w.heartbeat_at)::float8, count(j.id)
-                FROM workers w LEFT JOIN jobs j ON j.worker = w.id AND j.state = 'running'
-                GROUP BY w.id ORDER BY w.started_at
-                """, logger: logger)
-            for try await (id, host, pid, kinds, concurrency, started, heartbeat, running)
-                in workers.decode((String, String, Int, [String], Int, Double, Double, Int).self) {
-                overview.workers.append(JobsOverview.Worker(
-                    info: WorkerInfo(id: id, host: host, pid: pid, kinds: kinds.compactMap(JobKind.init(rawValue:)), concurrency: concurrency),
-                    startedAt: Date(timeIntervalSince1970: started), heartbeatAt: Date(timeIntervalSince1970: heartbeat), running: running))
-            }
-            let recent = try await connection.query("""
-                SELECT count(*) FILTER (WHERE state = 'completed' AND finalized_at > now() - interval '1 minute'),
-                       extract(epoch FROM now() - min(scheduled_at) FILTER (WHERE state = 'available' AND scheduled_at <= now()))::float8
-                FROM jobs
-                """, logger: logger)
-            for try await (completed, oldest) in recent.decode((Int, Double?).self) {
-                overview.completedLastMinute = completed
-                overview.oldestAvailableSeconds = oldest
-            }
-            let dead = try await connection.query("""
-                SELECT id, kind, args::text, attempt, coalesce(last_error, ''), extract(epoch FROM finalized_at)::float8
-                FROM jobs WHERE state = 'dead' ORDER BY finalized_at DESC LIMIT \(deadLimit)
-                """, logger: logger)
-            for try await (id, kind, arguments, attempt, error, finalized) in dead.decode((Int64, String, String, Int, String, Double?).self) {
-                overview.dead.append(JobsOverview.DeadJob(id: id, kind: kind, arguments: arguments, attempts: attempt, lastError: error,
-                                                          diedAt: finalized.map(Date.init(timeIntervalSince1970:))))
-            }
-            return overview
-        }
-    }
-
-    /// Any number, the same in every HotelKit: the lock whose holder rescues expired leases.
-    static let rescuerLock: Int64 = 0x486F_7465_6C52_6573
 
     /// A job as `enqueue` sends it, keyed as `json_to_recordset` reads it.
     private struct JobRow: Encodable {
@@ -440,7 +353,13 @@ public struct JobQueue: Sendable {
         var max_attempts: Int
         var every_seconds: Double?
         var scheduled_at: Double?
+        var timeout_seconds: Double?
     }
+
+    /// The columns of ``JobRow`` as `json_to_recordset` names them.
+    private static let recordColumns = """
+        r (kind text, args text, unique_key text, priority int, max_attempts int, every_seconds float8, scheduled_at float8, timeout_seconds float8)
+        """
 }
 
 extension PostgresHotelStore {
@@ -455,42 +374,5 @@ extension PostgresHotelStore {
         guard try await rows.reduce(0, { count, _ in count + 1 }) == 1 else {
             throw StoreError(path: location, reason: "\(lease) was taken over or cancelled: this worker's write was refused", kind: .leaseLost)
         }
-    }
-}
-
-/// The queue at a glance, for `hotels jobs`.
-public struct JobsOverview: Sendable {
-    public struct Worker: Sendable {
-        public var info: WorkerInfo
-        public var startedAt: Date
-        public var heartbeatAt: Date
-        /// Jobs it holds now.
-        public var running: Int
-    }
-
-    public struct DeadJob: Sendable {
-        public var id: Int64
-        public var kind: String
-        public var arguments: String
-        public var attempts: Int
-        public var lastError: String
-        public var diedAt: Date?
-    }
-
-    /// Jobs by kind and state.
-    public var byKind: [JobKind: [JobState: Int]]
-    public var workers: [Worker] = []
-    /// Jobs completed in the last minute: the queue's throughput.
-    public var completedLastMinute = 0
-    /// How long the oldest job that could run has waited, in seconds; nil when none waits.
-    public var oldestAvailableSeconds: Double?
-    /// The most recent dead jobs, with their last error.
-    public var dead: [DeadJob] = []
-
-    /// Jobs by state, every kind together; every state is present.
-    public var counts: [JobState: Int] {
-        var counts = Dictionary(uniqueKeysWithValues: JobState.allCases.map { ($0, 0) })
-        for states in byKind.values { counts.merge(states, uniquingKeysWith: +) }
-        return counts
     }
 }

@@ -133,6 +133,55 @@ public enum PostgresSchema {
             $$
             """,
         ]),
+        // The fleet unattended (JobQueue+Maintenance): schedules as rows of
+        // their own, one elected leader, paused kinds, a deadline per job,
+        // and the deaths of a job's workers counted.
+        Migration(version: 5, name: "schedules, leader, paused kinds, job deadlines", statements: [
+            """
+            CREATE TABLE schedules (
+                id bigserial PRIMARY KEY,
+                kind text NOT NULL CHECK (kind IN ('list', 'logos')),
+                args jsonb NOT NULL,
+                -- The list's key: its jobs carry the same one, and at most one of them is live.
+                unique_key text NOT NULL UNIQUE,
+                priority integer NOT NULL DEFAULT 0,
+                max_attempts integer NOT NULL DEFAULT 5 CHECK (max_attempts > 0),
+                timeout_seconds double precision,
+                every_seconds double precision NOT NULL CHECK (every_seconds >= 1),
+                -- The next run's time: the last scheduled time plus every, never a completion's.
+                next_at timestamptz NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                last_success_at timestamptz,
+                last_error text,
+                last_error_at timestamptz
+            )
+            """,
+            "CREATE INDEX schedules_due ON schedules (next_at)",
+            "ALTER TABLE jobs ADD COLUMN timeout_seconds double precision",
+            // Expired leases in a row: a job that kills its worker is dead at the third, not passed round the fleet.
+            "ALTER TABLE jobs ADD COLUMN crashes integer NOT NULL DEFAULT 0",
+            "ALTER TABLE workers ADD COLUMN lease_seconds double precision NOT NULL DEFAULT 30",
+            "CREATE TABLE paused_kinds (kind text PRIMARY KEY, paused_at timestamptz NOT NULL DEFAULT now())",
+            // The leader's lease: a row, not a session lock, so it works behind PgBouncer in transaction mode.
+            """
+            CREATE TABLE leader (
+                name text PRIMARY KEY,
+                holder text NOT NULL,
+                elected_at timestamptz NOT NULL DEFAULT now(),
+                until timestamptz NOT NULL
+            )
+            """,
+            // Lists that were chained to completion (every_seconds) become schedules: the next run after the live one.
+            """
+            INSERT INTO schedules (kind, args, unique_key, priority, max_attempts, every_seconds, next_at, last_success_at)
+            SELECT DISTINCT ON (j.unique_key) j.kind, j.args, j.unique_key, j.priority, j.max_attempts, greatest(j.every_seconds, 1),
+                   CASE WHEN j.state IN ('available', 'running', 'retryable')
+                        THEN j.scheduled_at + make_interval(secs => greatest(j.every_seconds, 1)) ELSE now() END,
+                   (SELECT max(d.finalized_at) FROM jobs d WHERE d.unique_key = j.unique_key AND d.state = 'completed')
+            FROM jobs j WHERE j.every_seconds IS NOT NULL AND j.unique_key IS NOT NULL
+            ORDER BY j.unique_key, j.id DESC
+            """,
+        ]),
     ]
 
     /// The SQLSTATE of `hotelkit_refuse`: a statement that undid itself on purpose.
@@ -184,6 +233,9 @@ public enum PostgresSchema {
         try refuseNewer(before, location: location)
         guard !before.pending.isEmpty else { return [] }
         return try await connection.withTransaction(logger: logger) { connection in
+            // Waiting out another process's migration, however long it takes, is the point: the connection's deadlines do not apply.
+            try await connection.query("SET LOCAL lock_timeout = 0", logger: logger)
+            try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
             try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
             try await connection.query(PostgresQuery(unsafeSQL: versionTable), logger: logger)
             // Under the lock: what another process applied meanwhile is not applied again.
