@@ -91,7 +91,9 @@ let package = Package(
         .target(
             name: "OfflineStore",
             dependencies: [
-                "Hotels", "Imaging", logging, .product(name: "GRDB", package: "GRDB.swift"),
+                // HTTP: ListSync tells an offline service by its TransportError. Undeclared, a change to that
+                // enum left OfflineStore built against the old one, and the process crashed.
+                "HTTP", "Hotels", "Imaging", logging, .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, as GRDB links it: the store binds new rows' values with it.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]

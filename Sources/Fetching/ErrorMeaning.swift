@@ -151,6 +151,9 @@ public struct ErrorMeaning: Sendable, Equatable {
             .credentials
         case .httpStatus(let status, _) where status >= 500:
             ErrorMeaning(kind: .transient, exitCode: 69, isRetryable: true)
+        case .retryLater(_, let after, _):
+            ErrorMeaning(kind: .transient, exitCode: 69, hint: "the service asked to be called again in \(Int(after.rounded(.up))) s",
+                         isRetryable: true)
         case .tooLarge:
             ErrorMeaning(kind: .badData, exitCode: 65)
         default:

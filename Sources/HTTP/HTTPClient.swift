@@ -77,6 +77,35 @@ public struct HTTPResponseHead: Sendable, Equatable {
         self.status = status
         self.headers = headers
     }
+
+    /// `Retry-After` in seconds from `now`: delay-seconds, or an HTTP date
+    /// (IMF-fixdate, RFC 850 or asctime, as RFC 9110 says to accept). Nil
+    /// when absent or unreadable; a date in the past is 0.
+    public func retryAfter(now: Date = Date()) -> Double? {
+        guard let value = headers["retry-after"]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if value.allSatisfy(\.isASCIIDigit) { return Double(value) }
+        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: value) { return max(0, date.timeIntervalSince(now)) }
+        }
+        return nil
+    }
+}
+
+extension TransportError {
+    /// A 429 or 503 whose head says when to retry, as ``retryLater(status:after:snippet:)``; any other error as it is.
+    public func honouringRetryAfter(_ head: HTTPResponseHead?, now: Date = Date()) -> TransportError {
+        guard case .httpStatus(let status, let snippet) = self, status == 429 || status == 503,
+              let after = head?.retryAfter(now: now) else { return self }
+        return .retryLater(status: status, after: after, snippet: snippet)
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
 }
 
 /// Receives a response body as it arrives, on the transfer's thread.
@@ -98,6 +127,8 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     case cancelled
     /// A status that is not a SOAP response, with the start of the body.
     case httpStatus(Int, snippet: String)
+    /// HTTP 429 or 503 whose `Retry-After` said when to ask again, in seconds from the answer.
+    case retryLater(status: Int, after: Double, snippet: String)
     case tooManyRedirects(Int)
     /// The connection broke mid-response.
     case connectionLost(String)
@@ -112,7 +143,9 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
         }
     }
 
-    /// Whether a retry of an idempotent request may succeed.
+    /// Whether a retry of an idempotent request may succeed now. A
+    /// ``retryLater(status:after:snippet:)`` is not: the service said when,
+    /// and a job queue reschedules it for then.
     public var isRetryable: Bool {
         switch self {
         case .httpStatus(let status, _): status >= 500
@@ -128,6 +161,8 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
         case .tooLarge(let limit): "response larger than \(limit) bytes"
         case .cancelled: "cancelled"
         case .httpStatus(let status, let snippet): "HTTP \(status)" + (snippet.isEmpty ? "" : ": \(snippet)")
+        case .retryLater(let status, let after, let snippet):
+            "HTTP \(status), asked to retry after \(Int(after.rounded(.up))) s" + (snippet.isEmpty ? "" : ": \(snippet)")
         case .tooManyRedirects(let count): "more than \(count) redirects"
         case .connectionLost(let reason): "connection lost: \(reason)"
         case .other(let reason): reason

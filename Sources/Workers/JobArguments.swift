@@ -64,10 +64,13 @@ public struct ListJobArguments: Codable, Sendable, Equatable {
     /// The list in the store.
     public var key: ListKey { ListKey(profile: profile.name, endpoint: endpoint, city: city, keyword: keyword, area: area) }
 
-    /// The job: at most one live per list.
-    public func job(priority: Int = 0, maxAttempts: Int = 5, every: Double? = nil) -> NewJob {
+    /// A list job's deadline unless one is given: an hour.
+    public static let defaultTimeout: Double = 3600
+
+    /// The job: at most one live per list; with `every`, the list's schedule too.
+    public func job(priority: Int = 0, maxAttempts: Int = 5, every: Double? = nil, timeout: Double? = defaultTimeout) -> NewJob {
         NewJob(kind: .list, arguments: Self.encode(self), uniqueKey: Self.uniqueKey(kind: .list, key, suffix: nil),
-               priority: priority, maxAttempts: maxAttempts, every: every)
+               priority: priority, maxAttempts: maxAttempts, every: every, timeout: timeout)
     }
 
     /// `kind|profile|endpoint|city|keyword[␟area][|suffix]`, each part escaped so none can pass for another's.
@@ -97,10 +100,13 @@ public struct LogosJobArguments: Codable, Sendable, Equatable {
         self.limit = limit
     }
 
-    public func job(priority: Int = 0, maxAttempts: Int = 5) -> NewJob {
+    /// A logos job's deadline unless one is given: ten minutes.
+    public static let defaultTimeout: Double = 600
+
+    public func job(priority: Int = 0, maxAttempts: Int = 5, timeout: Double? = defaultTimeout) -> NewJob {
         NewJob(kind: .logos, arguments: ListJobArguments.encode(self),
                uniqueKey: ListJobArguments.uniqueKey(kind: .logos, list.key, suffix: "\(list.filter)|\(offset)|\(limit)"),
-               priority: priority, maxAttempts: maxAttempts)
+               priority: priority, maxAttempts: maxAttempts, timeout: timeout)
     }
 }
 

@@ -20,15 +20,20 @@ public protocol JobRunner: Sendable {
 }
 
 /// A job's failure as its runner describes it: with secrets already
-/// redacted, and whether a retry may help.
+/// redacted, whether a retry may help, and when the service asked to be called again.
 public struct JobFailure: Error, Sendable, CustomStringConvertible {
     public var description: String
     /// Credentials, configuration, a bad profile: no retry mends it, and the job is dead at once.
     public var isPermanent: Bool
+    /// The service asked to be called again in this many seconds (HTTP 429 or
+    /// 503 with `Retry-After`): the job waits at least that long (an hour at
+    /// most), and the attempt is not counted.
+    public var retryAfter: Double?
 
-    public init(_ description: String, isPermanent: Bool) {
+    public init(_ description: String, isPermanent: Bool, retryAfter: Double? = nil) {
         self.description = description
         self.isPermanent = isPermanent
+        self.retryAfter = retryAfter
     }
 
     /// `error` as a job's failure: its meaning decides whether it is permanent.
@@ -37,6 +42,7 @@ public struct JobFailure: Error, Sendable, CustomStringConvertible {
         let text = String(describing: error)
         description = secrets?.redact(text) ?? text
         isPermanent = error is JobArgumentsError || [.credentials, .configuration, .usage].contains(meaning.kind)
+        if case .retryLater(_, let after, _)? = error as? TransportError { retryAfter = after }
     }
 }
 

@@ -18,6 +18,14 @@ public enum WorkerEvent: Sendable, Equatable {
     case leasesRenewed(count: Int)
     case heartbeatFailed
     case rescued(count: Int)
+    /// A completion could not be written, and is tried again while the lease holds.
+    case completionRetried
+    /// This worker became the leader (true) or stopped being it (false).
+    case leader(Bool)
+    /// Due schedules enqueued this many runs.
+    case scheduled(count: Int)
+    /// The fleet's freshness, as the last maintenance pass read it.
+    case freshness(staleLists: Int, oldestAvailableSeconds: Double)
 }
 
 /// A worker: claims jobs from the queue and runs them, `concurrency` at once,
@@ -33,8 +41,15 @@ public enum WorkerEvent: Sendable, Equatable {
 ///   abandoned. While heartbeats fail the worker claims nothing, and once a
 ///   whole lease has passed without one it cancels its runs, whose leases
 ///   have certainly expired.
-/// - **Rescue**: whichever worker takes the rescuer's lock returns expired
-///   leases to `retryable`, and prunes jobs that ended long ago.
+/// - **Maintenance** (``Maintenance``): one worker at a time is the
+///   leader. It enqueues due schedules, returns expired leases to
+///   `retryable`, prunes ended jobs and removes workers gone.
+/// - **Deadlines**: a heartbeat or a completion that does not land within
+///   a third of a lease counts as failed, exactly like one that throws (its
+///   connection is closed); a run past its job's timeout is cancelled and
+///   fails as timed out. A completion that fails is tried again, its lease
+///   still renewed, until it lands or the lease is known lost: a run that
+///   succeeded never ends dead.
 /// - **Errors**: a permanent one (``JobFailure/isPermanent``) makes the job
 ///   `dead`; any other retries it after ``RetryBackoff``, until its attempts
 ///   run out.
@@ -43,7 +58,7 @@ public enum WorkerEvent: Sendable, Equatable {
 ///   `available` without counting the attempt.
 public final class Worker: Sendable {
     public struct Configuration: Sendable {
-        /// Unique among the workers: `host:pid` by default.
+        /// Unique among the workers on every host and container: a UUID by default (`host:pid` is shown beside it).
         public var id: String
         public var host: String
         public var kinds: [JobKind]
@@ -55,19 +70,27 @@ public final class Worker: Sendable {
         /// How long a worker with fewer than half its slots free waits after a claim for more to free, in
         /// seconds (10 ms): short jobs are claimed in batches, and a long job's slot waits for nothing it would notice.
         public var claimWindow = 0.01
-        /// How often this worker tries to be the rescuer, in seconds: half a lease by default.
+        /// How often maintenance runs (the leader's work, or a follower's bid to lead), in seconds: half a lease by default.
         public var rescueInterval: Double
-        /// Ended jobs older than this are pruned by the rescuer, in seconds (7 days by default).
+        /// Ended jobs older than this are pruned by the leader, in seconds (7 days by default).
         public var pruneAfter: Double
         /// How long running jobs may take to finish once the worker is stopped, in seconds.
         public var grace: Double
         public var backoff: RetryBackoff
+        /// A job whose worker died on it this many times in a row is dead.
+        public var crashLimit = 3
+        /// How long after it is shown as gone the leader removes a worker, in seconds.
+        public var goneWorkerGrace: Double = 3600
+
+        /// How long a heartbeat, a completion or a failure's record may take before it counts as failed:
+        /// a third of a lease (the heartbeat's interval), and at least a second, which a loaded host's slowest answer needs.
+        public var callDeadline: Double { max(lease / 3, 1) }
 
         public init(id: String? = nil, kinds: [JobKind] = JobKind.allCases, concurrency: Int = 4, lease: Double = 30,
                     pollInterval: ClosedRange<Double> = 0.05...2, rescueInterval: Double? = nil, pruneAfter: Double = 7 * 86400,
                     grace: Double = 30, backoff: RetryBackoff = RetryBackoff()) {
             host = ProcessInfo.processInfo.hostName
-            self.id = id ?? "\(host):\(getpid())"
+            self.id = id ?? UUID().uuidString.lowercased()
             self.kinds = kinds
             self.concurrency = max(1, concurrency)
             self.lease = lease
@@ -99,6 +122,10 @@ public final class Worker: Sendable {
     private let state = PosixMutex(State())
     private let wakeup = Wakeup()
     private let completer: Completer
+    private var info: WorkerInfo {
+        WorkerInfo(id: configuration.id, host: configuration.host, pid: Int(getpid()), kinds: configuration.kinds,
+                   concurrency: configuration.concurrency, lease: configuration.lease)
+    }
 
     public init(queue: JobQueue, runner: any JobRunner, configuration: Configuration = Configuration(),
                 logger: Logger = Logger(label: "hotelkit.worker"), observe: @escaping @Sendable (WorkerEvent) -> Void = { _ in }) {
@@ -107,19 +134,23 @@ public final class Worker: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.observe = observe
-        completer = Completer(queue: queue)
+        completer = Completer(queue: queue, deadline: configuration.callDeadline)
         completer.onFlush = { [weak self] jobs, held in self?.completed(jobs, held: held) }
+        completer.isLost = { [weak self] lease in self?.state.withLock { $0.lost.contains(lease) } ?? true }
     }
+
+    /// The longest wait a service's `Retry-After` is granted, in seconds: an hour.
+    public static let longestRetryAfter: Double = 3600
 
     /// The leases of the jobs running now.
     public var runningJobs: [JobLease] { state.withLock { Array($0.running.keys) } }
 
     /// Claims and runs jobs until ``stop()``; then drains, releases, logs out and returns.
     public func run() async throws {
-        try await queue.register(WorkerInfo(id: configuration.id, host: configuration.host, pid: Int(getpid()),
-                                            kinds: configuration.kinds, concurrency: configuration.concurrency))
+        try await queue.register(info)
         let heartbeats = Task { await heartbeatLoop() }
-        let housekeeping = Task { await housekeepingLoop() }
+        let maintenance = Maintenance(queue: queue, worker: configuration, logger: logger, report: { [weak self] in self?.report($0) })
+        let housekeeping = Task { await maintenance.run() }
         var idle = configuration.pollInterval.lowerBound
         var lastClaim = ContinuousClock.now - .seconds(configuration.pollInterval.upperBound)
         while !state.withLock({ $0.stopping }) {
@@ -153,6 +184,7 @@ public final class Worker: Sendable {
         await drain()
         heartbeats.cancel()
         housekeeping.cancel()
+        await housekeeping.value
         await runner.close()
         do {
             try await queue.unregister(configuration.id)
@@ -190,9 +222,10 @@ public final class Worker: Sendable {
 
     private func execute(_ job: ClaimedJob) async {
         do {
-            try await runner.run(job, queue: queue)
+            try await JobDeadline.run(job.timeout) { [self] in try await runner.run(job, queue: queue) }
             try Task.checkCancellation()
-            completer.add(job)
+            // The run stays among the running until its completion lands: its lease is renewed meanwhile.
+            await completer.complete(job)
         } catch {
             let (lost, released) = state.withLock { ($0.lost.contains(job.lease), $0.released.contains(job.lease)) }
             if released { return }
@@ -214,8 +247,12 @@ public final class Worker: Sendable {
                     abandoned(job, why: "its claim was taken over before it completed")
                 }
             }
+        case .failure(let error) where jobs.isEmpty:
+            logger.warning("worker \(configuration.id): could not record completed jobs; trying again while their leases hold: \(error)")
+            report(.completionRetried)
         case .failure(let error):
-            logger.warning("worker \(configuration.id): could not record \(jobs.count) completed jobs; they will run again: \(error)")
+            logger.warning("worker \(configuration.id): could not record \(jobs.count) completed jobs before their leases were lost: \(error)")
+            jobs.forEach { abandoned($0, why: "its completion could not be written before its lease was lost") }
         }
     }
 
@@ -227,8 +264,13 @@ public final class Worker: Sendable {
     private func failed(_ job: ClaimedJob, _ error: any Error) async {
         let failure = error as? JobFailure ?? JobFailure(error)
         do {
-            let outcome = try await queue.fail(job.lease, error: failure.description, retryIn: configuration.backoff.delay(afterAttempt: job.attempt),
-                                               permanent: failure.isPermanent)
+            // What the supplier asked for (capped at an hour), or the backoff if longer; an attempt the supplier refused is not counted.
+            let backoff = configuration.backoff.delay(afterAttempt: job.attempt)
+            let retryIn = failure.retryAfter.map { max(backoff, min($0, Self.longestRetryAfter)) } ?? backoff
+            let outcome = try await PostgresHotelStore.withCallTimeout(configuration.callDeadline) {
+                try await queue.fail(job.lease, error: failure.description, retryIn: retryIn, permanent: failure.isPermanent,
+                                     countAttempt: failure.retryAfter == nil)
+            }
             switch outcome {
             case .dead?:
                 logger.error("worker \(configuration.id): \(job.lease) is dead after attempt \(job.attempt): \(failure.description)")
@@ -240,7 +282,7 @@ public final class Worker: Sendable {
                 abandoned(job, why: "its claim was taken over before its failure was recorded")
             }
         } catch {
-            // The lease expires, and the rescuer counts the attempt.
+            // The lease expires, and the leader's rescue counts the attempt.
             logger.warning("worker \(configuration.id): could not record the failure of \(job.lease): \(error)")
         }
     }
@@ -281,7 +323,10 @@ public final class Worker: Sendable {
             guard !Task.isCancelled else { return }
             let leases = state.withLock { state in Array(state.running.keys.filter { !state.lost.contains($0) && !state.released.contains($0) }) }
             do {
-                let held = try await queue.heartbeat(leases, lease: configuration.lease, worker: configuration.id)
+                // A heartbeat that cannot land within its deadline fails like one that throws: a frozen connection never throws.
+                let held = try await PostgresHotelStore.withCallTimeout(configuration.callDeadline) {
+                    try await queue.heartbeat(leases, lease: configuration.lease, worker: info)
+                }
                 let gone = Set(leases).subtracting(held)
                 let cancelled = state.withLock { state in
                     state.healthy = true
@@ -308,84 +353,95 @@ public final class Worker: Sendable {
             }
         }
     }
-
-    private func housekeepingLoop() async {
-        var lastPrune = ContinuousClock.now - .seconds(3600)
-        while !Task.isCancelled {
-            do {
-                if let rescued = try await queue.rescue() {
-                    if rescued > 0 {
-                        logger.notice("worker \(configuration.id): \(rescued) jobs whose lease expired are retryable again")
-                        report(.rescued(count: rescued))
-                    }
-                    if ContinuousClock.now - lastPrune > .seconds(3600) {
-                        lastPrune = .now
-                        try await queue.prune(olderThan: configuration.pruneAfter)
-                    }
-                }
-            } catch where Task.isCancelled {
-                return
-            } catch {
-                logger.warning("worker \(configuration.id): rescue failed: \(error)")
-            }
-            try? await Task.sleep(for: .seconds(configuration.rescueInterval))
-        }
-    }
 }
 
 /// Writes completions in batches: one statement for whatever runs finished
 /// while the last one was written, so a worker of many short jobs is not
-/// held to a transaction per job, and one idle worker's completion waits for nothing.
+/// held to a transaction per job, and one idle worker's completion waits
+/// for nothing. A batch that cannot be written (an error, or no answer
+/// within the deadline) is tried again, backing off, until it lands or its
+/// leases are known lost: a run that succeeded is never left to expire.
 private final class Completer: Sendable {
+    private struct Waiting {
+        var job: ClaimedJob
+        var done: CheckedContinuation<Void, Never>
+    }
+
     private struct State {
-        var pending: [ClaimedJob] = []
+        var pending: [Waiting] = []
         var flushing = false
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
         var onFlush: @Sendable ([ClaimedJob], Result<Set<JobLease>, StoreError>) -> Void = { _, _ in }
+        var isLost: @Sendable (JobLease) -> Bool = { _ in false }
     }
 
     private let queue: JobQueue
+    private let deadline: Double
     private let state = PosixMutex(State())
 
-    init(queue: JobQueue) {
+    init(queue: JobQueue, deadline: Double) {
         self.queue = queue
+        self.deadline = deadline
     }
 
-    /// Told of each batch once written, or not.
+    /// Told of each batch once written, or given up.
     var onFlush: @Sendable ([ClaimedJob], Result<Set<JobLease>, StoreError>) -> Void {
         get { state.withLock { $0.onFlush } }
         set { state.withLock { $0.onFlush = newValue } }
     }
 
-    func add(_ job: ClaimedJob) {
-        let starts = state.withLock { state in
-            state.pending.append(job)
-            defer { state.flushing = true }
-            return !state.flushing
+    /// Whether a lease is known lost: its completion is then given up.
+    var isLost: @Sendable (JobLease) -> Bool {
+        get { state.withLock { $0.isLost } }
+        set { state.withLock { $0.isLost = newValue } }
+    }
+
+    /// Returns once the job's completion is written, or given up with its lease.
+    func complete(_ job: ClaimedJob) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let starts = state.withLock { state in
+                state.pending.append(Waiting(job: job, done: done))
+                defer { state.flushing = true }
+                return !state.flushing
+            }
+            if starts { Task { await flush() } }
         }
-        if starts { Task { await flush() } }
     }
 
     private func flush() async {
+        var failures = 0
         while true {
-            let (batch, onFlush, waiters) = state.withLock { state in
+            let (batch, onFlush, isLost, waiters) = state.withLock { state in
                 let batch = state.pending
                 state.pending = []
-                guard batch.isEmpty else { return (batch, state.onFlush, [CheckedContinuation<Void, Never>]()) }
+                guard batch.isEmpty else { return (batch, state.onFlush, state.isLost, [CheckedContinuation<Void, Never>]()) }
                 state.flushing = false
                 defer { state.idleWaiters = [] }
-                return (batch, state.onFlush, state.idleWaiters)
+                return (batch, state.onFlush, state.isLost, state.idleWaiters)
             }
             guard !batch.isEmpty else { return waiters.forEach { $0.resume() } }
             do {
-                onFlush(batch, .success(try await queue.complete(batch.map(\.lease))))
-            } catch {
-                onFlush(batch, .failure(error))
+                let held = try await PostgresHotelStore.withCallTimeout(deadline) { try await queue.complete(batch.map(\.job.lease)) }
+                failures = 0
+                onFlush(batch.map(\.job), .success(held))
+                batch.forEach { $0.done.resume() }
+            } catch let failure {
+                // The queue's calls throw only StoreError; the deadline's wrapper does not say so.
+                let error = failure as? StoreError ?? StoreError(path: queue.store.location, reason: String(describing: failure))
+                failures += 1
+                let (lost, again) = (batch.filter { isLost($0.job.lease) }, batch.filter { !isLost($0.job.lease) })
+                if !lost.isEmpty {
+                    onFlush(lost.map(\.job), .failure(error))
+                    lost.forEach { $0.done.resume() }
+                }
+                if !again.isEmpty { onFlush([], .failure(error)) }
+                state.withLock { $0.pending = again + $0.pending }
+                try? await Task.sleep(for: .seconds(min(5, 0.1 * pow(2, Double(min(failures, 6))))))
             }
         }
     }
 
-    /// Returns once every completion handed in is written (or failed).
+    /// Returns once every completion handed in is written (or given up).
     func idle() async {
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             let now = state.withLock { state in

@@ -13,6 +13,10 @@ import PostgresStore
 /// | `hotelkit_lease_renewals_total`, `hotelkit_heartbeat_failures_total` | heartbeats |
 /// | `hotelkit_jobs_rescued_total`, `hotelkit_jobs_released_total` | leases that expired, jobs given back |
 /// | `hotelkit_pages_fetched_total`, `hotelkit_hotels_fetched_total`, `hotelkit_logos_processed_total` | the work itself |
+/// | `hotelkit_completion_retries_total` | completions written again after a failure |
+/// | `hotelkit_leader` | 1 while this worker leads the maintenance |
+/// | `hotelkit_scheduled_runs_total` | runs enqueued by schedules |
+/// | `hotelkit_lists_stale`, `hotelkit_oldest_available_seconds` | gauges of the fleet's freshness: scheduled lists not refreshed for two periods, the oldest wait |
 public enum WorkerMetrics {
     static func record(_ event: WorkerEvent) {
         switch event {
@@ -37,6 +41,15 @@ public enum WorkerMetrics {
             Counter(label: "hotelkit_heartbeat_failures_total").increment()
         case .rescued(let count):
             Counter(label: "hotelkit_jobs_rescued_total").increment(by: count)
+        case .completionRetried:
+            Counter(label: "hotelkit_completion_retries_total").increment()
+        case .leader(let leads):
+            Gauge(label: "hotelkit_leader").record(leads ? 1 : 0)
+        case .scheduled(let count):
+            Counter(label: "hotelkit_scheduled_runs_total").increment(by: count)
+        case .freshness(let stale, let oldest):
+            Gauge(label: "hotelkit_lists_stale").record(stale)
+            Gauge(label: "hotelkit_oldest_available_seconds").record(oldest)
         }
     }
 

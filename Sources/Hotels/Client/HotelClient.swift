@@ -189,7 +189,8 @@ public struct HotelClient: Sendable {
             do {
                 head = try await configuration.transport.send(request, into: sink)
                 return (try sink.page(status: head?.status ?? 0), Exchange(request: request, head: head, body: sink.body))
-            } catch {
+            } catch let failure {
+                let error = (failure as? TransportError)?.honouringRetryAfter(head) ?? failure
                 record(context, Exchange(request: request, head: head, body: sink.body), error: error)
                 throw secrets.redact(error)
             }
@@ -226,6 +227,7 @@ public struct HotelClient: Sendable {
                 record(context, exchange, error: error)
                 if error is SOAPFault || (200..<300).contains(head.status) { throw secrets.redact(error) }
                 throw TransportError.httpStatus(head.status, snippet: secrets.redact(String(decoding: body.prefix(160), as: UTF8.self)))
+                    .honouringRetryAfter(head)
             }
             return (reader.body.values, exchange)
         }

@@ -140,6 +140,9 @@ public final class SecretRedactor: Sendable {
             return reported
         case let transport as TransportError:
             if case .httpStatus(let status, let snippet) = transport { return TransportError.httpStatus(status, snippet: redact(snippet)) }
+            if case .retryLater(let status, let after, let snippet) = transport {
+                return TransportError.retryLater(status: status, after: after, snippet: redact(snippet))
+            }
             return transport
         default:
             let text = "\(error)"

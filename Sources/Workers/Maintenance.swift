@@ -1,0 +1,117 @@
+import Foundation
+import Logging
+import OfflineStore
+import PostgresStore
+
+/// The fleet's maintenance, run by one elected worker at a time, as river's
+/// leader runs its periodic jobs, rescuer and cleaner. Every worker runs a
+/// `Maintenance`; each pass, it bids for (or keeps) the leader's lease, and
+/// the leader alone:
+/// - enqueues the runs of due schedules (``/PostgresStore/JobQueue/enqueueDue()``);
+/// - returns expired leases to `retryable` after a backoff, or `dead` at the
+///   last attempt or the third crash in a row, never waiting on a locked row;
+/// - prunes ended jobs, hourly, and removes workers gone.
+///
+/// Every worker reads the fleet's freshness for its metrics
+/// (`hotelkit_lists_stale`, `hotelkit_oldest_available_seconds`), so
+/// whichever one is scraped tells it. Each pass has a lease as its deadline.
+public final class Maintenance: Sendable {
+    private let queue: JobQueue
+    private let worker: Worker.Configuration
+    private let logger: Logger
+    private let report: @Sendable (WorkerEvent) -> Void
+
+    public init(queue: JobQueue, worker: Worker.Configuration, logger: Logger = Logger(label: "hotelkit.maintenance"),
+                report: @escaping @Sendable (WorkerEvent) -> Void = { _ in }) {
+        self.queue = queue
+        self.worker = worker
+        self.logger = logger
+        self.report = report
+    }
+
+    /// Runs passes every ``Worker/Configuration/rescueInterval`` until cancelled; then resigns the lead, if held.
+    public func run() async {
+        var leading = false
+        var lastPrune = ContinuousClock.now - .seconds(3600)
+        while !Task.isCancelled {
+            do {
+                try await PostgresHotelStore.withCallTimeout(worker.lease) {
+                    let leads = try await queue.lead(as: worker.id, for: worker.lease)
+                    if leads != leading {
+                        leading = leads
+                        logger.notice("worker \(worker.id): \(leads ? "leads" : "no longer leads") the fleet's maintenance")
+                        report(.leader(leads))
+                    }
+                    if leads {
+                        let prunes = ContinuousClock.now - lastPrune > .seconds(3600)
+                        try await pass(prune: prunes)
+                        if prunes { lastPrune = .now }
+                    }
+                    let freshness = try await queue.freshness()
+                    report(.freshness(staleLists: freshness.stale, oldestAvailableSeconds: freshness.oldestAvailableSeconds))
+                }
+            } catch where Task.isCancelled {
+                break
+            } catch {
+                logger.warning("worker \(worker.id): maintenance failed: \(error)")
+            }
+            try? await Task.sleep(for: .seconds(worker.rescueInterval))
+        }
+        if leading {
+            try? await PostgresHotelStore.withCallTimeout(worker.callDeadline) { try await queue.resign(worker.id) }
+        }
+    }
+
+    /// The leader's work: schedules, rescue, and, when `prune`, pruning and the workers gone.
+    private func pass(prune: Bool) async throws {
+        let (_, enqueued) = try await queue.enqueueDue()
+        if enqueued > 0 {
+            logger.notice("worker \(worker.id): \(enqueued) scheduled runs enqueued")
+            report(.scheduled(count: enqueued))
+        }
+        let rescue = try await queue.rescue(backoffBase: worker.backoff.base, backoffMaximum: worker.backoff.maximum,
+                                            crashLimit: worker.crashLimit)
+        if rescue.count > 0 {
+            logger.notice("worker \(worker.id): \(rescue.retryable) jobs whose lease expired are retryable again, \(rescue.dead.count) dead")
+            report(.rescued(count: rescue.count))
+            rescue.dead.forEach { report(.dead($0)) }
+        }
+        guard prune else { return }
+        try await queue.prune(olderThan: worker.pruneAfter)
+        let gone = try await queue.removeGoneWorkers(grace: worker.goneWorkerGrace)
+        if gone > 0 { logger.notice("worker \(worker.id): removed \(gone) workers gone") }
+    }
+}
+
+/// A job's own deadline: past it, the run is cancelled and fails as timed out.
+enum JobDeadline {
+    static func run(_ seconds: Double?, _ body: @escaping @Sendable () async throws -> Void) async throws {
+        guard let seconds else { return try await body() }
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await body()
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(seconds))
+                return false
+            }
+            defer { group.cancelAll() }
+            guard let finished = try await group.next(), finished else {
+                throw JobFailure("timed out after \(DurationText.of(seconds: seconds))", isPermanent: false)
+            }
+        }
+    }
+}
+
+/// A length of time as `--every` and `--timeout` take it.
+public enum DurationText {
+    /// `6h`, `10m`, `90s`, `2d`: the largest unit that divides it.
+    public static func of(seconds: Double) -> String {
+        let whole = Int(seconds.rounded())
+        for (unit, size) in [("d", 86400), ("h", 3600), ("m", 60)] where whole >= size && whole % size == 0 {
+            return "\(whole / size)\(unit)"
+        }
+        return "\(whole)s"
+    }
+}

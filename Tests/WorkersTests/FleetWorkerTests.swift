@@ -1,0 +1,200 @@
+import Foundation
+import HTTP
+import Locking
+import OfflineStore
+import PostgresStore
+import Testing
+import TestSupport
+import Workers
+
+/// The worker loop unattended, against a real PostgreSQL: schedules run by
+/// the leader, deadlines on every wait, completions that are not lost.
+@Suite("A fleet unattended", .serialized)
+struct FleetWorkerTests {
+    let server: TestPostgres
+
+    init() throws {
+        server = try TestPostgres.shared()
+    }
+
+    func configuration(_ id: String, lease: Double = 30) -> Worker.Configuration {
+        Worker.Configuration(id: id, concurrency: 4, lease: lease, pollInterval: 0.01...0.1, rescueInterval: 0.2, grace: 5,
+                             backoff: RetryBackoff(base: 0, maximum: 0))
+    }
+
+    /// A worker that records its events, running until stopped.
+    final class RunningWorker: Sendable {
+        final class Log: Sendable {
+            let events = PosixMutex<[WorkerEvent]>([])
+        }
+
+        private let log: Log
+        private let worker: Worker
+        private let running: Task<Void, any Error>
+
+        init(_ queue: JobQueue, _ runner: FakeRunner, _ configuration: Worker.Configuration) {
+            let log = Log()
+            self.log = log
+            worker = Worker(queue: queue, runner: runner, configuration: configuration, observe: { event in log.events.withLock { $0.append(event) } })
+            running = Task { [worker] in try await worker.run() }
+        }
+
+        var events: [WorkerEvent] { log.events.withLock { $0 } }
+
+        func count(_ event: WorkerEvent) -> Int { events.filter { $0 == event }.count }
+
+        func stop() async throws {
+            worker.stop()
+            try await running.value
+        }
+    }
+
+    func start(_ queue: JobQueue, _ runner: FakeRunner, _ configuration: Worker.Configuration) -> RunningWorker {
+        RunningWorker(queue, runner, configuration)
+    }
+
+    /// Waits for `condition`, at most `seconds`; the test fails if it never holds.
+    func eventually(_ what: Comment, seconds: Double = 60, _ condition: () async throws -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while try await !condition() {
+            guard Date() < deadline else {
+                Issue.record("never: \(what)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    func psql(_ sql: String, _ database: String) async throws -> String {
+        try await server.psql(sql, database: database).trimmed
+    }
+
+    @Test("a list scheduled every second is run again after each dead run, by one leader among two workers", .timeLimit(.minutes(2)))
+    func scheduleOutlivesDeadRuns() async throws {
+        let url = try await server.makeDatabase()
+        let database = TestPostgres.database(in: url)
+        let queue = JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url)))
+        try await queue.enqueue([NewJob(kind: .list, arguments: "{}", uniqueKey: "list|Paris", maxAttempts: 1, every: 1)])
+        // The supplier is down: every run fails, and each job is dead after its one attempt.
+        let runner = FakeRunner { _ in throw JobFailure("HTTP 503", isPermanent: false) }
+        let workers = [start(queue, runner, configuration("a")), start(queue, runner, configuration("b"))]
+        try await eventually("three runs, each dead, each followed by the next") {
+            try await psql("SELECT count(*) FROM jobs WHERE state = 'dead'", database) == "3"
+        }
+        // Counted before the stop: the leader resigns as it stops, and the other may take over.
+        let leaders = workers.map { $0.count(.leader(true)) }
+        for worker in workers { try await worker.stop() }
+        #expect(leaders.sorted() == [0, 1], "one leader: \(leaders)")
+        #expect(try await psql("SELECT last_error, last_success_at IS NULL FROM schedules", database) == "HTTP 503|t")
+        #expect(try await queue.freshness().stale == 1, "never refreshed in two periods: stale")
+    }
+
+    @Test("a heartbeat on a frozen connection fails at its deadline, as one that throws; the job is not run twice", .timeLimit(.minutes(2)))
+    func frozenHeartbeat() async throws {
+        let database = TestPostgres.database(in: try await server.makeDatabase())
+        let proxy = try FreezingProxy(targetPort: server.port)
+        defer { proxy.close() }
+        // One connection, and nothing but heartbeats on it once the job runs: no free slot to claim for, maintenance done.
+        let url = server.url(database: database, port: proxy.port) + "&pool_size=1&call_timeout=60"
+        let queue = JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url)))
+        try await queue.enqueue([NewJob(kind: .list, arguments: "{}", uniqueKey: "list|Paris")])
+        let runner = FakeRunner { _ in try await untilCancelled() }
+        var configuration = configuration("w", lease: 3)
+        configuration.concurrency = 1
+        configuration.rescueInterval = 3600
+        let worker = start(queue, runner, configuration)
+        try await eventually("the job is running and its lease renewed") {
+            worker.events.contains(.leasesRenewed(count: 1))
+        }
+        // After a failover that sent no reset: every open connection hangs, new ones work.
+        proxy.freeze()
+        try await eventually("a heartbeat failed at its deadline") { worker.events.contains(.heartbeatFailed) }
+        try await worker.stop()
+        #expect(runner.runs.withLock { $0.values.reduce(0, +) } == 1)
+    }
+
+    @Test("a completion that fails is written again while the lease holds: a run that succeeded never ends dead", .timeLimit(.minutes(2)))
+    func completionRetried() async throws {
+        let url = try await server.makeDatabase()
+        let database = TestPostgres.database(in: url)
+        let queue = JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url)))
+        // The first two completions fail (a sequence is not rolled back with them).
+        _ = try await psql("""
+            CREATE SEQUENCE completions;
+            CREATE FUNCTION refuse_completion() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF NEW.state = 'completed' AND nextval('completions') <= 2 THEN RAISE EXCEPTION 'injected failure'; END IF;
+                RETURN NEW;
+            END $$;
+            CREATE TRIGGER refuse_completion BEFORE UPDATE ON jobs FOR EACH ROW EXECUTE FUNCTION refuse_completion();
+            """, database)
+        try await queue.enqueue([NewJob(kind: .list, arguments: "{}", uniqueKey: "list|Paris", maxAttempts: 1)])
+        let runner = FakeRunner()
+        let worker = start(queue, runner, configuration("w", lease: 2))
+        try await eventually("the job completed") { try await psql("SELECT state FROM jobs", database) == "completed" }
+        try await worker.stop()
+        #expect(worker.count(.completionRetried) == 2)
+        #expect(worker.events.contains(.completed(.list)) && !worker.events.contains(.dead(.list)))
+        #expect(runner.runs.withLock { $0.values.reduce(0, +) } == 1)
+    }
+
+    @Test("the leader rescues past a row a stalled transaction holds, and counts the deaths it finds", .timeLimit(.minutes(2)))
+    func rescueAroundAStalledWorker() async throws {
+        let url = try await server.makeDatabase()
+        let database = TestPostgres.database(in: url)
+        let queue = JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url)))
+        try await queue.enqueue([NewJob(kind: .list, arguments: #"{"held":true}"#, uniqueKey: "held"),
+                                 NewJob(kind: .list, arguments: "{}", uniqueKey: "free"),
+                                 NewJob(kind: .list, arguments: "{}", uniqueKey: "last", maxAttempts: 1)])
+        // A stalled worker's claims: one row locked by its page transaction that never ends; their leases expire.
+        let stalled = try await queue.claim(worker: "stalled", limit: 3, lease: 0.1)
+        let held = try #require(stalled.first { $0.arguments.contains("held") })
+        let session = try await server.holdTransaction("SELECT 1 FROM jobs WHERE id = \(held.id) FOR SHARE", database: database)
+        let worker = start(queue, FakeRunner(), configuration("rescuer", lease: 2))
+        try await eventually("the free job was rescued and run, within two leases of the rescuer's") {
+            try await psql("SELECT state FROM jobs WHERE unique_key = 'free'", database) == "completed"
+        }
+        #expect(worker.events.contains(.dead(.list)), "the job on its last attempt died by the rescuer, counted")
+        #expect(try await psql("SELECT state FROM jobs WHERE unique_key = 'held'", database) == "running")
+        try await server.endHeldTransaction(session, database: database)
+        try await eventually("the held job was rescued too, and run") {
+            try await psql("SELECT state FROM jobs WHERE unique_key = 'held'", database) == "completed"
+        }
+        try await worker.stop()
+    }
+
+    @Test("a run past its job's timeout is cancelled and fails as timed out", .timeLimit(.minutes(1)))
+    func jobTimeout() async throws {
+        let url = try await server.makeDatabase()
+        let database = TestPostgres.database(in: url)
+        let queue = JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url)))
+        try await queue.enqueue([NewJob(kind: .list, arguments: "{}", uniqueKey: "list|Paris", maxAttempts: 1, timeout: 1)])
+        let worker = start(queue, FakeRunner { _ in try await untilCancelled() }, configuration("w"))
+        try await eventually("the job is dead") { try await psql("SELECT state FROM jobs", database) == "dead" }
+        try await worker.stop()
+        #expect(try await psql("SELECT last_error FROM jobs", database) == "timed out after 1s")
+    }
+
+    @Test("a supplier's Retry-After reschedules the job no sooner than it asked, an hour at most, without using up an attempt",
+          .timeLimit(.minutes(1)))
+    func retryAfter() async throws {
+        let url = try await server.makeDatabase()
+        let database = TestPostgres.database(in: url)
+        let queue = JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url)))
+        try await queue.enqueue([NewJob(kind: .list, arguments: #"{"after":120}"#, uniqueKey: "soon", maxAttempts: 1),
+                                 NewJob(kind: .list, arguments: #"{"after":86400}"#, uniqueKey: "tomorrow", maxAttempts: 1)])
+        let runner = FakeRunner { job in
+            throw JobFailure(TransportError.retryLater(status: job.arguments.contains("120") ? 429 : 503,
+                                                       after: job.arguments.contains("120") ? 120 : 86400, snippet: ""))
+        }
+        let worker = start(queue, runner, configuration("w"))
+        try await eventually("both jobs were put off") {
+            try await psql("SELECT count(*) FROM jobs WHERE state = 'retryable'", database) == "2"
+        }
+        try await worker.stop()
+        #expect(try await psql("""
+            SELECT unique_key, attempt, round(extract(epoch FROM scheduled_at - now()) / 60) FROM jobs ORDER BY unique_key
+            """, database) == "soon|0|2\ntomorrow|0|60", "one attempt allowed, none used: retryable, not dead")
+        #expect(try await psql("SELECT last_error FROM jobs WHERE unique_key = 'soon'", database) == "HTTP 429, asked to retry after 120 s")
+    }
+}
