@@ -64,8 +64,13 @@ struct EnqueueCommand: AsyncParsableCommand {
     @Option(help: "A keyword, for profiles whose body uses {keyword}.") var keyword: String?
     @OptionGroup var areaOptions: AreaOptions
     @Option(help: "Hotels per page.") var pageSize = 50
-    @Option(help: ArgumentHelp("Queue the list again this long after each run completes: 30m, 6h, 1d.", valueName: "duration"))
+    @Option(help: ArgumentHelp("""
+        Refresh each list this often, whatever happens to each run: makes the list's schedule, or updates it (30m, 6h, 1d;         at least 1s). See hotels schedules.
+        """, valueName: "duration"))
     var every: Seconds?
+    @Option(help: ArgumentHelp("How long a run may take before it is cancelled and retried as timed out (default 1h; its logos jobs get 10m).",
+                               valueName: "duration"))
+    var timeout = Seconds(seconds: ListJobArguments.defaultTimeout)
     @Flag(help: "Process each list's logos into the store's logo index, as logos jobs any worker takes.") var logos = false
     @Option(help: "With --logos: the filter chain, e.g. resize:64x64:fill.") var filter = ""
     @Option(help: "Higher runs first.") var priority = 0
@@ -76,6 +81,7 @@ struct EnqueueCommand: AsyncParsableCommand {
         guard pageSize > 0, maxAttempts > 0 else { throw ValidationError("--page-size and --max-attempts must be at least 1") }
         guard !cities.isEmpty || citiesFile != nil else { throw ValidationError("name the lists with --city or --cities FILE") }
         if let every, every.value < 1 { throw ValidationError("--every must be at least 1s") }
+        guard timeout.value >= 1 else { throw ValidationError("--timeout must be at least 1s") }
         guard logos || filter.isEmpty else { throw ValidationError("--filter goes with --logos") }
         try checkEndpoint(endpoint)
     }
@@ -98,13 +104,16 @@ struct EnqueueCommand: AsyncParsableCommand {
         let queue = try await storeOptions.openQueue()
         let result: EnqueueResult
         do {
-            result = try await queue.enqueue(arguments.map { $0.job(priority: priority, maxAttempts: maxAttempts, every: every?.value) })
+            result = try await queue.enqueue(arguments.map {
+                $0.job(priority: priority, maxAttempts: maxAttempts, every: every?.value, timeout: timeout.value)
+            })
         } catch {
             throw Diagnostics.report(error, context: "enqueue").code
         }
         await queue.store.close()
-        let text = json ? jsonLine(["new": result.new, "alreadyQueued": result.alreadyQueued])
-                        : "\(result.new) new, \(result.alreadyQueued) already queued"
+        let scheduled = every.map { "; \(result.scheduled) scheduled every \(DurationText.of(seconds: $0.value))" } ?? ""
+        let text = json ? jsonLine(["new": result.new, "alreadyQueued": result.alreadyQueued, "scheduled": result.scheduled])
+                        : "\(result.new) new, \(result.alreadyQueued) already queued" + scheduled
         writeAll(Array((text + "\n").utf8), to: STDOUT_FILENO)
     }
 
@@ -209,14 +218,16 @@ struct WorkerCommand: AsyncParsableCommand {
 struct JobsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jobs",
-        abstract: "Show the shared store's jobs and workers; retry, cancel and prune jobs.",
-        subcommands: [Show.self, Retry.self, Cancel.self, Prune.self],
+        abstract: "Show the shared store's jobs and workers; retry, cancel and prune jobs; pause and resume kinds.",
+        subcommands: [Show.self, Retry.self, Cancel.self, Prune.self, Pause.self, Resume.self],
         defaultSubcommand: Show.self
     )
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Counts by state and kind, the workers, throughput over the last minute, the oldest wait, and dead jobs with their last error.")
+            abstract: """
+                Counts by state and kind, the workers (gone ones marked), throughput over the last minute, the oldest wait,                 paused kinds, stale lists, and dead jobs with their last error.
+                """)
         @OptionGroup var storeOptions: JobStoreOptions
         @Flag(help: "Print as JSON.") var json = false
         @Flag(help: "Show it again every two seconds until interrupted.") var watch = false
@@ -256,7 +267,8 @@ struct JobsCommand: AsyncParsableCommand {
                     }
                     return "job \(id) is available again"
                 }
-                return "\(try await queue.retryDead()) dead jobs are available again"
+                let result = try await queue.retryDead()
+                return "\(result.retried) retried" + (result.left == 0 ? "" : ", \(result.left) left: its list already has a live job")
             }
         }
     }
@@ -284,8 +296,46 @@ struct JobsCommand: AsyncParsableCommand {
     }
 }
 
+extension JobsCommand {
+    /// `--kind list|logos`, or every kind.
+    struct KindOptions: ParsableArguments {
+        @Option(help: "The kind of job: list or logos (default: both).") var kind: JobKind?
+
+        var kinds: [JobKind] { kind.map { [$0] } ?? JobKind.allCases }
+        var named: String { kinds.map(\.rawValue).joined(separator: " and ") + " jobs" }
+    }
+
+    struct Pause: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Workers claim no job of the kind until it is resumed; running jobs finish.")
+        @OptionGroup var storeOptions: JobStoreOptions
+        @OptionGroup var kindOptions: KindOptions
+
+        func run() async throws {
+            try await act(storeOptions) { queue in
+                try await queue.pause(kindOptions.kinds)
+                return "\(kindOptions.named) paused: workers claim none until hotels jobs resume"
+            }
+        }
+    }
+
+    struct Resume: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Workers claim jobs of the kind again.")
+        @OptionGroup var storeOptions: JobStoreOptions
+        @OptionGroup var kindOptions: KindOptions
+
+        func run() async throws {
+            try await act(storeOptions) { queue in
+                try await queue.resume(kindOptions.kinds)
+                return "\(kindOptions.named) resumed"
+            }
+        }
+    }
+}
+
+extension JobKind: ExpressibleByArgument {}
+
 /// Opens the queue, does `action`, prints what it says, and reports a failure with its exit code.
-private func act(_ options: JobStoreOptions, _ action: (JobQueue) async throws -> String) async throws {
+func act(_ options: JobStoreOptions, _ action: (JobQueue) async throws -> String) async throws {
     let queue = try await options.openQueue()
     let said: String
     do {
@@ -306,6 +356,14 @@ struct JobsReport: Encodable {
         var startedAt: Date
         var lastHeartbeat: Date
         var running: Int
+        var gone: Bool
+    }
+
+    struct StaleList: Encodable {
+        var schedule: Int64
+        var list: String
+        var since: Date
+        var lastError: String?
     }
 
     struct Dead: Encodable {
@@ -322,6 +380,10 @@ struct JobsReport: Encodable {
     var completedLastMinute: Int
     var oldestAvailableSeconds: Double?
     var dead: [Dead]
+    /// How many scheduled lists are stale; ``staleLists`` says which.
+    var stale: Int
+    var staleLists: [StaleList]
+    var paused: [String]
 
     init(_ overview: JobsOverview) {
         counts = Dictionary(uniqueKeysWithValues: overview.counts.map { ($0.key.rawValue, $0.value) })
@@ -329,8 +391,12 @@ struct JobsReport: Encodable {
             (kind.rawValue, Dictionary(uniqueKeysWithValues: states.map { ($0.key.rawValue, $0.value) }))
         })
         workers = overview.workers.map {
-            Worker(id: $0.info.id, host: $0.info.host, pid: $0.info.pid, startedAt: $0.startedAt, lastHeartbeat: $0.heartbeatAt, running: $0.running)
+            Worker(id: $0.info.id, host: $0.info.host, pid: $0.info.pid, startedAt: $0.startedAt, lastHeartbeat: $0.heartbeatAt, running: $0.running,
+                   gone: $0.gone)
         }
+        stale = overview.stale.count
+        staleLists = overview.stale.map { StaleList(schedule: $0.id, list: ScheduleReport.listName($0), since: $0.staleSince, lastError: $0.lastError) }
+        paused = overview.paused.map(\.rawValue)
         completedLastMinute = overview.completedLastMinute
         oldestAvailableSeconds = overview.oldestAvailableSeconds
         dead = overview.dead.map { Dead(id: $0.id, kind: $0.kind, attempts: $0.attempts, lastError: $0.lastError, arguments: $0.arguments) }
@@ -345,10 +411,19 @@ struct JobsReport: Encodable {
         }
         lines.append("throughput: \(completedLastMinute) completed in the last minute; oldest waiting: "
                      + (oldestAvailableSeconds.map { OfflineList.age($0) } ?? "none"))
+        if !paused.isEmpty { lines.append("paused: " + paused.joined(separator: ", ") + " (hotels jobs resume)") }
         lines.append("workers: \(workers.count)")
         for worker in workers {
-            lines.append("  \(worker.id) (pid \(worker.pid)): \(worker.running) running, started \(OfflineList.age(-worker.startedAt.timeIntervalSinceNow)) ago, "
+            lines.append("  \(worker.host):\(worker.pid) (\(worker.id.prefix(8))): " + (worker.gone ? "GONE, " : "")
+                         + "\(worker.running) running, started \(OfflineList.age(-worker.startedAt.timeIntervalSinceNow)) ago, "
                          + "last heartbeat \(OfflineList.age(-worker.lastHeartbeat.timeIntervalSinceNow)) ago")
+        }
+        if !staleLists.isEmpty {
+            lines.append("stale: \(stale) scheduled lists not refreshed for two periods")
+            lines += staleLists.map { list in
+                "  \(list.list) (schedule \(list.schedule)): since \(OfflineList.age(-list.since.timeIntervalSinceNow)) ago"
+                    + (list.lastError.map { "; last error: \($0)" } ?? "")
+            }
         }
         if !dead.isEmpty {
             lines.append("dead:")

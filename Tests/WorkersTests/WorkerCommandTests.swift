@@ -93,10 +93,72 @@ struct WorkerCommandTests {
         let shown = try await HotelsProcess.run(["jobs", "--store", url])
         #expect(shown.stdout.contains("1 dead") && shown.stdout.contains("job 1 (list, 1 attempts)"), "\(shown.stdout)")
 
-        #expect(try await HotelsProcess.run(["jobs", "retry", "--dead", "--store", url]).stdout == "1 dead jobs are available again\n")
+        #expect(try await HotelsProcess.run(["jobs", "retry", "--dead", "--store", url]).stdout == "1 retried\n")
         #expect(try await HotelsProcess.run(["jobs", "cancel", "1", "--store", url]).stdout == "job 1 cancelled\n")
         #expect(try await HotelsProcess.run(["jobs", "prune", "--older-than", "0s", "--store", url]).stdout == "1 jobs pruned\n")
         let usage = try await HotelsProcess.run(["jobs", "retry", "--store", url])
         #expect(usage.status == 64)
+    }
+
+    @Test("enqueue --every makes the list's schedule, also for a list already queued; schedules, stale and pause show in hotels jobs and its JSON")
+    func schedulesAndPause() async throws {
+        let server = try TestPostgres.shared()
+        let url = try await server.makeDatabase()
+        let database = TestPostgres.database(in: url)
+        let enqueue = ["enqueue", "--store", url, "--endpoint", "http://127.0.0.1:1/soap", "--city", "Paris"]
+        #expect(try await HotelsProcess.run(enqueue).stdout == "1 new, 0 already queued\n")
+        let scheduled = try await HotelsProcess.run(enqueue + ["--every", "6h", "--timeout", "20m"])
+        #expect(scheduled.status == 0 && scheduled.stdout == "0 new, 1 already queued; 1 scheduled every 6h\n", "\(scheduled.stderr)")
+
+        let listed = try await HotelsProcess.run(["schedules", "--store", url, "--json"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let schedules = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        let paris = try #require(schedules.first)
+        #expect(schedules.count == 1 && paris["city"] as? String == "Paris" && paris["every"] as? Double == 21600 && paris["stale"] as? Bool == false)
+        #expect(paris["next"] is String && paris["id"] as? Int == 1 && paris["endpoint"] as? String == "http://127.0.0.1:1/soap")
+        #expect(try await server.psql("SELECT timeout_seconds FROM schedules", database: database).trimmed == "1200")
+
+        // Not refreshed for two periods: stale, with since when.
+        try await server.psql("UPDATE schedules SET created_at = now() - interval '13 hours'", database: database)
+        #expect(try await HotelsProcess.run(["jobs", "pause", "--kind", "list", "--store", url]).stdout
+            == "list jobs paused: workers claim none until hotels jobs resume\n")
+        let json = try await HotelsProcess.run(["jobs", "--store", url, "--json"])
+        #expect(json.stdout.contains(#""stale":1"#) && json.stdout.contains(#""paused":["list"]"#), "\(json.stdout)")
+        let text = try await HotelsProcess.run(["jobs", "--store", url])
+        #expect(text.stdout.contains("paused: list") && text.stdout.contains("stale: 1 scheduled lists not refreshed for two periods"), "\(text.stdout)")
+        #expect(text.stdout.contains("Paris (sample at http://127.0.0.1:1/soap) (schedule 1): since 13 h ago"), "\(text.stdout)")
+        #expect(try await HotelsProcess.run(["jobs", "resume", "--store", url]).stdout == "list and logos jobs resumed\n")
+        #expect(try await HotelsProcess.run(["jobs", "--store", url, "--json"]).stdout.contains(#""paused":[]"#))
+
+        #expect(try await HotelsProcess.run(["schedules", "remove", "1", "--store", url]).stdout == "schedule 1 removed\n")
+        #expect(try await HotelsProcess.run(["schedules", "--store", url]).stdout == "no schedules: hotels enqueue --every 6h makes one\n")
+        for output in [scheduled, listed, json, text] { #expect(!(output.stdout + output.stderr).contains(TestPostgres.password)) }
+    }
+
+    @Test("retry --dead retries one job per list and says what it left")
+    func retryDeadOnePerList() async throws {
+        let server = try TestPostgres.shared()
+        let url = try await server.makeDatabase()
+        let database = TestPostgres.database(in: url)
+        let enqueue = ["enqueue", "--store", url, "--endpoint", "http://127.0.0.1:1/soap", "--city", "Paris"]
+        for _ in 0..<2 {
+            #expect(try await HotelsProcess.run(enqueue).status == 0)
+            try await server.psql("UPDATE jobs SET state = 'dead', finalized_at = now() WHERE state = 'available'", database: database)
+        }
+        let retried = try await HotelsProcess.run(["jobs", "retry", "--dead", "--store", url])
+        #expect(retried.status == 0 && retried.stdout == "1 retried, 1 left: its list already has a live job\n", "\(retried.stderr)")
+    }
+
+    @Test("a store URL's password is never printed: a raw @ in it is refused (64), ?password= and %40 are understood")
+    func storePasswords() async throws {
+        let server = try TestPostgres.shared()
+        let database = TestPostgres.database(in: try await server.makeDatabase())
+        let raw = try await HotelsProcess.run(["jobs", "--store", "postgres://\(TestPostgres.user):top@secret@127.0.0.1:\(server.port)/\(database)"])
+        #expect(raw.status == 64 && raw.stderr.contains("percent-encode it as %40") && !raw.stderr.contains("secret"), "\(raw.stderr)")
+        let query = "postgres://\(TestPostgres.user)@127.0.0.1:\(server.port)/\(database)?sslmode=disable&password=\(TestPostgres.password)"
+        let viaQuery = try await HotelsProcess.run(["jobs", "--store", query])
+        #expect(viaQuery.status == 0 && viaQuery.stdout.hasPrefix("jobs: 0 available"), "\(viaQuery.stderr)")
+        let wrong = try await HotelsProcess.run(["jobs", "--store", query.replacingOccurrences(of: TestPostgres.password, with: "wr%40ng-pw")])
+        #expect(wrong.status == 77 && !wrong.stderr.contains("wr@ng-pw") && !wrong.stderr.contains("wr%40ng-pw"), "\(wrong.stderr)")
     }
 }
