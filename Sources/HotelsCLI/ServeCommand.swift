@@ -22,6 +22,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Up to this many more milliseconds, at random.") var jitter = 0
     @Option(help: "Share of SOAP requests that fail (a Server fault or HTTP 500), 0 to 1.") var failRate = 0.0
     @Option(help: "Share of responses reset mid-body, 0 to 1.") var dropRate = 0.0
+    @Option(help: "Share of SOAP requests answered HTTP 429 with Retry-After: --retry-after seconds, 0 to 1.") var throttleRate = 0.0
+    @Option(help: "The Retry-After of --throttle-rate's answers, in seconds.") var retryAfter = 2
     @Option(help: "Append one JSON line per request to this file.") var log: String?
     @Option(help: "Cache-Control max-age of logos, in seconds (0: clients revalidate every time).") var logoMaxAge = 3600
     @Option(help: "Demand authentication: basic:USER:PASS (HTTP 401 when wrong) or wsse:USER:PASS[:digest] (WS-Security faults).")
@@ -30,7 +32,10 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         guard hotels > 0, latency >= 0, jitter >= 0, logoMaxAge >= 0 else { throw ValidationError("--hotels must be positive; --latency, --jitter and --logo-max-age must not be negative") }
-        guard (0...1).contains(failRate), (0...1).contains(dropRate) else { throw ValidationError("rates are from 0 to 1") }
+        guard (0...1).contains(failRate), (0...1).contains(dropRate), (0...1).contains(throttleRate) else {
+            throw ValidationError("rates are from 0 to 1")
+        }
+        guard retryAfter >= 0 else { throw ValidationError("--retry-after must not be negative") }
         if let auth, SampleAuthentication(argument: auth) == nil {
             throw ValidationError("--auth takes basic:USER:PASS, wsse:USER:PASS or wsse:USER:PASS:digest, not “\(auth)”")
         }
@@ -45,6 +50,8 @@ struct ServeCommand: AsyncParsableCommand {
         options.jitter = jitter
         options.failRate = failRate
         options.dropRate = dropRate
+        options.throttleRate = throttleRate
+        options.retryAfter = retryAfter
         options.logFile = log
         options.logoMaxAge = logoMaxAge
         options.authentication = auth.flatMap(SampleAuthentication.init(argument:))

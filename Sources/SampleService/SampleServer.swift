@@ -17,6 +17,9 @@ public struct SampleServiceOptions: Sendable {
     public var jitter = 0
     /// The share of SOAP requests answered with a Server fault or an HTTP 500.
     public var failRate = 0.0
+    /// The share of SOAP requests answered with HTTP 429 and `Retry-After` (``retryAfter`` seconds).
+    public var throttleRate = 0.0
+    public var retryAfter = 2
     /// The share of responses whose connection is reset mid-body.
     public var dropRate = 0.0
     /// A file that gets one JSON line per request.
@@ -91,6 +94,10 @@ private final class SampleServiceState: Sendable {
         if authenticator.refusesHTTP(authorization: request.headers[.authorization]) {
             return streamed(request, status: .unauthorized, bytes: Array("Unauthorized\n".utf8),
                             headers: [.contentType: "text/plain", .wwwAuthenticate: #"Basic realm="hotelkit-sample""#])
+        }
+        if chance(options.throttleRate) {
+            return streamed(request, status: .tooManyRequests, bytes: Array("Too Many Requests\n".utf8),
+                            headers: [.contentType: "text/plain", .retryAfter: String(options.retryAfter)])
         }
         if chance(options.failRate) {
             if chance(0.5) {

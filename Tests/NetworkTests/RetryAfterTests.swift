@@ -47,4 +47,13 @@ struct RetryAfterTests {
         #expect(result.stderr.contains("the service asked to be called again in 120 s"), "\(result.stderr)")
         #expect(server.requests.count == 1, "not retried at once: the service said when")
     }
+
+    @Test("hotels serve --throttle-rate answers 429 with its --retry-after, which hotels fetch reports")
+    func sampleServiceThrottles() async throws {
+        let serve = try ServeProcess(["--throttle-rate", "1", "--retry-after", "7"])
+        defer { withExtendedLifetime(serve) {} }
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("throttled-\(UUID().uuidString)").path
+        let result = try await HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "Paris", "--out", out, "--cache", out + "-cache"])
+        #expect(result.status == 69 && result.stderr.contains("HTTP 429, asked to retry after 7 s"), "\(result.stderr)")
+    }
 }

@@ -79,7 +79,8 @@ struct FleetWorkerTests {
         let runner = FakeRunner { _ in throw JobFailure("HTTP 503", isPermanent: false) }
         let workers = [start(queue, runner, configuration("a")), start(queue, runner, configuration("b"))]
         try await eventually("three runs, each dead, each followed by the next") {
-            try await psql("SELECT count(*) FROM jobs WHERE state = 'dead'", database) == "3"
+            // At least: on a loaded machine two more may die between two looks.
+            Int(try await psql("SELECT count(*) FROM jobs WHERE state = 'dead'", database)) ?? 0 >= 3
         }
         // Counted before the stop: the leader resigns as it stops, and the other may take over.
         let leaders = workers.map { $0.count(.leader(true)) }
