@@ -109,6 +109,8 @@ public final class Worker: Sendable {
         var lost: Set<JobLease> = []
         /// Runs cancelled by the shutdown: given back, not failed.
         var released: Set<JobLease> = []
+        /// Runs that succeeded, whose completion is being written: a shutdown waits for them, and never gives them back.
+        var completing: Set<JobLease> = []
         var stopping = false
         var healthy = true
         var lastHeartbeat = ContinuousClock.now
@@ -214,6 +216,7 @@ public final class Worker: Sendable {
                     state.running[job.lease] = nil
                     state.lost.remove(job.lease)
                     state.released.remove(job.lease)
+                    state.completing.remove(job.lease)
                 }
                 wakeup.signal()
             })
@@ -225,6 +228,7 @@ public final class Worker: Sendable {
             try await JobDeadline.run(job.timeout) { [self] in try await runner.run(job, queue: queue) }
             try Task.checkCancellation()
             // The run stays among the running until its completion lands: its lease is renewed meanwhile.
+            state.withLock { _ = $0.completing.insert(job.lease) }
             await completer.complete(job)
         } catch {
             let (lost, released) = state.withLock { ($0.lost.contains(job.lease), $0.released.contains(job.lease)) }
@@ -299,13 +303,16 @@ public final class Worker: Sendable {
         while !state.withLock({ $0.running.isEmpty }), ContinuousClock.now < deadline {
             await wakeup.wait(seconds: min(0.1, max(0, (deadline - ContinuousClock.now).seconds)))
         }
-        let (leases, tasks) = state.withLock { state in
-            state.released.formUnion(state.running.keys)
-            return (Array(state.running.keys), state.running.values.map(\.task))
+        let (leases, tasks, completing) = state.withLock { state in
+            let unfinished = state.running.filter { !state.completing.contains($0.key) }
+            state.released.formUnion(unfinished.keys)
+            return (Array(unfinished.keys), unfinished.values.map(\.task),
+                    state.running.filter { state.completing.contains($0.key) }.values.map(\.task))
         }
-        guard !leases.isEmpty else { return }
         tasks.forEach { $0.cancel() }
-        for task in tasks { await task.value }
+        // A completion being written is waited for, however long the grace: it ends when it lands or its lease is lost.
+        for task in tasks + completing { await task.value }
+        guard !leases.isEmpty else { return }
         do {
             let released = try await queue.release(leases)
             report(.released(count: released))

@@ -53,18 +53,6 @@ struct FleetWorkerTests {
         RunningWorker(queue, runner, configuration)
     }
 
-    /// Waits for `condition`, at most `seconds`; the test fails if it never holds.
-    func eventually(_ what: Comment, seconds: Double = 60, _ condition: () async throws -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while try await !condition() {
-            guard Date() < deadline else {
-                Issue.record("never: \(what)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-    }
-
     func psql(_ sql: String, _ database: String) async throws -> String {
         try await server.psql(sql, database: database).trimmed
     }

@@ -28,6 +28,18 @@ func untilCancelled() async throws {
     while true { try await Task.sleep(for: .seconds(3600)) }
 }
 
+/// Waits for `condition`, at most `seconds`; the test fails if it never holds.
+func eventually(_ what: Comment, seconds: Double = 60, _ condition: () async throws -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(seconds)
+    while try await !condition() {
+        guard Date() < deadline else {
+            Issue.record("never: \(what)")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}
+
 /// The worker loop against a real PostgreSQL, with fake runs.
 @Suite("A worker", .serialized)
 struct WorkerTests {
@@ -43,18 +55,6 @@ struct WorkerTests {
     func configuration(_ id: String, concurrency: Int = 4, lease: Double = 30, grace: Double = 30) -> Worker.Configuration {
         Worker.Configuration(id: id, concurrency: concurrency, lease: lease, pollInterval: 0.01...0.1, rescueInterval: 0.2, grace: grace,
                              backoff: RetryBackoff(base: 0, maximum: 0))
-    }
-
-    /// Waits for `condition`, at most `seconds`; the test fails if it never holds.
-    func eventually(_ what: Comment, seconds: Double = 30, _ condition: () async throws -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while try await !condition() {
-            guard Date() < deadline else {
-                Issue.record("never: \(what)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
     }
 
     func counts(_ queue: JobQueue) async throws -> [JobState: Int] {
