@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import OfflineStore
 import PostgresNIO
 
@@ -83,19 +84,25 @@ extension JobQueue {
             let rows = try await connection.query("""
                 WITH expired AS (
                     SELECT id FROM jobs WHERE state = 'running' AND lease_until < now() FOR UPDATE SKIP LOCKED
+                ), rescued AS (
+                    UPDATE jobs SET crashes = jobs.crashes + 1,
+                        state = CASE WHEN jobs.attempt >= jobs.max_attempts OR jobs.crashes + 1 >= \(crashLimit) THEN 'dead' ELSE 'retryable' END,
+                        finalized_at = CASE WHEN jobs.attempt >= jobs.max_attempts OR jobs.crashes + 1 >= \(crashLimit) THEN now() END,
+                        last_error = CASE WHEN jobs.crashes + 1 >= \(crashLimit)
+                            THEN 'its worker died on it ' || (jobs.crashes + 1) || ' times in a row (the lease of '
+                                 || coalesce(jobs.worker, 'its worker') || ' expired)'
+                            ELSE 'the lease of ' || coalesce(jobs.worker, 'its worker') || ' expired' END,
+                        worker = NULL, lease_until = NULL,
+                        scheduled_at = now() + make_interval(secs => least(\(backoffMaximum),
+                            \(backoffBase) * power(2, least(greatest(jobs.attempt - 1, 0), 30))) * (0.5 + random() / 2))
+                    FROM expired WHERE jobs.id = expired.id
+                    RETURNING jobs.state, jobs.kind, jobs.unique_key, jobs.last_error
+                ), noted AS (
+                    -- The list's schedule says why its run ended, as a failure's does.
+                    UPDATE schedules SET last_error = rescued.last_error, last_error_at = now() FROM rescued
+                    WHERE schedules.unique_key = rescued.unique_key AND schedules.kind = rescued.kind
                 )
-                UPDATE jobs SET crashes = jobs.crashes + 1,
-                    state = CASE WHEN jobs.attempt >= jobs.max_attempts OR jobs.crashes + 1 >= \(crashLimit) THEN 'dead' ELSE 'retryable' END,
-                    finalized_at = CASE WHEN jobs.attempt >= jobs.max_attempts OR jobs.crashes + 1 >= \(crashLimit) THEN now() END,
-                    last_error = CASE WHEN jobs.crashes + 1 >= \(crashLimit)
-                        THEN 'its worker died on it ' || (jobs.crashes + 1) || ' times in a row (the lease of '
-                             || coalesce(jobs.worker, 'its worker') || ' expired)'
-                        ELSE 'the lease of ' || coalesce(jobs.worker, 'its worker') || ' expired' END,
-                    worker = NULL, lease_until = NULL,
-                    scheduled_at = now() + make_interval(secs => least(\(backoffMaximum),
-                        \(backoffBase) * power(2, least(greatest(jobs.attempt - 1, 0), 30))) * (0.5 + random() / 2))
-                FROM expired WHERE jobs.id = expired.id
-                RETURNING jobs.state, jobs.kind
+                SELECT state, kind FROM rescued
                 """, logger: logger)
             var rescue = Rescue(retryable: 0, dead: [])
             for try await (state, kind) in rows.decode((String, String).self) {
@@ -164,7 +171,7 @@ extension JobQueue {
         try await retry(where: "id = \(id)") == 1
     }
 
-    /// What ``retryDead()`` did: jobs retried, and dead jobs left because their list already has a live job.
+    /// What ``retryDead()`` did: jobs retried (one a list), and lists left dead because they already have a live job.
     public struct RetryDead: Sendable, Equatable {
         public var retried: Int
         public var left: Int
@@ -176,31 +183,37 @@ extension JobQueue {
     }
 
     /// Makes dead jobs available again: the latest of each list (unique
-    /// key), unless the list has a live job already. The others are left dead.
+    /// key), unless the list has a live job already, in which case the list
+    /// is counted as left. A list's older dead jobs stay as they are.
     public func retryDead() async throws(StoreError) -> RetryDead {
-        let retried = try await retry(where: """
-            id IN (SELECT DISTINCT ON (coalesce(unique_key, id::text)) id FROM jobs WHERE state = 'dead'
-                   ORDER BY coalesce(unique_key, id::text), finalized_at DESC NULLS LAST, id DESC)
-            """)
-        let left = try await store.reading { [logger = store.logger] connection in
-            try await connection.query("SELECT count(*) FROM jobs WHERE state = 'dead'", logger: logger).decode(Int.self).reduce(0) { $1 }
+        try await store.writing { [logger = store.logger] connection in
+            let left = try await connection.query("""
+                SELECT count(DISTINCT unique_key) FROM jobs dead WHERE state = 'dead' AND EXISTS (
+                    SELECT 1 FROM jobs live WHERE live.unique_key = dead.unique_key AND live.state IN ('available', 'running', 'retryable'))
+                """, logger: logger).decode(Int.self).reduce(0) { $1 }
+            let retried = try await Self.retry(where: """
+                id IN (SELECT DISTINCT ON (coalesce(unique_key, id::text)) id FROM jobs WHERE state = 'dead'
+                       ORDER BY coalesce(unique_key, id::text), finalized_at DESC NULLS LAST, id DESC)
+                """, connection, logger: logger)
+            return RetryDead(retried: retried, left: left)
         }
-        return RetryDead(retried: retried, left: left)
     }
 
     private func retry(where condition: String) async throws(StoreError) -> Int {
-        try await store.writing { [logger = store.logger] connection in
-            // Only where the unique key is free: a list queued again meanwhile is not queued twice.
-            let rows = try await connection.query(PostgresQuery(unsafeSQL: """
-                UPDATE jobs SET state = 'available', attempt = 0, crashes = 0, scheduled_at = now(), finalized_at = NULL
-                WHERE \(condition) AND state IN ('dead', 'cancelled', 'retryable', 'completed')
-                  AND (unique_key IS NULL OR NOT EXISTS (
-                      SELECT 1 FROM jobs live WHERE live.unique_key = jobs.unique_key AND live.id <> jobs.id
-                        AND live.state IN ('available', 'running', 'retryable')))
-                RETURNING id
-                """), logger: logger)
-            return try await rows.reduce(0) { count, _ in count + 1 }
-        }
+        try await store.writing { [logger = store.logger] connection in try await Self.retry(where: condition, connection, logger: logger) }
+    }
+
+    private static func retry(where condition: String, _ connection: PostgresConnection, logger: Logger) async throws -> Int {
+        // Only where the unique key is free: a list queued again meanwhile is not queued twice.
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: """
+            UPDATE jobs SET state = 'available', attempt = 0, crashes = 0, scheduled_at = now(), finalized_at = NULL
+            WHERE \(condition) AND state IN ('dead', 'cancelled', 'retryable', 'completed')
+              AND (unique_key IS NULL OR NOT EXISTS (
+                  SELECT 1 FROM jobs live WHERE live.unique_key = jobs.unique_key AND live.id <> jobs.id
+                    AND live.state IN ('available', 'running', 'retryable')))
+            RETURNING id
+            """), logger: logger)
+        return try await rows.reduce(0) { count, _ in count + 1 }
     }
 
     /// Cancels a job that has not ended. A running one's worker learns it at

@@ -172,7 +172,8 @@ public struct JobQueue: Sendable {
             let new = try await inserted.reduce(0) { count, _ in count + 1 }
             let schedules = try await connection.query("""
                 INSERT INTO schedules (kind, args, unique_key, priority, max_attempts, timeout_seconds, every_seconds, next_at)
-                SELECT r.kind, r.args::jsonb, r.unique_key, r.priority, r.max_attempts, r.timeout_seconds, r.every_seconds,
+                SELECT DISTINCT ON (r.unique_key)
+                       r.kind, r.args::jsonb, r.unique_key, r.priority, r.max_attempts, r.timeout_seconds, r.every_seconds,
                        coalesce(to_timestamp(r.scheduled_at), now()) + make_interval(secs => r.every_seconds)
                 FROM json_to_recordset(\(json)::json) AS \(unescaped: Self.recordColumns)
                 WHERE r.every_seconds IS NOT NULL AND r.unique_key IS NOT NULL

@@ -27,7 +27,7 @@ import PostgresNIO
 /// - A page and its checkpoint are written together: a load-more page in
 ///   one statement, anything else in one transaction. A connection lost
 ///   mid-transaction rolls it back; it is tried again on another
-///   connection, up to four times, then reported.
+///   connection for as long as the connect timeout, then reported.
 /// - Its logo index keeps each logo's bytes with its validators
 ///   (``/Imaging/SharedImageIndex``): a ``/Logos/LogoPipeline`` given the
 ///   store as its index serves the logos another machine processed, or
@@ -177,7 +177,11 @@ public final class PostgresHotelStore: HotelStorage, SharedImageIndex {
                         wait.finish(.success(try await client.withConnection { connection in
                             guard wait.lease(connection) else { throw CancellationError() }
                             // Handed out closed, it would lose the query (PoolWait.lease says how); another is asked for.
-                            guard !connection.isClosed else { throw StoreFailure.closedUnanswered }
+                            // Closed again here, so that its close completes and the pool hears of it, rather than hand it out again.
+                            guard !connection.isClosed else {
+                                try? await connection.close()
+                                throw StoreFailure.closedUnanswered
+                            }
                             return try await body(connection)
                         }))
                     } catch {
@@ -201,18 +205,22 @@ public final class PostgresHotelStore: HotelStorage, SharedImageIndex {
     }
 
     /// Runs `call`, and again on another connection when its connection was
-    /// lost under it: up to four times, 50 ms apart and doubling, which gives
-    /// the pool time to hear of a close and hand out another connection.
+    /// lost under it (or a deadlock aborted it), for as long as the connect
+    /// timeout: 50 ms apart, doubling to a second, which gives the pool time
+    /// to hear of its closed connections (after a restart, every one of
+    /// them) and open new ones.
     private func retryingLostConnections<Result>(_ when: String, _ call: () async throws -> Result) async throws -> Result {
-        for retry in 0..<4 {
+        let deadline = ContinuousClock.now + .seconds(connectTimeout)
+        var pause = Duration.milliseconds(50)
+        while true {
             do {
                 return try await call()
-            } catch where StoreFailure.isRetriable(error) {
+            } catch where StoreFailure.isRetriable(error) && ContinuousClock.now + pause < deadline {
                 logger.warning("store \(location): the connection was lost \(when); trying again")
-                try await Task.sleep(for: .milliseconds(50 << retry))
+                try await Task.sleep(for: pause)
+                pause = min(pause * 2, .seconds(1))
             }
         }
-        return try await call()
     }
 
     private func attempt<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {

@@ -113,12 +113,14 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `url` with any password replaced by `***`, for a message about a URL
-    /// that may not even parse: in the user part (up to its last `@`, so a
-    /// raw `@` in the password hides the rest too) and in `?password=`.
+    /// that may not even parse: in the user part and in `?password=`. The
+    /// user part's password runs from the colon after the user name to the
+    /// URL's last `@`, so a raw `@`, `/` or `?` in it hides more, never less.
     public static func withoutPassword(_ url: String) -> String {
         var shown = url
         if let schemeEnd = shown.range(of: "://"), let at = shown[schemeEnd.upperBound...].lastIndex(of: "@"),
-           let colon = shown[schemeEnd.upperBound..<at].firstIndex(of: ":") {
+           let colon = shown[schemeEnd.upperBound..<at].firstIndex(of: ":"),
+           !shown[schemeEnd.upperBound..<colon].contains(where: { "@/?".contains($0) }) {
             shown = String(shown[...colon]) + "***" + String(shown[at...])
         }
         guard let query = shown.firstIndex(of: "?") else { return shown }

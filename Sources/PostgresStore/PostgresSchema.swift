@@ -171,10 +171,12 @@ public enum PostgresSchema {
                 until timestamptz NOT NULL
             )
             """,
-            // Lists that were chained to completion (every_seconds) become schedules: the next run after the live one.
+            // Lists that were chained to completion (every_seconds) become schedules: the next run after the live one,
+        // with the deadline a job enqueued now gets (an hour for a list, ten minutes for its logos).
             """
-            INSERT INTO schedules (kind, args, unique_key, priority, max_attempts, every_seconds, next_at, last_success_at)
-            SELECT DISTINCT ON (j.unique_key) j.kind, j.args, j.unique_key, j.priority, j.max_attempts, greatest(j.every_seconds, 1),
+            INSERT INTO schedules (kind, args, unique_key, priority, max_attempts, timeout_seconds, every_seconds, next_at, last_success_at)
+            SELECT DISTINCT ON (j.unique_key) j.kind, j.args, j.unique_key, j.priority, j.max_attempts,
+                   CASE j.kind WHEN 'list' THEN 3600 ELSE 600 END, greatest(j.every_seconds, 1),
                    CASE WHEN j.state IN ('available', 'running', 'retryable')
                         THEN j.scheduled_at + make_interval(secs => greatest(j.every_seconds, 1)) ELSE now() END,
                    (SELECT max(d.finalized_at) FROM jobs d WHERE d.unique_key = j.unique_key AND d.state = 'completed')

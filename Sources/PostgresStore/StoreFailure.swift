@@ -73,10 +73,12 @@ enum StoreFailure: Error {
         }
     }
 
-    /// The call never reached the server, or its transaction was rolled back there: it may be tried again on another connection.
+    /// The call never reached the server, or its transaction was rolled back
+    /// there (the connection lost; a deadlock, 40P01, or a serialization
+    /// failure, 40001, which PostgreSQL resolves by aborting one side): it may be tried again.
     static func isRetriable(_ error: any Error) -> Bool {
         switch error {
-        case let error as PSQLError: isConnectionLost(error)
+        case let error as PSQLError: isConnectionLost(error) || ["40P01", "40001"].contains(error.serverInfo?[.sqlState] ?? "")
         case StoreFailure.closedUnanswered: true
         default: false
         }

@@ -100,7 +100,9 @@ public final class HotelJobRunner: JobRunner {
         let client = try client(for: arguments)
         let listJob = ListJob(client: client, storage: store.fenced(by: job.lease), city: arguments.city, keyword: arguments.keyword,
                               area: arguments.area,
-                              options: ListSync.Options(pageSize: arguments.pageSize, readAhead: true))
+                              // An unreachable service fails the run, to be retried, never "succeeds" with the cached list:
+                              // that would mark a list refreshed that was not, and no stale alert would ever fire.
+                              options: ListSync.Options(pageSize: arguments.pageSize, servesCacheWhenOffline: false, readAhead: true))
         let summary: ListJobSummary
         do {
             summary = try await listJob.run { event in

@@ -187,6 +187,7 @@ public final class Worker: Sendable {
         heartbeats.cancel()
         housekeeping.cancel()
         await housekeeping.value
+        await maintenance.resign()
         await runner.close()
         do {
             try await queue.unregister(configuration.id)

@@ -94,7 +94,7 @@ struct FleetQueueTests {
     @Test("a rescued job waits out a backoff; one whose worker died on it three times in a row is dead with that reason")
     func rescueBacksOff() async throws {
         let (queue, database) = try await makeQueue()
-        try await queue.enqueue([listJob("Crashy", maxAttempts: 10)])
+        try await queue.enqueue([listJob("Crashy", maxAttempts: 10, every: 3600)])
         for round in 1...3 {
             try await psql("UPDATE jobs SET scheduled_at = now()", database)
             #expect(try await queue.claim(worker: "w\(round)", limit: 1, lease: 30).count == 1)
@@ -110,6 +110,8 @@ struct FleetQueueTests {
         }
         #expect(try await psql("SELECT state, last_error FROM jobs", database)
             == "dead|its worker died on it 3 times in a row (the lease of w3 expired)")
+        #expect(try await psql("SELECT last_error FROM schedules", database) == "its worker died on it 3 times in a row (the lease of w3 expired)",
+                "the list's schedule says why")
         // A run that ends on its own in between resets the count.
         try await queue.enqueue([listJob("Flaky", maxAttempts: 10)])
         let flaky = try #require(try await queue.claim(worker: "w", limit: 1, lease: 30).first)
@@ -131,8 +133,8 @@ struct FleetQueueTests {
         let oslo = try #require(try await queue.claim(worker: "w", limit: 1, lease: 30).first)
         try await queue.fail(oslo.lease, error: "boom", retryIn: 0)
         try await queue.enqueue([listJob("Oslo")])
-        // Paris and Rome once each; the second of each, and Oslo (queued again meanwhile), are left.
-        #expect(try await queue.retryDead() == JobQueue.RetryDead(retried: 2, left: 3))
+        // Paris and Rome once each (their older dead jobs stay as they are); Oslo, queued again meanwhile, is left.
+        #expect(try await queue.retryDead() == JobQueue.RetryDead(retried: 2, left: 1))
         #expect(try await psql("SELECT unique_key, count(*) FROM jobs WHERE state = 'available' GROUP BY 1 ORDER BY 1", database)
             == "list|Oslo|1\nlist|Paris|1\nlist|Rome|1")
     }

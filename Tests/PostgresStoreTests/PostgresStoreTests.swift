@@ -24,6 +24,9 @@ struct PostgresStoreTests {
         #expect(try PostgresLocation(url: "postgres://ana:p%40ss@db/h", environment: [:]).password == "p@ss")
         #expect(PostgresLocation.withoutPassword("postgres://ana@db/h?sslmode=disable&password=p%40ss") == "postgres://ana@db/h?sslmode=disable&password=***")
         #expect(PostgresLocation.withoutPassword("postgres://ana:p@ss@db/h") == "postgres://ana:***@db/h")
+        // An @ in the query's password is not the user part's end.
+        let queried = PostgresLocation.withoutPassword("postgres://hotels@db:5432/hotels?sslmode=bogus&password=s3cr@tXYZ")
+        #expect(queried == "postgres://hotels@db:5432/hotels?sslmode=bogus&password=***")
         // The deadlines: the server's, sent with every connection, and the client's own.
         let deadlines = try PostgresLocation(url: "postgres://ana@db/h?statement_timeout=5&lock_timeout=0&call_timeout=7", environment: [:])
         #expect(deadlines.statementTimeout == 5 && deadlines.lockTimeout == 0 && deadlines.idleInTransactionTimeout == 60 && deadlines.callTimeout == 7)

@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import Hotels
 import Locking
 import OfflineStore
 import PostgresStore
@@ -32,7 +33,7 @@ struct FleetWorkerTests {
         private let worker: Worker
         private let running: Task<Void, any Error>
 
-        init(_ queue: JobQueue, _ runner: FakeRunner, _ configuration: Worker.Configuration) {
+        init(_ queue: JobQueue, _ runner: any JobRunner, _ configuration: Worker.Configuration) {
             let log = Log()
             self.log = log
             worker = Worker(queue: queue, runner: runner, configuration: configuration, observe: { event in log.events.withLock { $0.append(event) } })
@@ -49,7 +50,7 @@ struct FleetWorkerTests {
         }
     }
 
-    func start(_ queue: JobQueue, _ runner: FakeRunner, _ configuration: Worker.Configuration) -> RunningWorker {
+    func start(_ queue: JobQueue, _ runner: any JobRunner, _ configuration: Worker.Configuration) -> RunningWorker {
         RunningWorker(queue, runner, configuration)
     }
 
@@ -74,6 +75,7 @@ struct FleetWorkerTests {
         let leaders = workers.map { $0.count(.leader(true)) }
         for worker in workers { try await worker.stop() }
         #expect(leaders.sorted() == [0, 1], "one leader: \(leaders)")
+        #expect(try await psql("SELECT count(*) FROM leader", database) == "0", "the leader resigned as it stopped")
         #expect(try await psql("SELECT last_error, last_success_at IS NULL FROM schedules", database) == "HTTP 503|t")
         #expect(try await queue.freshness().stale == 1, "never refreshed in two periods: stale")
     }
@@ -185,5 +187,22 @@ struct FleetWorkerTests {
             SELECT unique_key, attempt, round(extract(epoch FROM scheduled_at - now()) / 60) FROM jobs ORDER BY unique_key
             """, database) == "soon|0|2\ntomorrow|0|60", "one attempt allowed, none used: retryable, not dead")
         #expect(try await psql("SELECT last_error FROM jobs WHERE unique_key = 'soon'", database) == "HTTP 429, asked to retry after 120 s")
+    }
+
+    @Test("a list job whose service is unreachable fails, to be retried, rather than complete with the cached list: its list goes stale",
+          .timeLimit(.minutes(1)))
+    func offlineIsNoRefresh() async throws {
+        let url = try await server.makeDatabase()
+        let database = TestPostgres.database(in: url)
+        let queue = JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url)))
+        let arguments = ListJobArguments(profile: try JobProfile(nameOrPath: "sample"), endpoint: "http://127.0.0.1:1/soap", city: "Paris")
+        _ = try await queue.store.mergeFirstPage(hotels([("A", 2), ("B", 1)]), into: arguments.key,
+                                                 checkpoint: Pager.Checkpoint(pagesReceived: 1, nextPage: 2, nextCursor: nil, usedCursors: [], end: nil),
+                                                 now: Date())
+        try await queue.enqueue([arguments.job(maxAttempts: 1, every: 3600)])
+        let worker = start(queue, HotelJobRunner(store: queue.store), configuration("w"))
+        try await eventually("the run ended") { try await psql("SELECT state FROM jobs", database) == "dead" }
+        try await worker.stop()
+        #expect(try await psql("SELECT last_success_at IS NULL, last_error LIKE 'offline%' FROM schedules", database) == "t|t")
     }
 }
