@@ -42,7 +42,9 @@ struct SampleCatalog: Sendable {
     init(seed: UInt64, count: Int) {
         var random = SeededGenerator(seed: seed)
         var lists: [String: [SampleHotel]] = [:]
-        var addtime: Int64 = 1_800_000_000
+        // The newest hotel was added on 2025-10-09, and each older one up to 90 s before the next: dates in the past,
+        // as a real service's are (1_800_000_000, the start until session 15, is in 2027).
+        var addtime: Int64 = 1_760_000_000
         for index in 0..<count {
             // Most hotels are in the first four cities.
             let city = Self.cities[index % 10 < 8 ? index % 4 : 4 + index % 2]

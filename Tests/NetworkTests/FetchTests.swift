@@ -201,6 +201,19 @@ struct FetchTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: out + "/logos").count == 40)
     }
 
+    @Test("the sample service's hotels were added in the past (they were added in 2027)")
+    func sampleAddedInThePast() async throws {
+        let serve = try ServeProcess(["--hotels", "200"])
+        defer { withExtendedLifetime(serve) {} }
+        let out = temporaryPath("fetch-added")
+        let result = try await HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "Paris", "--out", out, "--cache", out + "-cache"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let addtimes = try String(contentsOfFile: out + "/hotels.jsonl", encoding: .utf8).split(separator: "\n").compactMap { line in
+            (try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["addtime"] as? Int
+        }
+        #expect(!addtimes.isEmpty && addtimes.allSatisfy { Double($0) < Date().timeIntervalSince1970 }, "\(addtimes.prefix(3))")
+    }
+
     @Test("hotel codes from the service never name a path outside the logos folder, nor a hidden file")
     func hostileCodesStayInTheFolder() async throws {
         let logo = try [UInt8](Data(contentsOf: Samples.url("Images/png-gray-alpha8.png")))
