@@ -65,7 +65,8 @@ struct EnqueueCommand: AsyncParsableCommand {
     @OptionGroup var areaOptions: AreaOptions
     @Option(help: "Hotels per page.") var pageSize = 50
     @Option(help: ArgumentHelp("""
-        Refresh each list this often, whatever happens to each run: makes the list's schedule, or updates it (30m, 6h, 1d;         at least 1s). See hotels schedules.
+        Refresh each list this often, whatever happens to each run: makes the list's schedule, or updates it (30m, 6h, 1d; \
+        at least 1s). See hotels schedules.
         """, valueName: "duration"))
     var every: Seconds?
     @Option(help: ArgumentHelp("How long a run may take before it is cancelled and retried as timed out (default 1h; its logos jobs get 10m).",
@@ -226,7 +227,8 @@ struct JobsCommand: AsyncParsableCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: """
-                Counts by state and kind, the workers (gone ones marked), throughput over the last minute, the oldest wait,                 paused kinds, stale lists, and dead jobs with their last error.
+                Counts by state and kind, the workers (gone ones marked), throughput over the last minute, the oldest wait, \
+                paused kinds, stale lists, and dead jobs with their last error.
                 """)
         @OptionGroup var storeOptions: JobStoreOptions
         @Flag(help: "Print as JSON.") var json = false

@@ -77,16 +77,19 @@ struct ScheduleReport: Encodable {
         stale = schedule.stale
     }
 
+    /// `Paris “spa” near 48.85,2.35`: the list, or nil when the arguments do not read as a list's.
+    private var place: String? {
+        city.map { $0 + (keyword.map { " “\($0)”" } ?? "") + (near.map { " near \($0)" } ?? "") }
+    }
+
     /// `Paris (sample at https://…)`, or the schedule's id when its arguments do not read as a list's.
     static func listName(_ schedule: JobSchedule) -> String {
         let report = ScheduleReport(schedule)
-        guard let city = report.city else { return "schedule \(schedule.id)" }
-        return city + (report.keyword.map { " “\($0)”" } ?? "") + (report.near.map { " near \($0)" } ?? "")
-            + " (\(report.profile ?? "?") at \(report.endpoint ?? "?"))"
+        return report.place.map { "\($0) (\(report.profile ?? "?") at \(report.endpoint ?? "?"))" } ?? "schedule \(schedule.id)"
     }
 
     var text: String {
-        let name = city.map { $0 + (keyword.map { " “\($0)”" } ?? "") + (near.map { " near \($0)" } ?? "") } ?? "\(kind) job"
+        let name = place ?? "\(kind) job"
         let success = lastSuccess.map { "last success \(OfflineList.age(-$0.timeIntervalSinceNow)) ago" } ?? "never refreshed"
         let next = next.timeIntervalSinceNow > 0 ? "next in \(OfflineList.age(next.timeIntervalSinceNow))" : "due now"
         return "\(id)  \(name)  every \(DurationText.of(seconds: every)), \(next), \(success)" + (stale ? ", STALE" : "")

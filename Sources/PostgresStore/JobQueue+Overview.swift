@@ -83,8 +83,7 @@ extension JobQueue {
         try await store.reading { [logger = store.logger] connection in
             let rows = try await connection.query("""
                 SELECT (SELECT count(*) FROM schedules WHERE \(unescaped: Self.staleCondition)),
-                       coalesce((SELECT extract(epoch FROM now() - min(scheduled_at))::float8 FROM jobs
-                                 WHERE state = 'available' AND scheduled_at <= now()), 0)
+                       coalesce(\(unescaped: Self.oldestAvailable), 0)
                 """, logger: logger)
             for try await (stale, oldest) in rows.decode((Int, Double).self) { return (stale, oldest) }
             return (0, 0)
@@ -126,9 +125,8 @@ extension JobQueue {
                     gone: gone))
             }
             let recent = try await connection.query("""
-                SELECT count(*) FILTER (WHERE state = 'completed' AND finalized_at > now() - interval '1 minute'),
-                       extract(epoch FROM now() - min(scheduled_at) FILTER (WHERE state = 'available' AND scheduled_at <= now()))::float8
-                FROM jobs
+                SELECT (SELECT count(*) FROM jobs WHERE state = 'completed' AND finalized_at > now() - interval '1 minute'),
+                       \(unescaped: Self.oldestAvailable)
                 """, logger: logger)
             for try await (completed, oldest) in recent.decode((Int, Double?).self) {
                 overview.completedLastMinute = completed
@@ -145,6 +143,11 @@ extension JobQueue {
             return overview
         }
     }
+
+    /// How long the oldest job that could run has waited, in seconds; null when none waits.
+    static let oldestAvailable = """
+        (SELECT extract(epoch FROM now() - min(scheduled_at))::float8 FROM jobs WHERE state = 'available' AND scheduled_at <= now())
+        """
 
     /// A schedule whose list was last refreshed (or, never refreshed, made) more than two periods ago.
     static let staleCondition = "coalesce(last_success_at, created_at) < now() - make_interval(secs => 2 * every_seconds)"

@@ -90,9 +90,6 @@ public struct WorkerInfo: Sendable, Equatable {
         self.concurrency = concurrency
         self.lease = lease
     }
-
-    /// `host:pid`, as people know it.
-    public var displayName: String { "\(host):\(pid)" }
 }
 
 /// A job as a claim hands it to a worker.
@@ -307,7 +304,7 @@ public struct JobQueue: Sendable {
     public func heartbeat(_ leases: [JobLease], lease: Double, worker: WorkerInfo? = nil) async throws(StoreError) -> Set<JobLease> {
         try await store.writing { [logger = store.logger] connection in
             if let worker {
-                try await Self.upsert(worker, connection, logger: logger)
+                try await Self.upsert(worker, starting: false, connection, logger: logger)
             }
             guard !leases.isEmpty else { return [] }
             let rows = try await connection.query("""
@@ -325,16 +322,18 @@ public struct JobQueue: Sendable {
     /// Records a worker as started (or started again under the same id), for `hotels jobs`.
     public func register(_ worker: WorkerInfo) async throws(StoreError) {
         try await store.writing { [logger = store.logger] connection in
-            try await Self.upsert(worker, connection, logger: logger)
-            try await connection.query("UPDATE workers SET started_at = now() WHERE id = \(worker.id)", logger: logger)
+            try await Self.upsert(worker, starting: true, connection, logger: logger)
         }
     }
 
-    private static func upsert(_ worker: WorkerInfo, _ connection: PostgresConnection, logger: Logger) async throws {
+    /// The worker's row as it is now, its heartbeat now; `starting`, its start too.
+    private static func upsert(_ worker: WorkerInfo, starting: Bool, _ connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query("""
             INSERT INTO workers (id, host, pid, kinds, concurrency, lease_seconds) VALUES
                 (\(worker.id), \(worker.host), \(worker.pid), \(worker.kinds.map(\.rawValue)), \(worker.concurrency), \(worker.lease))
-            ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()
+            ON CONFLICT (id) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid, kinds = EXCLUDED.kinds,
+                concurrency = EXCLUDED.concurrency, lease_seconds = EXCLUDED.lease_seconds, heartbeat_at = now(),
+                started_at = CASE WHEN \(starting) THEN now() ELSE workers.started_at END
             """, logger: logger)
     }
 

@@ -349,29 +349,27 @@ private final class PoolWait<Result: Sendable>: Sendable {
     static var closedGrace: Double { 0.5 }
 
     private func closedUnanswered() {
-        let continuation = state.withLock { state -> CheckedContinuation<Result, any Error>? in
-            guard state.phase == .leased else { return nil }
-            state.phase = .ended
-            defer { state.continuation = nil }
-            return state.continuation
-        }
-        continuation?.resume(throwing: StoreFailure.closedUnanswered)
+        endLease()?.resume(throwing: StoreFailure.closedUnanswered)
     }
 
     /// The call ran past its deadline: it fails now, and its connection is
     /// closed, which ends whatever still waits on it and keeps the pool from handing it out again.
     private func callExpired(_ connection: PostgresConnection) {
-        let continuation = state.withLock { state -> CheckedContinuation<Result, any Error>? in
+        guard let continuation = endLease() else { return }
+        // The caller hears of it once the connection is closed, not before: its next call could otherwise be handed
+        // this connection while the close is still on its way, and lose its query.
+        let closed: EventLoopFuture<Void> = connection.close()
+        closed.whenComplete { [noAnswer] _ in continuation.resume(throwing: noAnswer) }
+    }
+
+    /// Ends a call that holds a connection, once: the caller's continuation, or nil when the call had ended already.
+    private func endLease() -> CheckedContinuation<Result, any Error>? {
+        state.withLock { state in
             guard state.phase == .leased else { return nil }
             state.phase = .ended
             defer { state.continuation = nil }
             return state.continuation
         }
-        guard let continuation else { return }
-        // The caller hears of it once the connection is closed, not before: its next call could otherwise be handed
-        // this connection while the close is still on its way, and lose its query.
-        let closed: EventLoopFuture<Void> = connection.close()
-        closed.whenComplete { [noAnswer] _ in continuation.resume(throwing: noAnswer) }
     }
 
     func finish(_ result: Swift.Result<Result, any Error>) {

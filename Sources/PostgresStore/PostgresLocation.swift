@@ -86,13 +86,19 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             throw invalid("sslmode must be disable, prefer, require or verify-full, not \(mode)")
         }
         self.tls = tls
-        connectTimeout = try Self.positive(query["connect_timeout"], default: 10, name: "connect_timeout", invalid)
-        poolSize = try Self.positive(query["pool_size"], default: 10, name: "pool_size", invalid)
-        statementTimeout = try Self.seconds(query["statement_timeout"], default: 60, name: "statement_timeout", invalid)
-        lockTimeout = try Self.seconds(query["lock_timeout"], default: 10, name: "lock_timeout", invalid)
-        idleInTransactionTimeout = try Self.seconds(query["idle_in_transaction_session_timeout"], default: 60,
-                                                    name: "idle_in_transaction_session_timeout", invalid)
-        callTimeout = try Self.positive(query["call_timeout"], default: 120, name: "call_timeout", invalid)
+        func number(_ name: String, default value: Int, zeroAllowed: Bool = false) throws(StoreError) -> Int {
+            guard let text = query[name] else { return value }
+            guard let number = Int(text), number >= (zeroAllowed ? 0 : 1) else {
+                throw invalid("\(name) must be a whole number " + (zeroAllowed ? "of seconds, 0 for none" : "above 0") + ", not \(text)")
+            }
+            return number
+        }
+        connectTimeout = try number("connect_timeout", default: 10)
+        poolSize = try number("pool_size", default: 10)
+        statementTimeout = try number("statement_timeout", default: 60, zeroAllowed: true)
+        lockTimeout = try number("lock_timeout", default: 10, zeroAllowed: true)
+        idleInTransactionTimeout = try number("idle_in_transaction_session_timeout", default: 60, zeroAllowed: true)
+        callTimeout = try number("call_timeout", default: 120)
 
         let file = passwordFile ?? environmentValue("PGPASSFILE").map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".pgpass")
@@ -128,18 +134,6 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             parameter.lowercased().hasPrefix("password=") ? "password=***" : String(parameter)
         }
         return String(shown[...query]) + parameters.joined(separator: "&")
-    }
-
-    private static func positive(_ text: String?, default value: Int, name: String, _ invalid: (String) -> StoreError) throws(StoreError) -> Int {
-        guard let text else { return value }
-        guard let number = Int(text), number > 0 else { throw invalid("\(name) must be a whole number above 0, not \(text)") }
-        return number
-    }
-
-    private static func seconds(_ text: String?, default value: Int, name: String, _ invalid: (String) -> StoreError) throws(StoreError) -> Int {
-        guard let text else { return value }
-        guard let number = Int(text), number >= 0 else { throw invalid("\(name) must be a whole number of seconds, 0 for none, not \(text)") }
-        return number
     }
 
     /// The server's deadlines as start-up parameters, in milliseconds, sent with every connection;

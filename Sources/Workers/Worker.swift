@@ -137,7 +137,7 @@ public final class Worker: Sendable {
         self.logger = logger
         self.observe = observe
         completer = Completer(queue: queue, deadline: configuration.callDeadline)
-        completer.onFlush = { [weak self] jobs, held in self?.completed(jobs, held: held) }
+        completer.onFlush = { [weak self] outcome in self?.completed(outcome) }
         completer.isLost = { [weak self] lease in self?.state.withLock { $0.lost.contains(lease) } ?? true }
     }
 
@@ -241,10 +241,10 @@ public final class Worker: Sendable {
         }
     }
 
-    /// What a completion batch did: `held` nil when it could not be written (the leases expire, and the jobs run again).
-    private func completed(_ jobs: [ClaimedJob], held: Result<Set<JobLease>, StoreError>) {
-        switch held {
-        case .success(let held):
+    /// What a completion batch did.
+    private func completed(_ outcome: Completer.Outcome) {
+        switch outcome {
+        case .written(let jobs, let held):
             for job in jobs {
                 if held.contains(job.lease) {
                     report(.completed(job.kind))
@@ -252,10 +252,10 @@ public final class Worker: Sendable {
                     abandoned(job, why: "its claim was taken over before it completed")
                 }
             }
-        case .failure(let error) where jobs.isEmpty:
+        case .retrying(let error):
             logger.warning("worker \(configuration.id): could not record completed jobs; trying again while their leases hold: \(error)")
             report(.completionRetried)
-        case .failure(let error):
+        case .givenUp(let jobs, let error):
             logger.warning("worker \(configuration.id): could not record \(jobs.count) completed jobs before their leases were lost: \(error)")
             jobs.forEach { abandoned($0, why: "its completion could not be written before its lease was lost") }
         }
@@ -293,13 +293,8 @@ public final class Worker: Sendable {
     }
 
     /// Waits for running jobs up to the grace period, then cancels the rest
-    /// and gives them back; then for the last completions to be written.
+    /// and gives them back; a run whose completion is being written is waited for until it is.
     private func drain() async {
-        await drainRuns()
-        await completer.idle()
-    }
-
-    private func drainRuns() async {
         let deadline = ContinuousClock.now + .seconds(configuration.grace)
         while !state.withLock({ $0.running.isEmpty }), ContinuousClock.now < deadline {
             await wakeup.wait(seconds: min(0.1, max(0, (deadline - ContinuousClock.now).seconds)))
@@ -370,6 +365,16 @@ public final class Worker: Sendable {
 /// within the deadline) is tried again, backing off, until it lands or its
 /// leases are known lost: a run that succeeded is never left to expire.
 private final class Completer: Sendable {
+    /// What became of a batch of completions.
+    enum Outcome {
+        /// Written: the leases that still held.
+        case written([ClaimedJob], held: Set<JobLease>)
+        /// Not written, and its leases are known lost: given up.
+        case givenUp([ClaimedJob], StoreError)
+        /// Not written, and tried again while the leases hold.
+        case retrying(StoreError)
+    }
+
     private struct Waiting {
         var job: ClaimedJob
         var done: CheckedContinuation<Void, Never>
@@ -378,8 +383,7 @@ private final class Completer: Sendable {
     private struct State {
         var pending: [Waiting] = []
         var flushing = false
-        var idleWaiters: [CheckedContinuation<Void, Never>] = []
-        var onFlush: @Sendable ([ClaimedJob], Result<Set<JobLease>, StoreError>) -> Void = { _, _ in }
+        var onFlush: @Sendable (Outcome) -> Void = { _ in }
         var isLost: @Sendable (JobLease) -> Bool = { _ in false }
     }
 
@@ -392,8 +396,8 @@ private final class Completer: Sendable {
         self.deadline = deadline
     }
 
-    /// Told of each batch once written, or given up.
-    var onFlush: @Sendable ([ClaimedJob], Result<Set<JobLease>, StoreError>) -> Void {
+    /// Told of each batch: written, given up, or tried again.
+    var onFlush: @Sendable (Outcome) -> Void {
         get { state.withLock { $0.onFlush } }
         set { state.withLock { $0.onFlush = newValue } }
     }
@@ -419,19 +423,17 @@ private final class Completer: Sendable {
     private func flush() async {
         var failures = 0
         while true {
-            let (batch, onFlush, isLost, waiters) = state.withLock { state in
+            let (batch, onFlush, isLost) = state.withLock { state in
                 let batch = state.pending
                 state.pending = []
-                guard batch.isEmpty else { return (batch, state.onFlush, state.isLost, [CheckedContinuation<Void, Never>]()) }
-                state.flushing = false
-                defer { state.idleWaiters = [] }
-                return (batch, state.onFlush, state.isLost, state.idleWaiters)
+                state.flushing = !batch.isEmpty
+                return (batch, state.onFlush, state.isLost)
             }
-            guard !batch.isEmpty else { return waiters.forEach { $0.resume() } }
+            guard !batch.isEmpty else { return }
             do {
                 let held = try await PostgresHotelStore.withCallTimeout(deadline) { try await queue.complete(batch.map(\.job.lease)) }
                 failures = 0
-                onFlush(batch.map(\.job), .success(held))
+                onFlush(.written(batch.map(\.job), held: held))
                 batch.forEach { $0.done.resume() }
             } catch let failure {
                 // The queue's calls throw only StoreError; the deadline's wrapper does not say so.
@@ -439,25 +441,13 @@ private final class Completer: Sendable {
                 failures += 1
                 let (lost, again) = (batch.filter { isLost($0.job.lease) }, batch.filter { !isLost($0.job.lease) })
                 if !lost.isEmpty {
-                    onFlush(lost.map(\.job), .failure(error))
+                    onFlush(.givenUp(lost.map(\.job), error))
                     lost.forEach { $0.done.resume() }
                 }
-                if !again.isEmpty { onFlush([], .failure(error)) }
+                if !again.isEmpty { onFlush(.retrying(error)) }
                 state.withLock { $0.pending = again + $0.pending }
                 try? await Task.sleep(for: .seconds(min(5, 0.1 * pow(2, Double(min(failures, 6))))))
             }
-        }
-    }
-
-    /// Returns once every completion handed in is written (or given up).
-    func idle() async {
-        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state in
-                guard state.flushing else { return true }
-                state.idleWaiters.append(waiter)
-                return false
-            }
-            if now { waiter.resume() }
         }
     }
 }

@@ -60,9 +60,7 @@ struct FleetWorkerTests {
 
     @Test("a list scheduled every second is run again after each dead run, by one leader among two workers", .timeLimit(.minutes(2)))
     func scheduleOutlivesDeadRuns() async throws {
-        let url = try await server.makeDatabase()
-        let database = TestPostgres.database(in: url)
-        let queue = JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url)))
+        let (queue, database) = try await makeQueue()
         try await queue.enqueue([NewJob(kind: .list, arguments: "{}", uniqueKey: "list|Paris", maxAttempts: 1, every: 1)])
         // The supplier is down: every run fails, and each job is dead after its one attempt.
         let runner = FakeRunner { _ in throw JobFailure("HTTP 503", isPermanent: false) }
@@ -106,9 +104,7 @@ struct FleetWorkerTests {
 
     @Test("a completion that fails is written again while the lease holds: a run that succeeded never ends dead", .timeLimit(.minutes(2)))
     func completionRetried() async throws {
-        let url = try await server.makeDatabase()
-        let database = TestPostgres.database(in: url)
-        let queue = JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url)))
+        let (queue, database) = try await makeQueue()
         // The first two completions fail (a sequence is not rolled back with them).
         _ = try await psql("""
             CREATE SEQUENCE completions;
@@ -152,9 +148,7 @@ struct FleetWorkerTests {
 
     @Test("the leader rescues past a row a stalled transaction holds, and counts the deaths it finds", .timeLimit(.minutes(2)))
     func rescueAroundAStalledWorker() async throws {
-        let url = try await server.makeDatabase()
-        let database = TestPostgres.database(in: url)
-        let queue = JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url)))
+        let (queue, database) = try await makeQueue()
         try await queue.enqueue([NewJob(kind: .list, arguments: #"{"held":true}"#, uniqueKey: "held"),
                                  NewJob(kind: .list, arguments: "{}", uniqueKey: "free"),
                                  NewJob(kind: .list, arguments: "{}", uniqueKey: "last", maxAttempts: 1)])
@@ -177,9 +171,7 @@ struct FleetWorkerTests {
 
     @Test("a run past its job's timeout is cancelled and fails as timed out", .timeLimit(.minutes(1)))
     func jobTimeout() async throws {
-        let url = try await server.makeDatabase()
-        let database = TestPostgres.database(in: url)
-        let queue = JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url)))
+        let (queue, database) = try await makeQueue()
         try await queue.enqueue([NewJob(kind: .list, arguments: "{}", uniqueKey: "list|Paris", maxAttempts: 1, timeout: 1)])
         let worker = start(queue, FakeRunner { _ in try await untilCancelled() }, configuration("w"))
         try await eventually("the job is dead") { try await psql("SELECT state FROM jobs", database) == "dead" }
@@ -190,9 +182,7 @@ struct FleetWorkerTests {
     @Test("a supplier's Retry-After reschedules the job no sooner than it asked, an hour at most, without using up an attempt",
           .timeLimit(.minutes(1)))
     func retryAfter() async throws {
-        let url = try await server.makeDatabase()
-        let database = TestPostgres.database(in: url)
-        let queue = JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url)))
+        let (queue, database) = try await makeQueue()
         try await queue.enqueue([NewJob(kind: .list, arguments: #"{"after":120}"#, uniqueKey: "soon", maxAttempts: 1),
                                  NewJob(kind: .list, arguments: #"{"after":86400}"#, uniqueKey: "tomorrow", maxAttempts: 1)])
         let runner = FakeRunner { job in
@@ -216,9 +206,7 @@ struct FleetWorkerTests {
     @Test("a list job whose service is unreachable fails, to be retried, rather than complete with the cached list: its list goes stale",
           .timeLimit(.minutes(1)))
     func offlineIsNoRefresh() async throws {
-        let url = try await server.makeDatabase()
-        let database = TestPostgres.database(in: url)
-        let queue = JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url)))
+        let (queue, database) = try await makeQueue()
         let arguments = ListJobArguments(profile: try JobProfile(nameOrPath: "sample"), endpoint: "http://127.0.0.1:1/soap", city: "Paris")
         _ = try await queue.store.mergeFirstPage(hotels([("A", 2), ("B", 1)]), into: arguments.key,
                                                  checkpoint: Pager.Checkpoint(pagesReceived: 1, nextPage: 2, nextCursor: nil, usedCursors: [], end: nil),

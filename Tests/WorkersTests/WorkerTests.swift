@@ -28,6 +28,12 @@ func untilCancelled() async throws {
     while true { try await Task.sleep(for: .seconds(3600)) }
 }
 
+/// A queue on a new database of the test server, with the database's name for psql.
+func makeQueue() async throws -> (JobQueue, database: String) {
+    let url = try await TestPostgres.shared().makeDatabase()
+    return (JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url))), TestPostgres.database(in: url))
+}
+
 /// Waits for `condition`, at most `seconds`; the test fails if it never holds.
 func eventually(_ what: Comment, seconds: Double = 60, _ condition: () async throws -> Bool) async throws {
     let deadline = Date().addingTimeInterval(seconds)
@@ -43,11 +49,6 @@ func eventually(_ what: Comment, seconds: Double = 60, _ condition: () async thr
 /// The worker loop against a real PostgreSQL, with fake runs.
 @Suite("A worker", .serialized)
 struct WorkerTests {
-    func makeQueue() async throws -> (JobQueue, database: String) {
-        let url = try await TestPostgres.shared().makeDatabase()
-        return (JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url))), TestPostgres.database(in: url))
-    }
-
     func jobs(_ count: Int, maxAttempts: Int = 5) -> [NewJob] {
         (0..<count).map { NewJob(kind: .list, arguments: #"{"n":\#($0)}"#, uniqueKey: "job \($0)", maxAttempts: maxAttempts) }
     }
