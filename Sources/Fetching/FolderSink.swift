@@ -18,6 +18,7 @@ public final class FolderSink: ListSink {
     public let folder: URL
     public var logosFolder: URL { folder.appendingPathComponent("logos") }
     public var listFile: URL { folder.appendingPathComponent("hotels.jsonl") }
+    public var location: String? { folder.path }
     private let pages: PagesFile
 
     public init(folder: URL) {
@@ -90,7 +91,7 @@ public final class FolderSink: ListSink {
 /// page is fetched and stored.
 final class PagesFile: Sendable {
     private let file: URL
-    private let queue = DispatchQueue(label: "hotelkit.fetching.pages-file")
+    private let queue: DispatchQueue
     /// The file being written and the rows in it: touched on `queue` only.
     /// Dropping it discards the temporary file (``AtomicFile`` does), so
     /// there is no `deinit` here: the last release may run on `queue`
@@ -99,8 +100,10 @@ final class PagesFile: Sendable {
     /// Whether pages are being written: read and changed on the caller's side only.
     private let writing = PosixMutex(false)
 
-    init(file: URL) {
+    /// - Parameter queue: A serial queue for the writes; a test passes its own, to wait for them.
+    init(file: URL, queue: DispatchQueue = DispatchQueue(label: "hotelkit.fetching.pages-file")) {
         self.file = file
+        self.queue = queue
     }
 
     /// A page after it was stored: page 1 starts the file when the list is

@@ -118,7 +118,7 @@ struct ListJobTests {
         let offline = try await job(Self.unreachable, store, logos: logos(try FakeLogoTransport(answersAtOnce: true, offline: true), cache: disk), sink: sink).run {
             if case .offline(let list) = $0 { banner = list.banner() }
         }
-        #expect(banner?.range(of: #"^offline: showing 20 hotels for Paris cached \d+ s ago$"#, options: .regularExpression) != nil)
+        #expect(banner?.range(of: #"^offline: showing 20 hotels for Paris cached \d+ (s|min) ago$"#, options: .regularExpression) != nil)
         #expect(offline.offline?.list.count == 20 && offline.hotels == 20 && offline.end == nil && offline.failure == nil)
         #expect(offline.offline?.reason is TransportError)
         #expect(sink.contents.cached.count == 20)

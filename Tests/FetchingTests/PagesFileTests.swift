@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Hotels
 import OfflineStore
@@ -18,17 +19,15 @@ struct PagesFileTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let page = (1...200).map { Hotel(code: "H\($0)", name: "Hotel \($0)") }
         // Many rounds: the page's write must still hold the file when the test lets go of it.
+        let writes = DispatchQueue(label: "test.pages-file")
         for _ in 0..<200 {
-            var file: PagesFile? = PagesFile(file: folder.appendingPathComponent("hotels.jsonl"))
+            var file: PagesFile? = PagesFile(file: folder.appendingPathComponent("hotels.jsonl"), queue: writes)
             file?.stored(page, .merged(MergeResult(inserted: page.count)))
             file = nil
         }
-        // Each file's queue is its own and private: wait (a second at most) for the last writes to end.
-        var left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-        for _ in 0..<1000 where !left.isEmpty {
-            usleep(1000)
-            left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-        }
+        // Every write, and the last release that discards its file, has run once the queue gets to this.
+        writes.sync {}
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         #expect(left.isEmpty)
     }
 }

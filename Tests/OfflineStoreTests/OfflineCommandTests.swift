@@ -64,7 +64,7 @@ struct OfflineCommandTests {
         let fetch = FetchRun(endpoint: endpoint, cache: cache)
         let offline = await try fetch(["--logos", "--filter", "resize:16x16"])
         #expect(offline.status == 0, "\(offline.stderr)")
-        #expect(offline.stderr.range(of: #"offline: showing 20 hotels for Paris cached \d+ s ago"#, options: .regularExpression) != nil,
+        #expect(offline.stderr.range(of: #"offline: showing 20 hotels for Paris cached \d+ (s|min) ago"#, options: .regularExpression) != nil,
                 "\(offline.stderr)")
         #expect(fetch.lines.count == 20)
         #expect(try FileManager.default.contentsOfDirectory(atPath: fetch.out + "/logos").count == 20, "cached logos were not served")

@@ -57,8 +57,10 @@ public final class TestPostgres: Sendable {
         return url(database: name)
     }
 
+    /// A connection may take a loaded machine's time (a sanitizer's build, every test at once): a minute, not the 10 s
+    /// default, unless a test appends a `connect_timeout` of its own (the last one counts).
     public func url(database: String, password: String? = TestPostgres.password, port: Int? = nil) -> String {
-        "postgres://\(Self.user)\(password.map { ":" + $0 } ?? "")@127.0.0.1:\(port ?? self.port)/\(database)?sslmode=disable"
+        "postgres://\(Self.user)\(password.map { ":" + $0 } ?? "")@127.0.0.1:\(port ?? self.port)/\(database)?sslmode=disable&connect_timeout=60"
     }
 
     /// Runs SQL as the superuser on `database` through psql's socket, for checks and faults.

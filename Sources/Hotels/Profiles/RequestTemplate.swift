@@ -112,7 +112,9 @@ public struct RequestTemplate: Sendable, Equatable {
         }
     }
 
-    private indirect enum Segment: Sendable, Equatable {
+    // Not `indirect`: the array already holds a section's segments on the heap, and
+    // the boxes of an indirect enum built in this typed-throws initializer leaked (LeakSanitizer, #33).
+    private enum Segment: Sendable, Equatable {
         case text(String)
         case placeholder(Placeholder)
         /// `{?NAME}…{/NAME}`: the segments, when the placeholder has a value.
