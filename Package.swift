@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "Fetching", targets: ["Fetching"]),
         .library(name: "AtomicFiles", targets: ["AtomicFiles"]),
         .library(name: "PostgresStore", targets: ["PostgresStore"]),
+        .library(name: "Runtime", targets: ["Runtime"]),
         .library(name: "Workers", targets: ["Workers"]),
         .library(name: "Browsing", targets: ["Browsing"]),
         .executable(name: "hotels", targets: ["hotels"]),
@@ -60,7 +61,7 @@ let package = Package(
         // these two are small C targets, the only C beyond the module maps.
         .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
         .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16")]),
-        // The lock every target uses: a pthread mutex, which ThreadSanitizer sees.
+        // The lock every target uses: a pthread mutex, which ThreadSanitizer sees, and Locked, its shareable box.
         .target(name: "Locking"),
         // Every file that is replaced is replaced through this: temporary file, fsync, rename, fsync of the folder.
         .target(name: "AtomicFiles"),
@@ -111,14 +112,20 @@ let package = Package(
         .target(
             name: "Fetching",
             dependencies: [
-                "AtomicFiles", "HTTP", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Logos", "OfflineStore",
+                "AtomicFiles", "HTTP", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Logos", "OfflineStore", "WSDL",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
+        ),
+        // What a run needs, assembled once (HotelRuntime): the store from its location, one transport,
+        // the clients, the logo pipelines, several lists at once. Everything above builds through it.
+        .target(
+            name: "Runtime",
+            dependencies: ["Fetching", "HTTP", "Hotels", "Imaging", "Locking", "Logos", "OfflineStore", "PostgresStore", "SOAP", logging]
         ),
         // Workers: lists as jobs in the shared store, claimed, leased, fenced and retried.
         .target(
             name: "Workers",
-            dependencies: ["Fetching", "HTTP", "Hotels", "Imaging", "Locking", "Logos", "OfflineStore", "PostgresStore", logging,
+            dependencies: ["Fetching", "HTTP", "Hotels", "Imaging", "Locking", "Logos", "OfflineStore", "PostgresStore", "Runtime", logging,
                            .product(name: "Metrics", package: "swift-metrics")]
         ),
         // The tutorials' table view in a real terminal: raw mode, keys and the
@@ -126,11 +133,11 @@ let package = Package(
         // and its logos through Fetching, Scheduling and Logos.
         .target(
             name: "Browsing",
-            dependencies: ["CChafa", "Fetching", "Hotels", "Imaging", "Logos", "OfflineStore", "Scheduling"]
+            dependencies: ["CChafa", "Fetching", "Hotels", "Imaging", "Locking", "Logos", "OfflineStore", "Runtime", "Scheduling"]
         ),
         // The simulation and the sample server: linked by the executable
         // alone, so library users never pull in a web server.
-        .target(name: "Simulation", dependencies: ["AtomicFiles", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Seeding", "Logos", "OfflineStore", "Fetching", logging]),
+        .target(name: "Simulation", dependencies: ["AtomicFiles", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Seeding", "Logos", "OfflineStore", "Fetching", "Runtime", logging]),
         .target(
             name: "SampleService",
             dependencies: [
@@ -144,7 +151,7 @@ let package = Package(
             name: "hotels",
             dependencies: [
                 "AtomicFiles", "HTTP", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Seeding", "Logos", "OfflineStore", "Fetching",
-                "PostgresStore", "Workers", "Browsing", "Simulation", "SampleService", "WSDL", logging,
+                "PostgresStore", "Runtime", "Workers", "Browsing", "Simulation", "SampleService", "WSDL", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Crypto", package: "swift-crypto"),
                 // hotels worker --metrics-port: swift-metrics into Prometheus' text format, served by Hummingbird.
                 .product(name: "Metrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus"),
@@ -154,7 +161,8 @@ let package = Package(
         ),
 
         // Small programs that use the libraries as a user would; `make test` builds them.
-        .executableTarget(name: "FetchCity", dependencies: ["Hotels", "OfflineStore", "Logos", "Imaging", "Fetching"], path: "Examples/FetchCity"),
+        .executableTarget(name: "FetchCity", dependencies: ["Hotels", "Imaging", "Fetching", "Runtime"], path: "Examples/FetchCity"),
+        .executableTarget(name: "FleetWorker", dependencies: ["Fetching", "Runtime", "Workers"], path: "Examples/FleetWorker"),
         .executableTarget(name: "ParseResponse", dependencies: ["Hotels"], path: "Examples/ParseResponse"),
         .executableTarget(name: "Thumbnail", dependencies: ["Logos", "Imaging"], path: "Examples/Thumbnail"),
 
@@ -172,12 +180,12 @@ let package = Package(
         .testTarget(name: "WSDLTests", dependencies: ["WSDL", "Hotels", "HTTP", "SOAP", "TestSupport", "hotels"]),
         .testTarget(
             name: "FetchingTests",
-            dependencies: ["AtomicFiles", "Fetching", "OfflineStore", "Hotels", "HTTP", "SOAP", "Imaging", "Logos", "Scheduling", "TestSupport"]
+            dependencies: ["AtomicFiles", "Fetching", "Locking", "OfflineStore", "Hotels", "HTTP", "SOAP", "Imaging", "Logos", "Scheduling", "TestSupport"]
         ),
         // The store suite on SQLite and on a PostgreSQL server the tests start (TestSupport's TestPostgres).
         .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "OfflineStore", "Hotels", "Imaging", "TestSupport", "hotels"]),
         // The worker loop on fakes and a real server; the hotels worker processes against hotels serve.
-        .testTarget(name: "WorkersTests", dependencies: ["Workers", "PostgresStore", "OfflineStore", "Hotels", "HTTP", "Locking", "TestSupport", "hotels"]),
+        .testTarget(name: "WorkersTests", dependencies: ["Workers", "PostgresStore", "OfflineStore", "Hotels", "HTTP", "Locking", "Runtime", "TestSupport", "hotels"]),
         .testTarget(name: "SchedulingTests", dependencies: ["Locking", "Scheduling", "Logos", "Imaging", "HTTP", "Simulation", "TestSupport", "hotels"]),
         // The view's parts on their own, and hotels browse in tmux against hotels serve.
         .testTarget(name: "BrowsingTests", dependencies: ["Browsing", "Imaging", "Scheduling", "Hotels", "TestSupport", "hotels"]),

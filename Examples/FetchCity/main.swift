@@ -6,24 +6,19 @@ import Fetching
 import Foundation
 import Hotels
 import Imaging
-import Logos
-import OfflineStore
+import Runtime
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4 else {
     FileHandle.standardError.write(Data("usage: FetchCity ENDPOINT CITY OUT\n".utf8))
     exit(64)
 }
-guard let profile = try? ServiceProfile.named("sample") else { exit(78) }
-let client = HotelClient(profile: profile, endpoint: arguments[1])
+// The store and the logo cache live in ~/.cache/hotelkit, as the tool's do.
+let runtime: HotelRuntime
 do {
-    // The store and the logo cache live in ~/.cache/hotelkit, as the tool's do.
-    let store = try HotelStore()
-    let logos = LogoPipeline(configuration: .init(
-        diskCache: try DiskImageCache(directory: HotelStore.defaultFolder.appendingPathComponent("images")), index: store))
-    let job = ListJob(client: client, storage: store, city: arguments[2], logos: logos,
-                      sink: FolderSink(folder: URL(fileURLWithPath: arguments[3])))
-
+    runtime = try await HotelRuntime.open()
+    let client = try runtime.client(profile: try .named("sample"), endpoint: arguments[1])
+    let job = runtime.listJob(client, city: arguments[2], logos: FilterChain(), sink: FolderSink(folder: URL(fileURLWithPath: arguments[3])))
     let summary = try await job.run { event in
         switch event {
         case .cached(let list): print("cached: \(list.count) hotels, written at once")
@@ -35,7 +30,7 @@ do {
         }
     }
     print("end: \(summary.end ?? "error"); \(summary.hotels) hotels in the list, \(summary.logos.saved) logos")
-    await client.close()
+    await runtime.close()
     if let failure = summary.failure {
         // What the error means: the exit code, and what to do about it.
         let meaning = ErrorMeaning(failure)
@@ -43,7 +38,6 @@ do {
         exit(meaning.exitCode)
     }
 } catch {
-    await client.close()
-    FileHandle.standardError.write(Data("error: \(client.secrets.redact(String(describing: error)))\n".utf8))
+    FileHandle.standardError.write(Data("error: \(error)\n".utf8))
     exit(ErrorMeaning(error).exitCode)
 }

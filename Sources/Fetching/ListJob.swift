@@ -1,6 +1,7 @@
 import Foundation
 import Hotels
 import Imaging
+import Locking
 import Logos
 import OfflineStore
 import Scheduling
@@ -87,6 +88,7 @@ public struct ListJob: Sendable {
     public func run(onEvent: (ListJobEvent) -> Void = { _ in }) async throws -> ListJobSummary {
         let sync = sync
         var summary = ListJobSummary(key: sync.key)
+        summary.out = sink.location
         let started = Date()
         var logoRun = logos.map { LogoRun(pipeline: $0, sink: sink) }
         try await sink.open()
@@ -174,20 +176,24 @@ public struct ListJob: Sendable {
     }
 }
 
-/// The logos of one run: each row's at most once, `downloadConcurrency` at once.
-struct LogoRun {
-    let pipeline: LogoPipeline
-    let sink: any ListSink
-    private(set) var counts = LogoCounts()
+/// The logos of one run: each row's at most once, the pipeline's
+/// `downloadConcurrency` at once, each handed to the sink. A list job runs
+/// one per list; a worker's logos job runs one over a page of a stored list.
+public struct LogoRun {
+    public let pipeline: LogoPipeline
+    public let sink: any ListSink
+    public private(set) var counts = LogoCounts()
     /// Hotels whose logo this run has saved (or tried to).
     private var tried: Set<String> = []
 
-    init(pipeline: LogoPipeline, sink: any ListSink) {
+    public init(pipeline: LogoPipeline, sink: any ListSink = StoreOnlySink()) {
         self.pipeline = pipeline
         self.sink = sink
     }
 
-    mutating func save(_ hotels: [Hotel], policy: LogoCachePolicy = .revalidate, onEvent: (ListJobEvent) -> Void) async {
+    /// Saves the logos of `hotels` not tried yet in this run; each failure is
+    /// told as ``ListJobEvent/logoFailed(code:url:error:)``, and the run goes on.
+    public mutating func save(_ hotels: [Hotel], policy: LogoCachePolicy = .revalidate, onEvent: (ListJobEvent) -> Void) async {
         var untried: [(code: String, url: String)] = []
         for hotel in hotels {
             guard let url = hotel.logoURL, tried.insert(hotel.code).inserted else { continue }

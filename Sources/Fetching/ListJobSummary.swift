@@ -2,6 +2,7 @@ import Foundation
 import Hotels
 import Logos
 import OfflineStore
+import SOAP
 
 /// What a ``ListJob`` run did: everything `hotels fetch` prints.
 public struct ListJobSummary: Sendable {
@@ -34,9 +35,57 @@ public struct ListJobSummary: Sendable {
     public var failedPage: Int? { failure == nil ? nil : pages + 1 }
     /// Record warnings by kind, every one counted.
     public var warnings: [String: Int] = [:]
+    /// Where the sink put the list (``ListSink/location``).
+    public var out: String?
 
     public init(key: ListKey) {
         self.key = key
+    }
+}
+
+/// The summary as `hotels fetch --json` prints it: the list's city (and
+/// position), the counts, the error with its whole SOAP fault, the offline banner.
+extension ListJobSummary: Encodable {
+    private enum Key: String, CodingKey {
+        case city, near, pages, hotels, fetched, cached, added, merge, end, logos, seconds, out, error, fault, offline, warnings
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(key.city, forKey: .city)
+        try container.encodeIfPresent(key.area?.description, forKey: .near)
+        try container.encode(pages, forKey: .pages)
+        try container.encode(hotels, forKey: .hotels)
+        try container.encode(fetched, forKey: .fetched)
+        try container.encode(cached, forKey: .cached)
+        try container.encode(added, forKey: .added)
+        try container.encodeIfPresent(merge, forKey: .merge)
+        try container.encodeIfPresent(end, forKey: .end)
+        try container.encode(logos, forKey: .logos)
+        try container.encode(seconds, forKey: .seconds)
+        try container.encodeIfPresent(out, forKey: .out)
+        try container.encodeIfPresent(failureDescription, forKey: .error)
+        try container.encodeIfPresent(failure as? SOAPFault, forKey: .fault)
+        try container.encodeIfPresent(offline?.banner(), forKey: .offline)
+        try container.encode(warnings, forKey: .warnings)
+    }
+}
+
+/// The summary in one line, as `hotels fetch` prints it.
+extension ListJobSummary: CustomStringConvertible {
+    public var description: String {
+        let into = out.map { " into \($0)" } ?? ""
+        if let offline {
+            return offline.banner() + into + (logos.saved + logos.failed > 0 ? ", \(logos.saved) logos from the cache" : "")
+        }
+        let rate = seconds > 0 ? Double(fetched) / seconds : 0
+        // Page 1's merge counts only its own rows: the run's new rows are said first, so no reader takes the difference for losses.
+        let merged = merge.map { " (page 1 merged: \($0.inserted) new, \($0.updated) updated, \($0.moved) moved" + ($0.replaced ? ", list replaced" : "") + ")" } ?? ""
+        return "fetched \(fetched) hotels in \(pages) pages (\(String(format: "%.0f", rate))/s, end: \(end ?? "error")): "
+            + "\(added) new to the list\(merged); \(hotels) in the list"
+            + (logos.saved + logos.failed > 0
+                ? ", \(logos.saved) logos (\(logos.fromCache) cached, \(logos.revalidated) revalidated, \(logos.failed) failed)" : "")
+            + into
     }
 }
 

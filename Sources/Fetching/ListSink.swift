@@ -8,8 +8,7 @@ import OfflineStore
 ///
 /// The store always has the list; a sink is where it goes besides:
 /// ``FolderSink`` writes `hotels.jsonl` and `logos/`, ``StoreOnlySink``
-/// nothing (a worker that only fills the shared store), ``MemorySink``
-/// keeps everything in memory (tests). A sink is used by one job run.
+/// nothing (a worker that only fills the shared store). A sink is used by one job run.
 public protocol ListSink: Sendable {
     /// Before anything else: make the folder, tidy what a killed run left.
     func open() async throws
@@ -26,6 +25,13 @@ public protocol ListSink: Sendable {
     /// The list as it stands when the job ends (after a failed page, as the
     /// store has it): what the sink holds must now be this list, whole.
     func finish(_ list: CachedList, from storage: any ListStorage) async throws
+
+    /// Where the list goes, fit to print (a folder's path); nil when it stays in the store.
+    var location: String? { get }
+}
+
+extension ListSink {
+    public var location: String? { nil }
 }
 
 /// What storing a page did to the list.
@@ -80,50 +86,4 @@ public struct StoreOnlySink: ListSink {
     public func pageStored(_ page: FetchedPage, _ change: PageChange) async throws {}
     public func saveLogo(_ logo: LogoFile) async throws {}
     public func finish(_ list: CachedList, from storage: any ListStorage) async throws {}
-}
-
-/// Keeps what a job delivers in memory, for tests and small scripts.
-public final class MemorySink: ListSink {
-    /// What the sink has seen, in order.
-    public struct Contents: Sendable, Equatable {
-        /// The rows shown from the cache before the network was asked.
-        public var cached: [Hotel] = []
-        /// Each stored page's rows, with what storing it did.
-        public var pages: [(hotels: [Hotel], change: PageChange)] = []
-        /// Logos by hotel code; a logo saved twice keeps the last.
-        public var logos: [String: LogoFile] = [:]
-        /// The whole list at the end, or nil before it.
-        public var list: [Hotel]?
-
-        public static func == (lhs: Contents, rhs: Contents) -> Bool {
-            lhs.cached == rhs.cached && lhs.logos == rhs.logos && lhs.list == rhs.list
-                && lhs.pages.map(\.hotels) == rhs.pages.map(\.hotels) && lhs.pages.map(\.change) == rhs.pages.map(\.change)
-        }
-    }
-
-    private let state = PosixMutex(Contents())
-
-    public init() {}
-
-    public var contents: Contents { state.withLock { $0 } }
-
-    public func open() async throws {}
-
-    public func showCached(_ list: CachedList, from storage: any ListStorage) async throws {
-        let rows = try await storage.hotels(in: list, offset: 0, limit: nil)
-        state.withLock { $0.cached = rows }
-    }
-
-    public func pageStored(_ page: FetchedPage, _ change: PageChange) async throws {
-        state.withLock { $0.pages.append((page.hotels, change)) }
-    }
-
-    public func saveLogo(_ logo: LogoFile) async throws {
-        state.withLock { $0.logos[logo.code] = logo }
-    }
-
-    public func finish(_ list: CachedList, from storage: any ListStorage) async throws {
-        let rows = try await storage.hotels(in: list, offset: 0, limit: nil)
-        state.withLock { $0.list = rows }
-    }
 }

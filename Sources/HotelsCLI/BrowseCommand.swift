@@ -1,4 +1,5 @@
 import ArgumentParser
+import Fetching
 import Browsing
 import Foundation
 import Glibc
@@ -6,6 +7,7 @@ import Hotels
 import Imaging
 import Logging
 import OfflineStore
+import Runtime
 
 struct BrowseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -56,23 +58,21 @@ struct BrowseCommand: AsyncParsableCommand {
 
     func run() async throws {
         let chain: FilterChain
-        let client: HotelClient
+        let profile: ServiceProfile
         do {
             chain = try FilterChain(parsing: filter)
+            profile = try ServiceProfile.named(self.profile)
         } catch {
-            throw Diagnostics.report(error, context: "--filter").code
+            throw Diagnostics.report(error, context: error is FilterSpecError ? "--filter" : "--profile \(self.profile)").code
         }
-        do {
-            client = HotelClient(profile: try ServiceProfile.named(profile), endpoint: endpoint, configuration: HotelClientConfiguration(
-                logger: browseLogger, credentials: try credentials.map(Credentials.environment(overlaidWith:)) ?? .environment))
-            Diagnostics.redact(with: client.secrets)
-            try client.requests.checkCredentials()
-        } catch {
-            throw Diagnostics.report(error, context: "--profile \(profile)").code
+        let runtime = try await cacheOptions.runtime { configuration in
+            try configuration.read(credentials: credentials, context: "--profile \(self.profile)")
+            configuration.logger = browseLogger
+            configuration.logoConcurrency = concurrency
         }
-        var configuration = BrowseConfiguration(client: client, city: city, keyword: keyword, area: try areaOptions.area(), pageSize: pageSize,
-                                                storage: try await cacheOptions.openStorage(), diskCache: cacheOptions.folder.openImages(),
-                                                filter: chain)
+        let client = try await runtime.client(profile, endpoint: endpoint, named: self.profile)
+        var configuration = BrowseConfiguration(runtime: runtime, client: client, city: city, keyword: keyword, area: try areaOptions.area(),
+                                                pageSize: pageSize, filter: chain)
         configuration.offline = offline
         configuration.concurrency = concurrency
         configuration.graphics = GraphicsMode(rawValue: graphics)
@@ -82,7 +82,7 @@ struct BrowseCommand: AsyncParsableCommand {
     }
 }
 
-/// The client's logger while the view owns the screen: a log line on stderr
+/// The runtime's logger while the view owns the screen: a log line on stderr
 /// would land in the middle of a frame. The view shows what matters itself
 /// (the offline banner, a failed list).
 let browseLogger = Logger(label: "hotelkit.browse") { _ in SwiftLogNoOpLogHandler() }
@@ -96,12 +96,12 @@ func runBrowse(_ configuration: BrowseConfiguration,
     do {
         end = try await session.run()
     } catch {
-        await configuration.client.close()
+        await configuration.runtime.close()
         Diagnostics.error("hotels browse needs a terminal: \(error)", hint: hint)
         throw ExitStatus.usage.code
     }
     // A stateful service's sessions end with the view.
-    await configuration.client.close()
+    await configuration.runtime.close()
     if case .signal(let signal) = end { throw ExitCode(128 + signal) }
     if let error = session.lastError { throw Diagnostics.report(error, context: "browse").code }
 }

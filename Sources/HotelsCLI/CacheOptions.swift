@@ -1,9 +1,10 @@
 import ArgumentParser
+import Fetching
 import Foundation
 import Hotels
-import Imaging
 import OfflineStore
 import PostgresStore
+import Runtime
 
 /// `--cache DIR` and `--store URL`: where the lists and the logo cache live, for the commands that use them.
 struct CacheOptions: ParsableArguments {
@@ -13,7 +14,7 @@ struct CacheOptions: ParsableArguments {
                                valueName: "url"))
     var store: String?
 
-    var folder: CacheFolder { CacheFolder(cache.map { URL(fileURLWithPath: $0) } ?? HotelStore.defaultFolder) }
+    var folder: URL { cache.map { URL(fileURLWithPath: $0) } ?? HotelStore.defaultFolder }
 
     /// `--store`, else `HOTELKIT_STORE`: the shared store's URL, if one is named.
     var storeURL: String? { sharedStoreURL(store) }
@@ -26,10 +27,9 @@ struct CacheOptions: ParsableArguments {
         throw ExitStatus.usage.code
     }
 
-    /// The shared store when one is named, else SQLite in the cache folder.
-    func openStorage() async throws -> any HotelStorage {
-        guard let storeURL else { return try folder.openStore() }
-        return try await openSharedStore(storeURL)
+    /// The runtime on the shared store when one is named, else on SQLite in the cache folder; logo files in the folder's `images/`.
+    func runtime(_ configure: (inout HotelRuntime.Configuration) throws -> Void = { _ in }) async throws -> HotelRuntime {
+        try await openRuntime(store: storeURL, folder: folder, configure)
     }
 }
 
@@ -46,44 +46,48 @@ func sharedStoreURL(_ option: String?) -> String? {
     option ?? ProcessInfo.processInfo.environment["HOTELKIT_STORE"].flatMap { $0.isEmpty ? nil : $0 }
 }
 
-/// Opens the shared store at `url`, reporting a failure as `--store`'s (64, 69, 77, 78), never with its password.
-func openSharedStore(_ url: String) async throws -> PostgresHotelStore {
+/// The runtime on the shared store at `url`, else on SQLite in `folder`, else in memory; logo files in `folder/images`.
+/// A failure is reported as `--store`'s (64, 69, 77, 78, never with its password) or the cache folder's (74).
+func openRuntime(store url: String?, folder: URL?, _ configure: (inout HotelRuntime.Configuration) throws -> Void = { _ in }) async throws -> HotelRuntime {
+    var configuration = HotelRuntime.Configuration(store: folder.map { .folder($0) } ?? .inMemory)
+    configuration.logoFolder = folder?.appendingPathComponent("images")
+    try configure(&configuration)
     do {
-        return try await PostgresHotelStore.open(try PostgresLocation(url: url))
+        if let url { configuration.store = .shared(try PostgresLocation(url: url)) }
+        return try await HotelRuntime.open(configuration)
     } catch {
-        throw Diagnostics.report(error, context: "--store").code
+        throw Diagnostics.report(error, context: url == nil ? "" : "--store").code
     }
 }
 
-/// A cache folder: the store's `hotels.sqlite` and the logo cache in `images/`.
-struct CacheFolder {
-    var url: URL
+/// The shared store at `url`, opened as a runtime opens it, its failures reported as `--store`'s.
+func openSharedStore(_ url: String) async throws -> PostgresHotelStore {
+    guard let store = try await openRuntime(store: url, folder: nil).sharedStore else { throw ExitStatus.usage.code }
+    return store
+}
 
-    init(_ url: URL) {
-        self.url = url
-    }
-
-    var path: String { url.path }
-
-    /// Opens the store, saying what was moved aside; exit 74 if it cannot be opened.
-    func openStore() throws -> HotelStore {
+extension HotelRuntime.Configuration {
+    /// `--credentials FILE` and `--dump DIR`; a failure is reported in `context` (78, 66, 74).
+    mutating func read(credentials file: String?, dump: String? = nil, context: String) throws {
         do {
-            let store = try HotelStore(folder: url)
-            store.warnings.forEach(Diagnostics.warning)
-            return store
+            credentials = try file.map(Credentials.environment(overlaidWith:)) ?? .environment
+            exchangeLog = try dump.map { try ExchangeFolder(folder: URL(fileURLWithPath: $0), logger: logger) }
         } catch {
-            Diagnostics.error(error.description, hint: "check the folder's permissions, or give another with --cache DIR")
-            throw ExitStatus.ioError.code
+            throw Diagnostics.report(error, context: context).code
         }
     }
+}
 
-    /// The logo cache, or nil (with a warning) when its folder cannot be used.
-    func openImages() -> DiskImageCache? {
+extension HotelRuntime {
+    /// The client of `profile` at `endpoint`, its secrets kept out of everything printed; a failure reported as the profile's.
+    func client(_ profile: ServiceProfile, endpoint: String, named name: String) async throws -> HotelClient {
         do {
-            return try DiskImageCache(directory: url.appendingPathComponent("images"))
+            let client = try client(profile: profile, endpoint: endpoint)
+            Diagnostics.redact(with: client.secrets)
+            return client
         } catch {
-            Diagnostics.warning("logo cache unavailable, going on without it: \(error)")
-            return nil
+            await close()
+            throw Diagnostics.report(error, context: "--profile \(name)").code
         }
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import HTTP
 import Hotels
+import Runtime
 
 struct CallCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,26 +30,25 @@ struct CallCommand: AsyncParsableCommand {
 
     func run() async throws {
         let loaded: ServiceProfile
-        let client: HotelClient
-        var transport = TransportConfiguration()
-        if insecure {
-            transport.verifyTLS = false
-            Diagnostics.warning("--insecure: TLS certificates are NOT verified")
-        }
         do {
             loaded = try ServiceProfile.named(profile)
-            client = HotelClient(profile: loaded, endpoint: endpoint, configuration: HotelClientConfiguration(
-                transport: HTTPTransport(configuration: transport), limits: limits.limits, retry: .never, warningsPerKind: nil,
-                credentials: try values.loadCredentials(), exchangeLog: try dump.map(ExchangeDump.init(folder:))))
-            Diagnostics.redact(with: client.secrets)
-            try client.requests.checkCredentials()
         } catch {
             throw Diagnostics.report(error, context: "--profile \(profile)").code
         }
+        if insecure { Diagnostics.warning("--insecure: TLS certificates are NOT verified") }
+        // Nothing is stored: the request is the point.
+        let runtime = try await openRuntime(store: nil, folder: nil) { configuration in
+            try configuration.read(credentials: values.credentials, dump: dump, context: "--profile \(profile)")
+            configuration.transport.verifyTLS = !insecure
+            configuration.limits = limits.limits
+            configuration.retry = .never
+            configuration.warningsPerKind = nil
+        }
+        let client = try await runtime.client(loaded, endpoint: endpoint, named: profile)
         let interruption = Interruption()
         let parameters = try values.parameters(for: loaded)
         let outcome = await interruption.run { try await client.page(parameters, context: "call") }
-        await client.close()
+        await runtime.close()
         if let code = interruption.exitCode { throw code }
         switch outcome {
         case .success(let page):

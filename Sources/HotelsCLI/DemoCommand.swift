@@ -1,9 +1,10 @@
 import ArgumentParser
+import Fetching
 import Browsing
 import Foundation
 import Hotels
 import Imaging
-import OfflineStore
+import Runtime
 import SampleService
 import Simulation
 
@@ -25,10 +26,13 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "Rows the fling scrolls through.") var rows = 150
     @Option(help: "Filter chain for logos.") var filter = "resize:64x64:fill,sepia:0.6,round:10"
     @Option(help: "Rows to load ahead of the scroll.") var prefetch = 4
+    @Option(help: "Seconds the scroll's end waits for the visible rows' logos.") var endWait = 30
     @Flag(help: "Open the list in hotels browse, on this terminal, instead of the simulation.") var browse = false
 
     func validate() throws {
-        guard latency >= 0, rows > 0, prefetch >= 0 else { throw ValidationError("--latency, --rows and --prefetch must not be negative") }
+        guard latency >= 0, rows > 0, prefetch >= 0, endWait >= 0 else {
+            throw ValidationError("--latency, --rows, --prefetch and --end-wait must not be negative")
+        }
     }
 
     func run() async throws {
@@ -64,7 +68,7 @@ struct DemoCommand: AsyncParsableCommand {
         Diagnostics.note("sample service on \(endpoint), \(latency) ms latency; scrolling \(rows) rows of Shanghai")
 
         let list = try ListOptions.parse(["--endpoint", endpoint, "--city", "Shanghai"])
-        let window = try WindowOptions.parse(["--prefetch", String(prefetch), "--filter", filter])
+        let window = try WindowOptions.parse(["--prefetch", String(prefetch), "--filter", filter, "--end-wait", String(endWait)])
         let script = FlingGenerator(rows: rows, viewport: window.viewport, seed: 2026).script()
         let outcome = try await runSimulation(list: list, window: window, script: script, speed: 1, cache: nil,
                                               trace: folder.appendingPathComponent("trace.jsonl").path)
@@ -77,16 +81,16 @@ struct DemoCommand: AsyncParsableCommand {
 
     /// The sample's Shanghai list in the view, from an in-memory store, so every demo starts cold.
     private func browseSample(endpoint: String) async throws {
-        let client = HotelClient(profile: try ServiceProfile.named("sample"), endpoint: endpoint,
-                                 configuration: HotelClientConfiguration(logger: browseLogger))
         let chain: FilterChain
         do {
             chain = try FilterChain(parsing: filter)
         } catch {
             throw Diagnostics.report(error, context: "--filter").code
         }
-        try await runBrowse(BrowseConfiguration(client: client, city: "Shanghai", storage: try HotelStore.inMemory(), filter: chain,
-                                                      title: "hotels demo: Shanghai from the sample service, \(latency) ms latency"),
+        let runtime = try await openRuntime(store: nil, folder: nil) { $0.logger = browseLogger }
+        let client = try await runtime.client(try ServiceProfile.named("sample"), endpoint: endpoint, named: "sample")
+        try await runBrowse(BrowseConfiguration(runtime: runtime, client: client, city: "Shanghai", filter: chain,
+                                                title: "hotels demo: Shanghai from the sample service, \(latency) ms latency"),
                             withoutTerminal: "leave out --browse for the simulation, which needs no terminal")
     }
 }

@@ -1,12 +1,10 @@
 import ArgumentParser
 import Fetching
 import Foundation
-import HTTP
 import Hotels
 import Imaging
-import Logos
 import OfflineStore
-import SOAP
+import Runtime
 
 struct FetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -77,27 +75,19 @@ struct FetchCommand: AsyncParsableCommand {
         } catch {
             throw Diagnostics.report(error, context: error is FilterSpecError ? "--filter" : "--profile").code
         }
-        var transport = TransportConfiguration()
-        if insecure {
-            transport.verifyTLS = false
-            Diagnostics.warning("--insecure: TLS certificates are NOT verified; anyone on the path can read and change the traffic")
+        if insecure { Diagnostics.warning("--insecure: TLS certificates are NOT verified; anyone on the path can read and change the traffic") }
+        let runtime = try await cacheOptions.runtime { configuration in
+            try configuration.read(credentials: credentials, dump: dump, context: "--profile \(self.profile)")
+            configuration.transport.verifyTLS = !insecure
+            configuration.limits = limits.limits
+            configuration.warningsPerKind = warningOptions.perKind
+            configuration.logoConcurrency = concurrency
         }
-        let http = HTTPTransport(configuration: transport)
-        let client: HotelClient
-        do {
-            client = HotelClient(profile: profile, endpoint: endpoint, configuration: HotelClientConfiguration(
-                transport: http, limits: limits.limits, warningsPerKind: warningOptions.perKind,
-                credentials: try credentials.map(Credentials.environment(overlaidWith:)) ?? .environment,
-                exchangeLog: try dump.map(ExchangeDump.init(folder:))))
-            Diagnostics.redact(with: client.secrets)
-            try client.requests.checkCredentials()
-        } catch {
-            throw Diagnostics.report(error, context: "--profile \(self.profile)").code
-        }
+        let client = try await runtime.client(profile, endpoint: endpoint, named: self.profile)
         // Ctrl-C or SIGTERM stops the fetch; its sessions are still logged out.
         let interruption = Interruption()
-        let outcome = await interruption.run { try await fetch(client: client, http: http, chain: chain) }
-        await client.close()
+        let outcome = await interruption.run { try await fetch(runtime: runtime, client: client, chain: chain) }
+        await runtime.close()
         if let code = interruption.exitCode {
             Diagnostics.note("interrupted: the pages fetched so far are stored, and every session was logged out")
             throw code
@@ -111,53 +101,16 @@ struct FetchCommand: AsyncParsableCommand {
 
     /// One list into `--out`, or each city's into `--out/CITY`, `--parallel`
     /// at once; the first failing list's exit code, in the order given.
-    private func fetch(client: HotelClient, http: HTTPTransport, chain: FilterChain) async throws {
-        let store = try await cacheOptions.openStorage()
-        let lists = ListFetch(client: client, storage: store, keyword: keyword, area: try areaOptions.area(), options: ListSync.Options(
+    private func fetch(runtime: HotelRuntime, client: HotelClient, chain: FilterChain) async throws {
+        let lists = ListFetch(runtime: runtime, client: client, keyword: keyword, area: try areaOptions.area(), options: ListSync.Options(
             pageSize: pageSize, maxPages: maxPages, cacheFirst: !refresh || offline, cacheOnly: offline,
             servesCacheWhenOffline: !requireFresh, readAhead: true),
-            logos: logos ? LogoPipeline(configuration: .init(
-                transport: HTTPLogoTransport(client: http), filter: chain, diskCache: cacheOptions.folder.openImages(),
-                index: store, downloadConcurrency: concurrency)) : nil,
-            progress: ProgressLine(total: 0, label: "hotels", quiet: json), json: json, labelled: cities.count > 1)
+            logos: logos ? chain : nil, progress: ProgressLine(total: 0, label: "hotels", quiet: json), json: json, labelled: cities.count > 1)
         let root = URL(fileURLWithPath: out)
         guard cities.count > 1 else { return try await lists.fetch(city: cities[0], into: root) }
-        let codes = await withTaskGroup(of: (Int, ExitCode?).self) { group in
-            var codes = [ExitCode?](repeating: nil, count: cities.count)
-            var next = 0
-            func start(_ group: inout TaskGroup<(Int, ExitCode?)>) {
-                let (index, city) = (next, cities[next])
-                next += 1
-                group.addTask { (index, await lists.exitCode(city: city, into: root.appendingPathComponent(SafeFileName.base(for: city)))) }
-            }
-            while next < min(parallel, cities.count) { start(&group) }
-            for await (index, code) in group {
-                codes[index] = code
-                if next < cities.count { start(&group) }
-            }
-            return codes
+        let codes = await runtime.forEach(cities, parallel: parallel) { city in
+            await lists.exitCode(city: city, into: root.appendingPathComponent(SafeFileName.base(for: city)))
         }
         if let failed = codes.compactMap({ $0 }).first { throw failed }
-    }
-}
-
-/// A SOAP fault for `--json`: every part, the detail as XML and as lines.
-struct FaultSummary: Encodable {
-    var code: String
-    var subcodes: [String]
-    var reason: String
-    var node: String?
-    var role: String?
-    var detail: String?
-    var detailLines: [String]
-
-    init(_ fault: SOAPFault) {
-        code = fault.code.value
-        subcodes = fault.subcodes.map(\.value)
-        reason = fault.reason
-        node = fault.node
-        role = fault.role
-        detail = fault.detail
-        detailLines = fault.detailLines
     }
 }

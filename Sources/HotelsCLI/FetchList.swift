@@ -2,21 +2,22 @@ import ArgumentParser
 import Fetching
 import Foundation
 import Hotels
-import Logos
+import Imaging
 import OfflineStore
-import SOAP
+import Runtime
 
 /// One list of `hotels fetch`: a ``ListJob`` into its folder, its events on
 /// the progress line and stderr, and its summary on stdout. Lists fetched at
-/// once share the client (and so its sessions), the store, the logo
+/// once share the runtime's client (and so its sessions), store, logo
 /// pipeline and the progress line.
 struct ListFetch: Sendable {
+    var runtime: HotelRuntime
     var client: HotelClient
-    var storage: any ListStorage
     var keyword: String?
     var area: SearchArea?
     var options: ListSync.Options
-    var logos: LogoPipeline?
+    /// The logos' filter chain; nil for no logos.
+    var logos: FilterChain?
     var progress: ProgressLine
     var json: Bool
     /// Names the city in the summary and in errors: when several lists are fetched.
@@ -40,9 +41,7 @@ struct ListFetch: Sendable {
     /// Fetches `city` into `folder` and prints the summary; a failure is
     /// reported after it and thrown as its exit code.
     func fetch(city: String, into folder: URL) async throws {
-        let job = ListJob(client: client, storage: storage, city: city, keyword: keyword, area: area, options: options, logos: logos,
-                          sink: FolderSink(folder: folder))
-        var offlineBanner: String?
+        let job = runtime.listJob(client, city: city, keyword: keyword, area: area, options: options, logos: logos, sink: FolderSink(folder: folder))
         let summary: ListJobSummary
         do {
             summary = try await job.run { event in
@@ -51,8 +50,7 @@ struct ListFetch: Sendable {
                 case .pageStored(let page, _): progress.advance(by: page.hotels.count)
                 case .offline(let offline):
                     progress.finish()
-                    offlineBanner = offline.banner()
-                    if !json, let offlineBanner { Diagnostics.note(label(city) + offlineBanner) }
+                    if !json { Diagnostics.note(label(city) + offline.banner()) }
                 case .pagingEnded: progress.finish()
                 case .logoFailed(let code, let url, let error): Diagnostics.warning("logo of \(code) (\(url)): \(error)")
                 case .cachedRowsLogosFailed(let error):
@@ -61,9 +59,9 @@ struct ListFetch: Sendable {
             }
         } catch let error as ListSyncError {
             progress.finish()
-            throw refusal(error, city: city)
+            throw Diagnostics.report(error, context: labelled ? city : "").code
         }
-        FetchReport(summary, offlineBanner: offlineBanner, out: folder.path).print(json: json, label: label(city))
+        writeAll(Array(((json ? jsonLine(summary) : label(city) + Diagnostics.shown(summary.description)) + "\n").utf8), to: STDOUT_FILENO)
         if let failure = summary.failure, let page = summary.failedPage {
             throw Diagnostics.report(failure, context: "\(label(city))page \(page) of \(client.endpoint)").code
         }
@@ -71,85 +69,5 @@ struct ListFetch: Sendable {
 
     private func label(_ city: String) -> String {
         labelled ? "\(city): " : ""
-    }
-
-    /// Offline, with nothing to serve: what happened, in the words of the options.
-    private func refusal(_ error: ListSyncError, city: String) -> ExitCode {
-        let meaning = ErrorMeaning(error)
-        switch error {
-        case .nothingCached(_, let reason):
-            Diagnostics.error("offline\(Self.why(reason)), and nothing is cached for \(city) from \(client.endpoint)", hint: meaning.hint)
-        case .staleRefused(_, let reason):
-            Diagnostics.error("\(label(city))offline\(Self.why(reason)); --require-fresh refuses the cached list")
-        }
-        return ExitCode(meaning.exitCode)
-    }
-
-    private static func why(_ reason: (any Error)?) -> String {
-        reason.map { " (\($0))" } ?? " (--offline)"
-    }
-}
-
-/// The one-line summary of a fetch, or its JSON: a ``ListJobSummary`` in the words of `hotels fetch`.
-struct FetchReport: Encodable {
-    var city: String
-    /// The search's position, when it was one (`--near`).
-    var near: String?
-    var pages: Int
-    var hotels: Int
-    var fetched: Int
-    var cached: Int
-    /// Rows new to the list in this run, page 1's and the later pages'.
-    var added: Int
-    var merge: MergeResult?
-    var end: String?
-    var logos: LogoCounts
-    var seconds: Double
-    var out: String
-    var error: String?
-    /// The whole fault, when a SOAP fault stopped the run.
-    var fault: FaultSummary?
-    /// The offline banner, when the cache was served instead of the network.
-    var offline: String?
-    /// Record warnings by kind, every one counted.
-    var warnings: [String: Int]
-
-    init(_ summary: ListJobSummary, offlineBanner: String?, out: String) {
-        city = summary.key.city
-        near = summary.key.area?.description
-        pages = summary.pages
-        hotels = summary.hotels
-        fetched = summary.fetched
-        cached = summary.cached
-        added = summary.added
-        merge = summary.merge
-        end = summary.end
-        logos = summary.logos
-        seconds = summary.seconds
-        self.out = out
-        error = summary.failureDescription.map(Diagnostics.shown)
-        fault = (summary.failure as? SOAPFault).map(FaultSummary.init)
-        offline = offlineBanner
-        warnings = summary.warnings
-    }
-
-    /// One line, or one JSON object; `label` (the city, when a fetch has several lists) leads the line.
-    func print(json: Bool, label: String = "") {
-        let text: String
-        if json {
-            text = jsonLine(self)
-        } else if let offline {
-            text = label + offline + " into \(out)" + (logos.saved + logos.failed > 0 ? ", \(logos.saved) logos from the cache" : "")
-        } else {
-            let rate = seconds > 0 ? Double(fetched) / seconds : 0
-            // Page 1's merge counts only its own rows: the run's new rows are said first, so no reader takes the difference for losses.
-            let merged = merge.map { " (page 1 merged: \($0.inserted) new, \($0.updated) updated, \($0.moved) moved" + ($0.replaced ? ", list replaced" : "") + ")" } ?? ""
-            text = label + "fetched \(fetched) hotels in \(pages) pages (\(String(format: "%.0f", rate))/s, end: \(end ?? "error")): "
-                + "\(added) new to the list\(merged); \(hotels) in the list"
-                + (logos.saved + logos.failed > 0
-                    ? ", \(logos.saved) logos (\(logos.fromCache) cached, \(logos.revalidated) revalidated, \(logos.failed) failed)" : "")
-                + " into \(out)"
-        }
-        writeAll(Array((text + "\n").utf8), to: STDOUT_FILENO)
     }
 }

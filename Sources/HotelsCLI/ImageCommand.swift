@@ -1,10 +1,7 @@
 import ArgumentParser
-import Dispatch
-import AtomicFiles
+import Fetching
 import Foundation
 import Imaging
-import Locking
-import Synchronization
 
 struct ImageCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -62,59 +59,21 @@ struct ImageCommand: ParsableCommand {
         let decoder = ImageDecoder(limits: ImageLimits(maxPixels: maxPixels, maxInputBytes: maxInput))
         if let batch {
             let encoding: ImageEncoding = format == "png" ? .png() : .jpeg()
-            try runBatch(folder: batch, pipeline: ImagePipeline(decoder: decoder, filter: chain, encoding: encoding))
+            let progress = ProgressLine(total: (try? FileManager.default.contentsOfDirectory(atPath: batch).count) ?? 0, label: "images", quiet: json)
+            let summary = try ImageBatch(pipeline: ImagePipeline(decoder: decoder, filter: chain, encoding: encoding), fileExtension: format, jobs: jobs)
+                .run(folder: batch, into: out) { progress.advance() }
+            progress.finish()
+            for failure in summary.failures { Diagnostics.error("\(failure.name): \(failure.reason)") }
+            print(json ? summary.json : "\(summary) into \(out)")
+            if !summary.failures.isEmpty { throw ExitStatus.dataError.code }
         } else if let input, let encoding = ImageEncoding(fileName: out) {
-            let pipeline = ImagePipeline(decoder: decoder, filter: chain, encoding: encoding)
             do {
-                let output = try convert(input, to: out, pipeline: pipeline)
-                output.warnings.forEach { Diagnostics.warning("\(input): \($0)") }
+                let warnings = try ImageBatch(pipeline: ImagePipeline(decoder: decoder, filter: chain, encoding: encoding), fileExtension: "")
+                    .convert(input, to: out)
+                warnings.forEach { Diagnostics.warning("\(input): \($0)") }
             } catch {
                 throw Diagnostics.report(error, context: input).code
             }
         }
-    }
-
-    private func convert(_ input: String, to output: String, pipeline: ImagePipeline) throws -> ImagePipeline.Output {
-        let result = try pipeline.process(.file(path: input))
-        try AtomicFile.write(result.encoded, to: URL(fileURLWithPath: output))
-        return result
-    }
-
-    private func runBatch(folder: String, pipeline: ImagePipeline) throws {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder))?.sorted() ?? []
-        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        let started = Date()
-        let next = Atomic<Int>(0)
-        let failures = PosixMutex<[(String, String)]>([])
-        let progress = ProgressLine(total: names.count, label: "images", quiet: json)
-        // Each worker takes the next file until none is left.
-        DispatchQueue.concurrentPerform(iterations: min(jobs, max(1, names.count))) { _ in
-            while true {
-                let index = next.add(1, ordering: .relaxed).oldValue
-                guard index < names.count else { return }
-                let name = names[index]
-                let target = (out as NSString).appendingPathComponent(((name as NSString).deletingPathExtension) + "." + format)
-                do {
-                    _ = try convert((folder as NSString).appendingPathComponent(name), to: target, pipeline: pipeline)
-                } catch {
-                    failures.withLock { $0.append((name, String(describing: error))) }
-                }
-                progress.advance()
-            }
-        }
-        progress.finish()
-        let failed = failures.withLock { $0 }
-        for (name, reason) in failed.sorted(by: { $0.0 < $1.0 }) {
-            Diagnostics.error("\(name): \(reason)")
-        }
-        let seconds = Date().timeIntervalSince(started)
-        let converted = names.count - failed.count
-        if json {
-            print(#"{"images": \#(names.count), "converted": \#(converted), "failed": \#(failed.count), "seconds": \#(String(format: "%.3f", seconds))}"#)
-        } else {
-            print("converted \(converted) of \(names.count) images in \(String(format: "%.2f", seconds)) s into \(out)"
-                + (failed.isEmpty ? "" : "; \(failed.count) failed"))
-        }
-        if !failed.isEmpty { throw ExitStatus.dataError.code }
     }
 }

@@ -8,6 +8,7 @@ import Metrics
 import OfflineStore
 import PostgresStore
 import Prometheus
+import Runtime
 import Workers
 
 /// A length of time as people write it: `30s`, `5m`, `6h`, `7d`, or seconds.
@@ -34,12 +35,18 @@ struct JobStoreOptions: ParsableArguments {
                                valueName: "url"))
     var store: String?
 
-    func openQueue() async throws -> JobQueue {
+    /// The runtime on the shared store; 64 when none is named.
+    func runtime(_ configure: (inout HotelRuntime.Configuration) throws -> Void = { _ in }) async throws -> HotelRuntime {
         guard let url = sharedStoreURL(store) else {
             Diagnostics.error("no store named", hint: "jobs live in a shared store: give --store postgres://USER@HOST:PORT/DATABASE, or set HOTELKIT_STORE")
             throw ExitStatus.usage.code
         }
-        return JobQueue(store: try await openSharedStore(url))
+        return try await openRuntime(store: url, folder: nil, configure)
+    }
+
+    func openQueue() async throws -> JobQueue {
+        guard let store = try await runtime().sharedStore else { throw ExitStatus.usage.code }
+        return JobQueue(store: store)
     }
 }
 
@@ -176,19 +183,19 @@ struct WorkerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let credentials: Credentials
-        do {
-            credentials = try self.credentials.map(Credentials.environment(overlaidWith:)) ?? .environment
-        } catch {
-            throw Diagnostics.report(error, context: "--credentials").code
+        let runtime = try await storeOptions.runtime { configuration in
+            try configuration.read(credentials: credentials, context: "--credentials")
+            configuration.logoFolder = (cache.map { URL(fileURLWithPath: $0) } ?? HotelStore.defaultFolder).appendingPathComponent("images")
         }
-        let queue = try await storeOptions.openQueue()
-        let folder = CacheFolder(cache.map { URL(fileURLWithPath: $0) } ?? HotelStore.defaultFolder)
-        let runner = HotelJobRunner(store: queue.store, configuration: .init(credentials: credentials, logoCache: folder.openImages()))
-        let worker = Worker(queue: queue, runner: runner, configuration: Worker.Configuration(
-            kinds: try parsedKinds(), concurrency: concurrency, lease: lease.value, grace: grace.value), observe: { [verbose] event in
-                if verbose { Diagnostics.note("worker: \(event)") }
-            })
+        let worker: Worker
+        do {
+            worker = try Worker(runtime: runtime, configuration: Worker.Configuration(
+                kinds: try parsedKinds(), concurrency: concurrency, lease: lease.value, grace: grace.value), observe: { [verbose] event in
+                    if verbose { Diagnostics.note("worker: \(event)") }
+                })
+        } catch {
+            throw Diagnostics.report(error, context: "worker").code
+        }
         // The endpoint's task says whether it failed: then the worker is stopped, and the command exits 69.
         let metrics = metricsPort.map { port in
             let registry = PrometheusCollectorRegistry()
@@ -209,7 +216,7 @@ struct WorkerCommand: AsyncParsableCommand {
         let outcome = await Interruption().run(onSignal: { worker.stop() }) { try await worker.run() }
         metrics?.cancel()
         let metricsFailed = await metrics?.value ?? false
-        await queue.store.close()
+        await runtime.close()
         if case .failure(let error) = outcome { throw Diagnostics.report(error, context: "worker").code }
         if metricsFailed { throw ExitStatus.unavailable.code }
     }
@@ -347,90 +354,4 @@ func act(_ options: JobStoreOptions, _ action: (JobQueue) async throws -> String
     }
     await queue.store.close()
     writeAll(Array((said + "\n").utf8), to: STDOUT_FILENO)
-}
-
-/// `hotels jobs` as text or JSON.
-struct JobsReport: Encodable {
-    struct Worker: Encodable {
-        var id: String
-        var host: String
-        var pid: Int
-        var startedAt: Date
-        var lastHeartbeat: Date
-        var running: Int
-        var gone: Bool
-    }
-
-    struct StaleList: Encodable {
-        var schedule: Int64
-        var list: String
-        var since: Date
-        var lastError: String?
-    }
-
-    struct Dead: Encodable {
-        var id: Int64
-        var kind: String
-        var attempts: Int
-        var lastError: String
-        var arguments: String
-    }
-
-    var counts: [String: Int]
-    var byKind: [String: [String: Int]]
-    var workers: [Worker]
-    var completedLastMinute: Int
-    var oldestAvailableSeconds: Double?
-    var dead: [Dead]
-    /// How many scheduled lists are stale; ``staleLists`` says which.
-    var stale: Int
-    var staleLists: [StaleList]
-    var paused: [String]
-
-    init(_ overview: JobsOverview) {
-        counts = Dictionary(uniqueKeysWithValues: overview.counts.map { ($0.key.rawValue, $0.value) })
-        byKind = Dictionary(uniqueKeysWithValues: overview.byKind.map { kind, states in
-            (kind.rawValue, Dictionary(uniqueKeysWithValues: states.map { ($0.key.rawValue, $0.value) }))
-        })
-        workers = overview.workers.map {
-            Worker(id: $0.info.id, host: $0.info.host, pid: $0.info.pid, startedAt: $0.startedAt, lastHeartbeat: $0.heartbeatAt, running: $0.running,
-                   gone: $0.gone)
-        }
-        stale = overview.stale.count
-        staleLists = overview.stale.map { StaleList(schedule: $0.id, list: ScheduleReport.listName($0), since: $0.staleSince, lastError: $0.lastError) }
-        paused = overview.paused.map(\.rawValue)
-        completedLastMinute = overview.completedLastMinute
-        oldestAvailableSeconds = overview.oldestAvailableSeconds
-        dead = overview.dead.map { Dead(id: $0.id, kind: $0.kind, attempts: $0.attempts, lastError: $0.lastError, arguments: $0.arguments) }
-    }
-
-    var text: String {
-        var lines = ["jobs: " + JobState.allCases.map { "\(counts[$0.rawValue] ?? 0) \($0.rawValue)" }.joined(separator: ", ")]
-        for kind in byKind.keys.sorted() {
-            let states = byKind[kind] ?? [:]
-            lines.append("  \(kind): " + JobState.allCases.compactMap { state in states[state.rawValue].map { "\($0) \(state.rawValue)" } }
-                .joined(separator: ", "))
-        }
-        lines.append("throughput: \(completedLastMinute) completed in the last minute; oldest waiting: "
-                     + (oldestAvailableSeconds.map { OfflineList.age($0) } ?? "none"))
-        if !paused.isEmpty { lines.append("paused: " + paused.joined(separator: ", ") + " (hotels jobs resume)") }
-        lines.append("workers: \(workers.count)")
-        for worker in workers {
-            lines.append("  \(worker.host):\(worker.pid) (\(worker.id.prefix(8))): " + (worker.gone ? "GONE, " : "")
-                         + "\(worker.running) running, started \(OfflineList.age(-worker.startedAt.timeIntervalSinceNow)) ago, "
-                         + "last heartbeat \(OfflineList.age(-worker.lastHeartbeat.timeIntervalSinceNow)) ago")
-        }
-        if !staleLists.isEmpty {
-            lines.append("stale: \(stale) scheduled lists not refreshed for two periods")
-            lines += staleLists.map { list in
-                "  \(list.list) (schedule \(list.schedule)): since \(OfflineList.age(-list.since.timeIntervalSinceNow)) ago"
-                    + (list.lastError.map { "; last error: \($0)" } ?? "")
-            }
-        }
-        if !dead.isEmpty {
-            lines.append("dead:")
-            lines += dead.map { "  job \($0.id) (\($0.kind), \($0.attempts) attempts): \($0.lastError)" }
-        }
-        return lines.joined(separator: "\n")
-    }
 }

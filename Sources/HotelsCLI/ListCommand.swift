@@ -4,6 +4,7 @@ import Foundation
 import Hotels
 import Imaging
 import OfflineStore
+import Runtime
 
 struct ListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -43,7 +44,7 @@ struct ListCommand: AsyncParsableCommand {
             throw Diagnostics.report(error, context: "--profile").code
         }
         let area = try areaOptions.area()
-        let store = try await cacheOptions.openStorage()
+        let store = try await cacheOptions.runtime().storage
         let list: CachedList?
         if let endpoint {
             list = try await store.cachedList(ListKey(profile: profileName ?? "sample", endpoint: endpoint, city: city, keyword: keyword,
@@ -101,23 +102,13 @@ struct CacheCommand: AsyncParsableCommand {
         func run() async throws {
             let stats: StoreStats
             do {
-                stats = try await cacheOptions.openStorage().stats()
+                stats = try await cacheOptions.runtime().storage.stats()
             } catch let code as ExitCode {
                 throw code
             } catch {
                 throw Diagnostics.report(error, context: "cache stats").code
             }
-            if json {
-                writeAll(Array((jsonLine(stats) + "\n").utf8), to: STDOUT_FILENO)
-                return
-            }
-            var text = "\(stats.path): \(stats.fileBytes) bytes, \(stats.lists.count) lists, \(stats.hotels) hotels, "
-                + "\(stats.images) logos (\(stats.imageBytes) bytes)\n"
-            for list in stats.lists {
-                text += "  \(list.city)\(list.near.map { " near \($0)" } ?? "") (\(list.profile) at \(list.endpoint)): \(list.hotels) hotels, fetched "
-                    + "\(OfflineList.age(Date().timeIntervalSince(list.fetchedAt))) ago\(list.exhausted ? ", complete" : "")\n"
-            }
-            writeAll(Array(text.utf8), to: STDOUT_FILENO)
+            writeAll(Array(((json ? jsonLine(stats) : stats.description) + "\n").utf8), to: STDOUT_FILENO)
         }
     }
 
@@ -128,10 +119,11 @@ struct CacheCommand: AsyncParsableCommand {
 
         func run() async throws {
             try cacheOptions.refuseSharedStore("check")
+            let runtime = try await cacheOptions.runtime()
             var problems: [String] = []
-            let store = try cacheOptions.folder.openStore().integrityCheck()
+            let store = try (runtime.storage as? HotelStore)?.integrityCheck() ?? "ok"
             if store != "ok" { problems.append("store: \(store)") }
-            problems += (cacheOptions.folder.openImages()?.damagedEntries() ?? []).map { "damaged logo entry: \($0)" }
+            problems += (runtime.logoCache?.damagedEntries() ?? []).map { "damaged logo entry: \($0)" }
             let report = problems.isEmpty ? "ok" : problems.joined(separator: "\n")
             writeAll(Array((report + "\n").utf8), to: STDOUT_FILENO)
             if !problems.isEmpty { throw ExitStatus.dataError.code }
@@ -143,10 +135,10 @@ struct CacheCommand: AsyncParsableCommand {
         @OptionGroup var cacheOptions: CacheOptions
 
         func run() async throws {
-            let store = try await cacheOptions.openStorage()
-            try await store.clear()
-            try cacheOptions.folder.openImages()?.removeAll()
-            writeAll(Array("cleared \(cacheOptions.storeURL == nil ? cacheOptions.folder.path : store.location)\n".utf8), to: STDOUT_FILENO)
+            let runtime = try await cacheOptions.runtime()
+            try await runtime.storage.clear()
+            try runtime.logoCache?.removeAll()
+            writeAll(Array("cleared \(cacheOptions.storeURL == nil ? cacheOptions.folder.path : runtime.storage.location)\n".utf8), to: STDOUT_FILENO)
         }
     }
 
@@ -156,7 +148,7 @@ struct CacheCommand: AsyncParsableCommand {
 
         func run() async throws {
             try cacheOptions.refuseSharedStore("vacuum")
-            let store = try cacheOptions.folder.openStore()
+            guard let store = try await cacheOptions.runtime().storage as? HotelStore else { throw ExitStatus.usage.code }
             let before = store.fileBytes
             try store.vacuum { FileManager.default.fileExists(atPath: $0) }
             writeAll(Array("vacuumed \(store.path): \(before) → \(store.fileBytes) bytes\n".utf8), to: STDOUT_FILENO)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Fetching
 import Hotels
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Fetching
 import AtomicFiles
 import Foundation
 import HTTP
@@ -45,23 +46,8 @@ struct WSDLLoadOptions: ParsableArguments {
         do {
             return ServiceDescription(try await loader.load(wsdl))
         } catch {
-            throw Diagnostics.reportWSDL(error, context: wsdl).code
+            throw Diagnostics.report(error, context: error is WSDLError ? "" : wsdl).code
         }
-    }
-}
-
-extension Diagnostics {
-    /// Reports a WSDL error with its hint; any other error as ``report(_:context:)`` does.
-    static func reportWSDL(_ error: any Error, context: String) -> ExitStatus {
-        guard let error = error as? WSDLError else { return report(error, context: context) }
-        let status: ExitStatus = switch error {
-        case .missing: .noInput
-        case .unavailable, .notCached: .unavailable
-        case .unknownOperation: .usage
-        default: .dataError
-        }
-        self.error(error.description, hint: error.hint)
-        return status
     }
 }
 
@@ -136,7 +122,7 @@ struct InitCommand: AsyncParsableCommand {
             draft = try ProfileDrafter(description: description)
                 .draft(operation: operation, version: soapVersion.flatMap(SOAPVersion.init(rawValue:)), sample: recorded, profileName: name)
         } catch {
-            throw Diagnostics.reportWSDL(error, context: wsdl).code
+            throw Diagnostics.report(error, context: error is WSDLError ? "" : wsdl).code
         }
         guard let out else {
             writeAll(Array(draft.json.utf8), to: STDOUT_FILENO)
@@ -150,17 +136,8 @@ struct InitCommand: AsyncParsableCommand {
         }
         let profile = draft.profile
         Diagnostics.note("wrote \(out): record \(profile.record ?? "none"), \(profile.fields.count + profile.joins.count) fields, "
-            + "paging \(Self.pagingName(profile.paging)); \(profile.notes.count) notes to review"
+            + "paging \(profile.paging.name); \(profile.notes.count) notes to review"
             + (draft.endpoint.map { "; endpoint \($0)" } ?? ""))
-    }
-
-    static func pagingName(_ paging: ServiceProfile.Paging) -> String {
-        switch paging {
-        case .none: "none"
-        case .page: "page"
-        case .cursor: "cursor"
-        case .flag: "flag"
-        }
     }
 }
 
@@ -218,46 +195,15 @@ struct CheckCommand: ParsableCommand {
         } catch {
             throw Diagnostics.report(error, context: profile).code
         }
-        let secrets = SecretRedactor()
-        Diagnostics.redact(with: secrets)
-        var filled = credentials
-        for name in loaded.credentialNames.sorted() where filled.values[name] == nil {
-            Diagnostics.warning("{env:\(name)} is not set; the request shows it masked")
-            filled.values[name] = "unset-\(name)"
-        }
-        let builder = RequestBuilder(profile: loaded, endpoint: endpoint, credentials: filled, secrets: secrets)
-        let output = StandardOutput()
-        output.write(line: "profile \(loaded.name): ok; record \(loaded.record ?? "none (no hotels)"), \(loaded.fields.count + loaded.joins.count) fields, "
-            + "paging \(InitCommand.pagingName(loaded.paging))")
-        for note in loaded.notes { output.write(line: "note: \(note)") }
         for warning in loaded.warnings { Diagnostics.warning("\(profile): \(warning)") }
         do {
-            if loaded.session?.login != nil {
-                output.write(line: "")
-                output.write(line: "# the session's login, sent first")
-                write(try builder.request(.login), secrets: secrets, to: output)
-            }
-            output.write(line: "")
-            output.write(line: "# the first page" + (loaded.session == nil ? "" : " (session values are empty until the service gives them)"))
-            // As the client sends it: in a new session, or in the one the login started.
-            let session = loaded.session.map { options in
-                var session = SessionState(id: 1)
-                if options.login != nil { session.answered() }
-                return session
-            }
-            write(try builder.request(.page(try values.parameters(for: loaded)), session: session), secrets: secrets, to: output)
+            let preview = try RequestPreview(profile: loaded, endpoint: endpoint, credentials: credentials, parameters: try values.parameters(for: loaded))
+            for name in preview.unsetCredentials { Diagnostics.warning("{env:\(name)} is not set; the request shows it masked") }
+            writeAll(Array((preview.text + "\n").utf8), to: STDOUT_FILENO)
+        } catch let code as ExitCode {
+            throw code
         } catch {
-            output.flush()
-            throw Diagnostics.report(secrets.redact(error), context: profile).code
+            throw Diagnostics.report(error, context: profile).code
         }
-        output.flush()
-    }
-
-    private func write(_ request: HTTPRequest, secrets: SecretRedactor, to output: StandardOutput) {
-        output.write(line: "POST \(request.url)")
-        // The builder registered every credential it used, encoded ones (Basic) included.
-        for header in request.headers { output.write(line: "\(header.name): \(secrets.redact(header.value))") }
-        output.write(line: "")
-        output.write(line: secrets.redact(String(decoding: request.body ?? [], as: UTF8.self)))
     }
 }

@@ -4,6 +4,7 @@ import Foundation
 import Hotels
 import Locking
 import Logging
+import Runtime
 import SOAP
 #if canImport(Glibc)
 import Glibc
@@ -11,18 +12,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Exit codes from sysexits.h.
-enum ExitStatus: Int32 {
-    case usage = 64
-    case dataError = 65
-    case noInput = 66
-    case unavailable = 69
-    case ioError = 74
-    case tempFailure = 75
-    case protocolError = 76
-    case permission = 77
-    case config = 78
-
+extension ExitStatus {
     var code: ExitCode { ExitCode(rawValue) }
 }
 
@@ -59,13 +49,13 @@ enum Diagnostics {
         writeAll(Array(shown(text).utf8), to: STDERR_FILENO)
     }
 
-    /// Prints `error` with its context and the fix its ``ErrorMeaning`` knows;
+    /// Prints `error` with its context (if any) and the fix its ``ErrorMeaning`` knows;
     /// returns the exit status it maps to.
     static func report(_ error: any Error, context: String) -> ExitStatus {
         // The one error of the tool's own: a file named on the command line that cannot be opened.
-        let meaning = error is OpenError ? ErrorMeaning(kind: .noInput, exitCode: ExitStatus.noInput.rawValue) : ErrorMeaning(error)
-        self.error("\(context): \(error)", hint: meaning.hint)
-        return ExitStatus(rawValue: meaning.exitCode) ?? .dataError
+        let meaning = error is OpenError ? ErrorMeaning(kind: .noInput, status: .noInput) : ErrorMeaning(error)
+        self.error(context.isEmpty ? "\(error)" : "\(context): \(error)", hint: meaning.hint)
+        return meaning.status
     }
 }
 
@@ -185,4 +175,9 @@ func jsonLine(_ value: some Encodable) -> String {
     encoder.outputFormatting = [.sortedKeys]
     encoder.dateEncodingStrategy = .iso8601
     return String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self)
+}
+
+extension Interruption {
+    /// The shell's exit status for the signal that interrupted the work, if one did.
+    var exitCode: ExitCode? { exitStatus.map { ExitCode($0) } }
 }

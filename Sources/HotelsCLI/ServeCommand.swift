@@ -1,4 +1,5 @@
 import ArgumentParser
+import Fetching
 import SampleService
 #if canImport(Glibc)
 import Glibc

@@ -1,8 +1,10 @@
 import ArgumentParser
+import Fetching
 import Foundation
 import Hotels
 import Imaging
 import OfflineStore
+import Runtime
 import Scheduling
 import Simulation
 
@@ -61,8 +63,7 @@ struct SimulateCommand: AsyncParsableCommand {
         } else {
             scrollScript = FlingGenerator(rows: flingRows, viewport: window.viewport, seed: seed, laps: flingLaps).script()
         }
-        let cacheFolder = cache.map { CacheFolder(URL(fileURLWithPath: $0)) }
-        let outcome = try await runSimulation(list: list, window: window, script: scrollScript, speed: speed, cache: cacheFolder,
+        let outcome = try await runSimulation(list: list, window: window, script: scrollScript, speed: speed, cache: cache.map { URL(fileURLWithPath: $0) },
                                               store: sharedStoreURL(store), trace: trace, keepsTimeline: report != nil, quiet: json)
         var reportPath: String?
         if let report {
@@ -94,10 +95,11 @@ struct WindowOptions: ParsableArguments {
     @Option(help: "naive, tutorial or ours (default: ours with --prefetch, else tutorial).") var policy: String?
     @Option(help: "Filter chain for logos, e.g. resize:64x64:fill,round:8.") var filter = ""
     @Option(help: "Decoded logos kept in memory, in MiB; the least recently used go first.") var memoryCache = 256
+    @Option(help: "Seconds the script's end waits for the visible rows' logos.") var endWait = 30
 
     func validate() throws {
-        guard viewport > 0, concurrency > 0, prefetch >= 0 else {
-            throw ValidationError("--viewport and --concurrency must be at least 1, --prefetch 0 or more")
+        guard viewport > 0, concurrency > 0, prefetch >= 0, endWait >= 0 else {
+            throw ValidationError("--viewport and --concurrency must be at least 1, --prefetch and --end-wait 0 or more")
         }
         // The limit is counted in bytes: a MiB count past a terabyte would overflow it.
         guard (0...(1 << 20)).contains(memoryCache) else {
@@ -116,8 +118,8 @@ struct WindowOptions: ParsableArguments {
 
 /// Runs one simulation for `simulate` and `demo`: the options become a
 /// library ``SimulationRun``; errors become messages and exit codes.
-func runSimulation(list: ListOptions, window: WindowOptions, script: ScrollScript, speed: Double, cache: CacheFolder?,
-                   store storeURL: String? = nil, trace: String?, keepsTimeline: Bool = true, quiet: Bool = false) async throws -> SimulationRun.Outcome {
+func runSimulation(list: ListOptions, window: WindowOptions, script: ScrollScript, speed: Double, cache: URL?,
+                   store: String? = nil, trace: String?, keepsTimeline: Bool = true, quiet: Bool = false) async throws -> SimulationRun.Outcome {
     let profile: ServiceProfile
     let chain: FilterChain
     do {
@@ -134,33 +136,33 @@ func runSimulation(list: ListOptions, window: WindowOptions, script: ScrollScrip
         }
         traceFile = handle
     }
-    let client = HotelClient(profile: profile, endpoint: list.endpoint)
-    Diagnostics.redact(with: client.secrets)
-    let store: (any HotelStorage)? = if let storeURL { try await openSharedStore(storeURL) } else { try cache?.openStore() }
-    var run = SimulationRun(client: client, city: list.city, pageSize: list.pageSize,
+    // Without a cache folder or a store, in memory: every run starts cold, so runs compare.
+    let runtime = try await openRuntime(store: store, folder: cache)
+    let client = try await runtime.client(profile, endpoint: list.endpoint, named: list.profile)
+    var run = SimulationRun(runtime: runtime, client: client, city: list.city, pageSize: list.pageSize,
                             viewport: window.viewport, concurrency: window.concurrency, policy: window.windowPolicy, filter: chain,
-                            script: script, speed: speed, store: store, diskCache: cache?.openImages(), trace: traceFile)
+                            script: script, speed: speed, trace: traceFile)
     run.memoryCacheLimit = window.memoryCache << 20
     run.keepsTimeline = keepsTimeline
+    run.endWait = .seconds(window.endWait)
     let progress = ProgressLine(total: script.events.count, label: "events", quiet: quiet)
     defer { progress.finish() }
+    let outcome: SimulationRun.Outcome
     do {
-        let outcome: SimulationRun.Outcome
-        do {
-            outcome = try await run.run { progress.advance(by: 1) }
-        } catch {
-            await client.close()
-            throw error
-        }
-        // A stateful service's sessions end with the run.
-        await client.close()
-        if let trace, let error = outcome.traceError {
-            Diagnostics.warning("the trace \(trace) stopped early: \(error.localizedDescription)")
-        }
-        return outcome
+        outcome = try await run.run { progress.advance(by: 1) }
     } catch let failure as ScrollSimulation.FirstPageFailed {
+        await runtime.close()
         throw Diagnostics.report(failure.underlying, context: "page 1 of \(list.endpoint)").code
+    } catch {
+        await runtime.close()
+        throw error
     }
+    // A stateful service's sessions end with the run.
+    await runtime.close()
+    if let trace, let error = outcome.traceError {
+        Diagnostics.warning("the trace \(trace) stopped early: \(error.localizedDescription)")
+    }
+    return outcome
 }
 
 extension SimulationRun.Outcome {
@@ -176,37 +178,8 @@ extension SimulationRun.Outcome {
 
 extension SimulationSummary {
     func print(json: Bool, report: String?) {
-        var text: String
-        if json {
-            text = jsonLine(WithReport(summary: self, report: report))
-        } else {
-            let lines: [(String, String)] = [
-                ("policy", policy),
-                ("rows", "\(rows)"),
-                ("downloads", "\(downloadsStarted) started, \(downloadsCompleted) completed, \(downloadsCancelled) cancelled, \(downloadsFailed) failed"),
-                ("started while suspended", "\(startedWhileSuspended)"),
-                ("wasted", "\(wasted) downloads, \(bytesWasted) of \(bytes) bytes"),
-                ("display latency", "p50 \(displayLatencyMs.p50) ms, p90 \(displayLatencyMs.p90) ms, p99 \(displayLatencyMs.p99) ms (\(settles) settles)"),
-                ("visible without logo at end", "\(visibleWithoutLogoAtEnd)"),
-                ("pages", "\(pagesRequested) requested, \(duplicatePageRequests) duplicate"),
-            ] + (report.map { [("report", $0)] } ?? [])
-            text = lines.map { $0.0.padding(toLength: 28, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")
-        }
-        text += "\n"
-        writeAll(Array(text.utf8), to: STDOUT_FILENO)
-    }
-}
-
-/// The summary's JSON with the report's path beside its fields.
-private struct WithReport: Encodable {
-    var summary: SimulationSummary
-    var report: String?
-
-    private enum Key: String, CodingKey { case report }
-
-    func encode(to encoder: any Encoder) throws {
-        try summary.encode(to: encoder)
-        var container = encoder.container(keyedBy: Key.self)
-        try container.encodeIfPresent(report, forKey: .report)
+        var summary = self
+        summary.report = report
+        writeAll(Array(((json ? jsonLine(summary) : summary.description) + "\n").utf8), to: STDOUT_FILENO)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Fetching
 import Foundation
 import OfflineStore
 import PostgresStore

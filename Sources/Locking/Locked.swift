@@ -1,5 +1,3 @@
-import Locking
-
 /// A value behind a lock that escaping closures can share: `PosixMutex` itself
 /// cannot be captured, being non-copyable.
 public final class Locked<Value: Sendable>: Sendable {

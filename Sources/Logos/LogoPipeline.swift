@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HTTP
 import Imaging
+import Locking
 import Logging
 import Scheduling
 

@@ -48,6 +48,18 @@ public struct StoreStats: Sendable, Codable, Equatable {
     }
 }
 
+/// What `hotels cache stats` prints: the store, then a line per list.
+extension StoreStats: CustomStringConvertible {
+    public var description: String {
+        var text = "\(path): \(fileBytes) bytes, \(lists.count) lists, \(hotels) hotels, \(images) logos (\(imageBytes) bytes)"
+        for list in lists {
+            text += "\n  \(list.city)\(list.near.map { " near \($0)" } ?? "") (\(list.profile) at \(list.endpoint)): \(list.hotels) hotels, fetched "
+                + "\(OfflineList.age(Date().timeIntervalSince(list.fetchedAt))) ago\(list.exhausted ? ", complete" : "")"
+        }
+        return text
+    }
+}
+
 extension HotelStore {
     /// Records a logo written to, or read from, the disk cache.
     public func noteImage(_ entry: ImageIndexEntry) throws {

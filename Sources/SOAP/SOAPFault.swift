@@ -431,3 +431,19 @@ private enum XMLSerializer {
         prefix.map { "\($0):\(localName)" } ?? localName
     }
 }
+
+/// A fault for `--json`: every part, the detail as XML and as lines.
+extension SOAPFault: Encodable {
+    private enum Key: String, CodingKey { case code, subcodes, reason, node, role, detail, detailLines }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(code.value, forKey: .code)
+        try container.encode(subcodes.map(\.value), forKey: .subcodes)
+        try container.encode(reason, forKey: .reason)
+        try container.encodeIfPresent(node, forKey: .node)
+        try container.encodeIfPresent(role, forKey: .role)
+        try container.encodeIfPresent(detail, forKey: .detail)
+        try container.encode(detailLines, forKey: .detailLines)
+    }
+}

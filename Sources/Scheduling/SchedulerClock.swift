@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 /// The scheduler's sense of time, in milliseconds since the clock's origin.
 /// The simulation runs on ``WallClock``; tests move a ``ManualClock`` by hand.

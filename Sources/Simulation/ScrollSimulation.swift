@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Imaging
+import Locking
 import Scheduling
 
 /// Replays a scroll script against a ``VisibleWindowLoader`` in real time:

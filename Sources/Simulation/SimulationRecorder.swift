@@ -34,6 +34,25 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
     /// Must be 0: a page that already arrived is never asked for again.
     public var duplicatePageRequests = 0
     public var durationMs = 0.0
+    /// The HTML report's path, once one is written.
+    public var report: String?
+}
+
+/// The summary as `hotels simulate` prints it: one labelled line per figure.
+extension SimulationSummary: CustomStringConvertible {
+    public var description: String {
+        let lines: [(String, String)] = [
+            ("policy", policy),
+            ("rows", "\(rows)"),
+            ("downloads", "\(downloadsStarted) started, \(downloadsCompleted) completed, \(downloadsCancelled) cancelled, \(downloadsFailed) failed"),
+            ("started while suspended", "\(startedWhileSuspended)"),
+            ("wasted", "\(wasted) downloads, \(bytesWasted) of \(bytes) bytes"),
+            ("display latency", "p50 \(displayLatencyMs.p50) ms, p90 \(displayLatencyMs.p90) ms, p99 \(displayLatencyMs.p99) ms (\(settles) settles)"),
+            ("visible without logo at end", "\(visibleWithoutLogoAtEnd)"),
+            ("pages", "\(pagesRequested) requested, \(duplicatePageRequests) duplicate"),
+        ] + (report.map { [("report", $0)] } ?? [])
+        return lines.map { $0.0.padding(toLength: 28, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")
+    }
 }
 
 /// One logo operation's life, for the timeline.

@@ -3,8 +3,10 @@ import Fetching
 import Foundation
 import Hotels
 import Imaging
+import Locking
 import Logos
 import OfflineStore
+import Runtime
 import Scheduling
 
 /// One scroll session against a real service: the list through a list job's
@@ -12,6 +14,10 @@ import Scheduling
 /// window loader following a script in real time, and a recorder for the
 /// summary, the trace and the report.
 public struct SimulationRun: Sendable {
+    /// The store (cached rows and logos show without network, and what is
+    /// fetched is kept; an in-memory one starts every run cold, so runs
+    /// compare), the logo cache and the transport.
+    public var runtime: HotelRuntime
     public var client: HotelClient
     public var city: String
     public var pageSize: Int
@@ -23,10 +29,8 @@ public struct SimulationRun: Sendable {
     public var script: ScrollScript
     /// 2 replays twice as fast.
     public var speed: Double
-    /// Cached rows and logos show without network, and what is fetched is
-    /// kept. Without one, an in-memory store: every run starts cold, so runs compare.
-    public var store: (any ListStorage & ImageIndex)?
-    public var diskCache: DiskImageCache?
+    /// How long the script's end waits for the visible rows' logos (30 s).
+    public var endWait: Duration = .seconds(30)
     /// One JSON line per event, written as it happens.
     public var trace: FileHandle?
     /// Bytes of decoded logos kept in memory (256 MiB by default).
@@ -36,9 +40,10 @@ public struct SimulationRun: Sendable {
     /// per settle, and the report has only its summary and final window.
     public var keepsTimeline = true
 
-    public init(client: HotelClient, city: String, pageSize: Int = 50, viewport: Int = 10, concurrency: Int = 4,
+    public init(runtime: HotelRuntime, client: HotelClient, city: String, pageSize: Int = 50, viewport: Int = 10, concurrency: Int = 4,
                 policy: WindowPolicy = WindowPolicy(kind: .tutorial), filter: FilterChain = FilterChain(), script: ScrollScript,
-                speed: Double = 1, store: (any ListStorage & ImageIndex)? = nil, diskCache: DiskImageCache? = nil, trace: FileHandle? = nil) {
+                speed: Double = 1, trace: FileHandle? = nil) {
+        self.runtime = runtime
         self.client = client
         self.city = city
         self.pageSize = pageSize
@@ -48,8 +53,6 @@ public struct SimulationRun: Sendable {
         self.filter = filter
         self.script = script
         self.speed = speed
-        self.store = store
-        self.diskCache = diskCache
         self.trace = trace
     }
 
@@ -64,8 +67,7 @@ public struct SimulationRun: Sendable {
     /// - Parameter applied: Called after each script event, for progress.
     public func run(applied: @escaping @Sendable () -> Void = {}) async throws -> Outcome {
         // Page 1 is the cached list when there is one; "load more" goes on from where it stopped.
-        let feed = ListJob(client: client, storage: try store ?? HotelStore.inMemory(), city: city,
-                           options: ListSync.Options(pageSize: pageSize, firstPage: .resume)).feed()
+        let feed = runtime.listJob(client, city: city, options: ListSync.Options(pageSize: pageSize, firstPage: .resume)).feed()
         // Names and addresses for the report's final window, by code, as pages arrive.
         let hotels = Locked([String: Hotel]())
         let clock = WallClock()
@@ -73,10 +75,7 @@ public struct SimulationRun: Sendable {
         let recorder = SimulationRecorder(policy: policy.kind.rawValue, viewport: viewport, unixOrigin: clock.unixOrigin, trace: trace,
                                           keepsTimeline: keepsTimeline)
         let downloads = WorkQueue(name: "logos", maxConcurrentOperationCount: concurrency, completionQueue: mainQueue)
-        let logos = LogoPipeline(configuration: LogoPipeline.Configuration(
-            transport: HTTPLogoTransport(client: client.configuration.transport), filter: filter,
-            memoryCache: MemoryImageCache(costLimit: memoryCacheLimit), diskCache: diskCache, index: store,
-            logger: client.configuration.logger, observe: { recorder.recordTransfer($0) }))
+        let logos = runtime.makeLogos(filter: filter, memoryCacheLimit: memoryCacheLimit, observe: { recorder.recordTransfer($0) })
         let loader = VisibleWindowLoader(viewport: viewport, policy: policy, logos: logos, downloadQueue: downloads,
                                          mainQueue: mainQueue, clock: clock,
                                          requestPage: feed.pageRequester(onPage: { page in
@@ -86,7 +85,9 @@ public struct SimulationRun: Sendable {
         // Closed on the main queue, where events are written, so no late
         // completion of cancelled work can write to a closed file.
         defer { mainQueue.sync { recorder.closeTrace() } }
-        try await ScrollSimulation(script: script, speed: speed).run(loader, clock: clock, applied: applied)
+        var simulation = ScrollSimulation(script: script, speed: speed)
+        simulation.endWait = endWait
+        try await simulation.run(loader, clock: clock, applied: applied)
         // Cancelling reports every transfer still in flight as cancelled, at once.
         downloads.cancelAll()
         return mainQueue.sync {

@@ -7,6 +7,7 @@ import Locking
 import Logos
 import OfflineStore
 import PostgresStore
+import Runtime
 
 /// Runs one claimed job. The ``Worker`` claims, heartbeats, completes and
 /// retries; a runner only does the work. Returning completes the job;
@@ -49,35 +50,21 @@ public struct JobFailure: Error, Sendable, CustomStringConvertible {
 /// HotelKit's jobs: a `list` job fetches its list through the shared store,
 /// each page fenced by the job's claim, and queues its `logos` jobs; a
 /// `logos` job processes a page of rows' logos into the store's logo index.
+/// Clients and logo pipelines come from the ``/Runtime/HotelRuntime``, which
+/// keeps one per service and per filter chain across jobs.
 public final class HotelJobRunner: JobRunner {
-    public struct Configuration: Sendable {
-        /// The profiles' `{env:NAME}` placeholders: this worker's environment by default.
-        public var credentials: Credentials
-        public var transport: HTTPTransport
-        /// Where processed logos are also kept on this host; nil for none.
-        public var logoCache: DiskImageCache?
-        /// Logo downloads at once, per logos job.
-        public var logoConcurrency: Int
-
-        public init(credentials: Credentials = .environment, transport: HTTPTransport = HTTPTransport(), logoCache: DiskImageCache? = nil,
-                    logoConcurrency: Int = 6) {
-            self.credentials = credentials
-            self.transport = transport
-            self.logoCache = logoCache
-            self.logoConcurrency = logoConcurrency
-        }
-    }
-
+    public let runtime: HotelRuntime
+    /// The runtime's store, which is a shared one.
     public let store: PostgresHotelStore
-    public let configuration: Configuration
-    /// One client per profile and endpoint, so the jobs of one service share its sessions.
-    private let clients = PosixMutex<[String: HotelClient]>([:])
-    /// One logo pipeline per filter chain.
-    private let pipelines = PosixMutex<[String: LogoPipeline]>([:])
 
-    public init(store: PostgresHotelStore, configuration: Configuration = Configuration()) {
+    /// Refuses (``/OfflineStore/StoreError/Kind/configuration``) a runtime whose store is not a shared one.
+    public init(runtime: HotelRuntime) throws(StoreError) {
+        guard let store = runtime.sharedStore else {
+            throw StoreError(path: runtime.storage.location, reason: "jobs run against a shared store: give a postgres:// URL",
+                             kind: .configuration)
+        }
+        self.runtime = runtime
         self.store = store
-        self.configuration = configuration
     }
 
     public func run(_ job: ClaimedJob, queue: JobQueue) async throws {
@@ -88,21 +75,16 @@ public final class HotelJobRunner: JobRunner {
     }
 
     public func close() async {
-        let all = clients.withLock { clients in
-            defer { clients = [:] }
-            return Array(clients.values)
-        }
-        for client in all { await client.close() }
-        for pipeline in pipelines.withLock({ Array($0.values) }) { await pipeline.indexWritten() }
+        await runtime.endSessions()
     }
 
     private func runList(_ arguments: ListJobArguments, job: ClaimedJob, queue: JobQueue) async throws {
         let client = try client(for: arguments)
-        let listJob = ListJob(client: client, storage: store.fenced(by: job.lease), city: arguments.city, keyword: arguments.keyword,
-                              area: arguments.area,
-                              // An unreachable service fails the run, to be retried, never "succeeds" with the cached list:
-                              // that would mark a list refreshed that was not, and no stale alert would ever fire.
-                              options: ListSync.Options(pageSize: arguments.pageSize, servesCacheWhenOffline: false, readAhead: true))
+        let listJob = runtime.listJob(client, city: arguments.city, keyword: arguments.keyword, area: arguments.area,
+                                      // An unreachable service fails the run, to be retried, never "succeeds" with the cached list:
+                                      // that would mark a list refreshed that was not, and no stale alert would ever fire.
+                                      options: ListSync.Options(pageSize: arguments.pageSize, servesCacheWhenOffline: false, readAhead: true),
+                                      storage: store.fenced(by: job.lease))
         let summary: ListJobSummary
         do {
             summary = try await listJob.run { event in
@@ -133,23 +115,14 @@ public final class HotelJobRunner: JobRunner {
         guard let list = try await store.cachedList(arguments.list.key) else {
             throw JobFailure("\(arguments.list.key) is not in the store", isPermanent: true)
         }
-        let pipeline = pipeline(for: chain)
-        let urls = Set(try await store.hotels(in: list, offset: arguments.offset, limit: arguments.limit).compactMap(\.logoURL))
-        let failures = try await withThrowingTaskGroup(of: (any Error)?.self) { group in
-            for url in urls {
-                group.addTask {
-                    do {
-                        _ = try await pipeline.data(for: url)
-                        return nil
-                    } catch {
-                        return error
-                    }
-                }
-            }
-            return try await group.reduce(into: [any Error]()) { failures, error in error.map { failures.append($0) } }
+        let pipeline = runtime.logos(filter: chain)
+        var run = LogoRun(pipeline: pipeline)
+        var failures: [any Error] = []
+        await run.save(try await store.hotels(in: list, offset: arguments.offset, limit: arguments.limit)) { event in
+            if case .logoFailed(_, _, let error) = event { failures.append(error) }
         }
         await pipeline.indexWritten()
-        WorkerMetrics.logosProcessed(urls.count - failures.count)
+        WorkerMetrics.logosProcessed(run.counts.saved)
         try Task.checkCancellation()
         // A logo that failed for good (a corrupt image) does not hold the others back; one that may work later retries the job.
         if let retryable = failures.first(where: { ErrorMeaning($0).isRetryable }) {
@@ -158,30 +131,27 @@ public final class HotelJobRunner: JobRunner {
     }
 
     private func client(for arguments: ListJobArguments) throws -> HotelClient {
-        let key = (arguments.profile.json ?? arguments.profile.name) + "\u{0}" + arguments.endpoint
-        if let client = clients.withLock({ $0[key] }) { return client }
-        let client: HotelClient
         do {
-            client = HotelClient(profile: try arguments.profile.load(), endpoint: arguments.endpoint,
-                                 configuration: HotelClientConfiguration(transport: configuration.transport, credentials: configuration.credentials))
-            try client.requests.checkCredentials()
+            return try runtime.client(profile: try arguments.profile.load(), endpoint: arguments.endpoint)
         } catch {
             throw JobFailure(error)
         }
-        return clients.withLock { clients in
-            if let existing = clients[key] { return existing }
-            clients[key] = client
-            return client
-        }
     }
+}
 
-    private func pipeline(for chain: FilterChain) -> LogoPipeline {
-        pipelines.withLock { pipelines in
-            if let pipeline = pipelines[chain.description] { return pipeline }
-            let pipeline = LogoPipeline(configuration: .init(transport: HTTPLogoTransport(client: configuration.transport), filter: chain,
-                                                             diskCache: configuration.logoCache, index: store, downloadConcurrency: configuration.logoConcurrency))
-            pipelines[chain.description] = pipeline
-            return pipeline
-        }
+extension Worker {
+    /// A worker of HotelKit's jobs on `runtime`'s shared store, through its
+    /// clients and logo pipelines: what `hotels worker` runs.
+    ///
+    /// ```swift
+    /// let runtime = try await HotelRuntime.open(.init(store: try StoreLocation("postgres://hotels@db/hotels")))
+    /// let worker = try Worker(runtime: runtime, configuration: .init(concurrency: 8))
+    /// try await worker.run()   // until worker.stop()
+    /// await runtime.close()
+    /// ```
+    public convenience init(runtime: HotelRuntime, configuration: Configuration = Configuration(),
+                            observe: @escaping @Sendable (WorkerEvent) -> Void = { _ in }) throws(StoreError) {
+        let runner = try HotelJobRunner(runtime: runtime)
+        self.init(queue: JobQueue(store: runner.store), runner: runner, configuration: configuration, observe: observe)
     }
 }

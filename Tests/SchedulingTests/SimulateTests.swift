@@ -234,7 +234,9 @@ struct SimulateEndToEndTests {
     @Test("hotels demo runs its own service, scrolls, writes its report and ends without an error line")
     func demo() async throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("demo-\(UUID().uuidString)").path
-        let result = try await HotelsProcess.run(["demo", "--out", out, "--rows", "30", "--latency", "20"])
+        let result = try await HotelsProcess.run(["demo", "--out", out, "--rows", "30", "--latency", "20",
+                                                   // The visible logos are waited for, however slow the machine (a sanitizer's build).
+                                                   "--end-wait", "600"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!result.stderr.contains("error"), "\(result.stderr)")
         #expect(result.stdout.contains("visible without logo at end 0"))

@@ -4,6 +4,7 @@ import Hotels
 import Locking
 import OfflineStore
 import PostgresStore
+import Runtime
 import Testing
 import TestSupport
 import Workers
@@ -212,7 +213,7 @@ struct FleetWorkerTests {
                                                  checkpoint: Pager.Checkpoint(pagesReceived: 1, nextPage: 2, nextCursor: nil, usedCursors: [], end: nil),
                                                  now: Date())
         try await queue.enqueue([arguments.job(maxAttempts: 1, every: 3600)])
-        let worker = start(queue, HotelJobRunner(store: queue.store), configuration("w"))
+        let worker = start(queue, try HotelJobRunner(runtime: HotelRuntime(storage: queue.store)), configuration("w"))
         try await eventually("the run ended") { try await psql("SELECT state FROM jobs", database) == "dead" }
         try await worker.stop()
         #expect(try await psql("SELECT last_success_at IS NULL, last_error LIKE 'offline%' FROM schedules", database) == "t|t")

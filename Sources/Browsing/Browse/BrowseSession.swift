@@ -3,22 +3,22 @@ import Fetching
 import Foundation
 import Hotels
 import Imaging
+import Locking
 import Logos
 import OfflineStore
+import Runtime
 import Scheduling
-import Synchronization
 
 /// What a ``BrowseSession`` browses, and how.
 public struct BrowseConfiguration: Sendable {
+    /// The store (cached rows show at once, and what is fetched is kept), the logo cache and the transport.
+    public var runtime: HotelRuntime
     public var client: HotelClient
     public var city: String
     public var keyword: String?
     /// A search by position; rows then show their distance from it.
     public var area: SearchArea?
     public var pageSize: Int
-    /// Cached rows show at once, and what is fetched is kept.
-    public var storage: any ListStorage & ImageIndex
-    public var diskCache: DiskImageCache?
     /// Applied to each logo before it is painted (a 64×64 fit by default).
     public var filter: FilterChain
     /// Logo downloads at once.
@@ -40,16 +40,14 @@ public struct BrowseConfiguration: Sendable {
     public var memoryCacheLimit = 64 << 20
     public var title: String
 
-    public init(client: HotelClient, city: String, keyword: String? = nil, area: SearchArea? = nil, pageSize: Int = 50,
-                storage: any ListStorage & ImageIndex, diskCache: DiskImageCache? = nil,
+    public init(runtime: HotelRuntime, client: HotelClient, city: String, keyword: String? = nil, area: SearchArea? = nil, pageSize: Int = 50,
                 filter: FilterChain = FilterChain([.resize(width: 64, height: 64, mode: .fit)]), title: String? = nil) {
+        self.runtime = runtime
         self.client = client
         self.city = city
         self.keyword = keyword
         self.area = area
         self.pageSize = pageSize
-        self.storage = storage
-        self.diskCache = diskCache
         self.filter = filter
         self.title = title ?? "hotels browse: \(city)\(area.map { " near \($0)" } ?? "")"
     }
@@ -70,11 +68,11 @@ public enum BrowseEnd: Sendable, Equatable {
 /// a finger drives a table.
 ///
 /// ```swift
-/// let session = BrowseSession(configuration: BrowseConfiguration(client: client, city: "Shanghai", storage: try HotelStore()))
+/// let session = BrowseSession(configuration: BrowseConfiguration(runtime: runtime, client: client, city: "Shanghai"))
 /// let end = try await session.run()   // on this process's terminal, until `q`
 /// ```
 ///
-/// The client's logger must not write to the terminal while the view is on
+/// The runtime's logger must not write to the terminal while the view is on
 /// it: a log line lands in the middle of a frame.
 // @unchecked Sendable: every mutable property is touched only on `mainQueue`
 // (the loader's, the terminal's events' and the timers' queue).
@@ -85,7 +83,7 @@ public final class BrowseSession: @unchecked Sendable {
     private let downloads: WorkQueue
     private let logos: LogoPipeline
     private var loader: VisibleWindowLoader?
-    private let feed: Mutex<ListFeed>
+    private let feed: PosixMutex<ListFeed>
 
     private var terminal: Terminal?
     private var painter = LogoPainter(support: GraphicsSupport(mode: .symbols, colors: .indexed256, reason: "not yet detected"))
@@ -116,18 +114,15 @@ public final class BrowseSession: @unchecked Sendable {
     public init(configuration: BrowseConfiguration) {
         self.configuration = configuration
         downloads = WorkQueue(name: "browse.logos", maxConcurrentOperationCount: configuration.concurrency, completionQueue: mainQueue)
-        logos = LogoPipeline(configuration: LogoPipeline.Configuration(
-            transport: HTTPLogoTransport(client: configuration.client.configuration.transport), filter: configuration.filter,
-            memoryCache: MemoryImageCache(costLimit: configuration.memoryCacheLimit), diskCache: configuration.diskCache,
-            index: configuration.storage, logger: configuration.client.configuration.logger))
-        feed = Mutex(Self.feed(configuration, cacheFirst: true))
+        logos = configuration.runtime.makeLogos(filter: configuration.filter, memoryCacheLimit: configuration.memoryCacheLimit)
+        feed = PosixMutex(Self.feed(configuration, cacheFirst: true))
     }
 
     private static func feed(_ configuration: BrowseConfiguration, cacheFirst: Bool) -> ListFeed {
         let options = ListSync.Options(pageSize: configuration.pageSize, cacheFirst: cacheFirst, firstPage: .refresh,
                                        cacheOnly: configuration.offline)
-        return ListJob(client: configuration.client, storage: configuration.storage, city: configuration.city,
-                       keyword: configuration.keyword, area: configuration.area, options: options).feed()
+        return configuration.runtime.listJob(configuration.client, city: configuration.city, keyword: configuration.keyword,
+                                             area: configuration.area, options: options).feed()
     }
 
     /// The last error the view showed (a page that failed for good, say), for the caller's exit status.

@@ -1,0 +1,48 @@
+import Foundation
+import Logging
+import OfflineStore
+import PostgresStore
+
+/// Where a ``HotelRuntime`` keeps its lists and its logo index.
+public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
+    /// `hotels.sqlite` in a folder: SQLite, for the processes of one host.
+    case folder(URL)
+    /// A shared PostgreSQL store, for any number of processes on any hosts.
+    case shared(PostgresLocation)
+    /// Nothing outlives the process: every run starts cold.
+    case inMemory
+
+    /// `postgres://…` (or `postgresql://…`) is a shared store; anything else is a folder's path.
+    /// A malformed URL throws ``/OfflineStore/StoreError`` with its password masked.
+    public init(_ text: String) throws(StoreError) {
+        let scheme = text.prefix(while: { $0 != ":" }).lowercased()
+        if text.contains("://"), scheme == "postgres" || scheme == "postgresql" {
+            self = .shared(try PostgresLocation(url: text))
+        } else {
+            self = .folder(URL(fileURLWithPath: text))
+        }
+    }
+
+    /// Fit to print: a folder's path, or a URL without its password.
+    public var description: String {
+        switch self {
+        case .folder(let folder): folder.path
+        case .shared(let location): location.description
+        case .inMemory: ":memory:"
+        }
+    }
+
+    /// Opens (or creates) the store; a SQLite file that had to be moved aside is logged as a warning.
+    func open(logger: Logger) async throws -> any HotelStorage {
+        switch self {
+        case .folder(let folder):
+            let store = try HotelStore(folder: folder)
+            for warning in store.warnings { logger.warning("\(warning)") }
+            return store
+        case .shared(let location):
+            return try await PostgresHotelStore.open(location)
+        case .inMemory:
+            return try HotelStore.inMemory()
+        }
+    }
+}
