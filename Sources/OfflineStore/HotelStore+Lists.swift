@@ -95,75 +95,51 @@ extension HotelStore {
 
     private static func merge(_ db: Database, _ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date) throws -> MergeResult {
         var list = try upsertList(db, key, now: now)
-        let id = list.id ?? 0
-        let wasEmpty = try HotelRecord.filter(HotelRecord.Columns.listId == id).isEmpty(db)
-        let existing = try existing(db, id, codes: page.map(\.code))
-        var result = MergeResult()
-        if !wasEmpty, existing.isEmpty, !page.isEmpty {
-            try HotelRecord.filter(HotelRecord.Columns.listId == id).deleteAll(db)
-            result.replaced = true
-        }
-        let top = result.replaced ? 0 : try Int64.fetchOne(db.cachedStatement(sql: "SELECT min(position) FROM hotels WHERE listId = ?"),
-                                                            arguments: [id]) ?? 0
-        var seen = Set<String>()
-        var inserts = RowInserter(listId: id)
-        for (index, hotel) in page.enumerated() where seen.insert(hotel.code).inserted {
-            let position = top - Int64(page.count) + Int64(index)
-            if let old = result.replaced ? nil : existing[hotel.code] {
-                if old.addtime != hotel.addtime {
-                    result.moved += 1
-                } else if old != hotel {
-                    result.updated += 1
-                }
-                try update(db, hotel, in: id, position: position)
-            } else {
-                try inserts.add(hotel, position: position, db)
-                result.inserted += 1
-            }
-        }
-        try inserts.flush(db)
-        // The cached continuation still holds unless the list started over.
-        if result.replaced || list.checkpoint == nil || wasEmpty {
-            try saveCheckpoint(db, &list, checkpoint)
-        }
-        return result
+        let plan = PagePlan.merge(page, existing: try existing(db, list.id ?? 0, codes: page.map(\.code)), list: try state(db, list))
+        try write(plan, db, &list, checkpoint)
+        return plan.merge
     }
 
     private static func append(_ db: Database, _ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date) throws -> Int {
         var list = try upsertList(db, key, now: now)
         let id = list.id ?? 0
-        var next = (try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(position) FROM hotels WHERE listId = ?"),
-                                       arguments: [id]) ?? -1) + 1
+        let state = try state(db, list)
         // The usual "load more" page: no code repeats, and none is in the list
         // yet. Its rows go in at once, a code already there skipped; if one
         // was, this page's rows (all at `next` or after) are taken out again
         // and the page goes the way below, which looks its codes up first.
         if !page.isEmpty, Set(page.lazy.map(\.code)).count == page.count {
             var inserts = RowInserter(listId: id, skippingCodesInList: true)
-            for (offset, hotel) in page.enumerated() { try inserts.add(hotel, position: next + Int64(offset), db) }
+            for (offset, hotel) in page.enumerated() { try inserts.add(hotel, position: state.next + Int64(offset), db) }
             try inserts.flush(db)
             if inserts.inserted == page.count {
                 try saveCheckpoint(db, &list, checkpoint)
                 return page.count
             }
-            try db.cachedStatement(sql: "DELETE FROM hotels WHERE listId = ? AND position >= ?").execute(arguments: [id, next])
+            try db.cachedStatement(sql: "DELETE FROM hotels WHERE listId = ? AND position >= ?").execute(arguments: [id, state.next])
         }
-        let existing = try existingCodes(db, id, codes: page.map(\.code))
-        var added = 0
-        var seen = Set<String>()
+        let plan = PagePlan.append(page, existing: try existingCodes(db, id, codes: page.map(\.code)), list: state)
+        try write(plan, db, &list, checkpoint)
+        return plan.added
+    }
+
+    /// The list's bounds and checkpoint, as the page's plan needs them.
+    private static func state(_ db: Database, _ list: ListRecord) throws -> PagePlan.ListState {
+        let bounds = try Row.fetchOne(db.cachedStatement(sql: "SELECT min(position), max(position) FROM hotels WHERE listId = ?"),
+                                      arguments: [list.id ?? 0])
+        let (top, last): (Int64?, Int64?) = (bounds?[0], bounds?[1])
+        return PagePlan.ListState(isEmpty: top == nil, hasCheckpoint: list.checkpoint != nil, top: top ?? 0, next: (last ?? -1) + 1)
+    }
+
+    /// Executes a page's plan in its transaction.
+    private static func write(_ plan: PagePlan, _ db: Database, _ list: inout ListRecord, _ checkpoint: Pager.Checkpoint) throws {
+        let id = list.id ?? 0
+        if plan.replacesList { try HotelRecord.filter(HotelRecord.Columns.listId == id).deleteAll(db) }
+        for row in plan.updates { try update(db, row.hotel, in: id, position: row.position) }
         var inserts = RowInserter(listId: id)
-        for hotel in page where seen.insert(hotel.code).inserted {
-            if existing.contains(hotel.code) {
-                try update(db, hotel, in: id, position: nil)
-            } else {
-                try inserts.add(hotel, position: next, db)
-                next += 1
-                added += 1
-            }
-        }
+        for row in plan.inserts { try inserts.add(row.hotel, position: row.position ?? 0, db) }
         try inserts.flush(db)
-        try saveCheckpoint(db, &list, checkpoint)
-        return added
+        if plan.savesCheckpoint { try saveCheckpoint(db, &list, checkpoint) }
     }
 
     /// Updates a row's columns in place; its position too, when given.

@@ -218,66 +218,36 @@ extension PostgresHotelStore {
     // MARK: Transactions
 
     static func merge(_ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date,
-                              _ connection: PostgresConnection, logger: Logger) async throws -> MergeResult {
+                      _ connection: PostgresConnection, logger: Logger) async throws -> MergeResult {
         let list = try await upsertList(key, now: now, connection, logger: logger)
-        let wasEmpty = list.count == 0
-        let existing = wasEmpty ? [:] : try await existing(page.map(\.code), in: list.id, connection, logger: logger)
-        var result = MergeResult()
-        if !wasEmpty, existing.isEmpty, !page.isEmpty {
-            try await connection.query("DELETE FROM hotels WHERE list_id = \(list.id)", logger: logger)
-            result.replaced = true
-        }
-        let startsOver = result.replaced || wasEmpty
-        let top = startsOver ? 0 : list.firstPosition
-        var seen = Set<String>()
-        var inserts = Rows()
-        var updates = Rows()
-        for (index, hotel) in page.enumerated() where seen.insert(hotel.code).inserted {
-            let position = top - Int64(page.count) + Int64(index)
-            if let old = existing[hotel.code] {
-                if old.addtime != hotel.addtime {
-                    result.moved += 1
-                } else if old != hotel {
-                    result.updated += 1
-                }
-                updates.add(hotel, position: position)
-            } else {
-                inserts.add(hotel, position: position)
-                result.inserted += 1
-            }
-        }
-        try await updates.update(list: list.id, connection, logger: logger)
-        try await inserts.insert(list: list.id, connection, logger: logger)
-        // The cached continuation still holds unless the list started over.
-        let saves = result.replaced || list.checkpoint == nil || wasEmpty
-        let positions = page.isEmpty ? (list.firstPosition, list.nextPosition) : (top - Int64(page.count), startsOver ? 0 : list.nextPosition)
-        try await finish(list.id, count: (result.replaced ? 0 : list.count) + result.inserted, positions: positions,
-                         checkpoint: saves ? checkpoint : nil, connection, logger: logger)
-        return result
+        let existing = list.count == 0 ? [:] : try await existing(page.map(\.code), in: list.id, connection, logger: logger)
+        let plan = PagePlan.merge(page, existing: existing, list: list.state)
+        try await write(plan, list: list, checkpoint: checkpoint, connection, logger: logger)
+        return plan.merge
     }
 
     static func append(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date,
-                               _ connection: PostgresConnection, logger: Logger) async throws -> Int {
+                       _ connection: PostgresConnection, logger: Logger) async throws -> Int {
         // The general way, after appendAtOnce refused the page: its codes are looked up first.
         let list = try await upsertList(key, now: now, connection, logger: logger)
-        var next = list.nextPosition
         let existing = list.count == 0 ? [:] : try await existing(page.map(\.code), in: list.id, connection, logger: logger)
-        var seen = Set<String>()
-        var inserts = Rows()
+        let plan = PagePlan.append(page, existing: Set(existing.keys), list: list.state)
+        try await write(plan, list: list, checkpoint: checkpoint, connection, logger: logger)
+        return plan.added
+    }
+
+    /// Executes a page's plan in its transaction: the rows, then the list's count, bounds and checkpoint.
+    private static func write(_ plan: PagePlan, list: ListRow, checkpoint: Pager.Checkpoint, _ connection: PostgresConnection,
+                              logger: Logger) async throws {
+        if plan.replacesList { try await connection.query("DELETE FROM hotels WHERE list_id = \(list.id)", logger: logger) }
         var updates = Rows()
-        for hotel in page where seen.insert(hotel.code).inserted {
-            if existing[hotel.code] != nil {
-                updates.add(hotel, position: nil)
-            } else {
-                inserts.add(hotel, position: next)
-                next += 1
-            }
-        }
+        for row in plan.updates { updates.add(row.hotel, position: row.position) }
+        var inserts = Rows()
+        for row in plan.inserts { inserts.add(row.hotel, position: row.position) }
         try await updates.update(list: list.id, connection, logger: logger)
         try await inserts.insert(list: list.id, connection, logger: logger)
-        try await finish(list.id, count: list.count + inserts.count, positions: (list.firstPosition, next), checkpoint: checkpoint,
-                         connection, logger: logger)
-        return inserts.count
+        try await finish(list.id, count: (plan.replacesList ? 0 : list.count) + plan.added, positions: (plan.top, plan.next),
+                         checkpoint: plan.savesCheckpoint ? checkpoint : nil, connection, logger: logger)
     }
 
     /// A page's transaction commits without waiting for the disk, as
@@ -301,6 +271,11 @@ extension PostgresHotelStore {
         var count: Int
         var firstPosition: Int64
         var nextPosition: Int64
+
+        /// What the page's plan needs to know of the list.
+        var state: PagePlan.ListState {
+            PagePlan.ListState(isEmpty: count == 0, hasCheckpoint: checkpoint != nil, top: firstPosition, next: nextPosition)
+        }
     }
 
     /// The list's row, made if new; its fetch time is now. One statement,
