@@ -9,58 +9,6 @@ import OfflineStore
 import Runtime
 import Scheduling
 
-/// What a ``BrowseSession`` browses, and how.
-public struct BrowseConfiguration: Sendable {
-    /// The store (cached rows show at once, and what is fetched is kept), the logo cache and the transport.
-    public var runtime: HotelRuntime
-    public var client: HotelClient
-    public var city: String
-    public var keyword: String?
-    /// A search by position; rows then show their distance from it.
-    public var area: SearchArea?
-    public var pageSize: Int
-    /// Applied to each logo before it is painted (a 64×64 fit by default).
-    public var filter: FilterChain
-    /// Logo downloads at once.
-    public var concurrency = 4
-    /// Serve the cache alone, without asking the service.
-    public var offline = false
-    /// nil: detect the terminal's graphics.
-    public var graphics: GraphicsMode?
-    /// Movement that stops for this long has settled: the visible rows load.
-    /// Longer than a held key's repeat interval (about 30 ms) and a wheel's.
-    public var settleDelay: Duration = .milliseconds(300)
-    /// After a single key press, how long to wait for it to repeat before the
-    /// list settles: a held key repeats only after the keyboard's first-repeat
-    /// delay (500 to 660 ms on common desktops), and must count as one drag.
-    public var keyRepeatDelay: Duration = .milliseconds(700)
-    /// How long the view waits, offline, before asking the service again; doubled each time, up to 8 times this.
-    public var offlineRetry: Duration = .seconds(10)
-    /// Bytes of decoded logos kept in memory.
-    public var memoryCacheLimit = 64 << 20
-    public var title: String
-
-    public init(runtime: HotelRuntime, client: HotelClient, city: String, keyword: String? = nil, area: SearchArea? = nil, pageSize: Int = 50,
-                filter: FilterChain = FilterChain([.resize(width: 64, height: 64, mode: .fit)]), title: String? = nil) {
-        self.runtime = runtime
-        self.client = client
-        self.city = city
-        self.keyword = keyword
-        self.area = area
-        self.pageSize = pageSize
-        self.filter = filter
-        self.title = title ?? "hotels browse: \(city)\(area.map { " near \($0)" } ?? "")"
-    }
-}
-
-/// How a browse session ended.
-public enum BrowseEnd: Sendable, Equatable {
-    /// `q`.
-    case quit
-    /// SIGINT, SIGTERM or SIGHUP.
-    case signal(Int32)
-}
-
 /// The tutorials' table view in a real terminal: the list through a list
 /// job's pull face (cache first, page 1 merged in, "load more" at 90%),
 /// logos through a ``/Logos/LogoPipeline`` for the visible rows only, under
@@ -482,33 +430,5 @@ public final class BrowseSession: @unchecked Sendable {
         return BrowseScreenState(title: configuration.title, headline: status.latencyLabel, banner: offlineBanner.map { $0 + retryNote }, searchLine: searchLine,
                                  status: status.line(rows: loader.rows.count, reachedEnd: loader.reachedEnd),
                                  rows: rows, first: visible.lowerBound, count: loader.rows.count)
-    }
-}
-
-/// The text of a row's third line.
-public enum BrowseRowText {
-    /// `1.2 km · added 2026-11-20`: the distance from the search's centre
-    /// when there is one, and the day the service added the hotel.
-    public static func detail(for hotel: Hotel, from area: SearchArea?) -> String {
-        var parts: [String] = []
-        if let area, let latitude = hotel.latitude, let longitude = hotel.longitude {
-            let kilometres = distance(from: (area.latitude, area.longitude), to: (latitude, longitude))
-            parts.append(kilometres < 10 ? String(format: "%.1f km", kilometres) : "\(Int(kilometres.rounded())) km")
-        } else if let latitude = hotel.latitude, let longitude = hotel.longitude {
-            parts.append(String(format: "%.4f, %.4f", latitude, longitude))
-        }
-        if let addtime = hotel.addtime {
-            let day = Date(timeIntervalSince1970: TimeInterval(addtime)).formatted(.iso8601.year().month().day())
-            parts.append("added \(day)")
-        }
-        return parts.joined(separator: " · ")
-    }
-
-    /// Great-circle distance in kilometres (haversine, mean Earth radius).
-    public static func distance(from a: (Double, Double), to b: (Double, Double)) -> Double {
-        let radians = Double.pi / 180
-        let dLat = (b.0 - a.0) * radians, dLon = (b.1 - a.1) * radians
-        let h = sin(dLat / 2) * sin(dLat / 2) + cos(a.0 * radians) * cos(b.0 * radians) * sin(dLon / 2) * sin(dLon / 2)
-        return 2 * 6371.0088 * asin(min(1, sqrt(h)))
     }
 }
