@@ -57,14 +57,8 @@ struct BrowseCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let chain: FilterChain
-        let profile: ServiceProfile
-        do {
-            chain = try FilterChain(parsing: filter)
-            profile = try ServiceProfile.named(self.profile)
-        } catch {
-            throw Diagnostics.report(error, context: error is FilterSpecError ? "--filter" : "--profile \(self.profile)").code
-        }
+        let chain = try reported("--filter") { try FilterChain(parsing: filter) }
+        let profile = try reported("--profile \(self.profile)") { try ServiceProfile.named(self.profile) }
         let runtime = try await cacheOptions.runtime { configuration in
             try configuration.read(credentials: credentials, context: "--profile \(self.profile)")
             configuration.logger = browseLogger

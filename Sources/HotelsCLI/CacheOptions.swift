@@ -52,11 +52,9 @@ func openRuntime(store url: String?, folder: URL?, _ configure: (inout HotelRunt
     var configuration = HotelRuntime.Configuration(store: folder.map { .folder($0) } ?? .inMemory)
     configuration.logoFolder = folder?.appendingPathComponent("images")
     try configure(&configuration)
-    do {
+    return try await reported(url == nil ? "" : "--store") {
         if let url { configuration.store = .shared(try PostgresLocation(url: url)) }
         return try await HotelRuntime.open(configuration)
-    } catch {
-        throw Diagnostics.report(error, context: url == nil ? "" : "--store").code
     }
 }
 
@@ -69,12 +67,8 @@ func openSharedStore(_ url: String) async throws -> PostgresHotelStore {
 extension HotelRuntime.Configuration {
     /// `--credentials FILE` and `--dump DIR`; a failure is reported in `context` (78, 66, 74).
     mutating func read(credentials file: String?, dump: String? = nil, context: String) throws {
-        do {
-            credentials = try file.map(Credentials.environment(overlaidWith:)) ?? .environment
-            exchangeLog = try dump.map { try ExchangeFolder(folder: URL(fileURLWithPath: $0), logger: logger) }
-        } catch {
-            throw Diagnostics.report(error, context: context).code
-        }
+        credentials = try reported(context) { try file.map(Credentials.environment(overlaidWith:)) ?? .environment }
+        exchangeLog = try reported(context) { [logger] in try dump.map { try ExchangeFolder(folder: URL(fileURLWithPath: $0), logger: logger) } }
     }
 }
 

@@ -29,12 +29,7 @@ struct CallCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let loaded: ServiceProfile
-        do {
-            loaded = try ServiceProfile.named(profile)
-        } catch {
-            throw Diagnostics.report(error, context: "--profile \(profile)").code
-        }
+        let loaded = try reported("--profile \(profile)") { try ServiceProfile.named(profile) }
         if insecure { Diagnostics.warning("--insecure: TLS certificates are NOT verified") }
         // Nothing is stored: the request is the point.
         let runtime = try await openRuntime(store: nil, folder: nil) { configuration in
@@ -57,9 +52,9 @@ struct CallCommand: AsyncParsableCommand {
             output.flush()
             for warning in page.warnings { Diagnostics.warning("\(endpoint): \(warning)") }
             if let hint = page.noRecordsHint { Diagnostics.warning("\(endpoint): \(hint)") }
-            ResponseSummary.print(endpoint, records: page.hotels.count, skipped: nil, warnings: page.warningsByKind.values.reduce(0, +),
-                                  pagingState: page.pagingState(loaded.paging, endMarker: loaded.endMarker),
-                                  headerValues: page.headerValues, profile: loaded)
+            ResponseReport.lines(records: page.hotels.count, skipped: nil, warnings: page.warningsByKind.values.reduce(0, +),
+                                 pagingState: page.pagingState(loaded.paging, endMarker: loaded.endMarker), headerValues: page.headerValues,
+                                 profile: loaded).forEach { Diagnostics.note("\(endpoint): \($0)") }
         case .failure(let error as ExitCode):
             throw error
         case .failure(let error):

@@ -81,12 +81,7 @@ struct DemoCommand: AsyncParsableCommand {
 
     /// The sample's Shanghai list in the view, from an in-memory store, so every demo starts cold.
     private func browseSample(endpoint: String) async throws {
-        let chain: FilterChain
-        do {
-            chain = try FilterChain(parsing: filter)
-        } catch {
-            throw Diagnostics.report(error, context: "--filter").code
-        }
+        let chain = try reported("--filter") { try FilterChain(parsing: filter) }
         let runtime = try await openRuntime(store: nil, folder: nil) { $0.logger = browseLogger }
         let client = try await runtime.client(try ServiceProfile.named("sample"), endpoint: endpoint, named: "sample")
         try await runBrowse(BrowseConfiguration(runtime: runtime, client: client, city: "Shanghai", filter: chain,

@@ -67,14 +67,8 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let profile: ServiceProfile
-        let chain: FilterChain
-        do {
-            profile = try ServiceProfile.named(self.profile)
-            chain = try FilterChain(parsing: filter)
-        } catch {
-            throw Diagnostics.report(error, context: error is FilterSpecError ? "--filter" : "--profile").code
-        }
+        let profile = try reported("--profile") { try ServiceProfile.named(self.profile) }
+        let chain = try reported("--filter") { try FilterChain(parsing: filter) }
         if insecure { Diagnostics.warning("--insecure: TLS certificates are NOT verified; anyone on the path can read and change the traffic") }
         let runtime = try await cacheOptions.runtime { configuration in
             try configuration.read(credentials: credentials, dump: dump, context: "--profile \(self.profile)")

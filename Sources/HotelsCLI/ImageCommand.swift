@@ -67,13 +67,8 @@ struct ImageCommand: ParsableCommand {
             print(json ? summary.json : "\(summary) into \(out)")
             if !summary.failures.isEmpty { throw ExitStatus.dataError.code }
         } else if let input, let encoding = ImageEncoding(fileName: out) {
-            do {
-                let warnings = try ImageBatch(pipeline: ImagePipeline(decoder: decoder, filter: chain, encoding: encoding), fileExtension: "")
-                    .convert(input, to: out)
-                warnings.forEach { Diagnostics.warning("\(input): \($0)") }
-            } catch {
-                throw Diagnostics.report(error, context: input).code
-            }
+            let batch = ImageBatch(pipeline: ImagePipeline(decoder: decoder, filter: chain, encoding: encoding), fileExtension: "")
+            try reported(input) { try batch.convert(input, to: out) }.forEach { Diagnostics.warning("\(input): \($0)") }
         }
     }
 }

@@ -95,29 +95,15 @@ struct EnqueueCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let arguments: [ListJobArguments]
-        do {
-            let profile = try JobProfile(nameOrPath: self.profile)
-            _ = try FilterChain(parsing: filter)
-            let area = try areaOptions.area()
-            arguments = try allCities().map { city in
-                ListJobArguments(profile: profile, endpoint: endpoint, city: city, keyword: keyword, area: area, pageSize: pageSize,
-                                 logos: logos, filter: filter)
-            }
-        } catch let code as ExitCode {
-            throw code
-        } catch {
-            throw Diagnostics.report(error, context: error is FilterSpecError ? "--filter" : "--profile").code
+        let profile = try reported("--profile") { try JobProfile(nameOrPath: self.profile) }
+        _ = try reported("--filter") { try FilterChain(parsing: filter) }
+        let area = try areaOptions.area()
+        let jobs = try allCities().map { city in
+            ListJobArguments(profile: profile, endpoint: endpoint, city: city, keyword: keyword, area: area, pageSize: pageSize, logos: logos,
+                             filter: filter).job(priority: priority, maxAttempts: maxAttempts, every: every?.value, timeout: timeout.value)
         }
         let queue = try await storeOptions.openQueue()
-        let result: EnqueueResult
-        do {
-            result = try await queue.enqueue(arguments.map {
-                $0.job(priority: priority, maxAttempts: maxAttempts, every: every?.value, timeout: timeout.value)
-            })
-        } catch {
-            throw Diagnostics.report(error, context: "enqueue").code
-        }
+        let result = try await reported("enqueue") { try await queue.enqueue(jobs) }
         await queue.store.close()
         let scheduled = every.map { "; \(result.scheduled) scheduled every \(DurationText.of(seconds: $0.value))" } ?? ""
         let text = json ? jsonLine(["new": result.new, "alreadyQueued": result.alreadyQueued, "scheduled": result.scheduled])
@@ -187,14 +173,11 @@ struct WorkerCommand: AsyncParsableCommand {
             try configuration.read(credentials: credentials, context: "--credentials")
             configuration.logoFolder = (cache.map { URL(fileURLWithPath: $0) } ?? HotelStore.defaultFolder).appendingPathComponent("images")
         }
-        let worker: Worker
-        do {
-            worker = try Worker(runtime: runtime, configuration: Worker.Configuration(
-                kinds: try parsedKinds(), concurrency: concurrency, lease: lease.value, grace: grace.value), observe: { [verbose] event in
-                    if verbose { Diagnostics.note("worker: \(event)") }
-                })
-        } catch {
-            throw Diagnostics.report(error, context: "worker").code
+        let worker = try reported("worker") {
+            try Worker(runtime: runtime, configuration: Worker.Configuration(kinds: try parsedKinds(), concurrency: concurrency, lease: lease.value,
+                                                                             grace: grace.value), observe: { [verbose] event in
+                if verbose { Diagnostics.note("worker: \(event)") }
+            })
         }
         // The endpoint's task says whether it failed: then the worker is stopped, and the command exits 69.
         let metrics = metricsPort.map { port in
@@ -244,12 +227,7 @@ struct JobsCommand: AsyncParsableCommand {
         func run() async throws {
             let queue = try await storeOptions.openQueue()
             repeat {
-                let overview: JobsOverview
-                do {
-                    overview = try await queue.overview()
-                } catch {
-                    throw Diagnostics.report(error, context: "jobs").code
-                }
+                let overview = try await reported("jobs") { try await queue.overview() }
                 let text = json ? jsonLine(JobsReport(overview)) : JobsReport(overview).text
                 writeAll(Array(((watch && !json ? "\u{1B}[H\u{1B}[2J" : "") + text + "\n").utf8), to: STDOUT_FILENO)
                 if watch { try await Task.sleep(for: .seconds(2)) }
@@ -346,12 +324,7 @@ extension JobKind: ExpressibleByArgument {}
 /// Opens the queue, does `action`, prints what it says, and reports a failure with its exit code.
 func act(_ options: JobStoreOptions, _ action: (JobQueue) async throws -> String) async throws {
     let queue = try await options.openQueue()
-    let said: String
-    do {
-        said = try await action(queue)
-    } catch {
-        throw Diagnostics.report(error, context: "jobs").code
-    }
+    let said = try await reported("jobs") { try await action(queue) }
     await queue.store.close()
     writeAll(Array((said + "\n").utf8), to: STDOUT_FILENO)
 }

@@ -26,23 +26,12 @@ struct ListCommand: AsyncParsableCommand {
     @OptionGroup var cacheOptions: CacheOptions
 
     func run() async throws {
-        do {
-            try await printList()
-        } catch let code as ExitCode {
-            throw code
-        } catch {
-            throw Diagnostics.report(error, context: "list").code
-        }
+        try await reported("list") { try await printList() }
     }
 
     private func printList() async throws {
         // Lists are keyed by the profile's own name, as hotels fetch keys them, whether it was given by name or by path.
-        let profileName: String?
-        do {
-            profileName = try profile.map { try ServiceProfile.named($0).name }
-        } catch {
-            throw Diagnostics.report(error, context: "--profile").code
-        }
+        let profileName = try reported("--profile") { try profile.map { try ServiceProfile.named($0).name } }
         let area = try areaOptions.area()
         let store = try await cacheOptions.runtime().storage
         let list: CachedList?
@@ -71,19 +60,11 @@ struct ListCommand: AsyncParsableCommand {
 extension ListCommand {
     /// Writes the list's logos into `folder`; says on stderr how many, and which are missing.
     private func exportLogos(of list: CachedList, from store: any HotelStorage, to folder: String) async throws {
-        let description: String
-        do {
-            description = try FilterChain(parsing: filter).description
-        } catch {
-            throw Diagnostics.report(error, context: "--filter").code
-        }
-        do {
-            let summary = try await LogoExport(storage: store, filter: description).write(list, to: URL(fileURLWithPath: folder))
-            Diagnostics.note("\(summary.written) logos (\(summary.bytes) bytes) into \(folder)"
-                             + (summary.missing.isEmpty ? "" : "; \(summary.missing.count) not in the store's logo index, first \(summary.missing[0])"))
-        } catch {
-            throw Diagnostics.report(error, context: "--logos-out").code
-        }
+        let description = try reported("--filter") { try FilterChain(parsing: filter).description }
+        let export = LogoExport(storage: store, filter: description)
+        let summary = try await reported("--logos-out") { try await export.write(list, to: URL(fileURLWithPath: folder)) }
+        Diagnostics.note("\(summary.written) logos (\(summary.bytes) bytes) into \(folder)"
+                         + (summary.missing.isEmpty ? "" : "; \(summary.missing.count) not in the store's logo index, first \(summary.missing[0])"))
     }
 }
 
@@ -100,14 +81,7 @@ struct CacheCommand: AsyncParsableCommand {
         @Flag(help: "Print as JSON.") var json = false
 
         func run() async throws {
-            let stats: StoreStats
-            do {
-                stats = try await cacheOptions.runtime().storage.stats()
-            } catch let code as ExitCode {
-                throw code
-            } catch {
-                throw Diagnostics.report(error, context: "cache stats").code
-            }
+            let stats = try await reported("cache stats") { try await cacheOptions.runtime().storage.stats() }
             writeAll(Array(((json ? jsonLine(stats) : stats.description) + "\n").utf8), to: STDOUT_FILENO)
         }
     }

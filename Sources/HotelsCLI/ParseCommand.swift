@@ -37,14 +37,8 @@ struct ParseCommand: ParsableCommand {
     @OptionGroup var limits: XMLLimitOptions
 
     func run() throws {
-        let parser: HotelResponseParser
-        let profile: ServiceProfile
-        do {
-            profile = try ServiceProfile.named(self.profile)
-            parser = HotelResponseParser(profile: profile, limits: limits.limits, warningsPerKind: warningOptions.perKind)
-        } catch {
-            throw Diagnostics.report(error, context: "--profile").code
-        }
+        let profile = try reported("--profile") { try ServiceProfile.named(self.profile) }
+        let parser = HotelResponseParser(profile: profile, limits: limits.limits, warningsPerKind: warningOptions.perKind)
         let output = StandardOutput()
         var records = 0
         var warnings = 0
@@ -88,15 +82,9 @@ struct ParseCommand: ParsableCommand {
 
     /// What the response says about paging, its header values (secret-looking ones hidden) and its error state.
     private func printSummary(_ summary: ParseSummary, of file: String, profile: ServiceProfile, error: String? = nil) {
-        ResponseSummary.print(file, records: summary.records, skipped: summary.skipped, warnings: summary.warnings,
-                              pagingState: summary.pagingState(profile.paging, endMarker: profile.endMarker),
-                              headerValues: summary.headerValues, profile: profile, error: error)
-    }
-
-    /// Session tokens and credentials never reach the output.
-    static func looksSecret(_ name: String, _ path: String) -> Bool {
-        let text = (name + " " + path).lowercased()
-        return ["token", "session", "password", "secret", "security", "key", "auth", "credential", "nonce"].contains { text.contains($0) }
+        ResponseReport.lines(records: summary.records, skipped: summary.skipped, warnings: summary.warnings,
+                             pagingState: summary.pagingState(profile.paging, endMarker: profile.endMarker),
+                             headerValues: summary.headerValues, profile: profile, error: error).forEach { Diagnostics.note("\(file): \($0)") }
     }
 
     /// Prints the file's records; `partial` gets the summary so far when the response reports an error.

@@ -187,23 +187,13 @@ struct CheckCommand: ParsableCommand {
     @OptionGroup var values: RequestValueOptions
 
     func run() throws {
-        let loaded: ServiceProfile
-        let credentials: Credentials
-        do {
-            loaded = try ServiceProfile.named(profile)
-            credentials = try values.loadCredentials()
-        } catch {
-            throw Diagnostics.report(error, context: profile).code
-        }
+        let loaded = try reported(profile) { try ServiceProfile.named(profile) }
+        let credentials = try reported(profile) { try values.loadCredentials() }
         for warning in loaded.warnings { Diagnostics.warning("\(profile): \(warning)") }
-        do {
-            let preview = try RequestPreview(profile: loaded, endpoint: endpoint, credentials: credentials, parameters: try values.parameters(for: loaded))
-            for name in preview.unsetCredentials { Diagnostics.warning("{env:\(name)} is not set; the request shows it masked") }
-            writeAll(Array((preview.text + "\n").utf8), to: STDOUT_FILENO)
-        } catch let code as ExitCode {
-            throw code
-        } catch {
-            throw Diagnostics.report(error, context: profile).code
+        let preview = try reported(profile) {
+            try RequestPreview(profile: loaded, endpoint: endpoint, credentials: credentials, parameters: try values.parameters(for: loaded))
         }
+        for name in preview.unsetCredentials { Diagnostics.warning("{env:\(name)} is not set; the request shows it masked") }
+        writeAll(Array((preview.text + "\n").utf8), to: STDOUT_FILENO)
     }
 }

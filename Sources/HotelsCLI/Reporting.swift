@@ -181,3 +181,25 @@ extension Interruption {
     /// The shell's exit status for the signal that interrupted the work, if one did.
     var exitCode: ExitCode? { exitStatus.map { ExitCode($0) } }
 }
+
+/// `body`'s value; its error reported in `context` and thrown as its exit code (an exit code passes as it is).
+func reported<T>(_ context: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let code as ExitCode {
+        throw code
+    } catch {
+        throw Diagnostics.report(error, context: context()).code
+    }
+}
+
+/// ``reported(_:_:)`` for asynchronous work.
+func reported<T>(_ context: @autoclosure () -> String, _ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch let code as ExitCode {
+        throw code
+    } catch {
+        throw Diagnostics.report(error, context: context()).code
+    }
+}

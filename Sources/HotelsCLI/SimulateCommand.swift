@@ -120,14 +120,8 @@ struct WindowOptions: ParsableArguments {
 /// library ``SimulationRun``; errors become messages and exit codes.
 func runSimulation(list: ListOptions, window: WindowOptions, script: ScrollScript, speed: Double, cache: URL?,
                    store: String? = nil, trace: String?, keepsTimeline: Bool = true, quiet: Bool = false) async throws -> SimulationRun.Outcome {
-    let profile: ServiceProfile
-    let chain: FilterChain
-    do {
-        profile = try ServiceProfile.named(list.profile)
-        chain = try FilterChain(parsing: window.filter)
-    } catch {
-        throw Diagnostics.report(error, context: error is FilterSpecError ? "--filter" : "--profile").code
-    }
+    let profile = try reported("--profile") { try ServiceProfile.named(list.profile) }
+    let chain = try reported("--filter") { try FilterChain(parsing: window.filter) }
     var traceFile: FileHandle?
     if let trace {
         guard FileManager.default.createFile(atPath: trace, contents: nil), let handle = FileHandle(forWritingAtPath: trace) else {

@@ -26,23 +26,13 @@ struct StoreCommand: AsyncParsableCommand {
             return url
         }
 
-        func location() throws -> PostgresLocation {
-            do {
-                return try PostgresLocation(url: try url())
-            } catch let error as StoreError {
-                throw Diagnostics.report(error, context: "--store").code
-            }
+        func print(_ report: PostgresSchema.Report) {
+            writeAll(Array(((json ? jsonLine(report) : report.description) + "\n").utf8), to: STDOUT_FILENO)
         }
-    }
 
-    /// What `migrate` and `status` print under `--json`.
-    struct Report: Encodable {
-        var store: String
-        var version: Int
-        var latestKnown: Int
-        var applied: [String]
-        var pending: [String]
-        var newer: Bool
+        func location() throws -> PostgresLocation {
+            try reported("--store") { try PostgresLocation(url: try url()) }
+        }
     }
 
     struct Migrate: AsyncParsableCommand {
@@ -51,16 +41,8 @@ struct StoreCommand: AsyncParsableCommand {
 
         func run() async throws {
             let store = try await openSharedStore(try options.url())
-            let applied = store.appliedMigrations.map { "\($0.version): \($0.name)" }
             await store.close()
-            let version = PostgresSchema.latestVersion
-            if options.json {
-                let report = Report(store: store.location, version: version, latestKnown: version, applied: applied, pending: [], newer: false)
-                writeAll(Array((jsonLine(report) + "\n").utf8), to: STDOUT_FILENO)
-            } else {
-                let what = applied.isEmpty ? "up to date" : "applied " + applied.joined(separator: ", ")
-                writeAll(Array("\(store.location): \(what); schema version \(version)\n".utf8), to: STDOUT_FILENO)
-            }
+            options.print(PostgresSchema.Report(migrated: store))
         }
     }
 
@@ -70,23 +52,8 @@ struct StoreCommand: AsyncParsableCommand {
 
         func run() async throws {
             let location = try options.location()
-            let status: PostgresSchema.Status
-            do {
-                status = try await PostgresHotelStore.status(location)
-            } catch {
-                throw Diagnostics.report(error, context: "--store").code
-            }
-            let pending = status.pending.map { "\($0.version): \($0.name)" }
-            if options.json {
-                let report = Report(store: location.description, version: status.version, latestKnown: status.latestKnown,
-                                    applied: status.applied.map { "\($0.version): \($0.name)" }, pending: pending, newer: status.isNewer)
-                writeAll(Array((jsonLine(report) + "\n").utf8), to: STDOUT_FILENO)
-            } else {
-                var text = "\(location): schema version \(status.version) (this HotelKit knows up to \(status.latestKnown))"
-                if status.isNewer { text += "; written by a newer HotelKit" }
-                text += pending.isEmpty ? "" : "; pending: " + pending.joined(separator: ", ")
-                writeAll(Array((text + "\n").utf8), to: STDOUT_FILENO)
-            }
+            let status = try await reported("--store") { try await PostgresHotelStore.status(location) }
+            options.print(PostgresSchema.Report(status, store: location.description))
             if status.isNewer { throw ExitStatus.config.code }
         }
     }
