@@ -91,8 +91,8 @@ struct BrowseTmuxTests {
         let cache = pane.folder.appendingPathComponent("cache").path
         let log = pane.folder.appendingPathComponent("requests.jsonl").path
         let server = try ServeProcess(["--latency", "200", "--log", log])
-        // A long settle, so a slow machine's pause between two repeats is not taken for the key's release.
-        try await pane.run(Self.browseCommand(server.endpoint, cache: cache, "--settle-ms 1500"))
+        // A long settle, so a slow machine's pause between two repeats (a sanitized build: seconds) is not taken for the key's release.
+        try await pane.run(Self.browseCommand(server.endpoint, cache: cache, "--settle-ms 5000"))
         _ = try await pane.waitFor("a settled list") { Self.settled($0) }
 
         // A held ↓: repeats every 40 ms, as a keyboard's autorepeat sends them.

@@ -154,6 +154,8 @@ struct SimulateEndToEndTests {
         let result = try await HotelsProcess.run([
             "simulate", "--endpoint", server.endpoint, "--city", "Shanghai", "--script", Samples.url("Scroll/jump-away.jsonl").path,
             "--filter", "resize:32x32:fill", "--trace", trace, "--report", folder.appendingPathComponent("report").path, "--json",
+            // The visible logos are waited for, however slow the machine (a sanitizer's build).
+            "--end-wait", "600",
         ])
         #expect(result.status == 0, "\(result.stderr)")
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])

@@ -58,9 +58,10 @@ public final class TestPostgres: Sendable {
     }
 
     /// A connection may take a loaded machine's time (a sanitizer's build, every test at once): a minute, not the 10 s
-    /// default, unless a test appends a `connect_timeout` of its own (the last one counts).
+    /// default. A call that gets no answer (postgres-nio loses a query written to a closing connection) is given up after
+    /// 30 s, not 120, within a test's time limit. A test may append its own values (the last one counts).
     public func url(database: String, password: String? = TestPostgres.password, port: Int? = nil) -> String {
-        "postgres://\(Self.user)\(password.map { ":" + $0 } ?? "")@127.0.0.1:\(port ?? self.port)/\(database)?sslmode=disable&connect_timeout=60"
+        "postgres://\(Self.user)\(password.map { ":" + $0 } ?? "")@127.0.0.1:\(port ?? self.port)/\(database)?sslmode=disable&connect_timeout=60&call_timeout=30"
     }
 
     /// Runs SQL as the superuser on `database` through psql's socket, for checks and faults.
