@@ -20,10 +20,8 @@ struct Seconds: ExpressibleByArgument, Sendable {
     }
 
     init?(argument: String) {
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
-        let (number, unit) = argument.last.flatMap { units[$0] }.map { (argument.dropLast(), $0) } ?? (Substring(argument), 1)
-        guard let value = Double(number), value >= 0, value.isFinite else { return nil }
-        self.value = value * unit
+        guard let value = DurationText.seconds(argument) else { return nil }
+        self.value = value
     }
 
     static var defaultCompletionKind: CompletionKind { .default }
