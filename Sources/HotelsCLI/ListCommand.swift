@@ -93,11 +93,7 @@ struct CacheCommand: AsyncParsableCommand {
 
         func run() async throws {
             try cacheOptions.refuseSharedStore("check")
-            let runtime = try await cacheOptions.runtime()
-            var problems: [String] = []
-            let store = try (runtime.storage as? HotelStore)?.integrityCheck() ?? "ok"
-            if store != "ok" { problems.append("store: \(store)") }
-            problems += (runtime.logoCache?.damagedEntries() ?? []).map { "damaged logo entry: \($0)" }
+            let problems = try await cacheOptions.runtime().damage()
             let report = problems.isEmpty ? "ok" : problems.joined(separator: "\n")
             writeAll(Array((report + "\n").utf8), to: STDOUT_FILENO)
             if !problems.isEmpty { throw ExitStatus.dataError.code }
@@ -110,8 +106,7 @@ struct CacheCommand: AsyncParsableCommand {
 
         func run() async throws {
             let runtime = try await cacheOptions.runtime()
-            try await runtime.storage.clear()
-            try runtime.logoCache?.removeAll()
+            try await runtime.clear()
             writeAll(Array("cleared \(cacheOptions.storeURL == nil ? cacheOptions.folder.path : runtime.storage.location)\n".utf8), to: STDOUT_FILENO)
         }
     }
