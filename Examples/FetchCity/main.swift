@@ -13,10 +13,9 @@ guard arguments.count == 4 else {
     FileHandle.standardError.write(Data("usage: FetchCity ENDPOINT CITY OUT\n".utf8))
     exit(64)
 }
-// The store and the logo cache live in ~/.cache/hotelkit, as the tool's do.
-let runtime: HotelRuntime
 do {
-    runtime = try await HotelRuntime.open()
+    // The store and the logo cache live in ~/.cache/hotelkit, as the tool's do.
+    let runtime = try await HotelRuntime.open()
     let client = try runtime.client(profile: try .named("sample"), endpoint: arguments[1])
     let job = runtime.listJob(client, city: arguments[2], logos: FilterChain(), sink: FolderSink(folder: URL(fileURLWithPath: arguments[3])))
     let summary = try await job.run { event in
