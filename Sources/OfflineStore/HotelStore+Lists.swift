@@ -125,8 +125,10 @@ extension HotelStore {
 
     /// The list's bounds and checkpoint, as the page's plan needs them.
     private static func state(_ db: Database, _ list: ListRecord) throws -> PagePlan.ListState {
-        let bounds = try Row.fetchOne(db.cachedStatement(sql: "SELECT min(position), max(position) FROM hotels WHERE listId = ?"),
-                                      arguments: [list.id ?? 0])
+        // One aggregate per subquery: SQLite answers a lone min() or max() from the index, both in one SELECT by a scan of the list.
+        let bounds = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT (SELECT min(position) FROM hotels WHERE listId = ?1), (SELECT max(position) FROM hotels WHERE listId = ?1)
+            """), arguments: [list.id ?? 0])
         let (top, last): (Int64?, Int64?) = (bounds?[0], bounds?[1])
         return PagePlan.ListState(isEmpty: top == nil, hasCheckpoint: list.checkpoint != nil, top: top ?? 0, next: (last ?? -1) + 1)
     }
