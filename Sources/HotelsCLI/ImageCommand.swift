@@ -67,8 +67,8 @@ struct ImageCommand: ParsableCommand {
             print(json ? summary.json : "\(summary) into \(out)")
             if !summary.failures.isEmpty { throw ExitStatus.dataError.code }
         } else if let input, let encoding = ImageEncoding(fileName: out) {
-            let batch = ImageBatch(pipeline: ImagePipeline(decoder: decoder, filter: chain, encoding: encoding), fileExtension: "")
-            try reported(input) { try batch.convert(input, to: out) }.forEach { Diagnostics.warning("\(input): \($0)") }
+            let pipeline = ImagePipeline(decoder: decoder, filter: chain, encoding: encoding)
+            try reported(input) { try pipeline.convert(input, to: out) }.forEach { Diagnostics.warning("\(input): \($0)") }
         }
     }
 }

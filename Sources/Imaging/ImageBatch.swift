@@ -44,7 +44,7 @@ public struct ImageBatch: Sendable {
                 let name = names[index]
                 let target = (output as NSString).appendingPathComponent(((name as NSString).deletingPathExtension) + "." + fileExtension)
                 do {
-                    _ = try convert((folder as NSString).appendingPathComponent(name), to: target)
+                    _ = try pipeline.convert((folder as NSString).appendingPathComponent(name), to: target)
                 } catch {
                     failures.withLock { $0.append((name, String(describing: error))) }
                 }
@@ -55,9 +55,12 @@ public struct ImageBatch: Sendable {
         return Summary(images: names.count, converted: names.count - failed.count, failures: failed, seconds: Date().timeIntervalSince(started))
     }
 
+}
+
+extension ImagePipeline {
     /// One file: decoded, filtered, encoded and written atomically; the decoder's warnings returned.
     public func convert(_ input: String, to output: String) throws -> [String] {
-        let result = try pipeline.process(.file(path: input))
+        let result = try process(.file(path: input))
         try AtomicFile.write(result.encoded, to: URL(fileURLWithPath: output))
         return result.warnings
     }
