@@ -53,11 +53,15 @@ public final class HotelRuntime: Sendable {
     /// runtime's credentials, and shared afterwards. Throws when a credential
     /// the profile uses is not set (``/Hotels/MissingCredentialsError``).
     public func client(profile: ServiceProfile, endpoint: String) throws -> HotelClient {
-        if let made = clients.withLock({ $0.first { $0.profile == profile && $0.endpoint == endpoint }?.client }) { return made }
+        func made(_ clients: [(profile: ServiceProfile, endpoint: String, client: HotelClient)]) -> HotelClient? {
+            clients.first { $0.profile == profile && $0.endpoint == endpoint }?.client
+        }
+        if let made = clients.withLock({ made($0) }) { return made }
         let client = HotelClient(profile: profile, endpoint: endpoint, configuration: configuration.clientConfiguration(transport: http))
         try client.requests.checkCredentials()
+        // Another caller may have made it meanwhile: one client per service, so its sessions are shared.
         return clients.withLock { clients in
-            if let made = clients.first(where: { $0.profile == profile && $0.endpoint == endpoint }) { return made.client }
+            if let made = made(clients) { return made }
             clients.append((profile, endpoint, client))
             return client
         }
