@@ -34,6 +34,22 @@ struct AuthenticationCommandTests {
         #expect(plain.status == 77 && plain.stderr.contains("InvalidSecurity"))
     }
 
+    @Test("a fault that echoes the password back is printed by fetch --json with the password redacted, its detail too")
+    func faultEchoingTheSecret() async throws {
+        // A careless service repeats what it was sent, credentials included, in its fault's reason and detail.
+        let server = try ScriptedHTTPServer { _, connection in
+            connection.respond(status: 500, reason: "Internal Server Error", contentType: "text/xml", body: """
+                <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><soap:Fault>\
+                <faultcode>soap:Client</faultcode><faultstring>bad request from demo/s3cret-Pass</faultstring>\
+                <detail><echo>user demo, password s3cret-Pass</echo></detail></soap:Fault></soap:Body></soap:Envelope>
+                """)
+        }
+        let run = try await fetch(server.url + "/soap", profile: "Samples/Profiles/sample-wsse.json", ["--json"], environment: credentials)
+        #expect(run.status == 76, "\(run.stderr)")
+        #expect(run.stdout.contains(#""fault":"#) && run.stdout.contains("user demo, password"), "\(run.stdout)")
+        #expect(!run.stdout.contains("s3cret-Pass") && !run.stderr.contains("s3cret-Pass"), "\(run.stdout)")
+    }
+
     @Test("serve --auth basic: 401 without the right Authorization, exit 77")
     func basic() async throws {
         let server = try ServeProcess(["--auth", "basic:demo:s3cret-Pass"])
