@@ -55,6 +55,19 @@ struct FleetWorkerTests {
         RunningWorker(queue, runner, configuration)
     }
 
+    /// A queue on a new database through a proxy that can freeze its connections, with one connection in the pool.
+    func frozenableQueue() async throws -> (JobQueue, FreezingProxy, database: String) {
+        let database = TestPostgres.database(in: try await server.makeDatabase())
+        let proxy = try FreezingProxy(targetPort: server.port)
+        let url = server.url(database: database, port: proxy.port) + "&pool_size=1&call_timeout=60"
+        do {
+            return (JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url))), proxy, database)
+        } catch {
+            proxy.close()
+            throw error
+        }
+    }
+
     func psql(_ sql: String, _ database: String) async throws -> String {
         try await server.psql(sql, database: database).trimmed
     }
@@ -81,12 +94,9 @@ struct FleetWorkerTests {
 
     @Test("a heartbeat on a frozen connection fails at its deadline, as one that throws; the job is not run twice", .timeLimit(.minutes(2)))
     func frozenHeartbeat() async throws {
-        let database = TestPostgres.database(in: try await server.makeDatabase())
-        let proxy = try FreezingProxy(targetPort: server.port)
-        defer { proxy.close() }
         // One connection, and nothing but heartbeats on it once the job runs: no free slot to claim for, maintenance done.
-        let url = server.url(database: database, port: proxy.port) + "&pool_size=1&call_timeout=60"
-        let queue = JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url)))
+        let (queue, proxy, _) = try await frozenableQueue()
+        defer { proxy.close() }
         try await queue.enqueue([NewJob(kind: .list, arguments: "{}", uniqueKey: "list|Paris")])
         let runner = FakeRunner { _ in try await untilCancelled() }
         var configuration = configuration("w", lease: 3)
@@ -129,12 +139,9 @@ struct FleetWorkerTests {
     @Test("a completion on a frozen connection passes its deadline and is written again on a new one: the run is not lost",
           .timeLimit(.minutes(2)))
     func frozenCompletion() async throws {
-        let database = TestPostgres.database(in: try await server.makeDatabase())
-        let proxy = try FreezingProxy(targetPort: server.port)
-        defer { proxy.close() }
         // One connection: the completion gets the one the run's end froze.
-        let url = server.url(database: database, port: proxy.port) + "&pool_size=1&call_timeout=60"
-        let queue = JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url)))
+        let (queue, proxy, database) = try await frozenableQueue()
+        defer { proxy.close() }
         try await queue.enqueue([NewJob(kind: .list, arguments: "{}", uniqueKey: "list|Paris", maxAttempts: 1)])
         // The run succeeds just as a failover freezes every open connection.
         let runner = FakeRunner { _ in proxy.freeze() }
