@@ -138,6 +138,14 @@ let package = Package(
         // The simulation and the sample server: linked by the executable
         // alone, so library users never pull in a web server.
         .target(name: "Simulation", dependencies: ["AtomicFiles", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Seeding", "Logos", "OfflineStore", "Fetching", "Runtime", logging]),
+        // The web side, on Hummingbird: the Prometheus endpoint beside a worker. Linked by the executable alone.
+        .target(
+            name: "Dashboard",
+            dependencies: [
+                "Workers", logging, .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Metrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
         .target(
             name: "SampleService",
             dependencies: [
@@ -151,11 +159,8 @@ let package = Package(
             name: "hotels",
             dependencies: [
                 "AtomicFiles", "HTTP", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Seeding", "Logos", "OfflineStore", "Fetching",
-                "PostgresStore", "Runtime", "Workers", "Browsing", "Simulation", "SampleService", "WSDL", logging,
+                "PostgresStore", "Runtime", "Workers", "Browsing", "Dashboard", "Simulation", "SampleService", "WSDL", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Crypto", package: "swift-crypto"),
-                // hotels worker --metrics-port: swift-metrics into Prometheus' text format, served by Hummingbird.
-                .product(name: "Metrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             path: "Sources/HotelsCLI"
         ),

@@ -108,7 +108,7 @@ public struct ErrorMeaning: Sendable, Equatable {
             case .unreadable: self.init(kind: .noInput, status: .noInput)
             case .invalid: self.init(kind: .configuration, status: .config, hint: "see README.md, “Service profiles”, for the format")
             }
-        case ImageError.unreadable:
+        case ImageError.unreadable, is UnreadableFile:
             self.init(kind: .noInput, status: .noInput)
         case is ImageError:
             self.init(kind: .badData, status: .dataError)

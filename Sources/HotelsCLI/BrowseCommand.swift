@@ -31,12 +31,9 @@ struct BrowseCommand: AsyncParsableCommand {
         """
     )
 
-    @Option(help: "A built-in profile or a profile file.") var profile = "sample"
-    @Option(help: "The service's SOAP endpoint URL.") var endpoint: String
+    @OptionGroup var service: ServiceOptions
     @Option(help: "The city to list.") var city: String
-    @Option(help: "A keyword, for profiles whose body uses {keyword}.") var keyword: String?
-    @OptionGroup var areaOptions: AreaOptions
-    @Option(help: "Hotels per page.") var pageSize = 50
+    @OptionGroup var query: QueryOptions
     @OptionGroup var cacheOptions: CacheOptions
     @Flag(help: "Show the cache only; do not touch the network.") var offline = false
     @Option(help: "auto, kitty, sixel, iterm, symbols or none.") var graphics = "auto"
@@ -47,26 +44,25 @@ struct BrowseCommand: AsyncParsableCommand {
     @Option(help: "A JSON file of credentials for the profile's {env:NAME} placeholders (mode 600).") var credentials: String?
 
     func validate() throws {
-        guard pageSize > 0, concurrency > 0, (1...60_000).contains(settleMs), (1...3600).contains(offlineRetry) else {
-            throw ValidationError("--page-size and --concurrency must be at least 1, --settle-ms 1 to 60000, --offline-retry 1 to 3600")
+        guard concurrency > 0, (1...60_000).contains(settleMs), (1...3600).contains(offlineRetry) else {
+            throw ValidationError("--concurrency must be at least 1, --settle-ms 1 to 60000, --offline-retry 1 to 3600")
         }
         guard graphics == "auto" || GraphicsMode(rawValue: graphics) != nil else {
             throw ValidationError("--graphics must be auto, kitty, sixel, iterm, symbols or none, not “\(graphics)”")
         }
-        try checkEndpoint(endpoint)
     }
 
     func run() async throws {
         let chain = try reported("--filter") { try FilterChain(parsing: filter) }
-        let profile = try reported("--profile \(self.profile)") { try ServiceProfile.named(self.profile) }
+        let profile = try service.loadProfile()
         let runtime = try await cacheOptions.runtime { configuration in
-            try configuration.read(credentials: credentials, context: "--profile \(self.profile)")
+            try configuration.read(credentials: credentials, context: "--profile \(service.profile)")
             configuration.logger = browseLogger
             configuration.logoConcurrency = concurrency
         }
-        let client = try await runtime.client(profile, endpoint: endpoint, named: self.profile)
-        var configuration = BrowseConfiguration(runtime: runtime, client: client, city: city, keyword: keyword, area: try areaOptions.area(),
-                                                pageSize: pageSize, filter: chain)
+        let client = try await runtime.client(profile, endpoint: service.endpoint, named: service.profile)
+        var configuration = BrowseConfiguration(runtime: runtime, client: client, city: city, keyword: query.keyword, area: try query.area(),
+                                                pageSize: query.pageSize, filter: chain)
         configuration.offline = offline
         configuration.concurrency = concurrency
         configuration.graphics = GraphicsMode(rawValue: graphics)

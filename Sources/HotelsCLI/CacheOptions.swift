@@ -33,14 +33,6 @@ struct CacheOptions: ParsableArguments {
     }
 }
 
-/// `--endpoint` is an http or https URL with a host, or the command is refused with 64.
-func checkEndpoint(_ endpoint: String) throws {
-    let url = URL(string: endpoint)
-    guard ["http", "https"].contains(url?.scheme?.lowercased() ?? ""), url?.host?.isEmpty == false else {
-        throw ValidationError("--endpoint must be an http or https URL, not “\(endpoint)”")
-    }
-}
-
 /// `option` (a `--store`), else `HOTELKIT_STORE`.
 func sharedStoreURL(_ option: String?) -> String? {
     option ?? ProcessInfo.processInfo.environment["HOTELKIT_STORE"].flatMap { $0.isEmpty ? nil : $0 }

@@ -47,26 +47,25 @@ struct DemoCommand: AsyncParsableCommand {
         // as errors ("Waiting on child channel: CancellationError()"); a server
         // that cannot start is reported below all the same.
         options.logLevel = .critical
-        let listening = AsyncStream<Int>.makeStream()
-        let server = Task {
-            do {
-                try await SampleServer.run(options) { listening.continuation.yield($0) }
-            } catch {
-                Diagnostics.error("cannot start the sample service: \(error)", hint: nil)
-            }
-            listening.continuation.finish()
+        let server: SampleServer.Running
+        do {
+            server = try await SampleServer.start(options)
+        } catch {
+            Diagnostics.error("cannot start the sample service: \(error)", hint: nil)
+            throw ExitStatus.unavailable.code
         }
-        defer { server.cancel() }
-        guard let port = await listening.stream.first(where: { _ in true }) else { throw ExitStatus.unavailable.code }
-        let endpoint = "http://127.0.0.1:\(port)/soap"
-        if browse {
-            try await browseSample(endpoint: endpoint)
-            server.cancel()
-            await server.value
-            return
+        do {
+            try await (browse ? browseSample(endpoint: server.endpoint) : simulate(endpoint: server.endpoint, folder: folder))
+        } catch {
+            await server.stop()
+            throw error
         }
-        Diagnostics.note("sample service on \(endpoint), \(latency) ms latency; scrolling \(rows) rows of Shanghai")
+        await server.stop()
+    }
 
+    /// A fling through the sample's Shanghai list, its report and trace into `folder`.
+    private func simulate(endpoint: String, folder: URL) async throws {
+        Diagnostics.note("sample service on \(endpoint), \(latency) ms latency; scrolling \(rows) rows of Shanghai")
         let list = try ListOptions.parse(["--endpoint", endpoint, "--city", "Shanghai"])
         let window = try WindowOptions.parse(["--prefetch", String(prefetch), "--filter", filter, "--end-wait", String(endWait)])
         let script = FlingGenerator(rows: rows, viewport: window.viewport, seed: 2026).script()
@@ -74,9 +73,6 @@ struct DemoCommand: AsyncParsableCommand {
                                               trace: folder.appendingPathComponent("trace.jsonl").path)
         let report = try outcome.writeReport(to: folder.appendingPathComponent("report"))
         outcome.summary.print(json: false, report: report.path)
-        // The service shuts down before the process ends, not racing its exit.
-        server.cancel()
-        await server.value
     }
 
     /// The sample's Shanghai list in the view, from an in-memory store, so every demo starts cold.

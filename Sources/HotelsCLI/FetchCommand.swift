@@ -28,13 +28,10 @@ struct FetchCommand: AsyncParsableCommand {
         """
     )
 
-    @Option(help: "A built-in profile or a profile file.") var profile = "sample"
-    @Option(help: "The service's SOAP endpoint URL.") var endpoint: String
+    @OptionGroup var service: ServiceOptions
     @Option(name: .customLong("city"), help: "The city to list; repeat it for several lists (each into OUT/CITY).")
     var cities: [String]
-    @Option(help: "A keyword, for profiles whose body uses {keyword}.") var keyword: String?
-    @OptionGroup var areaOptions: AreaOptions
-    @Option(help: "Hotels per page.") var pageSize = 50
+    @OptionGroup var query: QueryOptions
     @Option(help: "Fetch at most this many pages in this run.") var maxPages: Int?
     @Flag(help: "Download each hotel's logo.") var logos = false
     @Option(help: "Filter chain for logos, e.g. resize:64x64:fill,round:8 (saved as PNG).") var filter = ""
@@ -55,49 +52,39 @@ struct FetchCommand: AsyncParsableCommand {
     @OptionGroup var warningOptions: WarningOptions
 
     func validate() throws {
-        guard pageSize > 0, concurrency > 0, parallel > 0 else {
-            throw ValidationError("--page-size, --concurrency and --parallel must be at least 1")
+        guard concurrency > 0, parallel > 0 else {
+            throw ValidationError("--concurrency and --parallel must be at least 1")
         }
         if let twice = cities.first(where: { city in cities.filter { $0 == city }.count > 1 }) {
             throw ValidationError("--city \(twice) is given twice")
         }
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1") }
         guard !(offline && refresh) else { throw ValidationError("--offline and --refresh contradict each other") }
-        try checkEndpoint(endpoint)
     }
 
     func run() async throws {
-        let profile = try reported("--profile") { try ServiceProfile.named(self.profile) }
+        let profile = try service.loadProfile()
         let chain = try reported("--filter") { try FilterChain(parsing: filter) }
         if insecure { Diagnostics.warning("--insecure: TLS certificates are NOT verified; anyone on the path can read and change the traffic") }
         let runtime = try await cacheOptions.runtime { configuration in
-            try configuration.read(credentials: credentials, dump: dump, context: "--profile \(self.profile)")
+            try configuration.read(credentials: credentials, dump: dump, context: "--profile \(service.profile)")
             configuration.transport.verifyTLS = !insecure
             configuration.limits = limits.limits
             configuration.warningsPerKind = warningOptions.perKind
             configuration.logoConcurrency = concurrency
         }
-        let client = try await runtime.client(profile, endpoint: endpoint, named: self.profile)
-        // Ctrl-C or SIGTERM stops the fetch; its sessions are still logged out.
-        let interruption = Interruption()
-        let outcome = await interruption.run { try await fetch(runtime: runtime, client: client, chain: chain) }
-        await runtime.close()
-        if let code = interruption.exitCode {
-            Diagnostics.note("interrupted: the pages fetched so far are stored, and every session was logged out")
-            throw code
-        }
-        switch outcome {
-        case .success: break
-        case .failure(let error as ExitCode): throw error
-        case .failure(let error): throw Diagnostics.report(error, context: "fetch").code
+        let client = try await runtime.client(profile, endpoint: service.endpoint, named: service.profile)
+        try await interruptible(closing: runtime, context: "fetch",
+                                interrupted: "interrupted: the pages fetched so far are stored, and every session was logged out") {
+            try await fetch(runtime: runtime, client: client, chain: chain)
         }
     }
 
     /// One list into `--out`, or each city's into `--out/CITY`, `--parallel`
     /// at once; the first failing list's exit code, in the order given.
     private func fetch(runtime: HotelRuntime, client: HotelClient, chain: FilterChain) async throws {
-        let lists = ListFetch(runtime: runtime, client: client, keyword: keyword, area: try areaOptions.area(), options: ListSync.Options(
-            pageSize: pageSize, maxPages: maxPages, cacheFirst: !refresh || offline, cacheOnly: offline,
+        let lists = ListFetch(runtime: runtime, client: client, keyword: query.keyword, area: try query.area(), options: ListSync.Options(
+            pageSize: query.pageSize, maxPages: maxPages, cacheFirst: !refresh || offline, cacheOnly: offline,
             servesCacheWhenOffline: !requireFresh, readAhead: true),
             logos: logos ? chain : nil, progress: ProgressLine(total: 0, label: "hotels", quiet: json), json: json, labelled: cities.count > 1)
         let root = URL(fileURLWithPath: out)

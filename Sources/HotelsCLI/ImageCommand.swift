@@ -14,32 +14,16 @@ struct ImageCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The image to convert (not with --batch).")
-    var input: String?
-
-    @Option(help: "A folder of images to convert, in one process, on every core.")
-    var batch: String?
-
-    @Option(help: "The output file, or the output folder with --batch.")
-    var out: String
-
-    @Option(help: "The filter chain.")
-    var filter = ""
-
-    @Option(help: "Parallel jobs for --batch (default: every core).")
-    var jobs = ProcessInfo.processInfo.activeProcessorCount
-
-    @Option(help: "Output format for --batch: png or jpg.")
-    var format = "png"
-
-    @Option(help: "Refuse images with more pixels than this.")
-    var maxPixels = ImageLimits().maxPixels
-
+    @Argument(help: "The image to convert (not with --batch).") var input: String?
+    @Option(help: "A folder of images to convert, in one process, on every core.") var batch: String?
+    @Option(help: "The output file, or the output folder with --batch.") var out: String
+    @Option(help: "The filter chain.") var filter = ""
+    @Option(help: "Parallel jobs for --batch (default: every core).") var jobs = ProcessInfo.processInfo.activeProcessorCount
+    @Option(help: "Output format for --batch: png or jpg.") var format = "png"
+    @Option(help: "Refuse images with more pixels than this.") var maxPixels = ImageLimits().maxPixels
     @Option(help: "Refuse files larger than this many bytes (default: no limit; files are streamed, and --max-pixels bounds memory).")
     var maxInput: Int?
-
-    @Flag(help: "Print the batch summary as JSON.")
-    var json = false
+    @Flag(help: "Print the batch summary as JSON.") var json = false
 
     func validate() throws {
         guard (input == nil) != (batch == nil) else { throw ValidationError("give one input file, or --batch DIR") }

@@ -3,11 +3,10 @@ import Fetching
 import Foundation
 import HTTP
 import Hotels
+import Dashboard
 import Imaging
-import Metrics
 import OfflineStore
 import PostgresStore
-import Prometheus
 import Runtime
 import Workers
 
@@ -33,13 +32,18 @@ struct JobStoreOptions: ParsableArguments {
                                valueName: "url"))
     var store: String?
 
-    /// The runtime on the shared store; 64 when none is named.
-    func runtime(_ configure: (inout HotelRuntime.Configuration) throws -> Void = { _ in }) async throws -> HotelRuntime {
+    /// `--store`, else `HOTELKIT_STORE`; 64 when neither names a store.
+    func url() throws -> String {
         guard let url = sharedStoreURL(store) else {
-            Diagnostics.error("no store named", hint: "jobs live in a shared store: give --store postgres://USER@HOST:PORT/DATABASE, or set HOTELKIT_STORE")
+            Diagnostics.error("no store named", hint: "give --store postgres://USER@HOST:PORT/DATABASE, or set HOTELKIT_STORE")
             throw ExitStatus.usage.code
         }
-        return try await openRuntime(store: url, folder: nil, configure)
+        return url
+    }
+
+    /// The runtime on the shared store.
+    func runtime(_ configure: (inout HotelRuntime.Configuration) throws -> Void = { _ in }) async throws -> HotelRuntime {
+        try await openRuntime(store: try url(), folder: nil, configure)
     }
 
     func openQueue() async throws -> JobQueue {
@@ -61,14 +65,11 @@ struct EnqueueCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var storeOptions: JobStoreOptions
-    @Option(help: "A built-in profile or a profile file.") var profile = "sample"
-    @Option(help: "The service's SOAP endpoint URL.") var endpoint: String
+    @OptionGroup var service: ServiceOptions
     @Option(name: .customLong("city"), help: "A city to list; repeat it for several.") var cities: [String] = []
     @Option(name: .customLong("cities"), help: ArgumentHelp("A file of cities, one a line (# starts a comment).", valueName: "file"))
     var citiesFile: String?
-    @Option(help: "A keyword, for profiles whose body uses {keyword}.") var keyword: String?
-    @OptionGroup var areaOptions: AreaOptions
-    @Option(help: "Hotels per page.") var pageSize = 50
+    @OptionGroup var query: QueryOptions
     @Option(help: ArgumentHelp("""
         Refresh each list this often, whatever happens to each run: makes the list's schedule, or updates it (30m, 6h, 1d; \
         at least 1s). See hotels schedules.
@@ -84,20 +85,19 @@ struct EnqueueCommand: AsyncParsableCommand {
     @Flag(help: "Print the counts as JSON.") var json = false
 
     func validate() throws {
-        guard pageSize > 0, maxAttempts > 0 else { throw ValidationError("--page-size and --max-attempts must be at least 1") }
+        guard maxAttempts > 0 else { throw ValidationError("--max-attempts must be at least 1") }
         guard !cities.isEmpty || citiesFile != nil else { throw ValidationError("name the lists with --city or --cities FILE") }
         if let every, every.value < 1 { throw ValidationError("--every must be at least 1s") }
         guard timeout.value >= 1 else { throw ValidationError("--timeout must be at least 1s") }
         guard logos || filter.isEmpty else { throw ValidationError("--filter goes with --logos") }
-        try checkEndpoint(endpoint)
     }
 
     func run() async throws {
-        let profile = try reported("--profile") { try JobProfile(nameOrPath: self.profile) }
+        let profile = try reported("--profile") { try JobProfile(nameOrPath: service.profile) }
         _ = try reported("--filter") { try FilterChain(parsing: filter) }
-        let area = try areaOptions.area()
-        let jobs = try allCities().map { city in
-            ListJobArguments(profile: profile, endpoint: endpoint, city: city, keyword: keyword, area: area, pageSize: pageSize, logos: logos,
+        let area = try query.area()
+        let jobs = try reported("--cities \(citiesFile ?? "")") { try CityList.merge(cities, file: citiesFile) }.map { city in
+            ListJobArguments(profile: profile, endpoint: service.endpoint, city: city, keyword: query.keyword, area: area, pageSize: query.pageSize, logos: logos,
                              filter: filter).job(priority: priority, maxAttempts: maxAttempts, every: every?.value, timeout: timeout.value)
         }
         let queue = try await storeOptions.openQueue()
@@ -107,21 +107,6 @@ struct EnqueueCommand: AsyncParsableCommand {
         let text = json ? jsonLine(["new": result.new, "alreadyQueued": result.alreadyQueued, "scheduled": result.scheduled])
                         : "\(result.new) new, \(result.alreadyQueued) already queued" + scheduled
         writeAll(Array((text + "\n").utf8), to: STDOUT_FILENO)
-    }
-
-    /// `--city` values, then the file's, each once.
-    private func allCities() throws -> [String] {
-        var all = cities
-        if let citiesFile {
-            guard let text = try? String(contentsOfFile: citiesFile, encoding: .utf8) else {
-                Diagnostics.error("--cities \(citiesFile): cannot read the file", hint: "give a UTF-8 text file, one city a line")
-                throw ExitStatus.noInput.code
-            }
-            all += text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-                .filter { !$0.isEmpty && !$0.hasPrefix("#") }
-        }
-        var seen = Set<String>()
-        return all.filter { seen.insert($0).inserted }
     }
 }
 
@@ -177,29 +162,16 @@ struct WorkerCommand: AsyncParsableCommand {
                 if verbose { Diagnostics.note("worker: \(event)") }
             })
         }
-        // The endpoint's task says whether it failed: then the worker is stopped, and the command exits 69.
-        let metrics = metricsPort.map { port in
-            let registry = PrometheusCollectorRegistry()
-            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-            return Task { [metricsHost] () -> Bool in
-                do {
-                    try await MetricsEndpoint.run(registry: registry, host: metricsHost, port: port)
-                    return false
-                } catch where !Task.isCancelled {
-                    Diagnostics.error("--metrics-port \(port): cannot serve metrics: \(error)", hint: "choose a free port")
-                    worker.stop()
-                    return true
-                } catch {
-                    return false
-                }
-            }
+        let metrics = metricsPort.map { MetricsEndpoint(host: metricsHost, port: $0) }
+        let outcome = await Interruption().run(onSignal: { worker.stop() }) {
+            if let metrics { try await metrics.run(worker) } else { try await worker.run() }
         }
-        let outcome = await Interruption().run(onSignal: { worker.stop() }) { try await worker.run() }
-        metrics?.cancel()
-        let metricsFailed = await metrics?.value ?? false
         await runtime.close()
+        if case .failure(let error as MetricsEndpoint.CannotServe) = outcome {
+            Diagnostics.error("--metrics-port \(error.port): \(error)", hint: "choose a free port")
+            throw ExitStatus.unavailable.code
+        }
         if case .failure(let error) = outcome { throw Diagnostics.report(error, context: "worker").code }
-        if metricsFailed { throw ExitStatus.unavailable.code }
     }
 }
 

@@ -34,14 +34,8 @@ struct ListCommand: AsyncParsableCommand {
         let profileName = try reported("--profile") { try profile.map { try ServiceProfile.named($0).name } }
         let area = try areaOptions.area()
         let store = try await cacheOptions.runtime().storage
-        let list: CachedList?
-        if let endpoint {
-            list = try await store.cachedList(ListKey(profile: profileName ?? "sample", endpoint: endpoint, city: city, keyword: keyword,
-                                                      area: area))
-        } else {
-            list = try await store.latestList(city: city, profile: profileName, keyword: keyword, area: area)
-        }
-        guard let list, list.count > 0 else {
+        guard let list = try await store.list(city: city, profile: profileName, endpoint: endpoint, keyword: keyword, area: area),
+              list.count > 0 else {
             Diagnostics.error("nothing is cached for \(city)" + (area.map { " near \($0)" } ?? "") + (endpoint.map { " from \($0)" } ?? ""),
                               hint: "hotels fetch --city \(city) --endpoint URL fills the cache; hotels cache stats shows what is there")
             throw ExitStatus.noInput.code

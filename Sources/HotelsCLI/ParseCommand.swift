@@ -20,20 +20,13 @@ struct ParseCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "Response files; “-” reads standard input.")
-    var files: [String]
-
+    @Argument(help: "Response files; “-” reads standard input.") var files: [String]
     @Option(help: "A built-in profile (\(ServiceProfile.builtInNames.joined(separator: ", "))) or the path of a profile file.")
     var profile = "sample"
-
-    @Flag(help: "Print only a summary: {\"records\": N, \"warnings\": M}, and the warnings by kind when there are any.")
-    var count = false
-
+    @Flag(help: "Print only a summary: {\"records\": N, \"warnings\": M}, and the warnings by kind when there are any.") var count = false
     @OptionGroup var warningOptions: WarningOptions
-
     @Flag(help: "After each file's records, print its paging state (the next token or flag, the end marker), its header values and its error state on standard error.")
     var summary = false
-
     @OptionGroup var limits: XMLLimitOptions
 
     func run() throws {
@@ -91,7 +84,7 @@ struct ParseCommand: ParsableCommand {
     private func parse(_ file: String, named name: String, with parser: HotelResponseParser, output: StandardOutput,
                        partial: inout ParseSummary?) throws -> ParseSummary {
         let descriptor = file == "-" ? STDIN_FILENO : open(file, O_RDONLY)
-        guard descriptor >= 0 else { throw OpenError(path: file, errorNumber: errno) }
+        guard descriptor >= 0 else { throw UnreadableFile(path: file, errorNumber: errno) }
         defer { if descriptor != STDIN_FILENO { close(descriptor) } }
         let printRecords = !count
         let session = try parser.session(
@@ -108,12 +101,4 @@ struct ParseCommand: ParsableCommand {
             throw error
         }
     }
-}
-
-/// A file named on the command line cannot be opened.
-struct OpenError: Error, CustomStringConvertible {
-    var path: String
-    var errorNumber: Int32
-
-    var description: String { "cannot open: " + String(cString: strerror(errorNumber)) }
 }

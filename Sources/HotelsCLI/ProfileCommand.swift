@@ -110,13 +110,7 @@ struct InitCommand: AsyncParsableCommand {
 
     func run() async throws {
         let description = try await loading.describe(wsdl)
-        let recorded: [UInt8]?
-        do {
-            recorded = try sample.map { [UInt8](try Data(contentsOf: URL(fileURLWithPath: $0))) }
-        } catch {
-            Diagnostics.error("--sample \(sample ?? ""): cannot be read (\(error.localizedDescription))")
-            throw ExitStatus.noInput.code
-        }
+        let recorded = try sample.map { path in try reported("--sample \(path)") { [UInt8](try UnreadableFile.contents(of: path)) } }
         let draft: ProfileDraft
         do {
             draft = try ProfileDrafter(description: description)
@@ -128,12 +122,7 @@ struct InitCommand: AsyncParsableCommand {
             writeAll(Array(draft.json.utf8), to: STDOUT_FILENO)
             return
         }
-        do {
-            try AtomicFile.write(Array(draft.json.utf8), to: URL(fileURLWithPath: out))
-        } catch let error as AtomicFileError {
-            Diagnostics.error("\(out): cannot be written (\(error.reason))")
-            throw ExitStatus.ioError.code
-        }
+        try reported("--out") { try AtomicFile.write(Array(draft.json.utf8), to: URL(fileURLWithPath: out)) }
         let profile = draft.profile
         Diagnostics.note("wrote \(out): record \(profile.record ?? "none"), \(profile.fields.count + profile.joins.count) fields, "
             + "paging \(profile.paging.name); \(profile.notes.count) notes to review"

@@ -52,8 +52,7 @@ enum Diagnostics {
     /// Prints `error` with its context (if any) and the fix its ``ErrorMeaning`` knows;
     /// returns the exit status it maps to.
     static func report(_ error: any Error, context: String) -> ExitStatus {
-        // The one error of the tool's own: a file named on the command line that cannot be opened.
-        let meaning = error is OpenError ? ErrorMeaning(kind: .noInput, status: .noInput) : ErrorMeaning(error)
+        let meaning = ErrorMeaning(error)
         self.error(context.isEmpty ? "\(error)" : "\(context): \(error)", hint: meaning.hint)
         return meaning.status
     }
@@ -125,8 +124,7 @@ final class StandardOutput {
 
 /// `--warnings N|all`: how many warnings of each kind a person sees.
 struct WarningOptions: ParsableArguments {
-    @Option(name: .customLong("warnings"), help: "Warnings of each kind to print (then one line says how many more), or “all”.")
-    var warnings = "10"
+    @Option(name: .customLong("warnings"), help: "Warnings of each kind to print (then one line says how many more), or “all”.") var warnings = "10"
 
     /// Nil: every one.
     var perKind: Int? { warnings == "all" ? nil : Int(warnings) }
@@ -149,14 +147,9 @@ struct WarningOptions: ParsableArguments {
 
 /// Limits every command that reads XML accepts.
 struct XMLLimitOptions: ParsableArguments {
-    @Option(help: "Deepest element nesting allowed.")
-    var maxDepth = XMLReaderLimits().maxDepth
-
-    @Option(help: "Longest text value or attribute, in bytes.")
-    var maxText = XMLReaderLimits().maxTextLength
-
-    @Option(help: "Largest document, in bytes.")
-    var maxInput = XMLReaderLimits().maxInputBytes
+    @Option(help: "Deepest element nesting allowed.") var maxDepth = XMLReaderLimits().maxDepth
+    @Option(help: "Longest text value or attribute, in bytes.") var maxText = XMLReaderLimits().maxTextLength
+    @Option(help: "Largest document, in bytes.") var maxInput = XMLReaderLimits().maxInputBytes
 
     var limits: XMLReaderLimits {
         XMLReaderLimits(maxDepth: maxDepth, maxTextLength: maxText, maxInputBytes: maxInput)
@@ -180,6 +173,20 @@ func jsonLine(_ value: some Encodable) -> String {
 extension Interruption {
     /// The shell's exit status for the signal that interrupted the work, if one did.
     var exitCode: ExitCode? { exitStatus.map { ExitCode($0) } }
+}
+
+/// Runs `work` until it ends or SIGINT/SIGTERM cancels it, then closes `runtime`, which logs its sessions out.
+/// An interrupted run says `interrupted` and exits 128 + the signal's number; an error is reported in `context`.
+func interruptible<T: Sendable>(closing runtime: HotelRuntime, context: String, interrupted: String? = nil,
+                                _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+    let interruption = Interruption()
+    let outcome = await interruption.run(work)
+    await runtime.close()
+    if let code = interruption.exitCode {
+        if let interrupted { Diagnostics.note(interrupted) }
+        throw code
+    }
+    return try reported(context) { try outcome.get() }
 }
 
 /// `body`'s value; its error reported in `context` and thrown as its exit code (an exit code passes as it is).

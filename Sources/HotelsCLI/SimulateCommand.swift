@@ -38,8 +38,6 @@ struct SimulateCommand: AsyncParsableCommand {
     @Flag(help: "Print the summary as JSON.") var json = false
 
     func validate() throws {
-        try list.validate()
-        try window.validate()
         guard (script == nil) != !fling else { throw ValidationError("give either --script FILE or --fling") }
         guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be more than 0") }
         guard flingRows > 0 else { throw ValidationError("--fling-rows must be at least 1") }
@@ -48,21 +46,8 @@ struct SimulateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let scrollScript: ScrollScript
-        if let script {
-            guard let data = FileManager.default.contents(atPath: script) else {
-                Diagnostics.error("cannot read the script \(script)", hint: "check the path")
-                throw ExitStatus.noInput.code
-            }
-            do {
-                scrollScript = try ScrollScript(jsonLines: data)
-            } catch {
-                Diagnostics.error("\(script): \(error)", hint: nil)
-                throw ExitStatus.dataError.code
-            }
-        } else {
-            scrollScript = FlingGenerator(rows: flingRows, viewport: window.viewport, seed: seed, laps: flingLaps).script()
-        }
+        let scrollScript = try script.map { path in try reported("--script \(path)") { try ScrollScript(contentsOf: path) } }
+            ?? FlingGenerator(rows: flingRows, viewport: window.viewport, seed: seed, laps: flingLaps).script()
         let outcome = try await runSimulation(list: list, window: window, script: scrollScript, speed: speed, cache: cache.map { URL(fileURLWithPath: $0) },
                                               store: sharedStoreURL(store), trace: trace, keepsTimeline: report != nil, quiet: json)
         var reportPath: String?
@@ -75,15 +60,12 @@ struct SimulateCommand: AsyncParsableCommand {
 
 /// Which service and list to scroll: shared by `simulate` and `demo`.
 struct ListOptions: ParsableArguments {
-    @Option(help: "A built-in profile or a profile file.") var profile = "sample"
-    @Option(help: "The service's SOAP endpoint URL.") var endpoint = ""
-    @Option(help: "The city to list.") var city = ""
+    @OptionGroup var service: ServiceOptions
+    @Option(help: "The city to list.") var city: String
     @Option(help: "Hotels per page.") var pageSize = 50
 
     func validate() throws {
         guard pageSize > 0 else { throw ValidationError("--page-size must be at least 1") }
-        guard !city.isEmpty else { throw ValidationError("--city is required") }
-        try checkEndpoint(endpoint)
     }
 }
 
@@ -120,19 +102,12 @@ struct WindowOptions: ParsableArguments {
 /// library ``SimulationRun``; errors become messages and exit codes.
 func runSimulation(list: ListOptions, window: WindowOptions, script: ScrollScript, speed: Double, cache: URL?,
                    store: String? = nil, trace: String?, keepsTimeline: Bool = true, quiet: Bool = false) async throws -> SimulationRun.Outcome {
-    let profile = try reported("--profile") { try ServiceProfile.named(list.profile) }
+    let profile = try list.service.loadProfile()
     let chain = try reported("--filter") { try FilterChain(parsing: window.filter) }
-    var traceFile: FileHandle?
-    if let trace {
-        guard FileManager.default.createFile(atPath: trace, contents: nil), let handle = FileHandle(forWritingAtPath: trace) else {
-            Diagnostics.error("cannot write the trace \(trace)", hint: "check that its folder exists")
-            throw ExitStatus.ioError.code
-        }
-        traceFile = handle
-    }
+    let traceFile = try trace.map { path in try reported("--trace") { try SimulationRun.traceFile(at: path) } }
     // Without a cache folder or a store, in memory: every run starts cold, so runs compare.
     let runtime = try await openRuntime(store: store, folder: cache)
-    let client = try await runtime.client(profile, endpoint: list.endpoint, named: list.profile)
+    let client = try await runtime.client(profile, endpoint: list.service.endpoint, named: list.service.profile)
     var run = SimulationRun(runtime: runtime, client: client, city: list.city, pageSize: list.pageSize,
                             viewport: window.viewport, concurrency: window.concurrency, policy: window.windowPolicy, filter: chain,
                             script: script, speed: speed, trace: traceFile)
@@ -146,7 +121,7 @@ func runSimulation(list: ListOptions, window: WindowOptions, script: ScrollScrip
         outcome = try await run.run { progress.advance(by: 1) }
     } catch let failure as ScrollSimulation.FirstPageFailed {
         await runtime.close()
-        throw Diagnostics.report(failure.underlying, context: "page 1 of \(list.endpoint)").code
+        throw Diagnostics.report(failure.underlying, context: "page 1 of \(list.service.endpoint)").code
     } catch {
         await runtime.close()
         throw error

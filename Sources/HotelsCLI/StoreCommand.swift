@@ -14,24 +14,15 @@ struct StoreCommand: AsyncParsableCommand {
     )
 
     struct Options: ParsableArguments {
-        @Option(help: ArgumentHelp("The store: postgres://USER@HOST:PORT/DATABASE?sslmode=disable (or HOTELKIT_STORE).", valueName: "url"))
-        var store: String?
+        @OptionGroup var store: JobStoreOptions
         @Flag(help: "Print as JSON.") var json = false
-
-        func url() throws -> String {
-            guard let url = sharedStoreURL(store) else {
-                Diagnostics.error("no store named", hint: "give --store postgres://USER@HOST:PORT/DATABASE, or set HOTELKIT_STORE")
-                throw ExitStatus.usage.code
-            }
-            return url
-        }
 
         func print(_ report: PostgresSchema.Report) {
             writeAll(Array(((json ? jsonLine(report) : report.description) + "\n").utf8), to: STDOUT_FILENO)
         }
 
         func location() throws -> PostgresLocation {
-            try reported("--store") { try PostgresLocation(url: try url()) }
+            try reported("--store") { try PostgresLocation(url: try store.url()) }
         }
     }
 
@@ -40,7 +31,7 @@ struct StoreCommand: AsyncParsableCommand {
         @OptionGroup var options: Options
 
         func run() async throws {
-            let store = try await openSharedStore(try options.url())
+            let store = try await openSharedStore(try options.store.url())
             await store.close()
             options.print(PostgresSchema.Report(migrated: store))
         }

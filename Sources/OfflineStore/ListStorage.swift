@@ -178,3 +178,12 @@ public protocol HotelStorage: ListStorage, ImageIndex {
     /// description), as the logo index has it; nil when it has none.
     func logoData(url: String, filter: String) async throws -> [UInt8]?
 }
+
+extension HotelStorage {
+    /// The list of `city` fetched from `endpoint` with `profile` (the sample's when nil), or, without
+    /// an endpoint, the most recently fetched one that matches: what `hotels list` shows.
+    public func list(city: String, profile: String?, endpoint: String?, keyword: String?, area: SearchArea?) async throws -> CachedList? {
+        guard let endpoint else { return try await latestList(city: city, profile: profile, keyword: keyword, area: area) }
+        return try await cachedList(ListKey(profile: profile ?? "sample", endpoint: endpoint, city: city, keyword: keyword, area: area))
+    }
+}

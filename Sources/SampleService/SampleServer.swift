@@ -38,6 +38,40 @@ public struct SampleServiceOptions: Sendable {
 /// and 1.2, its WSDL at `GET /soap?wsdl`, and each hotel's logo at
 /// `GET /logos/CODE.png|jpg`, with fault injection for tests and demos.
 public enum SampleServer {
+    /// A server running in the background, from ``start(_:)`` until ``stop()``.
+    public struct Running: Sendable {
+        public let port: Int
+        let task: Task<Void, Never>
+
+        /// The SOAP endpoint's URL on loopback.
+        public var endpoint: String { "http://127.0.0.1:\(port)/soap" }
+
+        /// Stops the server and waits until it has shut down, so that it never races the process's exit.
+        public func stop() async {
+            task.cancel()
+            await task.value
+        }
+    }
+
+    /// Starts the server in the background, and returns once it listens; a
+    /// server that cannot start (its port taken) throws why.
+    public static func start(_ options: SampleServiceOptions) async throws -> Running {
+        let listening = AsyncStream<Result<Int, any Error>>.makeStream()
+        let task = Task {
+            do {
+                try await run(options) { listening.continuation.yield(.success($0)) }
+            } catch {
+                listening.continuation.yield(.failure(error))
+            }
+            listening.continuation.finish()
+        }
+        guard let port = await listening.stream.first(where: { _ in true }) else {
+            task.cancel()
+            throw CancellationError()
+        }
+        return Running(port: try port.get(), task: task)
+    }
+
     /// Runs until cancelled; `onListening` gets the bound port.
     public static func run(_ options: SampleServiceOptions, onListening: @escaping @Sendable (Int) -> Void) async throws {
         let service = try SampleServiceState(options: options)

@@ -1,3 +1,4 @@
+import Fetching
 import Foundation
 
 /// One step of a scroll script: what the user's finger did, and when.
@@ -36,6 +37,12 @@ public struct ScrollScript: Sendable, Equatable {
 
     public init(events: [ScrollEvent]) {
         self.events = events
+    }
+
+    /// The script in the file at `path`: ``UnreadableFile`` (exit 66) when it
+    /// cannot be read, ``ScrollScriptError`` (65) when it is not a script.
+    public init(contentsOf path: String) throws {
+        try self.init(jsonLines: UnreadableFile.contents(of: path))
     }
 
     /// Parses and checks a script: times never go back, `scroll` has a

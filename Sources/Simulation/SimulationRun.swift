@@ -1,3 +1,4 @@
+import AtomicFiles
 import Dispatch
 import Fetching
 import Foundation
@@ -54,6 +55,15 @@ public struct SimulationRun: Sendable {
         self.script = script
         self.speed = speed
         self.trace = trace
+    }
+
+    /// A new, empty file at `path` for ``trace``.
+    public static func traceFile(at path: String) throws(AtomicFileError) -> FileHandle {
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            throw AtomicFileError(path: path, operation: "create the trace", reason: errno == 0 ? "unknown" : String(cString: strerror(errno)),
+                                  code: errno)
+        }
+        return handle
     }
 
     public struct Outcome {

@@ -25,6 +25,19 @@ struct PiecesTests {
         return ListJob(client: client, storage: store, city: "Paris", options: .init(pageSize: 5, firstPage: .resume)).feed()
     }
 
+    @Test("several lists' cities: the given ones, then the file's (blank lines and # comments skipped), each once; a missing or binary file is UnreadableFile, exit 66")
+    func cityList() throws {
+        let file = try folder().appendingPathComponent("cities.txt")
+        try Data("# suppliers' cities\nParis\n\n  Tokyo  \nLondon\nParis\n".utf8).write(to: file)
+        #expect(try CityList.merge(["London", "Rome"], file: file.path) == ["London", "Rome", "Paris", "Tokyo"])
+        #expect(try CityList.merge(["Rome"], file: nil) == ["Rome"])
+        #expect(throws: UnreadableFile.self) { try CityList.merge([], file: file.path + ".missing") }
+        try Data([0xFF, 0xFE, 0x00]).write(to: file)
+        let binary = #expect(throws: UnreadableFile.self) { try CityList.merge([], file: file.path) }
+        #expect(binary?.description.contains("not UTF-8") == true)
+        #expect(ErrorMeaning(UnreadableFile(path: "x", errorNumber: ENOENT)).status == .noInput)
+    }
+
     @Test("the pull face: one page per ask, each asked for once; a later feed shows the cache whole, then goes on from it")
     func pullsPages() async throws {
         let store = try HotelStore.inMemory()

@@ -100,6 +100,26 @@ struct WorkerCommandTests {
         #expect(usage.status == 64)
     }
 
+    @Test("a worker whose --metrics-port is taken stops, exits 69 and says to choose a free port; the worker serving it goes on")
+    func metricsPortTaken() async throws {
+        let server = try TestPostgres.shared()
+        let url = try await server.makeDatabase()
+        let port = try TestPostgres.freePort()
+        let serving = try self.worker(url, ["--metrics-port", String(port)])
+        // Serving once a scrape answers.
+        var answered = false
+        while !answered {
+            answered = (try? await HTTPTransport().data(for: HTTPRequest(url: "http://127.0.0.1:\(port)/metrics")).0.status) == 200
+            if !answered { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        let second = try await HotelsProcess.run(["worker", "--store", url, "--metrics-port", String(port)])
+        #expect(second.status == 69, "\(second.stderr)")
+        #expect(second.stderr.contains("--metrics-port \(port): cannot serve metrics") && second.stderr.contains("choose a free port"), "\(second.stderr)")
+        #expect(try await HTTPTransport().data(for: HTTPRequest(url: "http://127.0.0.1:\(port)/metrics")).0.status == 200)
+        serving.signal(SIGTERM)
+        await serving.ended()
+    }
+
     @Test("enqueue --every makes the list's schedule, also for a list already queued; schedules, stale and pause show in hotels jobs and its JSON")
     func schedulesAndPause() async throws {
         let server = try TestPostgres.shared()
