@@ -138,11 +138,12 @@ let package = Package(
         // The simulation and the sample server: linked by the executable
         // alone, so library users never pull in a web server.
         .target(name: "Simulation", dependencies: ["AtomicFiles", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Seeding", "Logos", "OfflineStore", "Fetching", "Runtime", logging]),
-        // The web side, on Hummingbird: the Prometheus endpoint beside a worker. Linked by the executable alone.
+        // The web side, on Hummingbird: the dashboard (lists, a list's hotels, the queue; JSON under /api/) and the
+        // Prometheus endpoint beside a worker. Linked by the executable alone.
         .target(
             name: "Dashboard",
             dependencies: [
-                "Workers", logging, .product(name: "Hummingbird", package: "hummingbird"),
+                "Hotels", "OfflineStore", "PostgresStore", "Runtime", "Workers", logging, .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
@@ -190,6 +191,8 @@ let package = Package(
         // The store suite on SQLite and on a PostgreSQL server the tests start (TestSupport's TestPostgres).
         .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "OfflineStore", "Hotels", "Imaging", "TestSupport", "hotels"]),
         // The worker loop on fakes and a real server; the hotels worker processes against hotels serve.
+        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "Hotels", "OfflineStore", "Runtime", "TestSupport", "hotels",
+                                                          .product(name: "HummingbirdTesting", package: "hummingbird")]),
         .testTarget(name: "WorkersTests", dependencies: ["Workers", "PostgresStore", "OfflineStore", "Hotels", "HTTP", "Locking", "Runtime", "TestSupport", "hotels"]),
         .testTarget(name: "SchedulingTests", dependencies: ["Locking", "Scheduling", "Logos", "Imaging", "HTTP", "Simulation", "TestSupport", "hotels"]),
         // The view's parts on their own, and hotels browse in tmux against hotels serve.

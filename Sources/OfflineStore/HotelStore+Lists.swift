@@ -70,24 +70,18 @@ extension HotelStore {
 
     /// Each batch is one read that goes on after the last row's position
     /// (the `hotels_by_position` index), so none skips rows again as an offset would.
-    public func forEachBatch(in list: CachedList, batchSize: Int = 5000, _ body: ([Hotel]) async throws -> Void) async throws {
-        let batchSize = max(1, batchSize)
-        var after = Int64.min
-        while true {
-            let (batch, last) = try await writer.read { [after] db in
-                let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectHotels + ", position FROM hotels WHERE listId = ? AND position > ? ORDER BY position LIMIT ?"),
-                                               arguments: [list.id, after, batchSize])
-                var batch: [Hotel] = []
-                var last: Int64?
-                while let row = try rows.next() {
-                    batch.append(Self.hotel(row))
-                    last = row[7]
-                }
-                return (batch, last)
+    public func rows(in list: CachedList, after: Int64? = nil, limit: Int, matching: String? = nil) async throws -> ListRows {
+        let pattern = ListRows.likePattern(matching)
+        return try await writer.read { db in
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectHotels + """
+                , position FROM hotels WHERE listId = ? AND position > ? AND (? IS NULL OR name LIKE ? ESCAPE '\\') ORDER BY position LIMIT ?
+                """), arguments: [list.id, after ?? Int64.min, pattern, pattern, max(1, limit)])
+            var page = ListRows()
+            while let row = try rows.next() {
+                page.hotels.append(Self.hotel(row))
+                page.positions.append(row[7])
             }
-            if !batch.isEmpty { try await body(batch) }
-            guard let last, batch.count == batchSize else { return }
-            after = last
+            return page
         }
     }
 

@@ -168,6 +168,12 @@ public protocol HotelStorage: ListStorage, ImageIndex {
     /// Every cached list, newest first.
     func allLists() async throws -> [CachedList]
 
+    /// Up to `limit` rows of a list in service order, after the row at
+    /// `after` (from the top when nil), only those whose name contains
+    /// `matching` (case-insensitive) when it is given. Keyset paging: a page
+    /// deep in a long list costs what the first one costs.
+    func rows(in list: CachedList, after: Int64?, limit: Int, matching: String?) async throws -> ListRows
+
     /// What the store holds.
     func stats() async throws -> StoreStats
 
@@ -179,7 +185,43 @@ public protocol HotelStorage: ListStorage, ImageIndex {
     func logoData(url: String, filter: String) async throws -> [UInt8]?
 }
 
+/// A page of a list's rows from ``HotelStorage/rows(in:after:limit:matching:)``.
+public struct ListRows: Sendable {
+    public var hotels: [Hotel]
+    /// Each row's position in the list, in the same order.
+    public var positions: [Int64]
+
+    public init(hotels: [Hotel] = [], positions: [Int64] = []) {
+        self.hotels = hotels
+        self.positions = positions
+    }
+
+    /// `matching` as a LIKE pattern: its own `%`, `_` and `\` taken literally (`\` is the escape).
+    public static func likePattern(_ matching: String?) -> String? {
+        guard let matching, !matching.isEmpty else { return nil }
+        var escaped = ""
+        for character in matching {
+            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return "%" + escaped + "%"
+    }
+}
+
 extension HotelStorage {
+    /// Every row of a list in service order, `batchSize` at a time, each
+    /// batch one keyset read: memory stays flat whatever the list's length.
+    public func forEachBatch(in list: CachedList, batchSize: Int = 5000, _ body: ([Hotel]) async throws -> Void) async throws {
+        let batchSize = max(1, batchSize)
+        var after: Int64?
+        while true {
+            let batch = try await rows(in: list, after: after, limit: batchSize, matching: nil)
+            if !batch.hotels.isEmpty { try await body(batch.hotels) }
+            guard let last = batch.positions.last, batch.hotels.count == batchSize else { return }
+            after = last
+        }
+    }
+
     /// The list of `city` fetched from `endpoint` with `profile` (the sample's when nil), or, without
     /// an endpoint, the most recently fetched one that matches: what `hotels list` shows.
     public func list(city: String, profile: String?, endpoint: String?, keyword: String?, area: SearchArea?) async throws -> CachedList? {

@@ -38,29 +38,22 @@ extension PostgresHotelStore {
         }
     }
 
-    /// Each batch is one read that goes on after the last row's position, as in SQLite.
-    public func forEachBatch(in list: CachedList, batchSize: Int = 5000, _ body: ([Hotel]) async throws -> Void) async throws {
-        let batchSize = Int64(max(1, batchSize))
-        var after = Int64.min
-        while true {
-            let (batch, last) = try await reading { [logger, after] connection in
-                let rows = try await connection.query("""
-                    SELECT code, name, address, latitude, longitude, logo_url, addtime, position FROM hotels
-                    WHERE list_id = \(list.id) AND position > \(after) ORDER BY position LIMIT \(batchSize)
-                    """, logger: logger)
-                var batch: [Hotel] = []
-                var last: Int64?
-                let decoded = rows.decode((String, String?, String?, Double?, Double?, String?, Int64?, Int64).self)
-                for try await (code, name, address, latitude, longitude, logoURL, addtime, position) in decoded {
-                    batch.append(Hotel(code: code, name: name, address: address, latitude: latitude, longitude: longitude,
-                                       logoURL: logoURL, addtime: addtime))
-                    last = position
-                }
-                return (batch, last)
+    public func rows(in list: CachedList, after: Int64? = nil, limit: Int, matching: String? = nil) async throws -> ListRows {
+        let pattern = ListRows.likePattern(matching)
+        return try await reading { [logger] connection in
+            let rows = try await connection.query("""
+                SELECT code, name, address, latitude, longitude, logo_url, addtime, position FROM hotels
+                WHERE list_id = \(list.id) AND position > \(after ?? .min) AND (\(pattern)::text IS NULL OR name ILIKE \(pattern))
+                ORDER BY position LIMIT \(Int64(max(1, limit)))
+                """, logger: logger)
+            var page = ListRows()
+            let decoded = rows.decode((String, String?, String?, Double?, Double?, String?, Int64?, Int64).self)
+            for try await (code, name, address, latitude, longitude, logoURL, addtime, position) in decoded {
+                page.hotels.append(Hotel(code: code, name: name, address: address, latitude: latitude, longitude: longitude,
+                                         logoURL: logoURL, addtime: addtime))
+                page.positions.append(position)
             }
-            if !batch.isEmpty { try await body(batch) }
-            guard let last, batch.count == batchSize else { return }
-            after = last
+            return page
         }
     }
 

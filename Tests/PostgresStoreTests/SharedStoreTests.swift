@@ -144,6 +144,26 @@ struct SharedStoreTests {
         #expect(exact == [240, 240])
     }
 
+    @Test("rows pages a list by keyset, after a position, and matches names case-insensitively, % and _ taken as themselves",
+          arguments: Backend.allCases)
+    func keysetRows(_ backend: Backend) async throws {
+        let store = try await backend.makeStore()
+        var page = hotels((0..<30).map { ("C\($0)", Int64(10_000 - $0)) })
+        page[4].name = "Grand 100% Hotel"
+        page[5].name = "grand_hotel"
+        page[6].name = "Grand X Hotel"
+        try await store.mergeFirstPage(page, into: key, checkpoint: checkpoint, now: Date())
+        let list = try #require(try await store.cachedList(key))
+        let first = try await store.rows(in: list, after: nil, limit: 12, matching: nil)
+        #expect(first.hotels == Array(page[..<12]) && first.positions.count == 12)
+        let second = try await store.rows(in: list, after: first.positions.last, limit: 12, matching: nil)
+        #expect(second.hotels == Array(page[12..<24]) && second.positions.first.map { $0 > first.positions.last! } == true)
+        #expect(try await store.rows(in: list, after: second.positions.last, limit: 12, matching: nil).hotels == Array(page[24...]))
+        #expect(try await store.rows(in: list, after: nil, limit: 10, matching: "GRAND").hotels.map(\.code) == ["C4", "C5", "C6"])
+        #expect(try await store.rows(in: list, after: nil, limit: 10, matching: "100%").hotels.map(\.code) == ["C4"])
+        #expect(try await store.rows(in: list, after: nil, limit: 10, matching: "d_h").hotels.map(\.code) == ["C5"])
+    }
+
     @Test("every field survives the round trip: nulls, coordinates, text beyond ASCII", arguments: Backend.allCases)
     func fields(_ backend: Backend) async throws {
         let store = try await backend.makeStore()

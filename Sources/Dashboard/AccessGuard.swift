@@ -1,0 +1,65 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Every response gets the security headers; with a token, every request but
+/// the login form's must show it, as `Authorization: Bearer TOKEN` or the
+/// cookie the form sets. The token is compared in constant time and never logged.
+struct AccessGuard: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    static let cookieName = "hotelkit_dashboard"
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+
+    let token: String?
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        if let token, request.uri.path != "/login", !Self.presents(token, in: request) {
+            response = request.uri.path.hasPrefix("/api/")
+                ? Response(status: .unauthorized, headers: [.wwwAuthenticate: "Bearer"], body: ResponseBody(byteBuffer: ByteBuffer(string: "a token is required\n")))
+                : Response(status: .seeOther, headers: [.location: "/login"])
+        } else {
+            response = try await next(request, context)
+        }
+        response.headers[.contentSecurityPolicy] = "default-src 'self'"
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[Self.referrerPolicy] = "no-referrer"
+        return response
+    }
+
+    /// Whether the request carries `token`, as a bearer header or the login cookie.
+    static func presents(_ token: String, in request: Request) -> Bool {
+        if let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") {
+            return constantTimeEqual(String(authorization.dropFirst("Bearer ".count)), token)
+        }
+        for header in request.headers[values: .cookie] {
+            for pair in header.split(separator: ";") {
+                let parts = pair.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+                if parts.count == 2, parts[0] == cookieName, constantTimeEqual(String(parts[1]).removingPercentEncoding ?? "", token) {
+                    return true
+                }
+            }
+        }
+        return false
+    }
+
+    /// The login form's POST: the right token sets the cookie, HttpOnly and SameSite=Strict.
+    static func logIn(_ request: Request, token: String?) async throws -> Response {
+        guard let token else { return Response(status: .seeOther, headers: [.location: "/lists"]) }
+        let body = try await request.body.collect(upTo: 4096)
+        var form = URLComponents()
+        form.percentEncodedQuery = String(buffer: body).replacingOccurrences(of: "+", with: "%20")
+        let given = form.queryItems?.first { $0.name == "token" }?.value ?? ""
+        guard constantTimeEqual(given, token) else { return Page.login(failed: true) }
+        let cookie = "\(cookieName)=\(token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""); Path=/; HttpOnly; SameSite=Strict"
+        return Response(status: .seeOther, headers: [.location: "/lists", .setCookie: cookie])
+    }
+
+    /// Equal strings, in a time that depends on their lengths only.
+    static func constantTimeEqual(_ given: String, _ expected: String) -> Bool {
+        let a = Array(given.utf8), b = Array(expected.utf8)
+        var difference = UInt8(a.count == b.count ? 0 : 1)
+        for index in 0..<b.count { difference |= (index < a.count ? a[index] : 0) ^ b[index] }
+        return difference == 0
+    }
+}

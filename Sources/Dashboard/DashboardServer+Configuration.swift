@@ -1,0 +1,50 @@
+import Foundation
+
+extension DashboardServer {
+    /// Where the dashboard listens and who may see it.
+    public struct Configuration: Sendable {
+        /// The address to bind: 127.0.0.1 by default. Any other needs a ``token``.
+        public var host = "127.0.0.1"
+        /// The port; 0 picks a free one.
+        public var port = 8080
+        /// The token a browser or script must show (a bearer header, or the
+        /// login form's cookie). Nil: no token, which only loopback allows.
+        public var token: String?
+        /// Rows of a list per page, for the page and the API (at most 500 are given).
+        public var pageSize = 100
+
+        public init(host: String = "127.0.0.1", port: Int = 8080, token: String? = nil) {
+            self.host = host
+            self.port = port
+            self.token = token
+        }
+
+        /// Whether `host` is a loopback address, where only this machine's users can connect.
+        public var isLoopback: Bool {
+            host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        }
+
+        /// Refuses to serve a store's data and the queue's buttons to a network without a token.
+        public func check() throws(DashboardError) {
+            guard isLoopback || token != nil else { throw .tokenRequired(host: host) }
+            if let token, token.count < 16 { throw .weakToken }
+        }
+    }
+}
+
+/// Why the dashboard will not start.
+public enum DashboardError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A non-loopback address without `--token-file`.
+    case tokenRequired(host: String)
+    /// A token too short to stand a guess.
+    case weakToken
+
+    public var description: String {
+        switch self {
+        case .tokenRequired(let host):
+            "\(host) is not a loopback address: anyone who reaches it would see the store and change the queue without a token"
+        case .weakToken:
+            "the token is shorter than 16 characters"
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import ArgumentParser
+import Dashboard
+import Fetching
+import Foundation
+import Runtime
+
+/// `hotels dashboard`: the store's lists and the queue in a browser.
+struct DashboardCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dashboard",
+        abstract: "Serve the store's lists, their hotels and the shared store's queue to a browser, with JSON under /api/.",
+        discussion: """
+        Binds to 127.0.0.1. Any other --host needs --token-file: the token (16 characters or more) is then asked \
+        for by a login form, or taken from an Authorization: Bearer header. Pages read without a script and \
+        are served with Content-Security-Policy: default-src 'self'.
+        """
+    )
+
+    @OptionGroup var cacheOptions: CacheOptions
+    @Option(help: "The address to listen on.") var host = "127.0.0.1"
+    @Option(help: "The port; 0 picks a free one.") var port = 8080
+    @Option(help: ArgumentHelp("A file holding the token browsers and scripts must show (mode 600).", valueName: "file"))
+    var tokenFile: String?
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+    }
+
+    func run() async throws {
+        let token = try tokenFile.map { path in
+            try reported("--token-file \(path)") {
+                String(decoding: try UnreadableFile.contents(of: path), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+        }
+        let configuration = DashboardServer.Configuration(host: host, port: port, token: token)
+        do {
+            try configuration.check()
+        } catch {
+            Diagnostics.error("--host \(host): \(error)", hint: "give --token-file FILE, or leave --host at 127.0.0.1 and reach it through an SSH tunnel")
+            throw ExitStatus.usage.code
+        }
+        let runtime = try await cacheOptions.runtime()
+        let server = try reported("dashboard") { try DashboardServer(runtime: runtime, configuration: configuration) }
+        let outcome = await Interruption().run {
+            try await server.run { port in
+                writeAll(Array("dashboard on http://\(host):\(port)/\n".utf8), to: STDOUT_FILENO)
+            }
+        }
+        await runtime.close()
+        if case .failure(let error) = outcome, !(error is CancellationError) {
+            Diagnostics.error("cannot serve on \(host):\(port): \(error)", hint: "is the port in use? --port 0 picks a free one")
+            throw ExitStatus.unavailable.code
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import Dashboard
+import Foundation
+import Hotels
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import OfflineStore
+import Runtime
+import Testing
+import TestSupport
+
+/// The dashboard over a real loopback server: pages, the JSON API, and the guard.
+@Suite("hotels dashboard")
+struct DashboardTests {
+    static let hostile = "<img src=x onerror=alert(1)>"
+    static let token = "correct-horse-battery-staple"
+
+    /// A runtime on an in-memory store holding Paris (250 rows, one named hostilely) and Tokyo.
+    func runtime() async throws -> HotelRuntime {
+        let runtime = try await HotelRuntime.open(.init(store: .inMemory))
+        let checkpoint = Pager.Checkpoint(pagesReceived: 1, nextPage: 2, nextCursor: nil, usedCursors: [], end: nil)
+        var paris = (0..<250).map { Hotel(code: "P\($0)", name: "Paris hotel \($0)", address: "\($0) rue de Rivoli", logoURL: "http://logos.test/\($0).png") }
+        paris[7].name = Self.hostile
+        paris[8].name = "100% _real_"
+        try await runtime.storage.mergeFirstPage(paris, into: ListKey(profile: "sample", endpoint: "http://hotels.test/soap", city: "Paris"),
+                                                 checkpoint: checkpoint, now: Date())
+        try await runtime.storage.mergeFirstPage([Hotel(code: "T1", name: "Tokyo hotel")],
+                                                 into: ListKey(profile: "sample", endpoint: "http://hotels.test/soap", city: "Tokyo"),
+                                                 checkpoint: checkpoint, now: Date())
+        return runtime
+    }
+
+    func listID(_ runtime: HotelRuntime, _ city: String) async throws -> Int64 {
+        try #require(try await runtime.storage.allLists().first { $0.key.city == city }).id
+    }
+
+    @Test("pages escape what suppliers wrote and carry the security headers; a list pages by keyset, to its end, each row once")
+    func pagesAndAPI() async throws {
+        let runtime = try await runtime()
+        let paris = try await listID(runtime, "Paris")
+        let app = try DashboardServer(runtime: runtime, configuration: .init(port: 0)).application()
+        try await app.test(.live) { client in
+            try await client.execute(uri: "/lists", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentSecurityPolicy] == "default-src 'self'")
+                #expect(response.headers[.xContentTypeOptions] == "nosniff")
+                #expect(response.headers[HTTPField.Name("Referrer-Policy")!] == "no-referrer")
+                let page = String(buffer: response.body)
+                #expect(page.contains("href=\"/lists/\(paris)\"") && page.contains("Tokyo") && page.contains("hotels.test"))
+            }
+            try await client.execute(uri: "/lists?q=tok", method: .get) { response in
+                let page = String(buffer: response.body)
+                #expect(page.contains("Tokyo") && !page.contains(">Paris<"))
+            }
+            try await client.execute(uri: "/lists/\(paris)", method: .get) { response in
+                let page = String(buffer: response.body)
+                #expect(page.contains("&lt;img src=x onerror=alert(1)&gt;") && !page.contains(Self.hostile))
+                #expect(page.contains("rel=\"next\" href=\"/lists/\(paris)?after="), "a next page, without a script")
+                #expect(!page.contains("<script"))
+            }
+            // The API: keyset pages of 100, then 100, then 50, each row once, in order.
+            var codes: [String] = []
+            var next: String? = "/api/lists/\(paris)/hotels?limit=100"
+            while let uri = next {
+                let object = try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .ok && response.headers[.contentType] == "application/json")
+                    return try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
+                }
+                let hotels = try #require(object["hotels"] as? [[String: Any]])
+                codes += hotels.compactMap { $0["code"] as? String }
+                #expect(hotels.first?.keys.sorted() == ["address", "addtime", "code", "latitude", "logoURL", "longitude", "name"])
+                next = (object["next"] as? String).map { $0 + "&limit=100" }
+            }
+            #expect(codes == (0..<250).map { "P\($0)" })
+            // A search takes % and _ as themselves.
+            try await client.execute(uri: "/api/lists/\(paris)/hotels?q=100%25%20_", method: .get) { response in
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
+                #expect((object["hotels"] as? [[String: Any]])?.compactMap { $0["code"] as? String } == ["P8"])
+            }
+            try await client.execute(uri: "/api/lists", method: .get) { response in
+                let lists = try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [[String: Any]])
+                #expect(Set(lists.compactMap { $0["city"] as? String }) == ["Paris", "Tokyo"])
+                #expect(lists.first { $0["city"] as? String == "Paris" }?["rows"] as? Int == 250)
+            }
+            try await client.execute(uri: "/api/jobs", method: .get) { response in
+                #expect(response.status == .notFound, "no queue without a shared store")
+            }
+        }
+        await runtime.close()
+    }
+
+    @Test("with a token, nothing is shown without it: the API answers 401, pages go to the login form; the bearer header and the form's cookie let in")
+    func token() async throws {
+        let runtime = try await runtime()
+        let app = try DashboardServer(runtime: runtime, configuration: .init(host: "127.0.0.1", port: 0, token: Self.token)).application()
+        try await app.test(.live) { client in
+            try await client.execute(uri: "/api/lists", method: .get) { #expect($0.status == .unauthorized) }
+            try await client.execute(uri: "/api/lists", method: .get, headers: [.authorization: "Bearer wrong-token-of-some-length"]) {
+                #expect($0.status == .unauthorized)
+            }
+            try await client.execute(uri: "/lists", method: .get) { response in
+                #expect(response.status == .seeOther && response.headers[.location] == "/login")
+            }
+            try await client.execute(uri: "/api/lists", method: .get, headers: [.authorization: "Bearer \(Self.token)"]) { #expect($0.status == .ok) }
+            let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+            try await client.execute(uri: "/login", method: .post, headers: form, body: ByteBuffer(string: "token=guess")) { response in
+                #expect(response.status == .unauthorized && response.headers[.setCookie] == nil)
+            }
+            let cookie = try await client.execute(uri: "/login", method: .post, headers: form, body: ByteBuffer(string: "token=\(Self.token)")) { response in
+                #expect(response.status == .seeOther)
+                return try #require(response.headers[.setCookie])
+            }
+            #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+            let pair = try #require(cookie.split(separator: ";").first).description
+            try await client.execute(uri: "/lists", method: .get, headers: [.cookie: pair]) { #expect($0.status == .ok) }
+        }
+        await runtime.close()
+    }
+
+    @Test("another address than loopback needs a token of 16 characters or more: the library refuses it, hotels dashboard exits 64")
+    func binding() async throws {
+        #expect(throws: DashboardError.tokenRequired(host: "0.0.0.0")) { try DashboardServer.Configuration(host: "0.0.0.0").check() }
+        #expect(throws: DashboardError.weakToken) { try DashboardServer.Configuration(host: "0.0.0.0", token: "short").check() }
+        #expect(throws: Never.self) { try DashboardServer.Configuration(host: "0.0.0.0", token: Self.token).check() }
+        let refused = try await HotelsProcess.run(["dashboard", "--host", "0.0.0.0", "--port", "0"])
+        #expect(refused.status == 64 && refused.stderr.contains("--token-file"), "\(refused.stderr)")
+    }
+}
