@@ -21,7 +21,8 @@ struct AccessGuard: RouterMiddleware {
         } else {
             response = try await next(request, context)
         }
-        response.headers[.contentSecurityPolicy] = "default-src 'self'"
+        // Blob URLs are the logos the page's own script fetched (so that it can abort them).
+        response.headers[.contentSecurityPolicy] = "default-src 'self'; img-src 'self' blob:"
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[Self.referrerPolicy] = "no-referrer"
         return response
@@ -46,10 +47,7 @@ struct AccessGuard: RouterMiddleware {
     /// The login form's POST: the right token sets the cookie, HttpOnly and SameSite=Strict.
     static func logIn(_ request: Request, token: String?) async throws -> Response {
         guard let token else { return Response(status: .seeOther, headers: [.location: "/lists"]) }
-        let body = try await request.body.collect(upTo: 4096)
-        var form = URLComponents()
-        form.percentEncodedQuery = String(buffer: body).replacingOccurrences(of: "+", with: "%20")
-        let given = form.queryItems?.first { $0.name == "token" }?.value ?? ""
+        let given = try await Form(request)["token"] ?? ""
         guard constantTimeEqual(given, token) else { return Page.login(failed: true) }
         let cookie = "\(cookieName)=\(token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""); Path=/; HttpOnly; SameSite=Strict"
         return Response(status: .seeOther, headers: [.location: "/lists", .setCookie: cookie])

@@ -12,11 +12,15 @@ extension DashboardServer {
         public var token: String?
         /// Rows of a list per page, for the page and the API (at most 500 are given).
         public var pageSize = 100
+        /// The filter chain (its description) whose logos the list pages show from the store's logo
+        /// index, as `hotels fetch --logos --filter` or `hotels enqueue --logos --filter` stored them.
+        public var logoFilter = ""
 
-        public init(host: String = "127.0.0.1", port: Int = 8080, token: String? = nil) {
+        public init(host: String = "127.0.0.1", port: Int = 8080, token: String? = nil, logoFilter: String = "") {
             self.host = host
             self.port = port
             self.token = token
+            self.logoFilter = logoFilter
         }
 
         /// Whether `host` is a loopback address, where only this machine's users can connect.

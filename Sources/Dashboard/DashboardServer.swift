@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import Imaging
 import Hotels
 import Hummingbird
 import Logging
@@ -17,6 +19,8 @@ import Workers
 public struct DashboardServer: Sendable {
     public let runtime: HotelRuntime
     public let configuration: Configuration
+    /// The token every form that changes something carries: a page of this server shows it, another site cannot read it.
+    let csrf = (0..<4).map { _ in String(UInt64.random(in: .min ... .max), radix: 16) }.joined()
 
     /// A dashboard over `runtime`'s store; refuses a configuration that would
     /// show it to a network without a token.
@@ -47,7 +51,11 @@ public struct DashboardServer: Sendable {
         router.get("/") { _, _ in Response(status: .seeOther, headers: [.location: "/lists"]) }
         router.get("lists") { request, _ in try await listsPage(request) }
         router.get("lists/:id") { request, context in try await listPage(request, id: context.parameters.get("id", as: Int64.self)) }
-        router.get("queue") { _, _ in try await queuePage() }
+        router.get("queue") { request, _ in try await queuePage(request) }
+        router.post("queue") { request, _ in try await queueAction(request) }
+        router.get("schedules") { _, _ in try await schedulesPage() }
+        router.get("logo") { request, _ in try await logo(request) }
+        router.get("static/dashboard.js") { _, _ in DashboardScript.response }
         router.get("api/lists") { _, _ in try await JSONBody.response(runtime.storage.allLists().map(ListSummary.init)) }
         router.get("api/lists/:id/hotels") { request, context in
             try await hotelsAPI(request, id: context.parameters.get("id", as: Int64.self))
@@ -55,6 +63,10 @@ public struct DashboardServer: Sendable {
         router.get("api/jobs") { _, _ in
             guard let queue else { return Page.notFound("the dashboard shows jobs with a shared store (--store)") }
             return try await JSONBody.response(JobsReport(queue.overview()))
+        }
+        router.get("api/schedules") { _, _ in
+            guard let queue else { return Page.notFound("schedules live in a shared store (--store)") }
+            return try await JSONBody.response(Self.staleFirst(queue.schedules().map(ScheduleReport.init)))
         }
         return router
     }
@@ -102,9 +114,59 @@ public struct DashboardServer: Sendable {
         return JSONBody.hotels(rows.hotels, next: nextURL)
     }
 
-    private func queuePage() async throws -> Response {
+    private func queuePage(_ request: Request) async throws -> Response {
         guard let queue else { return Page.notFound("the queue is in a shared store: start the dashboard with --store") }
-        return Page.queue(JobsReport(try await queue.overview()))
+        let said = request.uri.queryParameters.get("said").map { String($0) }
+        return Page.queue(JobsReport(try await queue.overview()), csrf: csrf, said: said,
+                          partOnly: request.uri.queryParameters.get("part") == "main")
+    }
+
+    /// A button of the queue page: what the matching `hotels jobs` command does, then back to the page, saying what happened.
+    private func queueAction(_ request: Request) async throws -> Response {
+        guard let queue else { return Page.notFound("the queue is in a shared store: start the dashboard with --store") }
+        let form = try await Form(request)
+        guard AccessGuard.constantTimeEqual(form["csrf"] ?? "", csrf) else {
+            return Page.html("Refused", "<p>The form is out of date or from another site: reload the queue and try again.</p>", status: .forbidden)
+        }
+        let id = form["id"].flatMap { Int64($0) }
+        let kinds = form["kind"].flatMap(JobKind.init(rawValue:)).map { [$0] } ?? JobKind.allCases
+        let action: JobAction? = switch form["action"] {
+        case "retry": id.map { .retry($0) }
+        case "retry-dead": .retryDead
+        case "cancel": id.map { .cancel($0) }
+        case "pause": .pause(kinds)
+        case "resume": .resume(kinds)
+        default: nil
+        }
+        guard let action else { return Page.html("Refused", "<p>No such action.</p>", status: .badRequest) }
+        let said = try await action.perform(on: queue)
+        return Response(status: .seeOther, headers: [.location: "/queue?said=" + Page.queryEscaped(said)])
+    }
+
+    private func schedulesPage() async throws -> Response {
+        guard let queue else { return Page.notFound("schedules live in a shared store: start the dashboard with --store") }
+        return Page.schedules(Self.staleFirst(try await queue.schedules().map(ScheduleReport.init)))
+    }
+
+    static func staleFirst(_ schedules: [ScheduleReport]) -> [ScheduleReport] {
+        schedules.sorted { ($0.stale ? 0 : 1, $0.next) < ($1.stale ? 0 : 1, $1.next) }
+    }
+
+    /// A logo as the store's logo index holds it under ``Configuration/logoFilter``: never fetched from
+    /// anywhere, so a URL names only what is stored. Revalidated by `ETag` on every use.
+    private func logo(_ request: Request) async throws -> Response {
+        guard let url = request.uri.queryParameters.get("url").map({ String($0) }),
+              let bytes = try await runtime.storage.logoData(url: url, filter: configuration.logoFilter) else {
+            return Response(status: .notFound, headers: [.cacheControl: "no-store"])
+        }
+        let tag = "\"" + SHA256.hash(data: bytes).prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
+        let headers: HTTPFields = [.eTag: tag, .cacheControl: "no-cache"]
+        if request.headers[.ifNoneMatch]?.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag }) == true {
+            return Response(status: .notModified, headers: headers)
+        }
+        var withType = headers
+        withType[.contentType] = (try? ImageFormat.detect(bytes)) == .png ? "image/png" : "image/jpeg"
+        return Response(status: .ok, headers: withType, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 }
 

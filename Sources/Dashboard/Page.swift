@@ -1,4 +1,6 @@
+import Fetching
 import Foundation
+import PostgresStore
 import Hotels
 import Hummingbird
 import OfflineStore
@@ -31,8 +33,8 @@ enum Page {
         let page = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(escaped(title)) · HotelKit</title></head>
-            <body><nav><a href="/lists">Lists</a> · <a href="/queue">Queue</a></nav>
+            <title>\(escaped(title)) · HotelKit</title><script src="/static/dashboard.js" defer></script></head>
+            <body><nav><a href="/lists">Lists</a> · <a href="/queue">Queue</a> · <a href="/schedules">Schedules</a></nav>
             <h1>\(escaped(title))</h1>
             \(body)
             </body></html>
@@ -73,7 +75,7 @@ enum Page {
     static func list(_ list: ListSummary, rows: ListRows, search: String, next: Int64?) -> Response {
         let body = zip(rows.hotels, rows.positions).map { hotel, position in
             """
-            <tr data-position="\(position)"><td>\(hotel.logoURL == nil ? "" : "<img alt=\"\" width=\"32\" height=\"32\" data-logo=\"\(escaped(hotel.code))\">")</td>\
+            <tr data-position="\(position)"><td>\(hotel.logoURL.map { "<img alt=\"\" width=\"32\" height=\"32\" data-logo=\"/logo?url=\(escaped(queryEscaped($0)))\">" } ?? "")</td>\
             <td>\(escaped(hotel.name ?? hotel.code))</td><td>\(escaped(hotel.address ?? ""))</td>\
             <td>\(hotel.latitude.map { String($0) } ?? "")\(hotel.longitude.map { ", " + String($0) } ?? "")</td>\
             <td>\(hotel.addtime.map { ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double($0))) } ?? "")</td></tr>
@@ -83,25 +85,99 @@ enum Page {
         return html("\(list.city) · \(list.profile)", """
             <p>\(list.rows) rows from \(escaped(list.endpointHost)), \(list.complete ? "complete" : "more to load").</p>
             <form method="get" action="/lists/\(list.id)"><label>Name <input type="search" name="q" value="\(escaped(search))"></label></form>
-            <table><thead><tr><th>Logo</th><th>Name</th><th>Address</th><th>Position</th><th>Added</th></tr></thead>
+            <table id="hotels" data-list="\(list.id)" data-search="\(escaped(search))"><thead><tr><th>Logo</th><th>Name</th><th>Address</th><th>Position</th><th>Added</th></tr></thead>
             <tbody>
             \(body)
             </tbody></table>
             """ + (next.map { "<p><a rel=\"next\" href=\"/lists/\(list.id)?after=\($0)\(query)\">Next page</a></p>" } ?? ""))
     }
 
-    static func queue(_ report: JobsReport) -> Response {
-        html("Queue", "<pre>\(escaped(report.text))</pre>")
+    /// The queue, refreshed every 2 s by the script (which asks for `part=main`, the `<main>` alone), with a
+    /// form per button: each a POST carrying `csrf`.
+    static func queue(_ report: JobsReport, csrf: String, said: String?, partOnly: Bool) -> Response {
+        func button(_ label: String, _ action: String, _ fields: [String: String] = [:]) -> String {
+            let hidden = fields.sorted { $0.key < $1.key }.map { "<input type=\"hidden\" name=\"\($0.key)\" value=\"\(escaped($0.value))\">" }.joined()
+            return """
+                <form method="post" action="/queue" class="inline"><input type="hidden" name="csrf" value="\(csrf)">\
+                <input type="hidden" name="action" value="\(action)">\(hidden)<button type="submit">\(label)</button></form>
+                """
+        }
+        let states = JobState.allCases.map(\.rawValue)
+        let kinds = report.byKind.keys.sorted().map { kind in
+            let paused = report.paused.contains(kind)
+            return "<tr><th>\(escaped(kind))\(paused ? " (paused)" : "")</th>"
+                + states.map { "<td>\(report.byKind[kind]?[$0] ?? 0)</td>" }.joined()
+                + "<td>\(paused ? button("Resume", "resume", ["kind": kind]) : button("Pause", "pause", ["kind": kind]))</td></tr>"
+        }.joined(separator: "\n")
+        let workers = report.workers.map { worker in
+            "<tr\(worker.gone ? " class=\"gone\"" : "")><td>\(escaped(worker.host))</td><td>\(escaped(String(worker.id.prefix(8))))</td>"
+                + "<td>\(date(worker.startedAt))</td><td>\(date(worker.lastHeartbeat))</td><td>\(worker.running)</td>"
+                + "<td>\(worker.gone ? "gone" : "alive")</td></tr>"
+        }.joined(separator: "\n")
+        let stale = report.staleLists.map { list in
+            "<tr><td>\(escaped(list.list))</td><td>\(date(list.since))</td><td>\(escaped(list.lastError ?? ""))</td></tr>"
+        }.joined(separator: "\n")
+        let dead = report.dead.map { job in
+            "<tr><td>\(job.id)</td><td>\(escaped(job.kind))</td><td>\(job.attempts)</td><td>\(escaped(job.lastError))</td>"
+                + "<td>\(button("Retry", "retry", ["id": String(job.id)])) \(button("Cancel", "cancel", ["id": String(job.id)]))</td></tr>"
+        }.joined(separator: "\n")
+        let main = """
+            <main id="queue" data-refresh="/queue?part=main">
+            \(said.map { "<p role=\"status\">\(escaped($0))</p>" } ?? "")
+            <p>\(report.completedLastMinute) completed in the last minute; the oldest waiting job has waited \
+            \(report.oldestAvailableSeconds.map { "\(Int($0)) s" } ?? "nothing").</p>
+            <table><thead><tr><th>Kind</th>\(states.map { "<th>\($0)</th>" }.joined())<th></th></tr></thead><tbody>
+            \(kinds)
+            </tbody></table>
+            <h2>Workers</h2>
+            <table><thead><tr><th>Host</th><th>Id</th><th>Started</th><th>Last heartbeat</th><th>Running</th><th>State</th></tr></thead><tbody>
+            \(workers)
+            </tbody></table>
+            <h2>Stale lists: \(report.stale)</h2>
+            <table><thead><tr><th>List</th><th>Stale since</th><th>Last error</th></tr></thead><tbody>
+            \(stale)
+            </tbody></table>
+            <h2>Dead jobs</h2>
+            \(report.dead.isEmpty ? "" : button("Retry every dead job", "retry-dead"))
+            <table><thead><tr><th>Job</th><th>Kind</th><th>Attempts</th><th>Last error</th><th></th></tr></thead><tbody>
+            \(dead)
+            </tbody></table>
+            </main>
+            """
+        guard !partOnly else {
+            return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: main)))
+        }
+        return html("Queue", main)
+    }
+
+    /// Every schedule, stale ones first.
+    static func schedules(_ schedules: [ScheduleReport]) -> Response {
+        let rows = schedules.map { schedule in
+            "<tr\(schedule.stale ? " class=\"stale\"" : "")><td>\(schedule.id)</td>"
+                + "<td>\(escaped([schedule.city, schedule.keyword.map { "“\($0)”" }, schedule.near.map { "near \($0)" }].compactMap { $0 }.joined(separator: " ")))</td>"
+                + "<td>\(escaped(schedule.profile ?? schedule.kind))</td><td>\(escaped(DurationText.of(seconds: schedule.every)))</td>"
+                + "<td>\(date(schedule.next))</td><td>\(schedule.lastSuccess.map(date) ?? "never")</td>"
+                + "<td>\(escaped(schedule.lastError ?? ""))</td><td>\(schedule.stale ? "stale" : "fresh")</td></tr>"
+        }.joined(separator: "\n")
+        return html("Schedules", """
+            <table><thead><tr><th>Id</th><th>List</th><th>Profile</th><th>Every</th><th>Next run</th><th>Last success</th>\
+            <th>Last error</th><th>State</th></tr></thead><tbody>
+            \(rows)
+            </tbody></table>
+            """ + (schedules.isEmpty ? "<p>No schedules: hotels enqueue --every 6h makes one.</p>" : ""))
+    }
+
+    static func date(_ date: Date) -> String {
+        let text = ISO8601DateFormatter().string(from: date)
+        return "<time datetime=\"\(text)\">\(text)</time>"
     }
 }
 
 /// JSON bodies of `/api/`: the keys of `hotels jobs --json` and `hotels list`.
 enum JSONBody {
     static func response(_ value: some Encodable) throws -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
-        return json(try encoder.encode(value))
+        json(try JSONLine.data(value))
     }
 
     /// A page of a list's rows: `{"hotels": [...], "next": URL or null}`, each hotel as a line of `hotels list`.

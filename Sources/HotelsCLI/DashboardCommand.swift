@@ -2,6 +2,7 @@ import ArgumentParser
 import Dashboard
 import Fetching
 import Foundation
+import Imaging
 import Runtime
 
 /// `hotels dashboard`: the store's lists and the queue in a browser.
@@ -21,6 +22,8 @@ struct DashboardCommand: AsyncParsableCommand {
     @Option(help: "The port; 0 picks a free one.") var port = 8080
     @Option(help: ArgumentHelp("A file holding the token browsers and scripts must show (mode 600).", valueName: "file"))
     var tokenFile: String?
+    @Option(help: "The filter chain of the logos the list pages show from the store's logo index (hotels fetch --logos --filter).")
+    var filter = ""
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
@@ -32,7 +35,8 @@ struct DashboardCommand: AsyncParsableCommand {
                 String(decoding: try UnreadableFile.contents(of: path), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             }
         }
-        let configuration = DashboardServer.Configuration(host: host, port: port, token: token)
+        let chain = try reported("--filter") { try FilterChain(parsing: filter) }
+        let configuration = DashboardServer.Configuration(host: host, port: port, token: token, logoFilter: chain.description)
         do {
             try configuration.check()
         } catch {

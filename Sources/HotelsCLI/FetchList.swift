@@ -61,7 +61,7 @@ struct ListFetch: Sendable {
             progress.finish()
             throw Diagnostics.report(error, context: labelled ? city : "").code
         }
-        writeAll(Array(((json ? jsonLine(summary) : label(city) + Diagnostics.shown(summary.description)) + "\n").utf8), to: STDOUT_FILENO)
+        writeAll(Array(((json ? JSONLine.string(summary) : label(city) + Diagnostics.shown(summary.description)) + "\n").utf8), to: STDOUT_FILENO)
         if let failure = summary.failure, let page = summary.failedPage {
             throw Diagnostics.report(failure, context: "\(label(city))page \(page) of \(client.endpoint)").code
         }

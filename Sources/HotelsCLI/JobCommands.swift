@@ -104,7 +104,7 @@ struct EnqueueCommand: AsyncParsableCommand {
         let result = try await reported("enqueue") { try await queue.enqueue(jobs) }
         await queue.store.close()
         let scheduled = every.map { "; \(result.scheduled) scheduled every \(DurationText.of(seconds: $0.value))" } ?? ""
-        let text = json ? jsonLine(["new": result.new, "alreadyQueued": result.alreadyQueued, "scheduled": result.scheduled])
+        let text = json ? JSONLine.string(["new": result.new, "alreadyQueued": result.alreadyQueued, "scheduled": result.scheduled])
                         : "\(result.new) new, \(result.alreadyQueued) already queued" + scheduled
         writeAll(Array((text + "\n").utf8), to: STDOUT_FILENO)
     }
@@ -198,7 +198,7 @@ struct JobsCommand: AsyncParsableCommand {
             let queue = try await storeOptions.openQueue()
             repeat {
                 let overview = try await reported("jobs") { try await queue.overview() }
-                let text = json ? jsonLine(JobsReport(overview)) : JobsReport(overview).text
+                let text = json ? JSONLine.string(JobsReport(overview)) : JobsReport(overview).text
                 writeAll(Array(((watch && !json ? "\u{1B}[H\u{1B}[2J" : "") + text + "\n").utf8), to: STDOUT_FILENO)
                 if watch { try await Task.sleep(for: .seconds(2)) }
             } while watch
@@ -217,16 +217,7 @@ struct JobsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            try await act(storeOptions) { queue in
-                if let id {
-                    guard try await queue.retry(id) else {
-                        return "job \(id) was not retried: it is missing, queued already, or its list is queued again"
-                    }
-                    return "job \(id) is available again"
-                }
-                let result = try await queue.retryDead()
-                return "\(result.retried) retried" + (result.left == 0 ? "" : ", \(result.left) left: its list already has a live job")
-            }
+            try await act(storeOptions, id.map { .retry($0) } ?? .retryDead)
         }
     }
 
@@ -236,9 +227,7 @@ struct JobsCommand: AsyncParsableCommand {
         @Argument(help: "The job's id.") var id: Int64
 
         func run() async throws {
-            try await act(storeOptions) { queue in
-                try await queue.cancel(id) ? "job \(id) cancelled" : "job \(id) was not cancelled: it is missing or has ended"
-            }
+            try await act(storeOptions, .cancel(id))
         }
     }
 
@@ -248,7 +237,7 @@ struct JobsCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("How long ago: 7d, 12h.", valueName: "duration")) var olderThan: Seconds
 
         func run() async throws {
-            try await act(storeOptions) { queue in "\(try await queue.prune(olderThan: olderThan.value)) jobs pruned" }
+            try await act(storeOptions, .prune(olderThan: olderThan.value))
         }
     }
 }
@@ -259,7 +248,6 @@ extension JobsCommand {
         @Option(help: "The kind of job: list or logos (default: both).") var kind: JobKind?
 
         var kinds: [JobKind] { kind.map { [$0] } ?? JobKind.allCases }
-        var named: String { kinds.map(\.rawValue).joined(separator: " and ") + " jobs" }
     }
 
     struct Pause: AsyncParsableCommand {
@@ -268,10 +256,7 @@ extension JobsCommand {
         @OptionGroup var kindOptions: KindOptions
 
         func run() async throws {
-            try await act(storeOptions) { queue in
-                try await queue.pause(kindOptions.kinds)
-                return "\(kindOptions.named) paused: workers claim none until hotels jobs resume"
-            }
+            try await act(storeOptions, .pause(kindOptions.kinds))
         }
     }
 
@@ -281,10 +266,7 @@ extension JobsCommand {
         @OptionGroup var kindOptions: KindOptions
 
         func run() async throws {
-            try await act(storeOptions) { queue in
-                try await queue.resume(kindOptions.kinds)
-                return "\(kindOptions.named) resumed"
-            }
+            try await act(storeOptions, .resume(kindOptions.kinds))
         }
     }
 }
@@ -292,6 +274,11 @@ extension JobsCommand {
 extension JobKind: ExpressibleByArgument {}
 
 /// Opens the queue, does `action`, prints what it says, and reports a failure with its exit code.
+func act(_ options: JobStoreOptions, _ action: JobAction) async throws {
+    try await act(options) { try await action.perform(on: $0) }
+}
+
+/// Opens the queue, runs `action`, prints what it says, and reports a failure with its exit code.
 func act(_ options: JobStoreOptions, _ action: (JobQueue) async throws -> String) async throws {
     let queue = try await options.openQueue()
     let said = try await reported("jobs") { try await action(queue) }

@@ -76,7 +76,7 @@ struct CacheCommand: AsyncParsableCommand {
 
         func run() async throws {
             let stats = try await reported("cache stats") { try await cacheOptions.runtime().storage.stats() }
-            writeAll(Array(((json ? jsonLine(stats) : stats.description) + "\n").utf8), to: STDOUT_FILENO)
+            writeAll(Array(((json ? JSONLine.string(stats) : stats.description) + "\n").utf8), to: STDOUT_FILENO)
         }
     }
 

@@ -66,7 +66,7 @@ struct ParseCommand: ParsableCommand {
             }
         }
         if count {
-            let kinds = byKind.isEmpty ? "" : #", "warningsByKind": "# + jsonLine(byKind)
+            let kinds = byKind.isEmpty ? "" : #", "warningsByKind": "# + JSONLine.string(byKind)
             output.write(line: #"{"records": \#(records), "warnings": \#(warnings)\#(kinds)}"#)
         }
         output.flush()

@@ -70,7 +70,7 @@ struct InspectCommand: AsyncParsableCommand {
         let inspection = try await loading.describe(wsdl).inspection
         let output = StandardOutput()
         if json {
-            output.write(line: jsonLine(inspection))
+            output.write(line: JSONLine.string(inspection))
         } else {
             inspection.lines.forEach { output.write(line: $0) }
         }

@@ -162,14 +162,6 @@ struct XMLLimitOptions: ParsableArguments {
     }
 }
 
-/// `value` as one line of JSON for `--json`: keys sorted, dates in ISO 8601.
-func jsonLine(_ value: some Encodable) -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    encoder.dateEncodingStrategy = .iso8601
-    return String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self)
-}
-
 extension Interruption {
     /// The shell's exit status for the signal that interrupted the work, if one did.
     var exitCode: ExitCode? { exitStatus.map { ExitCode($0) } }

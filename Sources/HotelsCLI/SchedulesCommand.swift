@@ -1,4 +1,5 @@
 import ArgumentParser
+import Fetching
 import Foundation
 import OfflineStore
 import PostgresStore
@@ -26,7 +27,7 @@ struct SchedulesCommand: AsyncParsableCommand {
         func run() async throws {
             try await act(storeOptions) { queue in
                 let schedules = try await queue.schedules().map(ScheduleReport.init)
-                if json { return jsonLine(schedules) }
+                if json { return JSONLine.string(schedules) }
                 guard !schedules.isEmpty else { return "no schedules: hotels enqueue --every 6h makes one" }
                 return schedules.map(\.text).joined(separator: "\n")
             }

@@ -149,6 +149,6 @@ extension SimulationSummary {
     func print(json: Bool, report: String?) {
         var summary = self
         summary.report = report
-        writeAll(Array(((json ? jsonLine(summary) : summary.description) + "\n").utf8), to: STDOUT_FILENO)
+        writeAll(Array(((json ? JSONLine.string(summary) : summary.description) + "\n").utf8), to: STDOUT_FILENO)
     }
 }

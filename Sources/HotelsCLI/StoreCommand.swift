@@ -18,7 +18,7 @@ struct StoreCommand: AsyncParsableCommand {
         @Flag(help: "Print as JSON.") var json = false
 
         func print(_ report: PostgresSchema.Report) {
-            writeAll(Array(((json ? jsonLine(report) : report.description) + "\n").utf8), to: STDOUT_FILENO)
+            writeAll(Array(((json ? JSONLine.string(report) : report.description) + "\n").utf8), to: STDOUT_FILENO)
         }
 
         func location() throws -> PostgresLocation {

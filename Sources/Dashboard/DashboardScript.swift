@@ -1,0 +1,139 @@
+import Hummingbird
+
+/// The dashboard's one script, served from `/static/dashboard.js` (the
+/// Content-Security-Policy allows no inline script). Pages read without it;
+/// with it:
+/// - a list's logos load as the tutorials load them: only for rows in the
+///   viewport (IntersectionObserver, with a small margin as prefetch), a row
+///   that leaves has its request aborted (AbortController), during a fast
+///   scroll nothing starts until the scroll settles, and the next page of
+///   rows is fetched from the API once the user passes 90% of what is loaded;
+/// - the queue refreshes every 2 s without a reload.
+///
+/// `window.hotelkitWindow` counts what it did, for the browser tests.
+enum DashboardScript {
+    static var response: Response {
+        Response(status: .ok, headers: [.contentType: "text/javascript; charset=utf-8", .cacheControl: "no-cache"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(string: source)))
+    }
+
+    static let source = #"""
+        "use strict";
+        (() => {
+          const stats = { started: 0, loaded: 0, aborted: 0, failed: 0, deferred: 0, pages: 0, refreshes: 0 };
+          window.hotelkitWindow = stats;
+
+          function refreshQueue() {
+            const main = document.getElementById("queue");
+            if (!main) return;
+            setInterval(async () => {
+              try {
+                const response = await fetch(main.dataset.refresh);
+                if (!response.ok) return;
+                const template = document.createElement("template");
+                template.innerHTML = await response.text();
+                const fresh = template.content.getElementById("queue");
+                if (fresh) { main.replaceChildren(...fresh.childNodes); stats.refreshes++; }
+              } catch (_) { /* the next tick tries again */ }
+            }, 2000);
+          }
+
+          function listWindow() {
+            const table = document.getElementById("hotels");
+            if (!table) return;
+            const body = table.tBodies[0];
+            const nextLink = document.querySelector('a[rel="next"]');
+            let after = nextLink ? new URL(nextLink.href).searchParams.get("after") : null;
+            if (nextLink) nextLink.parentElement.hidden = true;
+            const listID = table.dataset.list, search = table.dataset.search;
+            const FAST = 2;        // px per ms: faster than this, nothing starts
+            const SETTLE = 150;    // ms without a scroll event: the scroll has settled
+            const visible = new Set();
+            const loading = new Map();
+            let fast = false, settleTimer = null, last = { y: window.scrollY, t: performance.now() }, fetching = false;
+
+            function start(row) {
+              const img = row.querySelector("img[data-logo]");
+              if (!img || img.dataset.state) return;
+              const controller = new AbortController();
+              loading.set(row, controller);
+              img.dataset.state = "loading";
+              stats.started++;
+              fetch(img.dataset.logo, { signal: controller.signal })
+                .then(response => { if (!response.ok) throw new Error(String(response.status)); return response.blob(); })
+                .then(blob => { img.src = URL.createObjectURL(blob); img.dataset.state = "loaded"; stats.loaded++; })
+                .catch(error => {
+                  if (error.name === "AbortError") { delete img.dataset.state; stats.aborted++; }
+                  else { img.dataset.state = "failed"; stats.failed++; }
+                })
+                .finally(() => loading.delete(row));
+            }
+
+            const observer = new IntersectionObserver(entries => {
+              for (const entry of entries) {
+                if (entry.isIntersecting) {
+                  visible.add(entry.target);
+                  if (fast) stats.deferred++; else start(entry.target);
+                } else {
+                  visible.delete(entry.target);
+                  const controller = loading.get(entry.target);
+                  if (controller) controller.abort();
+                }
+              }
+            }, { rootMargin: "64px 0px" });
+            const watch = rows => { for (const row of rows) observer.observe(row); };
+
+            function cell(text) { const td = document.createElement("td"); td.textContent = text; return td; }
+            function rowFor(hotel) {
+              const row = document.createElement("tr");
+              const logo = document.createElement("td");
+              if (hotel.logoURL) {
+                const img = document.createElement("img");
+                img.alt = ""; img.width = 32; img.height = 32;
+                img.dataset.logo = "/logo?url=" + encodeURIComponent(hotel.logoURL);
+                logo.append(img);
+              }
+              const position = hotel.latitude == null ? "" : hotel.latitude + (hotel.longitude == null ? "" : ", " + hotel.longitude);
+              const added = hotel.addtime == null ? "" : new Date(hotel.addtime * 1000).toISOString().replace(".000Z", "Z");
+              row.append(logo, cell(hotel.name ?? hotel.code), cell(hotel.address ?? ""), cell(position), cell(added));
+              return row;
+            }
+
+            async function more() {
+              if (fetching || after === null) return;
+              if (window.scrollY + window.innerHeight < 0.9 * document.documentElement.scrollHeight) return;
+              fetching = true;
+              try {
+                const url = "/api/lists/" + listID + "/hotels?after=" + encodeURIComponent(after)
+                  + (search ? "&q=" + encodeURIComponent(search) : "");
+                const response = await fetch(url);
+                if (!response.ok) return;
+                const page = await response.json();
+                const rows = page.hotels.map(rowFor);
+                body.append(...rows);
+                watch(rows);
+                stats.pages++;
+                after = page.next ? new URL(page.next, location.href).searchParams.get("after") : null;
+              } finally {
+                fetching = false;
+              }
+              more();
+            }
+
+            window.addEventListener("scroll", () => {
+              const now = performance.now(), y = window.scrollY;
+              fast = Math.abs(y - last.y) / Math.max(1, now - last.t) > FAST;
+              last = { y, t: now };
+              clearTimeout(settleTimer);
+              settleTimer = setTimeout(() => { fast = false; for (const row of visible) start(row); }, SETTLE);
+              more();
+            }, { passive: true });
+            watch(body.rows);
+            more();
+          }
+
+          refreshQueue();
+          listWindow();
+        })();
+        """#
+}

@@ -1,0 +1,94 @@
+import Dashboard
+import Fetching
+import Foundation
+import Hotels
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Imaging
+import OfflineStore
+import PostgresStore
+import Runtime
+import SampleService
+import Testing
+import TestSupport
+import Workers
+
+/// The queue's page and buttons on a real PostgreSQL, and logos from the store's index, revalidated by ETag.
+@Suite("hotels dashboard: the queue, schedules and logos")
+struct DashboardQueueTests {
+    @Test("the queue page's buttons do what hotels jobs does, only with the page's CSRF token; a GET changes nothing; schedules stale first")
+    func queueButtons() async throws {
+        let url = try await TestPostgres.shared().makeDatabase()
+        let runtime = try await HotelRuntime.open(.init(store: .shared(try PostgresLocation(url: url))))
+        let queue = JobQueue(store: try #require(runtime.sharedStore))
+        let profile = try JobProfile(nameOrPath: "sample")
+        try await queue.enqueue([ListJobArguments(profile: profile, endpoint: "http://127.0.0.1:1/soap", city: "Paris").job(),
+                                 ListJobArguments(profile: profile, endpoint: "http://127.0.0.1:1/soap", city: "Rome").job(every: 3600)])
+        let app = try DashboardServer(runtime: runtime, configuration: .init(port: 0)).application()
+        try await app.test(.live) { client in
+            let page = try await client.execute(uri: "/queue", method: .get) { String(buffer: $0.body) }
+            #expect(page.contains("data-refresh=\"/queue?part=main\"") && page.contains("<script src=\"/static/dashboard.js\""))
+            let csrf = try #require(page.firstMatch(of: /name="csrf" value="([0-9a-f]+)"/)?.1).description
+            let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+            // Without the token, or with another, nothing happens.
+            for body in ["action=pause&kind=list", "action=pause&kind=list&csrf=0123"] {
+                try await client.execute(uri: "/queue", method: .post, headers: form, body: ByteBuffer(string: body)) { #expect($0.status == .forbidden) }
+            }
+            try await client.execute(uri: "/queue?action=pause&kind=list&csrf=\(csrf)", method: .get) { #expect($0.status == .ok) }
+            #expect(try await queue.pausedKinds().isEmpty)
+            try await client.execute(uri: "/queue", method: .post, headers: form, body: ByteBuffer(string: "csrf=\(csrf)&action=pause&kind=list")) { response in
+                #expect(response.status == .seeOther)
+                #expect(response.headers[.location]?.hasPrefix("/queue?said=list%20jobs%20paused") == true)
+            }
+            #expect(try await queue.pausedKinds() == [.list])
+            try await client.execute(uri: "/queue", method: .post, headers: form, body: ByteBuffer(string: "csrf=\(csrf)&action=cancel&id=1")) {
+                #expect($0.status == .seeOther && $0.headers[.location] == "/queue?said=job%201%20cancelled")
+            }
+            let part = try await client.execute(uri: "/queue?part=main", method: .get) { String(buffer: $0.body) }
+            #expect(part.hasPrefix("<main id=\"queue\"") && part.contains("list (paused)") && part.contains(">Resume<"))
+            let jobs = try await client.execute(uri: "/api/jobs", method: .get) { response in
+                try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
+            }
+            #expect((jobs["counts"] as? [String: Int])?["cancelled"] == 1 && jobs["paused"] as? [String] == ["list"])
+            let schedules = try await client.execute(uri: "/api/schedules", method: .get) { response in
+                try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [[String: Any]])
+            }
+            #expect(schedules.count == 1 && schedules.first?["city"] as? String == "Rome" && schedules.first?["every"] as? Double == 3600)
+            let shown = try await client.execute(uri: "/schedules", method: .get) { String(buffer: $0.body) }
+            #expect(shown.contains("<td>Rome</td>") && shown.contains("<td>1h</td>"))
+        }
+        await runtime.close()
+    }
+
+    @Test("a logo comes from the store's logo index with an ETag; asked again with If-None-Match it is 304; a URL the index lacks is 404")
+    func logosRevalidate() async throws {
+        var options = SampleServiceOptions()
+        options.port = 0
+        options.hotels = 60
+        let server = try await SampleServer.start(options)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dashboard-logos-\(UUID().uuidString)")
+        let runtime = try await HotelRuntime.open(.init(store: .folder(folder)))
+        let client = try runtime.client(profile: try .named("sample"), endpoint: server.endpoint)
+        let summary = try await runtime.listJob(client, city: "Paris", logos: FilterChain(), sink: StoreOnlySink()).run()
+        #expect(summary.failure == nil && summary.logos.saved > 0)
+        let list = try #require(try await runtime.storage.allLists().first)
+        let logoURL = try #require(try await runtime.storage.rows(in: list, after: nil, limit: 1, matching: nil).hotels.first?.logoURL)
+        let app = try DashboardServer(runtime: runtime, configuration: .init(port: 0)).application()
+        try await app.test(.live) { client in
+            let uri = "/logo?url=" + (logoURL.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+            let tag = try await client.execute(uri: uri, method: .get) { response in
+                #expect(response.status == .ok && response.headers[.contentType] == "image/png" && response.headers[.cacheControl] == "no-cache")
+                #expect(response.body.readableBytes > 0)
+                return try #require(response.headers[.eTag])
+            }
+            try await client.execute(uri: uri, method: .get, headers: [.ifNoneMatch: tag]) { response in
+                #expect(response.status == .notModified && response.body.readableBytes == 0)
+            }
+            try await client.execute(uri: uri, method: .get, headers: [.ifNoneMatch: "\"other\""]) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/logo?url=http%3A%2F%2Felsewhere.test%2Fx.png", method: .get) { #expect($0.status == .notFound) }
+        }
+        await runtime.close()
+        await server.stop()
+    }
+}
