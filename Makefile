@@ -11,6 +11,7 @@ build: deps
 
 test: deps
 	@python3 -c "import zeep" 2>/dev/null || python3 -m pip install -q zeep
+	@python3 -c "import selenium" 2>/dev/null || python3 -m pip install -q selenium
 	$(SWIFT) build --build-tests
 	# Line by line: the test log then says which tests were running should one hang (scripts/watchdog names them).
 	stdbuf -oL -eL $(SWIFT) test
@@ -23,6 +24,7 @@ demo: deps
 # Hardening (README, "Hardening"): the tests under ThreadSanitizer, then AddressSanitizer with leak checks.
 sanitize: deps
 	@python3 -c "import zeep" 2>/dev/null || python3 -m pip install -q zeep
+	@python3 -c "import selenium" 2>/dev/null || python3 -m pip install -q selenium
 	scripts/sanitize
 
 # Hardening: every libFuzzer target for FUZZ_SECONDS each (scripts/fuzz TARGET SECONDS runs one).

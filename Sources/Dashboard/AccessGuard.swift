@@ -11,6 +11,7 @@ struct AccessGuard: RouterMiddleware {
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
 
     let token: String?
+    var onResponse: (@Sendable (_ method: String, _ path: String, _ status: Int) -> Void)?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
@@ -25,6 +26,7 @@ struct AccessGuard: RouterMiddleware {
         response.headers[.contentSecurityPolicy] = "default-src 'self'; img-src 'self' blob:"
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[Self.referrerPolicy] = "no-referrer"
+        onResponse?(request.method.rawValue, request.uri.path, response.status.code)
         return response
     }
 

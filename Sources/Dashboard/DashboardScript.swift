@@ -69,7 +69,22 @@ enum DashboardScript {
                 .finally(() => loading.delete(row));
             }
 
+            // How fast the list moves, from the scroll position at each look (a scroll event, or an observer's
+            // callback, which can come before the frame's scroll event): the first move after a pause has no
+            // speed yet, and waits for the next look or the settle. Slowing down starts the rows in view.
+            function look() {
+              const now = performance.now(), y = window.scrollY, dy = Math.abs(y - last.y), dt = now - last.t;
+              if (dy === 0) return;
+              last = { y, t: now };
+              const wasFast = fast;
+              fast = dt > 100 || dy / Math.max(1, dt) > FAST;
+              clearTimeout(settleTimer);
+              settleTimer = setTimeout(() => { fast = false; for (const row of visible) start(row); }, SETTLE);
+              if (wasFast && !fast) for (const row of visible) start(row);
+            }
+
             const observer = new IntersectionObserver(entries => {
+              look();
               for (const entry of entries) {
                 if (entry.isIntersecting) {
                   visible.add(entry.target);
@@ -120,14 +135,7 @@ enum DashboardScript {
               more();
             }
 
-            window.addEventListener("scroll", () => {
-              const now = performance.now(), y = window.scrollY;
-              fast = Math.abs(y - last.y) / Math.max(1, now - last.t) > FAST;
-              last = { y, t: now };
-              clearTimeout(settleTimer);
-              settleTimer = setTimeout(() => { fast = false; for (const row of visible) start(row); }, SETTLE);
-              more();
-            }, { passive: true });
+            window.addEventListener("scroll", () => { look(); more(); }, { passive: true });
             watch(body.rows);
             more();
           }

@@ -15,6 +15,8 @@ extension DashboardServer {
         /// The filter chain (its description) whose logos the list pages show from the store's logo
         /// index, as `hotels fetch --logos --filter` or `hotels enqueue --logos --filter` stored them.
         public var logoFilter = ""
+        /// Told of every answered request, its path (no query: a search is the user's) and status: an access log.
+        public var onResponse: (@Sendable (_ method: String, _ path: String, _ status: Int) -> Void)?
 
         public init(host: String = "127.0.0.1", port: Int = 8080, token: String? = nil, logoFilter: String = "") {
             self.host = host

@@ -45,7 +45,7 @@ public struct DashboardServer: Sendable {
 
     func router() -> Router<BasicRequestContext> {
         let router = Router()
-        router.add(middleware: AccessGuard(token: configuration.token))
+        router.add(middleware: AccessGuard(token: configuration.token, onResponse: configuration.onResponse))
         router.get("login") { _, _ in Page.login(failed: false) }
         router.post("login") { request, _ in try await AccessGuard.logIn(request, token: configuration.token) }
         router.get("/") { _, _ in Response(status: .seeOther, headers: [.location: "/lists"]) }

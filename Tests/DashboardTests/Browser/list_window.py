@@ -1,0 +1,92 @@
+"""Drives a list page of `hotels dashboard` in headless Chromium (Debian's, through
+chromium-driver) and prints what its window loading did, as one JSON object.
+
+usage: list_window.py BASE_URL LIST_PATH
+
+Every wait is for a condition in the page (WebDriverWait), never a fixed time;
+the network is slowed (Chrome DevTools' emulation) so that logos are still in
+flight when their rows leave.
+"""
+import json
+import sys
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.support.ui import WebDriverWait
+
+BASE, PATH = sys.argv[1], sys.argv[2]
+WAIT = 120
+
+options = webdriver.ChromeOptions()
+options.binary_location = "/usr/bin/chromium"
+for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1000,800"):
+    options.add_argument(argument)
+driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+result = {}
+try:
+    def stats():
+        return driver.execute_script("return Object.assign({}, window.hotelkitWindow)")
+
+    def wait(condition, what):
+        WebDriverWait(driver, WAIT).until(lambda _: condition(), message=what)
+
+    def rows_in_view():
+        return driver.execute_script("""
+            const rows = Array.from(document.querySelectorAll('#hotels tbody tr'));
+            return rows.filter(r => { const b = r.getBoundingClientRect(); return b.bottom > 0 && b.top < innerHeight; }).length""")
+
+    def unloaded_in_view():
+        return driver.execute_script("""
+            const rows = Array.from(document.querySelectorAll('#hotels tbody tr'));
+            return rows.filter(r => { const b = r.getBoundingClientRect(); return b.bottom > 0 && b.top < innerHeight; })
+                       .filter(r => { const i = r.querySelector('img[data-logo]'); return i && i.dataset.state !== 'loaded'; }).length""")
+
+    driver.get(BASE + PATH)
+    wait(lambda: driver.execute_script("return !!window.hotelkitWindow"), "the script ran")
+    wait(lambda: unloaded_in_view() == 0, "the first screen's logos")
+    first = stats()
+    result["first"] = first
+    result["visibleRows"] = rows_in_view()
+    result["rowsLoaded"] = driver.execute_script("return document.querySelectorAll('#hotels tbody tr').length")
+
+    # Slow logos: 400 ms each way, so a fling leaves rows with requests in flight.
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.emulateNetworkConditions",
+                           {"offline": False, "latency": 400, "downloadThroughput": -1, "uploadThroughput": -1})
+    # A slow drag to start logos, then a fling well past them: one scroll step per frame.
+    driver.execute_script("window.scrollBy(0, 300)")
+    wait(lambda: stats()["started"] > first["started"], "logos started after a slow scroll")
+    before_fling = stats()
+    driver.execute_script("""
+        window.flingDone = false;
+        let steps = 0;
+        function step() {
+          window.scrollBy(0, 800);
+          if (++steps < 4) { requestAnimationFrame(step); return; }
+          // Taken at the fling's last frame, before the settle timer can run.
+          window.flingStats = Object.assign({}, window.hotelkitWindow);
+          window.flingDone = true;
+        }
+        requestAnimationFrame(step);""")
+    wait(lambda: driver.execute_script("return window.flingDone"), "the fling")
+    during = driver.execute_script("return window.flingStats")
+    result["beforeFling"], result["duringFling"] = before_fling, during
+    wait(lambda: unloaded_in_view() == 0, "the settled screen's logos")
+    result["settled"] = stats()
+
+    # Past 90% of what is loaded: the next page comes from the API.
+    driver.execute_cdp_cmd("Network.emulateNetworkConditions",
+                           {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    driver.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
+    wait(lambda: stats()["pages"] >= 1, "the next page")
+    result["afterMore"] = stats()
+    result["rowsAfterMore"] = driver.execute_script("return document.querySelectorAll('#hotels tbody tr').length")
+
+    # A second visit revalidates the first screen's logos.
+    driver.get(BASE + PATH)
+    wait(lambda: driver.execute_script("return !!window.hotelkitWindow"), "the script ran again")
+    wait(lambda: unloaded_in_view() == 0, "the second visit's logos")
+    result["secondVisit"] = stats()
+finally:
+    driver.quit()
+print(json.dumps(result))
