@@ -90,12 +90,17 @@ public struct DashboardServer: Sendable {
         return try await runtime.storage.allLists().first { $0.id == id }
     }
 
+    /// Every list, filtered by `q` (city, keyword, profile or endpoint host) and sorted by `sort` and `order`.
     private func listsPage(_ request: Request) async throws -> Response {
         let filter = search(request)?.lowercased()
+        let sort = request.uri.queryParameters.get("sort").flatMap { ListSummary.Column(rawValue: String($0)) } ?? .fetched
+        let descending = request.uri.queryParameters.get("order").map { $0 == "desc" } ?? (sort == .fetched)
         let lists = try await runtime.storage.allLists().map(ListSummary.init).filter { summary in
-            filter.map { [summary.city, summary.profile, summary.endpointHost].joined(separator: " ").lowercased().contains($0) } ?? true
+            filter.map { [summary.city, summary.keyword ?? "", summary.profile, summary.endpointHost].joined(separator: " ").lowercased().contains($0) }
+                ?? true
         }
-        return Page.lists(lists, search: filter ?? "", hasQueue: queue != nil)
+        let sorted = lists.sorted { descending ? sort.orders($1, before: $0) : sort.orders($0, before: $1) }
+        return Page.lists(sorted, search: filter ?? "", sort: sort, descending: descending)
     }
 
     private func listPage(_ request: Request, id: Int64?) async throws -> Response {
@@ -177,6 +182,8 @@ struct ListSummary: Encodable, Sendable {
     var profile: String
     var endpoint: String
     var keyword: String?
+    /// A search by position: `48.8566,2.3522 within 5 km`.
+    var near: String?
     var rows: Int
     var fetchedAt: Date
     /// The service said the list has ended.
@@ -188,10 +195,38 @@ struct ListSummary: Encodable, Sendable {
         profile = list.key.profile
         endpoint = list.key.endpoint
         keyword = list.key.keyword.isEmpty ? nil : list.key.keyword
+        near = list.key.area.map { "\($0.latitude),\($0.longitude) within \($0.radius) km" }
         rows = list.count
         fetchedAt = list.fetchedAt
         complete = list.isExhausted
     }
 
     var endpointHost: String { URL(string: endpoint)?.host ?? endpoint }
+
+    /// The lists page's columns, each sortable.
+    enum Column: String, CaseIterable {
+        case city, profile, endpoint, rows, fetched, state
+
+        var heading: String {
+            switch self {
+            case .city: "City"
+            case .profile: "Profile"
+            case .endpoint: "Endpoint"
+            case .rows: "Rows"
+            case .fetched: "Last fetched"
+            case .state: "State"
+            }
+        }
+
+        func orders(_ a: ListSummary, before b: ListSummary) -> Bool {
+            switch self {
+            case .city: (a.city, a.id) < (b.city, b.id)
+            case .profile: (a.profile, a.id) < (b.profile, b.id)
+            case .endpoint: (a.endpointHost, a.id) < (b.endpointHost, b.id)
+            case .rows: (a.rows, a.id) < (b.rows, b.id)
+            case .fetched: (a.fetchedAt, a.id) < (b.fetchedAt, b.id)
+            case .state: (a.complete ? 1 : 0, a.id) < (b.complete ? 1 : 0, b.id)
+            }
+        }
+    }
 }

@@ -8,6 +8,10 @@ import Workers
 
 /// The dashboard's HTML: server-rendered, readable without a script, and
 /// with every value from a supplier or the store escaped.
+///
+/// Closures that build HTML say `-> String`: GRDB's `SQL` is built by string
+/// interpolation too, and without it `[SQL].joined()` was chosen, which
+/// printed a description of SQL in place of the lists page's headings.
 enum Page {
     static func escaped(_ text: String) -> String {
         var out = ""
@@ -54,18 +58,26 @@ enum Page {
             """, status: failed ? .unauthorized : .ok)
     }
 
-    static func lists(_ lists: [ListSummary], search: String, hasQueue: Bool) -> Response {
-        let rows = lists.map { list in
+    static func lists(_ lists: [ListSummary], search: String, sort: ListSummary.Column, descending: Bool) -> Response {
+        let rows = lists.map { (list) -> String in
             """
-            <tr><td><a href="/lists/\(list.id)">\(escaped(list.city))</a>\(list.keyword.map { " · " + escaped($0) } ?? "")</td>\
+            <tr><td><a href="/lists/\(list.id)">\(escaped(list.city))</a>\(list.keyword.map { " “" + escaped($0) + "”" } ?? "")\
+            \(list.near.map { " near " + escaped($0) } ?? "")</td>\
             <td>\(escaped(list.profile))</td><td>\(escaped(list.endpointHost))</td><td>\(list.rows)</td>\
-            <td><time datetime="\(ISO8601DateFormatter().string(from: list.fetchedAt))">\(ISO8601DateFormatter().string(from: list.fetchedAt))</time></td>\
-            <td>\(list.complete ? "complete" : "more to load")</td></tr>
+            <td>\(date(list.fetchedAt))</td><td>\(list.complete ? "complete" : "more to load")</td></tr>
             """
         }.joined(separator: "\n")
+        // Each heading sorts by its column; the sorted one's link turns the order round.
+        let headings = ListSummary.Column.allCases.map { (column) -> String in
+            let order = column == sort && !descending ? "desc" : "asc"
+            let mark = column == sort ? (descending ? " ↓" : " ↑") : ""
+            let query = "sort=\(column.rawValue)&order=\(order)" + (search.isEmpty ? "" : "&q=" + queryEscaped(search))
+            return "<th><a href=\"/lists?\(query)\">\(column.heading)</a>\(mark)</th>"
+        }.joined()
         return html("Lists", """
-            <form method="get" action="/lists"><label>Search <input type="search" name="q" value="\(escaped(search))"></label></form>
-            <table><thead><tr><th>City</th><th>Profile</th><th>Endpoint</th><th>Rows</th><th>Last fetched</th><th>State</th></tr></thead>
+            <form method="get" action="/lists"><label>Search <input type="search" name="q" value="\(escaped(search))"></label>\
+            <input type="hidden" name="sort" value="\(sort.rawValue)"><input type="hidden" name="order" value="\(descending ? "desc" : "asc")"></form>
+            <table><thead><tr>\(headings)</tr></thead>
             <tbody>
             \(rows)
             </tbody></table>
@@ -73,12 +85,12 @@ enum Page {
     }
 
     static func list(_ list: ListSummary, rows: ListRows, search: String, next: Int64?) -> Response {
-        let body = zip(rows.hotels, rows.positions).map { hotel, position in
+        let body = zip(rows.hotels, rows.positions).map { (hotel, position) -> String in
             """
             <tr data-position="\(position)"><td>\(hotel.logoURL.map { "<img alt=\"\" width=\"32\" height=\"32\" data-logo=\"/logo?url=\(escaped(queryEscaped($0)))\">" } ?? "")</td>\
             <td>\(escaped(hotel.name ?? hotel.code))</td><td>\(escaped(hotel.address ?? ""))</td>\
             <td>\(hotel.latitude.map { String($0) } ?? "")\(hotel.longitude.map { ", " + String($0) } ?? "")</td>\
-            <td>\(hotel.addtime.map { ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double($0))) } ?? "")</td></tr>
+            <td>\(hotel.addtime.map { date(Date(timeIntervalSince1970: Double($0))) } ?? "")</td></tr>
             """
         }.joined(separator: "\n")
         let query = search.isEmpty ? "" : "&q=" + queryEscaped(search)
@@ -103,21 +115,21 @@ enum Page {
                 """
         }
         let states = JobState.allCases.map(\.rawValue)
-        let kinds = report.byKind.keys.sorted().map { kind in
+        let kinds = report.byKind.keys.sorted().map { (kind) -> String in
             let paused = report.paused.contains(kind)
             return "<tr><th>\(escaped(kind))\(paused ? " (paused)" : "")</th>"
                 + states.map { "<td>\(report.byKind[kind]?[$0] ?? 0)</td>" }.joined()
                 + "<td>\(paused ? button("Resume", "resume", ["kind": kind]) : button("Pause", "pause", ["kind": kind]))</td></tr>"
         }.joined(separator: "\n")
-        let workers = report.workers.map { worker in
+        let workers = report.workers.map { (worker) -> String in
             "<tr\(worker.gone ? " class=\"gone\"" : "")><td>\(escaped(worker.host))</td><td>\(escaped(String(worker.id.prefix(8))))</td>"
                 + "<td>\(date(worker.startedAt))</td><td>\(date(worker.lastHeartbeat))</td><td>\(worker.running)</td>"
                 + "<td>\(worker.gone ? "gone" : "alive")</td></tr>"
         }.joined(separator: "\n")
-        let stale = report.staleLists.map { list in
+        let stale = report.staleLists.map { (list) -> String in
             "<tr><td>\(escaped(list.list))</td><td>\(date(list.since))</td><td>\(escaped(list.lastError ?? ""))</td></tr>"
         }.joined(separator: "\n")
-        let dead = report.dead.map { job in
+        let dead = report.dead.map { (job) -> String in
             "<tr><td>\(job.id)</td><td>\(escaped(job.kind))</td><td>\(job.attempts)</td><td>\(escaped(job.lastError))</td>"
                 + "<td>\(button("Retry", "retry", ["id": String(job.id)])) \(button("Cancel", "cancel", ["id": String(job.id)]))</td></tr>"
         }.joined(separator: "\n")
@@ -153,7 +165,7 @@ enum Page {
 
     /// Every schedule, stale ones first.
     static func schedules(_ schedules: [ScheduleReport]) -> Response {
-        let rows = schedules.map { schedule in
+        let rows = schedules.map { (schedule) -> String in
             "<tr\(schedule.stale ? " class=\"stale\"" : "")><td>\(schedule.id)</td>"
                 + "<td>\(escaped([schedule.city, schedule.keyword.map { "“\($0)”" }, schedule.near.map { "near \($0)" }].compactMap { $0 }.joined(separator: " ")))</td>"
                 + "<td>\(escaped(schedule.profile ?? schedule.kind))</td><td>\(escaped(DurationText.of(seconds: schedule.every)))</td>"

@@ -48,6 +48,18 @@ struct DashboardTests {
                 let page = String(buffer: response.body)
                 #expect(page.contains("href=\"/lists/\(paris)\"") && page.contains("Tokyo") && page.contains("hotels.test"))
             }
+            // Sorted by any column, either way; the sorted column's link turns the order round.
+            for (query, first) in [("sort=rows&order=desc", "Paris"), ("sort=rows&order=asc", "Tokyo"), ("sort=city&order=asc", "Paris"),
+                                   ("sort=city&order=desc", "Tokyo")] {
+                try await client.execute(uri: "/lists?" + query, method: .get) { response in
+                    let page = String(buffer: response.body)
+                    let paris = try #require(page.range(of: ">Paris<")), tokyo = try #require(page.range(of: ">Tokyo<"))
+                    #expect((paris.lowerBound < tokyo.lowerBound) == (first == "Paris"), "\(query)")
+                }
+            }
+            try await client.execute(uri: "/lists?sort=rows&order=asc", method: .get) { response in
+                #expect(String(buffer: response.body).contains("href=\"/lists?sort=rows&order=desc\">Rows</a> ↑"))
+            }
             try await client.execute(uri: "/lists?q=tok", method: .get) { response in
                 let page = String(buffer: response.body)
                 #expect(page.contains("Tokyo") && !page.contains(">Paris<"))
