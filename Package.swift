@@ -191,7 +191,7 @@ let package = Package(
         // The store suite on SQLite and on a PostgreSQL server the tests start (TestSupport's TestPostgres).
         .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "OfflineStore", "Hotels", "Imaging", "TestSupport", "hotels"]),
         // The worker loop on fakes and a real server; the hotels worker processes against hotels serve.
-        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "Fetching", "Hotels", "Imaging", "OfflineStore", "PostgresStore", "Runtime",
+        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "Fetching", "HTTP", "Hotels", "Imaging", "Locking", "OfflineStore", "PostgresStore", "Runtime",
                                                           "SampleService", "TestSupport", "Workers", "hotels",
                                                           .product(name: "HummingbirdTesting", package: "hummingbird")]),
         .testTarget(name: "WorkersTests", dependencies: ["Workers", "PostgresStore", "OfflineStore", "Hotels", "HTTP", "Locking", "Runtime", "TestSupport", "hotels"]),

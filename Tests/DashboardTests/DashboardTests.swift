@@ -1,7 +1,9 @@
 import Dashboard
 import Foundation
 import Hotels
+import HTTP
 import HTTPTypes
+import Locking
 import Hummingbird
 import HummingbirdTesting
 import OfflineStore
@@ -137,5 +139,31 @@ struct DashboardTests {
         #expect(throws: Never.self) { try DashboardServer.Configuration(host: "0.0.0.0", token: Self.token).check() }
         let refused = try await HotelsProcess.run(["dashboard", "--host", "0.0.0.0", "--port", "0"])
         #expect(refused.status == 64 && refused.stderr.contains("--token-file"), "\(refused.stderr)")
+    }
+
+    @Test("hotels dashboard --token-file: the token lets a script in, a wrong one does not, and it appears in no output; SIGTERM stops it with 0")
+    func tokenFromFile() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dashboard-token-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let tokenFile = folder.appendingPathComponent("token")
+        try Data((Self.token + "\n").utf8).write(to: tokenFile)
+        let port = try TestPostgres.freePort()
+        let child = Locked<ChildProcess?>(nil)
+        async let finished = HotelsProcess.run(["dashboard", "--cache", folder.path, "--port", String(port), "--token-file", tokenFile.path],
+                                               timeLimit: 120) { running in child.withLock { $0 = running } }
+        let transport = HTTPTransport()
+        let base = "http://127.0.0.1:\(port)"
+        // Listening once a request is answered at all.
+        while (try? await transport.data(for: HTTP.HTTPRequest(url: base + "/login"))) == nil { try await Task.sleep(for: .milliseconds(50)) }
+        var answers: [Int] = []
+        for bearer in ["wrong-token-of-some-length", Self.token] {
+            answers.append(try await transport.data(for: HTTP.HTTPRequest(url: base + "/api/lists", headers: [("Authorization", "Bearer " + bearer)])).0.status)
+        }
+        child.value?.signal(SIGTERM)
+        let run = try await finished
+        #expect(answers == [401, 200])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("dashboard on http://127.0.0.1:\(port)/"))
+        #expect(!(run.stdout + run.stderr).contains(Self.token))
     }
 }
