@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "Runtime", targets: ["Runtime"]),
         .library(name: "Workers", targets: ["Workers"]),
         .library(name: "Browsing", targets: ["Browsing"]),
+        .library(name: "Console", targets: ["Console"]),
         .executable(name: "hotels", targets: ["hotels"]),
     ],
     dependencies: [
@@ -138,6 +139,9 @@ let package = Package(
         // The simulation and the sample server: linked by the executable
         // alone, so library users never pull in a web server.
         .target(name: "Simulation", dependencies: ["AtomicFiles", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Seeding", "Logos", "OfflineStore", "Fetching", "Runtime", logging]),
+        // What a command-line program over HotelKit prints with: errors with their hints and sysexits
+        // statuses, secrets redacted; buffered standard output; a progress line on a terminal.
+        .target(name: "Console", dependencies: ["Fetching", "Hotels", "Locking", logging]),
         // The web side, on Hummingbird: the dashboard (lists, a list's hotels, the queue; JSON under /api/) and the
         // Prometheus endpoint beside a worker. Linked by the executable alone.
         .target(
@@ -160,15 +164,15 @@ let package = Package(
             name: "hotels",
             dependencies: [
                 "AtomicFiles", "HTTP", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Seeding", "Logos", "OfflineStore", "Fetching",
-                "PostgresStore", "Runtime", "Workers", "Browsing", "Dashboard", "Simulation", "SampleService", "WSDL", logging,
+                "PostgresStore", "Runtime", "Workers", "Browsing", "Console", "Dashboard", "Simulation", "SampleService", "WSDL", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Sources/HotelsCLI"
         ),
 
         // Small programs that use the libraries as a user would; `make test` builds them.
-        .executableTarget(name: "FetchCity", dependencies: ["Hotels", "Imaging", "Fetching", "Runtime"], path: "Examples/FetchCity"),
-        .executableTarget(name: "FleetWorker", dependencies: ["Fetching", "Runtime", "Workers"], path: "Examples/FleetWorker"),
+        .executableTarget(name: "FetchCity", dependencies: ["Console", "Hotels", "Imaging", "Fetching", "Runtime"], path: "Examples/FetchCity"),
+        .executableTarget(name: "FleetWorker", dependencies: ["Console", "Runtime", "Workers"], path: "Examples/FleetWorker"),
         .executableTarget(name: "ParseResponse", dependencies: ["Hotels"], path: "Examples/ParseResponse"),
         .executableTarget(name: "Thumbnail", dependencies: ["Logos", "Imaging"], path: "Examples/Thumbnail"),
 

@@ -2,6 +2,7 @@
 // every hotel's logo, into a folder: OUT/hotels.jsonl and OUT/logos/, as
 // `hotels fetch --logos --out OUT` writes them. Run `hotels serve` and:
 //   swift run FetchCity http://127.0.0.1:8080/soap Paris paris
+import Console
 import Fetching
 import Foundation
 import Hotels
@@ -30,13 +31,8 @@ do {
     }
     print("end: \(summary.end ?? "error"); \(summary.hotels) hotels in the list, \(summary.logos.saved) logos")
     await runtime.close()
-    if let failure = summary.failure {
-        // What the error means: the exit code, and what to do about it.
-        let meaning = ErrorMeaning(failure)
-        FileHandle.standardError.write(Data("error: \(summary.failureDescription ?? "")\n\(meaning.hint ?? "")\n".utf8))
-        exit(meaning.exitCode)
-    }
+    // The error, what to do about it, and the exit status that says it to a shell.
+    if let failure = summary.failure { exit(Diagnostics.report(failure, context: arguments[2]).rawValue) }
 } catch {
-    FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-    exit(ErrorMeaning(error).exitCode)
+    exit(Diagnostics.report(error, context: arguments[2]).rawValue)
 }

@@ -4,7 +4,7 @@
 // the runtime's clients and logo pipelines, and stops on SIGTERM or SIGINT,
 // letting running jobs finish and giving the rest back.
 //   swift run FleetWorker postgres://hotels@127.0.0.1:5432/hotels?sslmode=disable
-import Fetching
+import Console
 import Foundation
 import Runtime
 import Workers
@@ -30,6 +30,6 @@ do {
     await runtime.close()
     try outcome.get()
 } catch {
-    FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-    exit(ErrorMeaning(error).exitCode)
+    // The error, what to do about it, and the exit status that says it to a shell.
+    exit(Diagnostics.report(error, context: "").rawValue)
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Hotels
 
 extension DashboardServer {
     /// Where the dashboard listens and who may see it.
@@ -28,6 +29,11 @@ extension DashboardServer {
         /// Whether `host` is a loopback address, where only this machine's users can connect.
         public var isLoopback: Bool {
             host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        }
+
+        /// The token in `file` (surrounding white space dropped), refused when others may read the file.
+        public static func token(file: String) throws(CredentialsError) -> String {
+            String(decoding: try Credentials.secretFile(file), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         }
 
         /// Refuses to serve a store's data and the queue's buttons to a network without a token.

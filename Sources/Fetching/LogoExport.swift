@@ -15,13 +15,18 @@ import OfflineStore
 /// ```
 public struct LogoExport: Sendable {
     /// What was written.
-    public struct Summary: Sendable, Codable, Equatable {
+    public struct Summary: Sendable, Codable, Equatable, CustomStringConvertible {
         /// Logo files written.
         public var written = 0
         /// Their bytes.
         public var bytes = 0
         /// Codes of rows with a logo URL whose logo the index does not hold (not yet fetched, or under another filter).
         public var missing: [String] = []
+
+        /// `12 logos (3456 bytes); 2 not in the store's logo index, first P7`.
+        public var description: String {
+            "\(written) logos (\(bytes) bytes)" + (missing.first.map { "; \(missing.count) not in the store's logo index, first \($0)" } ?? "")
+        }
     }
 
     public var storage: any HotelStorage

@@ -1,12 +1,9 @@
 import ArgumentParser
+import Console
 import Fetching
 import Browsing
-import Foundation
-import Glibc
-import Hotels
 import Imaging
 import Logging
-import OfflineStore
 import Runtime
 
 struct BrowseCommand: AsyncParsableCommand {

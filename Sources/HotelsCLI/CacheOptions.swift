@@ -1,4 +1,5 @@
 import ArgumentParser
+import Console
 import Fetching
 import Foundation
 import Hotels
@@ -48,12 +49,6 @@ func openRuntime(store url: String?, folder: URL?, _ configure: (inout HotelRunt
         if let url { configuration.store = .shared(try PostgresLocation(url: url)) }
         return try await HotelRuntime.open(configuration)
     }
-}
-
-/// The shared store at `url`, opened as a runtime opens it, its failures reported as `--store`'s.
-func openSharedStore(_ url: String) async throws -> PostgresHotelStore {
-    guard let store = try await openRuntime(store: url, folder: nil).sharedStore else { throw ExitStatus.usage.code }
-    return store
 }
 
 extension HotelRuntime.Configuration {

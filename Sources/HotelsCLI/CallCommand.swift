@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import Console
 import Hotels
 import Runtime
 

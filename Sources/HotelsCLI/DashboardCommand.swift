@@ -1,4 +1,5 @@
 import ArgumentParser
+import Console
 import Dashboard
 import Fetching
 import Foundation
@@ -30,11 +31,7 @@ struct DashboardCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let token = try tokenFile.map { path in
-            try reported("--token-file \(path)") {
-                String(decoding: try UnreadableFile.contents(of: path), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            }
-        }
+        let token = try tokenFile.map { path in try reported("--token-file") { try DashboardServer.Configuration.token(file: path) } }
         let chain = try reported("--filter") { try FilterChain(parsing: filter) }
         let configuration = DashboardServer.Configuration(host: host, port: port, token: token, logoFilter: chain.description)
         do {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Console
 import Fetching
 import Foundation
 import Hotels

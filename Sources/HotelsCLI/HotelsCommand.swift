@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import Console
 import HTTP
 import Logging
 import Runtime

@@ -1,8 +1,7 @@
 import ArgumentParser
+import Console
 import Fetching
 import Foundation
-import HTTP
-import Hotels
 import Dashboard
 import Imaging
 import OfflineStore
@@ -143,12 +142,8 @@ struct WorkerCommand: AsyncParsableCommand {
     }
 
     private func parsedKinds() throws -> [JobKind] {
-        try kinds.split(separator: ",").map { name in
-            guard let kind = JobKind(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
-                throw ValidationError("--kinds: “\(name)” is not a kind of job (list, logos)")
-            }
-            return kind
-        }
+        guard let parsed = JobKind.list(kinds) else { throw ValidationError("--kinds: “\(kinds)” names a kind of job that is not list or logos") }
+        return parsed
     }
 
     func run() async throws {

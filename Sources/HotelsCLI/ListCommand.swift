@@ -1,4 +1,5 @@
 import ArgumentParser
+import Console
 import Fetching
 import Foundation
 import Hotels
@@ -57,8 +58,7 @@ extension ListCommand {
         let description = try reported("--filter") { try FilterChain(parsing: filter).description }
         let export = LogoExport(storage: store, filter: description)
         let summary = try await reported("--logos-out") { try await export.write(list, to: URL(fileURLWithPath: folder)) }
-        Diagnostics.note("\(summary.written) logos (\(summary.bytes) bytes) into \(folder)"
-                         + (summary.missing.isEmpty ? "" : "; \(summary.missing.count) not in the store's logo index, first \(summary.missing[0])"))
+        Diagnostics.note("\(folder): \(summary)")
     }
 }
 

@@ -1,8 +1,8 @@
 import ArgumentParser
+import Console
 import Fetching
 import AtomicFiles
 import Foundation
-import HTTP
 import Hotels
 import SOAP
 import WSDL

@@ -1,8 +1,5 @@
 import ArgumentParser
 import Fetching
-import Foundation
-import OfflineStore
-import PostgresStore
 import Workers
 
 /// `hotels schedules`: the lists kept fresh on their own, and how fresh they are.

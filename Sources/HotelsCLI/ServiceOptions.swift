@@ -1,5 +1,4 @@
 import ArgumentParser
-import Fetching
 import Foundation
 import Hotels
 

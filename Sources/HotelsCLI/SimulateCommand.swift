@@ -1,9 +1,8 @@
 import ArgumentParser
+import Console
 import Fetching
 import Foundation
-import Hotels
 import Imaging
-import OfflineStore
 import Runtime
 import Scheduling
 import Simulation

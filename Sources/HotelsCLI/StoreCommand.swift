@@ -1,7 +1,7 @@
 import ArgumentParser
+import Console
 import Fetching
 import Foundation
-import OfflineStore
 import PostgresStore
 
 /// `hotels store`: the shared PostgreSQL store's schema.
@@ -31,7 +31,7 @@ struct StoreCommand: AsyncParsableCommand {
         @OptionGroup var options: Options
 
         func run() async throws {
-            let store = try await openSharedStore(try options.store.url())
+            guard let store = try await options.store.runtime().sharedStore else { throw ExitStatus.usage.code }
             await store.close()
             options.print(PostgresSchema.Report(migrated: store))
         }

@@ -10,6 +10,12 @@ public enum JobKind: String, Sendable, Codable, CaseIterable {
     case list
     /// A page of a list's rows: their logos processed into the store's logo index.
     case logos
+
+    /// The kinds in `text`, comma-separated (`list,logos`); nil when one is not a kind.
+    public static func list(_ text: String) -> [JobKind]? {
+        let kinds = text.split(separator: ",").map { JobKind(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
+        return kinds.contains(nil) ? nil : kinds.compactMap { $0 }
+    }
 }
 
 /// Where a job stands. A job is claimed from `available` or `retryable`

@@ -45,7 +45,11 @@ public struct SimulationReport {
 
     /// Writes report.html into `directory`; returns its path.
     public func write(to directory: URL) throws -> URL {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw AtomicFileError(path: directory.path, operation: "create the folder", reason: error.localizedDescription)
+        }
         let page = directory.appendingPathComponent("report.html")
         try AtomicFile.write(Array(try html().utf8), to: page)
         return page

@@ -141,12 +141,17 @@ struct DashboardTests {
         #expect(refused.status == 64 && refused.stderr.contains("--token-file"), "\(refused.stderr)")
     }
 
-    @Test("hotels dashboard --token-file: the token lets a script in, a wrong one does not, and it appears in no output; SIGTERM stops it with 0")
+    @Test("hotels dashboard --token-file: refused (78) when others may read it; the token lets a script in, a wrong one does not, and it appears in no output; SIGTERM stops it with 0")
     func tokenFromFile() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dashboard-token-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let tokenFile = folder.appendingPathComponent("token")
         try Data((Self.token + "\n").utf8).write(to: tokenFile)
+        // Readable by others, it is refused, and its token is not shown.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: tokenFile.path)
+        let refused = try await HotelsProcess.run(["dashboard", "--cache", folder.path, "--port", "0", "--token-file", tokenFile.path])
+        #expect(refused.status == 78 && refused.stderr.contains("chmod 600") && !refused.stderr.contains(Self.token), "\(refused.stderr)")
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: tokenFile.path)
         let port = try TestPostgres.freePort()
         let child = Locked<ChildProcess?>(nil)
         async let finished = HotelsProcess.run(["dashboard", "--cache", folder.path, "--port", String(port), "--token-file", tokenFile.path],

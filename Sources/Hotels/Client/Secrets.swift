@@ -30,6 +30,19 @@ public struct Credentials: Sendable {
     /// a JSON object of strings, and is refused when others may read it.
     public static func environment(overlaidWith file: String) throws(CredentialsError) -> Credentials {
         var values = ProcessInfo.processInfo.environment
+        let data = try secretFile(file)
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw CredentialsError(file: file, reason: "is not a JSON object of strings")
+        }
+        for (key, value) in object {
+            guard let text = value as? String else { throw CredentialsError(file: file, reason: "“\(key)” is not a string") }
+            values[key] = text
+        }
+        return Credentials(values)
+    }
+
+    /// The bytes of a file that holds a secret (credentials, a token), refused when others may read it.
+    public static func secretFile(_ file: String) throws(CredentialsError) -> Data {
         let attributes: [FileAttributeKey: Any]
         do {
             // The file a link points to is the one others could read.
@@ -40,15 +53,8 @@ public struct Credentials: Sendable {
         if let permissions = attributes[.posixPermissions] as? Int, permissions & 0o077 != 0 {
             throw CredentialsError(file: file, reason: String(format: "may be read by others (mode %o): chmod 600 it", permissions & 0o777))
         }
-        guard let data = FileManager.default.contents(atPath: file),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw CredentialsError(file: file, reason: "is not a JSON object of strings")
-        }
-        for (key, value) in object {
-            guard let text = value as? String else { throw CredentialsError(file: file, reason: "“\(key)” is not a string") }
-            values[key] = text
-        }
-        return Credentials(values)
+        guard let data = FileManager.default.contents(atPath: file) else { throw CredentialsError(file: file, reason: "cannot be read") }
+        return data
     }
 }
 

@@ -7,7 +7,7 @@ import Glibc
 /// A progress bar for a person at a terminal: drawn on standard error, and only
 /// when standard output is a terminal too (not piped, not `--json`), so
 /// machine output stays clean. Counts, rate and a bar, at most ten times a second.
-final class ProgressLine: Sendable {
+public final class ProgressLine: Sendable {
     private struct State {
         var done = 0
         var lastDraw = Date.distantPast
@@ -19,13 +19,13 @@ final class ProgressLine: Sendable {
     private let enabled: Bool
     private let state = PosixMutex(State())
 
-    init(total: Int, label: String, quiet: Bool = false) {
+    public init(total: Int, label: String, quiet: Bool = false) {
         self.total = total
         self.label = label
         enabled = !quiet && isatty(STDOUT_FILENO) == 1 && isatty(STDERR_FILENO) == 1
     }
 
-    func advance(by count: Int = 1) {
+    public func advance(by count: Int = 1) {
         guard enabled else { return }
         let line: String? = state.withLock { state in
             state.done += count
@@ -37,7 +37,7 @@ final class ProgressLine: Sendable {
         if let line { writeAll(Array(line.utf8), to: STDERR_FILENO) }
     }
 
-    func finish() {
+    public func finish() {
         guard enabled else { return }
         writeAll(Array("\r\u{1B}[K".utf8), to: STDERR_FILENO)
     }
