@@ -18,7 +18,7 @@ struct BrowseCommand: AsyncParsableCommand {
         cached rows and the service is asked again now and then.
 
         Keys: ↑/↓ or j/k a row, PgUp/PgDn (b/space) a screen, Home/End (g/G), / to search the \
-        loaded rows (Enter jumps, n to the next match, Esc cancels), Ctrl-L redraws, q quits. \
+        loaded rows (Enter jumps, n to the next match, Esc cancels), ? shows the keys, Ctrl-L redraws, q quits. \
         Mouse: the wheel, and dragging the scrollbar on the right.
 
         Logos are drawn with libchafa: kitty, sixel or iTerm2 graphics where the terminal has \

@@ -20,6 +20,19 @@ struct BrowseScreenTests {
                           first: first, count: count)
     }
 
+    @Test("? shows the keys in place of the rows, under the title and above the status line; the scrollbar stays")
+    func help() {
+        var state = Self.state(rows: 9)
+        state.help = true
+        let frame = BrowseScreen.frame(state, columns: 100, rows: 30, painter: Self.painter)
+        let screen = (0..<30).map { Self.text(of: frame, row: $0) }
+        #expect(screen[0].contains("hotels browse: Shanghai") && screen[29].contains("50 hotels, more to load"))
+        #expect(screen[1].contains("Keys") && screen.contains { $0.contains("search the loaded rows") })
+        #expect(screen.contains { $0.contains("Any key closes this help.") })
+        #expect(!screen.contains { $0.contains("上海酒店") }, "no row under the help")
+        #expect(frame[1, 99].character == "█")
+    }
+
     @Test("100×30: the title, nine hotels of three lines (name, address, detail), the scrollbar and the status line")
     func layout() {
         let layout = BrowseLayout(columns: 100, rows: 30, hasBanner: false, hasSearchLine: false)

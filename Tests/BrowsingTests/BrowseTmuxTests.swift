@@ -261,7 +261,7 @@ struct BrowseTmuxTests {
         withExtendedLifetime(server) {}
     }
 
-    @Test("A terminal too small for one row says so; grown again, the rows come back; / finds a loaded hotel")
+    @Test("A terminal too small for one row says so; grown again, the rows come back; / finds a loaded hotel; ? shows the keys until a key is pressed")
     func resizeAndSearch() async throws {
         let (pane, cache, server) = try await Self.browsing()
         let hotels = try await Self.cachedHotels(cache: cache)
@@ -278,6 +278,11 @@ struct BrowseTmuxTests {
             screen.split(separator: "\n").dropFirst().first?.contains(wanted.name) == true
         }
         #expect(!found.contains(hotels[0].name))
+        // ? shows the keys; any key takes them away, and q then quits.
+        try await pane.press("?")
+        _ = try await pane.waitFor("the keys") { $0.contains("search the loaded rows") && !$0.contains(wanted.name) }
+        try await pane.press("j")
+        _ = try await pane.waitFor("the rows after the help") { !$0.contains("search the loaded rows") && $0.contains(wanted.name) }
         try await pane.press("q")
         withExtendedLifetime(server) {}
     }

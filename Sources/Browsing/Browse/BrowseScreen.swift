@@ -100,9 +100,11 @@ public struct BrowseScreenState: Sendable, Equatable {
     /// Index of the first visible hotel in the list, and the list's length, for the scrollbar.
     public var first: Int
     public var count: Int
+    /// The keys, over the rows (`?`), as `less` and `htop` show theirs.
+    public var help = false
 
     public init(title: String, headline: String? = nil, banner: String? = nil, searchLine: String? = nil, status: String,
-                rows: [BrowseRowView], first: Int, count: Int) {
+                rows: [BrowseRowView], first: Int, count: Int, help: Bool = false) {
         self.title = title
         self.headline = headline
         self.banner = banner
@@ -111,6 +113,7 @@ public struct BrowseScreenState: Sendable, Equatable {
         self.rows = rows
         self.first = first
         self.count = count
+        self.help = help
     }
 
     public func layout(columns: Int, rows: Int) -> BrowseLayout {
@@ -131,6 +134,24 @@ public enum BrowseScreen {
     static let trackStyle = CellStyle(foreground: .indexed(238))
     static let thumbStyle = CellStyle(foreground: .indexed(250))
 
+    /// What `?` shows.
+    static let helpLines = [
+        "Keys",
+        "",
+        "  ↑ ↓   j k           a row",
+        "  PgUp PgDn   b space a screen",
+        "  Home End   g G      the top, the end of what is loaded (more loads at 90%)",
+        "  /                   search the loaded rows: Enter jumps, Esc cancels",
+        "  n                   the next match",
+        "  Ctrl-L              draw the screen again",
+        "  q   Ctrl-C          quit",
+        "",
+        "  The mouse: the wheel moves a row; drag the scrollbar on the right.",
+        "  Logos load for the rows on screen once the list has settled.",
+        "",
+        "Any key closes this help.",
+    ]
+
     public static func frame(_ state: BrowseScreenState, columns: Int, rows: Int, painter: LogoPainter) -> Frame {
         var frame = Frame(columns: columns, rows: rows)
         let layout = state.layout(columns: columns, rows: rows)
@@ -146,8 +167,16 @@ public enum BrowseScreen {
             if displayWidth(of: state.title) + width + 4 <= columns { frame.put(headline, row: 0, column: columns - width - 1, style: titleStyle) }
         }
         if let banner = state.banner { line(&frame, row: 1, text: banner, style: bannerStyle) }
-        for (index, hotel) in state.rows.prefix(layout.viewport).enumerated() {
-            draw(hotel, at: layout.bodyTop + index * BrowseLayout.rowHeight, layout: layout, into: &frame, painter: painter)
+        if state.help {
+            // In place of the rows, not over them: a logo drawn by kitty or sixel would cover the text.
+            for (index, line) in helpLines.prefix(layout.viewport * BrowseLayout.rowHeight).enumerated() {
+                frame.put(truncate(line, toColumns: layout.scrollbarColumn - 1), row: layout.bodyTop + index, column: 1,
+                          style: index == 0 ? nameStyle : CellStyle())
+            }
+        } else {
+            for (index, hotel) in state.rows.prefix(layout.viewport).enumerated() {
+                draw(hotel, at: layout.bodyTop + index * BrowseLayout.rowHeight, layout: layout, into: &frame, painter: painter)
+            }
         }
         let thumb = layout.thumb(first: state.first, count: state.count)
         for row in layout.bodyTop..<layout.bodyTop + layout.viewport * BrowseLayout.rowHeight {

@@ -53,6 +53,8 @@ public final class BrowseSession: @unchecked Sendable {
     private var offlineAttempts = 0
     private var refreshPending = false
     private var search: String?
+    /// `?`'s keys are on screen; the next key takes them away.
+    private var helpShown = false
     private var lastQuery: String?
     private var match: String?
     private var notice: String?
@@ -247,6 +249,11 @@ public final class BrowseSession: @unchecked Sendable {
         // comes after a release that was lost (let go outside the window).
         if scrollbarHeld, !isScrollbarDrag(input) { releaseScrollbar() }
         if search != nil, case .key(let key) = input { return typeSearch(key) }
+        if helpShown, case .key(let key) = input {
+            helpShown = false
+            if key == .control("c") { end(.quit) }
+            return setNeedsDraw()
+        }
         notice = nil
         keyRun = if case .key = input { keyRun + 1 } else { 0 }
         switch input {
@@ -258,6 +265,7 @@ public final class BrowseSession: @unchecked Sendable {
         case .key(.home), .key(.character("g")): scroll(to: 0)
         case .key(.end), .key(.character("G")): scroll(to: loader.rows.count)
         case .key(.character("/")): search = ""
+        case .key(.character("?")): helpShown = true
         case .key(.character("n")): if let lastQuery { find(lastQuery) }
         case .key(.control("l")): renderer.invalidate()
         case .mouse(let mouse): handle(mouse)
@@ -429,6 +437,6 @@ public final class BrowseSession: @unchecked Sendable {
         let searchLine = search.map { "/" + $0 } ?? notice
         return BrowseScreenState(title: configuration.title, headline: status.latencyLabel, banner: offlineBanner.map { $0 + retryNote }, searchLine: searchLine,
                                  status: status.line(rows: loader.rows.count, reachedEnd: loader.reachedEnd),
-                                 rows: rows, first: visible.lowerBound, count: loader.rows.count)
+                                 rows: rows, first: visible.lowerBound, count: loader.rows.count, help: helpShown)
     }
 }
