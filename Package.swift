@@ -171,7 +171,7 @@ let package = Package(
         ),
 
         // Small programs that use the libraries as a user would; `make test` builds them.
-        .executableTarget(name: "FetchCity", dependencies: ["Console", "Hotels", "Imaging", "Fetching", "Runtime"], path: "Examples/FetchCity"),
+        .executableTarget(name: "FetchCity", dependencies: ["Hotels", "Imaging", "Fetching", "Runtime"], path: "Examples/FetchCity"),
         .executableTarget(name: "FleetWorker", dependencies: ["Console", "Runtime", "Workers"], path: "Examples/FleetWorker"),
         .executableTarget(name: "ParseResponse", dependencies: ["Hotels"], path: "Examples/ParseResponse"),
         .executableTarget(name: "Thumbnail", dependencies: ["Logos", "Imaging"], path: "Examples/Thumbnail"),

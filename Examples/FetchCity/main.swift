@@ -2,7 +2,6 @@
 // every hotel's logo, into a folder: OUT/hotels.jsonl and OUT/logos/, as
 // `hotels fetch --logos --out OUT` writes them. Run `hotels serve` and:
 //   swift run FetchCity http://127.0.0.1:8080/soap Paris paris
-import Console
 import Fetching
 import Foundation
 import Hotels
@@ -31,8 +30,13 @@ do {
     }
     print("end: \(summary.end ?? "error"); \(summary.hotels) hotels in the list, \(summary.logos.saved) logos")
     await runtime.close()
-    // The error, what to do about it, and the exit status that says it to a shell.
-    if let failure = summary.failure { exit(Diagnostics.report(failure, context: arguments[2]).rawValue) }
+    if let failure = summary.failure {
+        // What the error means: the exit code, and what to do about it.
+        let meaning = ErrorMeaning(failure)
+        FileHandle.standardError.write(Data("error: \(summary.failureDescription ?? "")\n\(meaning.hint ?? "")\n".utf8))
+        exit(meaning.exitCode)
+    }
 } catch {
-    exit(Diagnostics.report(error, context: arguments[2]).rawValue)
+    FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+    exit(ErrorMeaning(error).exitCode)
 }
