@@ -50,7 +50,7 @@ public struct DashboardServer: Sendable {
         router.post("login") { request, _ in try await AccessGuard.logIn(request, token: configuration.token) }
         router.get("/") { _, _ in Response(status: .seeOther, headers: [.location: "/lists"]) }
         router.get("lists") { request, _ in try await listsPage(request) }
-        router.get("lists/:id") { request, context in try await listPage(request, id: context.parameters.get("id", as: Int64.self)) }
+        router.get("lists/:id") { request, context in try await listPage(request, id: Self.listID(context)) }
         router.get("queue") { request, _ in try await queuePage(request) }
         router.post("queue") { request, _ in try await queueAction(request) }
         router.get("schedules") { _, _ in try await schedulesPage() }
@@ -58,7 +58,7 @@ public struct DashboardServer: Sendable {
         router.get("static/dashboard.js") { _, _ in DashboardScript.response }
         router.get("api/lists") { _, _ in try await JSONBody.response(runtime.storage.allLists().map(ListSummary.init)) }
         router.get("api/lists/:id/hotels") { request, context in
-            try await hotelsAPI(request, id: context.parameters.get("id", as: Int64.self))
+            try await hotelsAPI(request, id: Self.listID(context))
         }
         router.get("api/jobs") { _, _ in
             guard let queue else { return Page.notFound("the dashboard shows jobs with a shared store (--store)") }
@@ -75,11 +75,28 @@ public struct DashboardServer: Sendable {
 
     /// The rows after `after`, `pageSize` of them, matching `q` by name; a bad number is the top.
     private func rows(_ request: Request, in list: CachedList) async throws -> (rows: ListRows, next: Int64?) {
-        let after = request.uri.queryParameters.get("after", as: Int64.self)
-        let limit = min(500, max(1, request.uri.queryParameters.get("limit", as: Int.self) ?? configuration.pageSize))
+        let after = try Self.query(request, "after", as: Int64.self, "a row's position, a whole number")
+        let limit = min(500, max(1, try Self.query(request, "limit", as: Int.self, "a number of rows, 1 to 500") ?? configuration.pageSize))
         let rows = try await runtime.storage.rows(in: list, after: after, limit: limit, matching: search(request))
         return (rows, rows.hotels.count == limit ? rows.positions.last : nil)
     }
+
+    /// The query value `name` as a `T`, nil when it is absent; one that does not read as a `T` is the
+    /// caller's mistake: 400, saying what was expected (the value itself is not echoed).
+    static func query<T: LosslessStringConvertible>(_ request: Request, _ name: String, as type: T.Type, _ expected: String) throws -> T? {
+        guard let text = request.uri.queryParameters.get(name) else { return nil }
+        guard let value = T(String(text)) else { throw HTTPError(.badRequest, message: "\(name) must be \(expected)\n") }
+        return value
+    }
+
+    static func query<T: RawRepresentable>(_ request: Request, _ name: String, as type: T.Type, _ expected: String) throws -> T?
+    where T.RawValue == String {
+        guard let text = request.uri.queryParameters.get(name) else { return nil }
+        guard let value = T(rawValue: String(text)) else { throw HTTPError(.badRequest, message: "\(name) must be \(expected)\n") }
+        return value
+    }
+
+    enum SortOrder: String { case asc, desc }
 
     private func search(_ request: Request) -> String? {
         request.uri.queryParameters.get("q").map { String($0) }.flatMap { $0.isEmpty ? nil : $0 }
@@ -93,8 +110,9 @@ public struct DashboardServer: Sendable {
     /// Every list, filtered by `q` (city, keyword, profile or endpoint host) and sorted by `sort` and `order`.
     private func listsPage(_ request: Request) async throws -> Response {
         let filter = search(request)?.lowercased()
-        let sort = request.uri.queryParameters.get("sort").flatMap { ListSummary.Column(rawValue: String($0)) } ?? .fetched
-        let descending = request.uri.queryParameters.get("order").map { $0 == "desc" } ?? (sort == .fetched)
+        let columns = ListSummary.Column.allCases.map(\.rawValue).joined(separator: ", ")
+        let sort = try Self.query(request, "sort", as: ListSummary.Column.self, "a column: \(columns)") ?? .fetched
+        let descending = try Self.query(request, "order", as: SortOrder.self, "asc or desc").map { $0 == .desc } ?? (sort == .fetched)
         let lists = try await runtime.storage.allLists().map(ListSummary.init).filter { summary in
             filter.map { [summary.city, summary.keyword ?? "", summary.profile, summary.endpointHost].joined(separator: " ").lowercased().contains($0) }
                 ?? true
@@ -153,6 +171,14 @@ public struct DashboardServer: Sendable {
         return Page.schedules(Self.staleFirst(try await queue.schedules().map(ScheduleReport.init)))
     }
 
+    /// The list's id in the path: a whole number, or 400.
+    static func listID(_ context: BasicRequestContext) throws -> Int64 {
+        guard let id = context.parameters.get("id", as: Int64.self) else {
+            throw HTTPError(.badRequest, message: "a list's id is a whole number: /lists/ID\n")
+        }
+        return id
+    }
+
     static func staleFirst(_ schedules: [ScheduleReport]) -> [ScheduleReport] {
         schedules.sorted { ($0.stale ? 0 : 1, $0.next) < ($1.stale ? 0 : 1, $1.next) }
     }
@@ -193,7 +219,7 @@ struct ListSummary: Encodable, Sendable {
         id = list.id
         city = list.key.city
         profile = list.key.profile
-        endpoint = list.key.endpoint
+        endpoint = Self.withoutUserInfo(list.key.endpoint)
         keyword = list.key.keyword.isEmpty ? nil : list.key.keyword
         near = list.key.area.map { "\($0.latitude),\($0.longitude) within \($0.radius) km" }
         rows = list.count
@@ -202,6 +228,14 @@ struct ListSummary: Encodable, Sendable {
     }
 
     var endpointHost: String { URL(string: endpoint)?.host ?? endpoint }
+
+    /// `endpoint` with any `user:password@` taken out: a page or an answer of the API never shows a credential.
+    static func withoutUserInfo(_ endpoint: String) -> String {
+        guard var components = URLComponents(string: endpoint), components.user != nil || components.password != nil else { return endpoint }
+        components.user = nil
+        components.password = nil
+        return components.string ?? ""
+    }
 
     /// The lists page's columns, each sortable.
     enum Column: String, CaseIterable {

@@ -44,9 +44,7 @@ struct DemoCommand: AsyncParsableCommand {
         options.jitter = latency / 4
         options.hotels = 5000
         options.logFile = folder.appendingPathComponent("requests.jsonl").path
-        // The demo cancels its server when it is done, and Hummingbird logs that
-        // as errors ("Waiting on child channel: CancellationError()"); a server
-        // that cannot start is reported below all the same.
+        // Hummingbird logs the demo's own stop as errors; a server that cannot start is reported below all the same.
         options.logLevel = .critical
         let server: SampleServer.Running
         do {
@@ -70,10 +68,12 @@ struct DemoCommand: AsyncParsableCommand {
         let list = try ListOptions.parse(["--endpoint", endpoint, "--city", "Shanghai"])
         let window = try WindowOptions.parse(["--prefetch", String(prefetch), "--filter", filter, "--end-wait", String(endWait)])
         let script = FlingGenerator(rows: rows, viewport: window.viewport, seed: 2026).script()
-        let outcome = try await runSimulation(list: list, window: window, script: script, speed: 1, cache: nil,
+        let cache = folder.appendingPathComponent("cache")  // emptied: every demo starts cold; the dashboard shows what it fetched
+        try? FileManager.default.removeItem(at: cache)
+        let outcome = try await runSimulation(list: list, window: window, script: script, speed: 1, cache: cache,
                                               trace: folder.appendingPathComponent("trace.jsonl").path)
-        let report = try outcome.writeReport(to: folder.appendingPathComponent("report"))
-        outcome.summary.print(json: false, report: report.path)
+        outcome.summary.print(json: false, report: try outcome.writeReport(to: folder.appendingPathComponent("report")).path)
+        Diagnostics.note("next: hotels dashboard --cache \(cache.path), then open http://127.0.0.1:8080/lists")
     }
 
     /// The sample's Shanghai list in the view, from an in-memory store, so every demo starts cold.

@@ -104,6 +104,33 @@ struct DashboardTests {
         await runtime.close()
     }
 
+    @Test("a malformed query value or list id is 400 with what was expected, never a 500; an endpoint's user and password show nowhere")
+    func malformedAndUserInfo() async throws {
+        let runtime = try await runtime()
+        try await runtime.storage.mergeFirstPage([Hotel(code: "R1", name: "Rome hotel")],
+                                                 into: ListKey(profile: "sample", endpoint: "http://agent:s3cret-pass@hotels.test/soap", city: "Rome"),
+                                                 checkpoint: Pager.Checkpoint(pagesReceived: 1, nextPage: 2, nextCursor: nil, usedCursors: [], end: nil),
+                                                 now: Date())
+        let paris = try await listID(runtime, "Paris")
+        let app = try DashboardServer(runtime: runtime, configuration: .init(port: 0)).application()
+        try await app.test(.live) { client in
+            for (uri, expected) in [("/api/lists/\(paris)/hotels?after=abc", "after must be"), ("/lists/\(paris)?limit=%3Cb%3E", "limit must be"),
+                                    ("/lists/abc", "a whole number"), ("/api/lists/1x/hotels", "a whole number"),
+                                    ("/lists?sort=bogus", "sort must be a column"), ("/lists?order=up", "order must be asc or desc")] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .badRequest, "\(uri)")
+                    #expect(String(buffer: response.body).contains(expected), "\(uri): \(String(buffer: response.body))")
+                    #expect(!String(buffer: response.body).contains("<b>"))
+                }
+            }
+            for uri in ["/lists", "/api/lists"] {
+                let body = try await client.execute(uri: uri, method: .get) { String(buffer: $0.body) }
+                #expect(body.contains("Rome") && !body.contains("s3cret-pass") && !body.contains("agent"), "\(uri)")
+            }
+        }
+        await runtime.close()
+    }
+
     @Test("with a token, nothing is shown without it: the API answers 401, pages go to the login form; the bearer header and the form's cookie let in")
     func token() async throws {
         let runtime = try await runtime()

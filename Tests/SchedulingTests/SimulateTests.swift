@@ -233,7 +233,7 @@ struct SimulateEndToEndTests {
     }
 
     /// A regression: the embedded server's shutdown printed two error lines at the end of every demo.
-    @Test("hotels demo runs its own service, scrolls, writes its report and ends without an error line")
+    @Test("hotels demo runs its own service, scrolls, writes its report, ends without an error line, and names the dashboard over its cache as the next step")
     func demo() async throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("demo-\(UUID().uuidString)").path
         let result = try await HotelsProcess.run(["demo", "--out", out, "--rows", "30", "--latency", "20",
@@ -243,5 +243,9 @@ struct SimulateEndToEndTests {
         #expect(!result.stderr.contains("error"), "\(result.stderr)")
         #expect(result.stdout.contains("visible without logo at end 0"))
         #expect(FileManager.default.fileExists(atPath: out + "/report/report.html"))
+        // The next step it names shows what it fetched: the list is in its cache.
+        #expect(result.stderr.contains("next: hotels dashboard --cache \(out)/cache"), "\(result.stderr)")
+        let listed = try await HotelsProcess.run(["list", "--cache", out + "/cache", "--city", "Shanghai", "--limit", "1"])
+        #expect(listed.status == 0 && listed.stdout.contains("\"code\""), "\(listed.stderr)")
     }
 }
