@@ -145,10 +145,12 @@ struct FleetWorkerTests {
         try await queue.enqueue([NewJob(kind: .list, arguments: "{}", uniqueKey: "list|Paris", maxAttempts: 1)])
         // The run succeeds just as a failover freezes every open connection.
         let runner = FakeRunner { _ in proxy.freeze() }
-        var configuration = configuration("w", lease: 3)
+        // A lease of 10 s (calls give up after a third of it): with 3 s, a ThreadSanitizer run once lost the lease
+        // before the new connection was made, and the completion, rightly, stopped trying.
+        var configuration = configuration("w", lease: 10)
         configuration.rescueInterval = 3600
         let worker = start(queue, runner, configuration)
-        try await eventually("the job completed") { try await psql("SELECT state FROM jobs", database) == "completed" }
+        try await eventually("the job completed", seconds: 100) { try await psql("SELECT state FROM jobs", database) == "completed" }
         try await worker.stop()
         #expect(worker.count(.completionRetried) >= 1 && worker.events.contains(.completed(.list)))
         #expect(runner.runs.withLock { $0.values.reduce(0, +) } == 1)
