@@ -99,7 +99,9 @@ struct FleetWorkerTests {
         defer { proxy.close() }
         try await queue.enqueue([NewJob(kind: .list, arguments: "{}", uniqueKey: "list|Paris")])
         let runner = FakeRunner { _ in try await untilCancelled() }
-        var configuration = configuration("w", lease: 3)
+        // A lease of 10 s (calls give up after a third of it): with 3 s, a ThreadSanitizer run's heartbeats could not
+        // land within their one second even before the freeze, and the lease was never seen renewed.
+        var configuration = configuration("w", lease: 10)
         configuration.concurrency = 1
         configuration.rescueInterval = 3600
         let worker = start(queue, runner, configuration)
