@@ -15,17 +15,12 @@ struct DashboardBrowserTests {
     @Test("logos load for the rows in view only, rows a fling leaves are aborted, nothing starts until it settles, the next page loads past 90%, and a second visit gets 304s",
           .timeLimit(.minutes(5)))
     func listWindow() async throws {
-        var options = SampleServiceOptions()
-        options.port = 0
-        options.hotels = 3000
-        let sample = try await SampleServer.start(options)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dashboard-browser-\(UUID().uuidString)")
-        let runtime = try await HotelRuntime.open(.init(store: .folder(folder)))
-        let client = try runtime.client(profile: try .named("sample"), endpoint: sample.endpoint)
-        let summary = try await runtime.listJob(client, city: "Paris", logos: FilterChain(), sink: StoreOnlySink()).run()
-        await sample.stop()
+        let (runtime, fetched, summary) = try await sampleParis(hotels: 3000)
         #expect(summary.failure == nil && summary.hotels >= 300, "\(summary)")
-        let list = try #require(try await runtime.storage.allLists().first)
+        let list = try #require(fetched)
+        // A folder for the script's output.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dashboard-browser-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 
         let logoAnswers = PosixMutex<[Int: Int]>([:])
         var configuration = DashboardServer.Configuration(port: 0)
@@ -42,8 +37,8 @@ struct DashboardBrowserTests {
                              "http://127.0.0.1:\(port)", "/lists/\(list.id)"]
         // Into files, read once the script has ended: no cooperative thread blocks on a pipe meanwhile.
         let outputFile = folder.appendingPathComponent("browser.json"), errorFile = folder.appendingPathComponent("browser.log")
-        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: outputFile)
         process.standardError = try FileHandle(forWritingTo: errorFile)
         let child = try ChildProcess(starting: process)

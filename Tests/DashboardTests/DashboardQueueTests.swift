@@ -63,16 +63,9 @@ struct DashboardQueueTests {
 
     @Test("a logo comes from the store's logo index with an ETag; asked again with If-None-Match it is 304; a URL the index lacks is 404")
     func logosRevalidate() async throws {
-        var options = SampleServiceOptions()
-        options.port = 0
-        options.hotels = 60
-        let server = try await SampleServer.start(options)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dashboard-logos-\(UUID().uuidString)")
-        let runtime = try await HotelRuntime.open(.init(store: .folder(folder)))
-        let client = try runtime.client(profile: try .named("sample"), endpoint: server.endpoint)
-        let summary = try await runtime.listJob(client, city: "Paris", logos: FilterChain(), sink: StoreOnlySink()).run()
+        let (runtime, fetched, summary) = try await sampleParis(hotels: 60)
         #expect(summary.failure == nil && summary.logos.saved > 0)
-        let list = try #require(try await runtime.storage.allLists().first)
+        let list = try #require(fetched)
         let logoURL = try #require(try await runtime.storage.rows(in: list, after: nil, limit: 1, matching: nil).hotels.first?.logoURL)
         let app = try DashboardServer(runtime: runtime, configuration: .init(port: 0)).application()
         try await app.test(.live) { client in
@@ -89,6 +82,5 @@ struct DashboardQueueTests {
             try await client.execute(uri: "/logo?url=http%3A%2F%2Felsewhere.test%2Fx.png", method: .get) { #expect($0.status == .notFound) }
         }
         await runtime.close()
-        await server.stop()
     }
 }
