@@ -102,11 +102,6 @@ public struct DashboardServer: Sendable {
         request.uri.queryParameters.get("q").map { String($0) }.flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    private func list(_ id: Int64?) async throws -> CachedList? {
-        guard let id else { return nil }
-        return try await runtime.storage.allLists().first { $0.id == id }
-    }
-
     /// Every list, filtered by `q` (city, keyword, profile or endpoint host) and sorted by `sort` and `order`.
     private func listsPage(_ request: Request) async throws -> Response {
         let filter = search(request)?.lowercased()
@@ -121,14 +116,15 @@ public struct DashboardServer: Sendable {
         return Page.lists(sorted, search: filter ?? "", sort: sort, descending: descending)
     }
 
-    private func listPage(_ request: Request, id: Int64?) async throws -> Response {
-        guard let list = try await list(id) else { return Page.notFound("no such list") }
+    /// One list's page: it and its rows are read by id and position alone, never the other lists.
+    private func listPage(_ request: Request, id: Int64) async throws -> Response {
+        guard let list = try await runtime.storage.list(id: id) else { return Page.notFound("no such list") }
         let (rows, next) = try await rows(request, in: list)
         return Page.list(ListSummary(list), rows: rows, search: search(request) ?? "", next: next)
     }
 
-    private func hotelsAPI(_ request: Request, id: Int64?) async throws -> Response {
-        guard let list = try await list(id) else { return Page.notFound("no such list") }
+    private func hotelsAPI(_ request: Request, id: Int64) async throws -> Response {
+        guard let list = try await runtime.storage.list(id: id) else { return Page.notFound("no such list") }
         let (rows, next) = try await rows(request, in: list)
         var nextURL: String?
         if let next {

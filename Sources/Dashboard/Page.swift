@@ -181,7 +181,7 @@ enum Page {
     }
 
     static func date(_ date: Date) -> String {
-        let text = ISO8601DateFormatter().string(from: date)
+        let text = date.formatted(.iso8601)
         return "<time datetime=\"\(text)\">\(text)</time>"
     }
 }

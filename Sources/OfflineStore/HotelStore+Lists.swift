@@ -54,6 +54,10 @@ extension HotelStore {
         try await writer.read { db in try Self.list(db, key) }
     }
 
+    public func list(id: Int64) async throws -> CachedList? {
+        try await writer.read { db in try ListRecord.fetchOne(db, key: id).flatMap { try Self.list(db, $0) } }
+    }
+
     public func hotels(in list: CachedList, offset: Int = 0, limit: Int? = nil) async throws -> [Hotel] {
         try await writer.read { db in try Self.hotels(db, list, offset: offset, limit: limit) }
     }

@@ -168,6 +168,9 @@ public protocol HotelStorage: ListStorage, ImageIndex {
     /// Every cached list, newest first.
     func allLists() async throws -> [CachedList]
 
+    /// The list with ``CachedList/id`` `id`, or nil.
+    func list(id: Int64) async throws -> CachedList?
+
     /// Up to `limit` rows of a list in service order, after the row at
     /// `after` (from the top when nil), only those whose name contains
     /// `matching` (case-insensitive) when it is given. Keyset paging: a page

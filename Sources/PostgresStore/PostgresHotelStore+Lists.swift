@@ -22,6 +22,12 @@ extension PostgresHotelStore {
         }
     }
 
+    public func list(id: Int64) async throws -> CachedList? {
+        try await reading { [logger] connection in
+            try await Self.lists(connection, where: "l.id = $1::bigint", [String(id)], logger: logger).first
+        }
+    }
+
     public func allLists() async throws -> [CachedList] {
         try await reading { [logger] connection in
             try await Self.lists(connection, where: "true", [], order: "ORDER BY l.fetched_at DESC", logger: logger)

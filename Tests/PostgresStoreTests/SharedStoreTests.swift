@@ -144,7 +144,7 @@ struct SharedStoreTests {
         #expect(exact == [240, 240])
     }
 
-    @Test("rows pages a list by keyset, after a position, and matches names case-insensitively, % and _ taken as themselves",
+    @Test("a list is found by its id; rows pages it by keyset, after a position, and matches names case-insensitively, % and _ taken as themselves",
           arguments: Backend.allCases)
     func keysetRows(_ backend: Backend) async throws {
         let store = try await backend.makeStore()
@@ -154,6 +154,9 @@ struct SharedStoreTests {
         page[6].name = "Grand X Hotel"
         try await store.mergeFirstPage(page, into: key, checkpoint: checkpoint, now: Date())
         let list = try #require(try await store.cachedList(key))
+        // Found by its id alone, as the dashboard finds it.
+        #expect(try await store.list(id: list.id) == list)
+        #expect(try await store.list(id: list.id + 1_000) == nil)
         let first = try await store.rows(in: list, after: nil, limit: 12, matching: nil)
         #expect(first.hotels == Array(page[..<12]) && first.positions.count == 12)
         let second = try await store.rows(in: list, after: first.positions.last, limit: 12, matching: nil)
