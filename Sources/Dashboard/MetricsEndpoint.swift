@@ -46,15 +46,13 @@ public struct MetricsEndpoint: Sendable {
                 return nil
             }
         }
-        do {
-            try await worker.run()
-        } catch {
-            serving.cancel()
-            _ = await serving.value
-            throw error
-        }
+        // The endpoint stops with the worker, however the worker ends.
+        var workerError: (any Error)?
+        do { try await worker.run() } catch { workerError = error }
         serving.cancel()
-        if let failed = await serving.value { throw CannotServe(port: port, underlying: failed) }
+        let endpointError = await serving.value
+        if let workerError { throw workerError }
+        if let endpointError { throw CannotServe(port: port, underlying: endpointError) }
     }
 
     /// Serves `registry` until cancelled.
