@@ -73,7 +73,7 @@ struct DemoCommand: AsyncParsableCommand {
         let outcome = try await runSimulation(list: list, window: window, script: script, speed: 1, cache: cache,
                                               trace: folder.appendingPathComponent("trace.jsonl").path)
         outcome.summary.print(json: false, report: try outcome.writeReport(to: folder.appendingPathComponent("report")).path)
-        Diagnostics.note("next: hotels dashboard --cache \(cache.path), then open http://127.0.0.1:8080/lists")
+        Diagnostics.note("next: hotels dashboard --cache \(cache.path) --filter '\(filter)', then open http://127.0.0.1:8080/lists")
     }
 
     /// The sample's Shanghai list in the view, from an in-memory store, so every demo starts cold.

@@ -244,7 +244,9 @@ struct SimulateEndToEndTests {
         #expect(result.stdout.contains("visible without logo at end 0"))
         #expect(FileManager.default.fileExists(atPath: out + "/report/report.html"))
         // The next step it names shows what it fetched: the list is in its cache.
-        #expect(result.stderr.contains("next: hotels dashboard --cache \(out)/cache"), "\(result.stderr)")
+        // With the demo's filter chain: the logo index keeps each logo under the chain it was made with.
+        #expect(result.stderr.contains("next: hotels dashboard --cache \(out)/cache --filter 'resize:64x64:fill,sepia:0.6,round:10'"),
+                "\(result.stderr)")
         let listed = try await HotelsProcess.run(["list", "--cache", out + "/cache", "--city", "Shanghai", "--limit", "1"])
         #expect(listed.status == 0 && listed.stdout.contains("\"code\""), "\(listed.stderr)")
     }
