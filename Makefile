@@ -1,7 +1,7 @@
 # HotelKit: the two commands a fresh machine needs are `make demo` and `make test`.
 SWIFT ?= swift
 
-.PHONY: deps build test demo sanitize fuzz clean
+.PHONY: deps build test demo sanitize fuzz screenshot clean
 
 deps:
 	@scripts/ensure-deps
@@ -31,6 +31,12 @@ sanitize: deps
 FUZZ_SECONDS ?= 600
 fuzz: deps
 	scripts/fuzz all $(FUZZ_SECONDS)
+
+# The README's picture of the dashboard, taken again by the browser test that drives the real `hotels dashboard`.
+screenshot: deps
+	@python3 -c "import selenium" 2>/dev/null || python3 -m pip install -q selenium
+	$(SWIFT) build --build-tests
+	HOTELKIT_SCREENSHOT="$(CURDIR)/docs/dashboard-list.png" $(SWIFT) test --skip-build --filter fleetInChromium
 
 clean:
 	rm -rf .build .build-tsan .build-asan .build-fuzz

@@ -11,7 +11,7 @@ struct AccessGuard: RouterMiddleware {
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
 
     let token: String?
-    var onResponse: (@Sendable (_ method: String, _ path: String, _ status: Int) -> Void)?
+    var onResponse: (@Sendable (DashboardServer.Access) -> Void)?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
@@ -26,7 +26,11 @@ struct AccessGuard: RouterMiddleware {
         response.headers[.contentSecurityPolicy] = "default-src 'self'; img-src 'self' blob:"
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[Self.referrerPolicy] = "no-referrer"
-        onResponse?(request.method.rawValue, request.uri.path, response.status.code)
+        if let onResponse {
+            let path = request.uri.path
+            onResponse(DashboardServer.Access(method: request.method.rawValue, path: path, status: response.status.code,
+                                              logo: path == "/logo" ? request.uri.queryParameters.get("url") : nil))
+        }
         return response
     }
 

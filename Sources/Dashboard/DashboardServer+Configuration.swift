@@ -16,8 +16,8 @@ extension DashboardServer {
         /// The filter chain (its description) whose logos the list pages show from the store's logo
         /// index, as `hotels fetch --logos --filter` or `hotels enqueue --logos --filter` stored them.
         public var logoFilter = ""
-        /// Told of every answered request, its path (no query: a search is the user's) and status: an access log.
-        public var onResponse: (@Sendable (_ method: String, _ path: String, _ status: Int) -> Void)?
+        /// Told of every answered request: an access log.
+        public var onResponse: (@Sendable (Access) -> Void)?
 
         public init(host: String = "127.0.0.1", port: Int = 8080, token: String? = nil, logoFilter: String = "") {
             self.host = host
@@ -41,6 +41,28 @@ extension DashboardServer {
             guard isLoopback || token != nil else { throw .tokenRequired(host: host) }
             if let token, token.count < 16 { throw .weakToken }
         }
+    }
+}
+
+extension DashboardServer {
+    /// One answered request, as an access log shows it.
+    public struct Access: Sendable, Equatable, CustomStringConvertible {
+        public var method: String
+        /// The path, without its query: a search is the user's.
+        public var path: String
+        public var status: Int
+        /// For `/logo`, the logo's URL (a supplier's, public): which rows' logos a browser asked for.
+        public var logo: String?
+
+        public init(method: String, path: String, status: Int, logo: String? = nil) {
+            self.method = method
+            self.path = path
+            self.status = status
+            self.logo = logo
+        }
+
+        /// `GET /logo 200 https://…/logo/H000012.png`.
+        public var description: String { "\(method) \(path) \(status)" + (logo.map { " \($0)" } ?? "") }
     }
 }
 

@@ -56,6 +56,8 @@ public struct DashboardServer: Sendable {
         router.get("schedules") { _, _ in try await schedulesPage() }
         router.get("logo") { request, _ in try await logo(request) }
         router.get("static/dashboard.js") { _, _ in DashboardScript.response }
+        router.get("static/dashboard.css") { _, _ in DashboardStyle.stylesheet }
+        router.get("static/icon.svg") { _, _ in DashboardStyle.icon }
         router.get("api/lists") { _, _ in try await JSONBody.response(runtime.storage.allLists().map(ListSummary.init)) }
         router.get("api/lists/:id/hotels") { request, context in
             try await hotelsAPI(request, id: Self.listID(context))
@@ -215,7 +217,7 @@ struct ListSummary: Encodable, Sendable {
         id = list.id
         city = list.key.city
         profile = list.key.profile
-        endpoint = Self.withoutUserInfo(list.key.endpoint)
+        endpoint = list.key.shownEndpoint
         keyword = list.key.keyword.isEmpty ? nil : list.key.keyword
         near = list.key.area.map { "\($0.latitude),\($0.longitude) within \($0.radius) km" }
         rows = list.count
@@ -224,14 +226,6 @@ struct ListSummary: Encodable, Sendable {
     }
 
     var endpointHost: String { URL(string: endpoint)?.host ?? endpoint }
-
-    /// `endpoint` with any `user:password@` taken out: a page or an answer of the API never shows a credential.
-    static func withoutUserInfo(_ endpoint: String) -> String {
-        guard var components = URLComponents(string: endpoint), components.user != nil || components.password != nil else { return endpoint }
-        components.user = nil
-        components.password = nil
-        return components.string ?? ""
-    }
 
     /// The lists page's columns, each sortable.
     enum Column: String, CaseIterable {

@@ -37,7 +37,8 @@ enum Page {
         let page = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(escaped(title)) · HotelKit</title><script src="/static/dashboard.js" defer></script></head>
+            <title>\(escaped(title)) · HotelKit</title><link rel="icon" href="/static/icon.svg" type="image/svg+xml">
+            <link rel="stylesheet" href="/static/dashboard.css"><script src="/static/dashboard.js" defer></script></head>
             <body><nav><a href="/lists">Lists</a> · <a href="/queue">Queue</a> · <a href="/schedules">Schedules</a></nav>
             <h1>\(escaped(title))</h1>
             \(body)
@@ -117,8 +118,8 @@ enum Page {
         let states = JobState.allCases.map(\.rawValue)
         let kinds = report.byKind.keys.sorted().map { (kind) -> String in
             let paused = report.paused.contains(kind)
-            return "<tr><th>\(escaped(kind))\(paused ? " (paused)" : "")</th>"
-                + states.map { "<td>\(report.byKind[kind]?[$0] ?? 0)</td>" }.joined()
+            return "<tr data-kind=\"\(escaped(kind))\"><th>\(escaped(kind))\(paused ? " (paused)" : "")</th>"
+                + states.map { "<td data-state=\"\($0)\">\(report.byKind[kind]?[$0] ?? 0)</td>" }.joined()
                 + "<td>\(paused ? button("Resume", "resume", ["kind": kind]) : button("Pause", "pause", ["kind": kind]))</td></tr>"
         }.joined(separator: "\n")
         let workers = report.workers.map { (worker) -> String in
@@ -130,7 +131,7 @@ enum Page {
             "<tr><td>\(escaped(list.list))</td><td>\(date(list.since))</td><td>\(escaped(list.lastError ?? ""))</td></tr>"
         }.joined(separator: "\n")
         let dead = report.dead.map { (job) -> String in
-            "<tr><td>\(job.id)</td><td>\(escaped(job.kind))</td><td>\(job.attempts)</td><td>\(escaped(job.lastError))</td>"
+            "<tr data-job=\"\(job.id)\"><td>\(job.id)</td><td>\(escaped(job.kind))</td><td>\(escaped(job.list ?? ""))</td><td>\(job.attempts)</td><td>\(escaped(job.lastError))</td>"
                 + "<td>\(button("Retry", "retry", ["id": String(job.id)])) \(button("Cancel", "cancel", ["id": String(job.id)]))</td></tr>"
         }.joined(separator: "\n")
         let main = """
@@ -138,7 +139,7 @@ enum Page {
             \(said.map { "<p role=\"status\">\(escaped($0))</p>" } ?? "")
             <p>\(report.completedLastMinute) completed in the last minute; the oldest waiting job has waited \
             \(report.oldestAvailableSeconds.map { "\(Int($0)) s" } ?? "nothing").</p>
-            <table><thead><tr><th>Kind</th>\(states.map { "<th>\($0)</th>" }.joined())<th></th></tr></thead><tbody>
+            <table id="counts"><thead><tr><th>Kind</th>\(states.map { "<th>\($0)</th>" }.joined())<th></th></tr></thead><tbody>
             \(kinds)
             </tbody></table>
             <h2>Workers</h2>
@@ -151,7 +152,7 @@ enum Page {
             </tbody></table>
             <h2>Dead jobs</h2>
             \(report.dead.isEmpty ? "" : button("Retry every dead job", "retry-dead"))
-            <table><thead><tr><th>Job</th><th>Kind</th><th>Attempts</th><th>Last error</th><th></th></tr></thead><tbody>
+            <table><thead><tr><th>Job</th><th>Kind</th><th>List</th><th>Attempts</th><th>Last error</th><th></th></tr></thead><tbody>
             \(dead)
             </tbody></table>
             </main>

@@ -25,6 +25,8 @@ struct DashboardCommand: AsyncParsableCommand {
     var tokenFile: String?
     @Option(help: "The filter chain of the logos the list pages show from the store's logo index (hotels fetch --logos --filter).")
     var filter = ""
+    @Flag(help: "Print each answered request on stderr: method, path, status, and for /logo the logo's URL.")
+    var accessLog = false
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
@@ -33,7 +35,8 @@ struct DashboardCommand: AsyncParsableCommand {
     func run() async throws {
         let token = try tokenFile.map { path in try reported("--token-file") { try DashboardServer.Configuration.token(file: path) } }
         let chain = try reported("--filter") { try FilterChain(parsing: filter) }
-        let configuration = DashboardServer.Configuration(host: host, port: port, token: token, logoFilter: chain.description)
+        var configuration = DashboardServer.Configuration(host: host, port: port, token: token, logoFilter: chain.description)
+        if accessLog { configuration.onResponse = { access in Diagnostics.note("dashboard: \(access)") } }
         do {
             try configuration.check()
         } catch {

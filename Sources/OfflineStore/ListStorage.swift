@@ -74,7 +74,17 @@ public struct ListKey: Sendable, Hashable, CustomStringConvertible {
 
     static let areaSeparator: Character = "\u{1F}"
 
-    public var description: String { "\(city)\(area.map { " near \($0)" } ?? "") (\(profile) at \(endpoint))" }
+    public var description: String { "\(city)\(area.map { " near \($0)" } ?? "") (\(profile) at \(shownEndpoint))" }
+
+    /// The endpoint as pages, reports and logs show it: any `user:password@` taken out, so none shows a credential.
+    public var shownEndpoint: String { Self.withoutUserInfo(endpoint) }
+
+    private static func withoutUserInfo(_ endpoint: String) -> String {
+        guard var components = URLComponents(string: endpoint), components.user != nil || components.password != nil else { return endpoint }
+        components.user = nil
+        components.password = nil
+        return components.string ?? ""
+    }
 }
 
 /// A cached list's bookkeeping.

@@ -64,6 +64,15 @@ public struct ListJobArguments: Codable, Sendable, Equatable {
     /// The list in the store.
     public var key: ListKey { ListKey(profile: profile.name, endpoint: endpoint, city: city, keyword: keyword, area: area) }
 
+    /// These arguments as reports show them: the profile by name alone (a file's contents may hold a password),
+    /// the endpoint without `user:password@`.
+    var shown: ListJobArguments {
+        var shown = self
+        shown.profile.json = nil
+        shown.endpoint = key.shownEndpoint
+        return shown
+    }
+
     /// A list job's deadline unless one is given: an hour.
     public static let defaultTimeout: Double = 3600
 

@@ -26,7 +26,32 @@ public struct JobsReport: Encodable {
         public var kind: String
         public var attempts: Int
         public var lastError: String
+        /// The job's arguments as JSON, with what must not show taken out: a profile file's contents (they may
+        /// hold a password) and an endpoint's `user:password@`. Empty when they do not read as the kind's.
         public var arguments: String
+        /// The list the job was for, `Paris (sample at https://…)`; nil when its arguments do not read.
+        public var list: String?
+
+        init(_ job: JobsOverview.DeadJob) {
+            (id, kind, attempts, lastError) = (job.id, job.kind, job.attempts, job.lastError)
+            let decoder = JSONDecoder()
+            let list: ListJobArguments?
+            switch JobKind(rawValue: job.kind) {
+            case .list:
+                list = (try? decoder.decode(ListJobArguments.self, from: Data(job.arguments.utf8)))?.shown
+                arguments = list.map(ListJobArguments.encode) ?? ""
+            case .logos:
+                if var logos = try? decoder.decode(LogosJobArguments.self, from: Data(job.arguments.utf8)) {
+                    logos.list = logos.list.shown
+                    (list, arguments) = (logos.list, ListJobArguments.encode(logos))
+                } else {
+                    (list, arguments) = (nil, "")
+                }
+            case nil:
+                (list, arguments) = (nil, "")
+            }
+            self.list = list?.key.description
+        }
     }
 
     public var counts: [String: Int]
@@ -54,7 +79,7 @@ public struct JobsReport: Encodable {
         paused = overview.paused.map(\.rawValue)
         completedLastMinute = overview.completedLastMinute
         oldestAvailableSeconds = overview.oldestAvailableSeconds
-        dead = overview.dead.map { Dead(id: $0.id, kind: $0.kind, attempts: $0.attempts, lastError: $0.lastError, arguments: $0.arguments) }
+        dead = overview.dead.map(Dead.init)
     }
 
     public var text: String {
@@ -82,7 +107,7 @@ public struct JobsReport: Encodable {
         }
         if !dead.isEmpty {
             lines.append("dead:")
-            lines += dead.map { "  job \($0.id) (\($0.kind), \($0.attempts) attempts): \($0.lastError)" }
+            lines += dead.map { "  job \($0.id) (\($0.kind), \($0.attempts) attempts)\($0.list.map { " " + $0 } ?? ""): \($0.lastError)" }
         }
         return lines.joined(separator: "\n")
     }
@@ -108,7 +133,7 @@ public struct ScheduleReport: Encodable {
         kind = schedule.kind.rawValue
         let list = try? JSONDecoder().decode(ListJobArguments.self, from: Data(schedule.arguments.utf8))
         profile = list?.profile.name
-        endpoint = list?.endpoint
+        endpoint = list?.key.shownEndpoint
         city = list?.city
         keyword = list?.keyword
         near = list?.area.map { "\($0.latitude),\($0.longitude)" }

@@ -4,9 +4,11 @@ import Foundation
 import Hotels
 import Imaging
 import Locking
+import PostgresStore
 import Runtime
 import SampleService
 import Testing
+import Workers
 import TestSupport
 
 /// A list page in headless Chromium: the tutorials' window loading, in a browser.
@@ -18,37 +20,21 @@ struct DashboardBrowserTests {
         let (runtime, fetched, summary) = try await sampleParis(hotels: 3000)
         #expect(summary.failure == nil && summary.hotels >= 300, "\(summary)")
         let list = try #require(fetched)
-        // A folder for the script's output.
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dashboard-browser-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-
         let logoAnswers = PosixMutex<[Int: Int]>([:])
         var configuration = DashboardServer.Configuration(port: 0)
-        configuration.onResponse = { _, path, status in
-            if path == "/logo" { logoAnswers.withLock { $0[status, default: 0] += 1 } }
+        configuration.onResponse = { access in
+            if access.path == "/logo" { logoAnswers.withLock { $0[access.status, default: 0] += 1 } }
         }
         let listening = AsyncStream<Int>.makeStream()
         let server = Task { try await DashboardServer(runtime: runtime, configuration: configuration).run { listening.continuation.yield($0) } }
         let port = try #require(await listening.stream.first { _ in true })
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Browser/list_window.py").path,
-                             "http://127.0.0.1:\(port)", "/lists/\(list.id)"]
-        // Into files, read once the script has ended: no cooperative thread blocks on a pipe meanwhile.
-        let outputFile = folder.appendingPathComponent("browser.json"), errorFile = folder.appendingPathComponent("browser.log")
-        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: outputFile)
-        process.standardError = try FileHandle(forWritingTo: errorFile)
-        let child = try ChildProcess(starting: process)
-        await child.ended()
-        let printed = try Data(contentsOf: outputFile)
-        let complaint = String(decoding: try Data(contentsOf: errorFile), as: UTF8.self)
+        let browser = try HotelsProcess.start(["python3", Self.script("list_window.py"), "http://127.0.0.1:\(port)", "/lists/\(list.id)"],
+                                              executable: Self.python)
+        let ended = try await browser.finish()
         server.cancel()
         await runtime.close()
-        #expect(process.terminationStatus == 0, "\(complaint)")
-        let result = try #require(try JSONSerialization.jsonObject(with: printed) as? [String: Any], "\(complaint)")
+        let result = try Self.printed(ended)
         func stats(_ key: String) throws -> [String: Int] { try #require(result[key] as? [String: Int], "\(key) in \(result)") }
         let visible = try #require(result["visibleRows"] as? Int)
         let first = try stats("first"), before = try stats("beforeFling"), during = try stats("duringFling")
@@ -70,4 +56,114 @@ struct DashboardBrowserTests {
         #expect(logoAnswers.withLock { $0[304, default: 0] } >= visible - 1, "\(logoAnswers.withLock { $0 })")
         #expect(logoAnswers.withLock { $0[404, default: 0] } == 0)
     }
+
+    @Test("the real hotels dashboard on the test PostgreSQL: no console errors, the queue's counts are hotels jobs --json's and refresh in place, retry revives a dead job, a POST without the CSRF token is refused, a hostile name is text, a fling of a 2,000-row list asks the server for the settled rows' logos only, and 90% loads the next page once",
+          .timeLimit(.minutes(8)))
+    func fleetInChromium() async throws {
+        let postgres = try TestPostgres.shared()
+        let url = try await postgres.makeDatabase(), database = TestPostgres.database(in: url)
+        // Paris with 2,000 rows and their logos, fetched from the sample service into the shared store.
+        var options = SampleServiceOptions()
+        options.hotels = 10_000
+        let sample = try await SampleServer.start(options)
+        let runtime = try await HotelRuntime.open(.init(store: .shared(try PostgresLocation(url: url))))
+        let client = try runtime.client(profile: try .named("sample"), endpoint: sample.endpoint)
+        let summary = try await runtime.listJob(client, city: "Paris", logos: FilterChain(), sink: StoreOnlySink()).run()
+        await sample.stop()
+        #expect(summary.failure == nil && summary.hotels == 2_000, "\(summary)")
+        let list = try #require(try await runtime.storage.allLists().first)
+        // A supplier's hostile name, on the first screen.
+        _ = try await postgres.psql("UPDATE hotels SET name = '\(DashboardTests.hostile)' WHERE list_id = \(list.id) AND code = "
+                                    + "(SELECT code FROM hotels WHERE list_id = \(list.id) ORDER BY position LIMIT 1 OFFSET 1)", database: database)
+        // The queue: Rome dead after its one attempt, Tokyo waiting.
+        let queue = JobQueue(store: try #require(runtime.sharedStore))
+        let profile = try JobProfile(nameOrPath: "sample")
+        let job = { (city: String, attempts: Int) in ListJobArguments(profile: profile, endpoint: sample.endpoint, city: city).job(maxAttempts: attempts) }
+        try await queue.enqueue([job("Rome", 1)])
+        let rome = try #require(try await queue.claim(worker: "test", limit: 1, lease: 30).first)
+        #expect(try await queue.fail(rome.lease, error: "HTTP 503", retryIn: 0) == .dead)
+        try await queue.enqueue([job("Tokyo", 5)])
+        await runtime.close()
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dashboard-fleet-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let dashboard = try HotelsProcess.start(["dashboard", "--store", url, "--port", "0", "--access-log"])
+        let base = try await Self.address(of: dashboard)
+        let jobs = try await HotelsProcess.run(["jobs", "--store", url, "--json"])
+        let config: [String: Any] = [
+            "base": base, "list": "/lists/\(list.id)", "accessLog": dashboard.errors.path, "hostileName": DashboardTests.hostile,
+            "screenshot": ProcessInfo.processInfo.environment["HOTELKIT_SCREENSHOT"] ?? folder.appendingPathComponent("list.png").path,
+            "deadJob": rome.id,
+            "enqueue": [HotelsProcess.executable.path, "enqueue", "--store", url, "--profile", "sample", "--endpoint", sample.endpoint, "--city", "Oslo"],
+        ]
+        let configFile = folder.appendingPathComponent("config.json")
+        try JSONSerialization.data(withJSONObject: config).write(to: configFile)
+        let ended = try await HotelsProcess.start(["python3", Self.script("dashboard_fleet.py"), configFile.path], executable: Self.python).finish()
+        dashboard.child.signal(SIGTERM)
+        let served = try await dashboard.finish()
+        let result = try Self.printed(ended)
+
+        #expect(served.status == 0, "\(served.stderr)")
+        #expect(!served.stderr.contains(TestPostgres.password) && !ended.stdout.contains(TestPostgres.password))
+        #expect((result["consoleErrors"] as? [Any])?.isEmpty == true, "\(result["consoleErrors"] ?? "")")
+        // The queue page counts what hotels jobs --json counts, and refreshes in place.
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(jobs.stdout.utf8)) as? [String: Any], "\(jobs.stderr)")
+        // The page shows every state, 0 included; the JSON only those a job is in.
+        let shown = (result["queueCounts"] as? [String: [String: Int]] ?? [:]).mapValues { $0.filter { $0.value != 0 } }
+        #expect(shown == report["byKind"] as? [String: [String: Int]] && !shown.isEmpty, "\(shown) vs \(report["byKind"] ?? "")")
+        let refreshed = try #require(result["refreshed"] as? [String: Any])
+        #expect(refreshed["notReloaded"] as? Bool == true && (refreshed["refreshes"] as? Int ?? 0) >= 1, "\(refreshed)")
+        // The buttons: a POST without the token is refused; retry makes the dead job available.
+        #expect(result["postWithoutCSRF"] as? Int == 403, "\(result)")
+        #expect((result["retrySaid"] as? String)?.contains("\(rome.id)") == true && result["deadAfterRetry"] as? Int == 0, "\(result)")
+        let revived = try await postgres.psql("SELECT state FROM jobs WHERE id = \(rome.id)", database: database)
+        #expect(revived.trimmingCharacters(in: .whitespacesAndNewlines) == "available", "\(result["retrySaid"] ?? "")")
+        // The hostile name is text, and nothing ran.
+        #expect(result["hostileShown"] as? Bool == true && result["hostileElements"] as? Int == 0 && result["dialog"] as? Bool == false, "\(result)")
+        // The fling: nothing started while it moved; then the server was asked for logos of the settled rows only.
+        let fling = try #require(result["fling"] as? [String: Any])
+        let asked = try #require(fling["logosAsked"] as? [String]), nearView = Set(try #require(fling["nearView"] as? [String]))
+        let inView = try #require(fling["inView"] as? Int)
+        #expect(fling["startedDuring"] as? Int == 0 && (fling["deferred"] as? Int ?? 0) > 0, "\(fling)")
+        #expect((fling["scrolled"] as? Int ?? 0) > 2_500, "the fling went past many rows: \(fling)")
+        #expect(asked.count >= inView - 1 && Set(asked).isSubset(of: nearView) && Set(asked).count == asked.count,
+                "asked \(asked.count) for \(inView) rows in view: \(Set(asked).subtracting(nearView))")
+        // Past 90%: one request, one more page.
+        let more = try #require(result["more"] as? [String: Int])
+        #expect(more["pageRequests"] == 1 && more["pages"] == 1 && more["rowsAfter"] == (more["rowsBefore"] ?? 0) + 100, "\(more)")
+        // The screenshot is a PNG.
+        let shot = try Data(contentsOf: URL(fileURLWithPath: try #require(config["screenshot"] as? String)))
+        #expect(shot.starts(with: [0x89, 0x50, 0x4E, 0x47]) && shot.count > 10_000)
+    }
+
+    /// The `python3` on the PATH: the one `make test` installed Selenium into.
+    static let python = URL(fileURLWithPath: "/usr/bin/env")
+
+    /// A script of the `Browser` folder beside this file.
+    static func script(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Browser/\(name)").path
+    }
+
+    /// The JSON object a browser script printed; its stderr in the failure otherwise.
+    static func printed(_ run: HotelsProcess) throws -> [String: Any] {
+        #expect(run.status == 0, "\(run.stderr)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run.stderr)")
+    }
+
+    /// The address a started `hotels dashboard --port 0` printed, once it has.
+    static func address(of dashboard: HotelsProcess.Running) async throws -> String {
+        while true {
+            let printed = String(decoding: try Data(contentsOf: dashboard.output), as: UTF8.self)
+            if let match = printed.firstMatch(of: /dashboard on (http:\/\/[0-9.]+:[0-9]+)\//) { return String(match.1) }
+            guard !dashboard.child.hasEnded else {
+                throw DashboardEnded(stderr: String(decoding: try Data(contentsOf: dashboard.errors), as: UTF8.self))
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+}
+
+struct DashboardEnded: Error, CustomStringConvertible {
+    var stderr: String
+    var description: String { "hotels dashboard ended before it listened: \(stderr)" }
 }

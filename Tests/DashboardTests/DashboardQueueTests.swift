@@ -83,4 +83,35 @@ struct DashboardQueueTests {
         }
         await runtime.close()
     }
+
+    @Test("a dead job's arguments, a schedule and a list's name show no profile file's contents and no endpoint's user:password@, in pages, API answers or reports")
+    func reportsShowNoSecrets() async throws {
+        let url = try await TestPostgres.shared().makeDatabase()
+        let runtime = try await HotelRuntime.open(.init(store: .shared(try PostgresLocation(url: url))))
+        let queue = JobQueue(store: try #require(runtime.sharedStore))
+        var profile = try JobProfile(nameOrPath: "sample")
+        profile.json = #"{"name": "sample", "authentication": {"password": "profile-secret-42"}}"#
+        let lima = ListJobArguments(profile: profile, endpoint: "http://agent:endpoint-secret-42@127.0.0.1:1/soap", city: "Lima")
+        #expect(!lima.key.description.contains("secret-42") && lima.key.description.contains("127.0.0.1:1"))
+        try await queue.enqueue([lima.job(maxAttempts: 1, every: 3600)])
+        let job = try #require(try await queue.claim(worker: "test", limit: 1, lease: 30).first)
+        #expect(try await queue.fail(job.lease, error: "HTTP 503", retryIn: 0) == .dead)
+        let report = JobsReport(try await queue.overview())
+        let dead = try #require(report.dead.first)
+        #expect(dead.arguments.contains("Lima") && dead.arguments.contains("127.0.0.1:1") && dead.arguments.contains("\"name\":\"sample\""),
+                "\(dead.arguments)")
+        #expect(dead.list == "Lima (sample at http://127.0.0.1:1/soap)")
+        let app = try DashboardServer(runtime: runtime, configuration: .init(port: 0)).application()
+        let served = try await app.test(.live) { client in
+            var pages: [String] = []
+            for uri in ["/queue", "/api/jobs", "/schedules", "/api/schedules"] {
+                pages.append(try await client.execute(uri: uri, method: .get) { String(buffer: $0.body) })
+            }
+            return pages
+        }
+        let shown = [report.text, dead.arguments] + (try await queue.schedules()).map { ScheduleReport($0).text } + served
+        await runtime.close()
+        #expect(shown.count == 7 && shown.allSatisfy { !$0.contains("secret-42") }, "\(shown.filter { $0.contains("secret-42") })")
+        #expect(served.allSatisfy { $0.contains("Lima") })
+    }
 }

@@ -1,0 +1,36 @@
+import Hummingbird
+
+/// The dashboard's stylesheet and icon, served from `/static/` (the
+/// Content-Security-Policy allows no inline style or `data:` icon).
+enum DashboardStyle {
+    static var stylesheet: Response { response(css, type: "text/css; charset=utf-8") }
+    static var icon: Response { response(svg, type: "image/svg+xml") }
+
+    private static func response(_ text: String, type: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static let css = """
+        :root { color-scheme: light dark; --line: #8884; --muted: #888; }
+        body { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; max-width: 72rem; padding: 0 1rem 2rem; }
+        nav { padding: .75rem 0; border-bottom: 1px solid var(--line); }
+        nav a { margin-right: .25rem; }
+        h1 { font-size: 1.4rem; margin: 1rem 0 .5rem; }
+        h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
+        table { border-collapse: collapse; width: 100%; }
+        th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid var(--line); vertical-align: middle; }
+        thead th { position: sticky; top: 0; background: Canvas; }
+        #hotels td:first-child { width: 32px; }
+        #hotels tbody tr { height: 44px; }
+        img[data-logo] { display: block; width: 32px; height: 32px; border-radius: 4px; background: var(--line); }
+        form.inline { display: inline; }
+        input[type=search] { min-width: 16rem; }
+        p[role=status] { padding: .5rem; border: 1px solid var(--line); }
+        tr.gone, tr.stale { color: var(--muted); }
+        """
+
+    static let svg = """
+        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#2a6"/>\
+        <path d="M4 12V4h2v3h4V4h2v8h-2V9H6v3z" fill="#fff"/></svg>
+        """
+}
