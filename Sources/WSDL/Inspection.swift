@@ -41,6 +41,8 @@ public struct WSDLInspection: Sendable, Encodable {
     public var missing: [MissingDocument]
     public var services: [ServiceDescription.Service]
     public var bindings: [Binding]
+    /// Port types no SOAP binding binds: their operations' messages, without a SOAP version or action.
+    public var unboundPortTypes: [ServiceDescription.UnboundPortType]
     /// What the policies ask of a request: `WS-Security UsernameToken`, `WS-Addressing`, ….
     public var policies: [String]
     /// What the WSDL gets wrong, and how it was read anyway.
@@ -81,6 +83,15 @@ public struct WSDLInspection: Sendable, Encodable {
                 if let action = operation.addressingAction { lines.append("    WS-Addressing action: \(action)") }
             }
         }
+        for portType in unboundPortTypes {
+            lines.append("port type \(portType.name): no binding, so no SOAP version and no SOAPAction; "
+                + "\(portType.operations.count) operation\(portType.operations.count == 1 ? "" : "s")")
+            for operation in portType.operations {
+                lines.append("  operation \(operation.name)")
+                lines.append("    input: " + (operation.input.isEmpty ? "(nothing)" : operation.input.joined(separator: ", ")))
+                lines.append("    output: " + (operation.output.isEmpty ? "(nothing)" : operation.output.joined(separator: ", ")))
+            }
+        }
         lines.append("policies: " + (policies.isEmpty ? "none declared" : policies.joined(separator: ", ")))
         lines += problems.map { "problem: " + $0 }
         return lines
@@ -90,12 +101,7 @@ public struct WSDLInspection: Sendable, Encodable {
 extension ServiceDescription {
     /// Everything `inspect` shows.
     public var inspection: WSDLInspection {
-        func parts(_ parts: [Part]) -> [String] {
-            parts.map { part in
-                if let element = part.element { return element.description }
-                return "\(part.name): " + (part.type?.description ?? "?")
-            }
-        }
+        let parts = Self.describe
         return WSDLInspection(
             name: name, targetNamespace: targetNamespace,
             documents: documents.map { .init(name: $0.name, referrer: $0.referrer, origin: $0.origin.rawValue, bytes: $0.bytes) },
@@ -112,6 +118,7 @@ extension ServiceDescription {
                                 documentation: operation.documentation.isEmpty ? nil : operation.documentation)
                       })
             },
+            unboundPortTypes: unboundPortTypes,
             policies: policies.descriptions, problems: problems)
     }
 }

@@ -39,6 +39,18 @@ public struct ProfileDrafter: Sendable {
         self.description = description
     }
 
+    /// The input's element with nothing in it, when its schema is one of the set's missing files (Amadeus ships
+    /// each message's schema apart from the WSDL): a profile to fill in beats no profile. Nil when nothing is missing.
+    private func rootAlone(of operation: ServiceDescription.Operation, notes: inout [String]) -> ElementShape? {
+        guard operation.style != "rpc", let element = operation.input.first?.element, !description.missing.isEmpty else { return nil }
+        let holding = description.missing.filter { $0.namespace == element.namespace }
+        let files = (holding.isEmpty ? description.missing : holding).map { "\($0.location) (← \($0.referrer))" }.joined(separator: ", ")
+        notes.append("request: the body is <\(element.name)> alone, in \(element.namespace.isEmpty ? "no namespace" : element.namespace): "
+            + "its schema is not here (\(files)), so its content is unknown; add the file and run again, or fill the body in "
+            + "from the vendor's documentation")
+        return ElementShape(name: element.name, namespace: element.namespace)
+    }
+
     /// A profile for `operation`, in the SOAP version's binding (the SOAP
     /// 1.1 one when nil and both exist). `sample` is a recorded response to
     /// guess the record and fields from instead of the schema.
@@ -61,7 +73,7 @@ public struct ProfileDrafter: Sendable {
             notes.append("the binding is SOAP-encoded (RPC/encoded): the body below has no xsi:type attributes, which some servers need")
         }
 
-        guard let input = description.bodyShape(of: operation, output: false) else {
+        guard let input = description.bodyShape(of: operation, output: false) ?? rootAlone(of: operation, notes: &notes) else {
             throw WSDLError.unresolved(what: "the input message's element", in: "operation \(operation.name)")
         }
         var writer = BodyWriter(credentialPrefix: prefix, guessesCredentials: true)

@@ -35,6 +35,21 @@ public struct ServiceDescription: Sendable {
         public var problem: String?
     }
 
+    /// A port type no SOAP binding binds (HTNG publishes its port types apart from any binding): its operations
+    /// have messages, but no SOAP version and no SOAPAction until a binding says them.
+    public struct UnboundPortType: Sendable, Encodable {
+        public struct Operation: Sendable, Encodable {
+            public var name: String
+            /// The input's elements (`{namespace}name`), or its typed parts (`part: {namespace}type`).
+            public var input: [String]
+            public var output: [String]
+            public var documentation: String?
+        }
+
+        public var name: String
+        public var operations: [Operation]
+    }
+
     /// An operation as one SOAP binding binds it.
     public struct Operation: Sendable {
         public var name: String
@@ -89,6 +104,8 @@ public struct ServiceDescription: Sendable {
     public var targetNamespace: String
     public var services: [Service]
     public var bindings: [Binding]
+    /// Port types that no SOAP binding of the set binds.
+    public var unboundPortTypes: [UnboundPortType]
     public var policies: PolicyHints
     public var schemas: SchemaSet
     /// The documents read, in order, and where each came from.
@@ -123,6 +140,7 @@ public struct ServiceDescription: Sendable {
 
         var messages: [QualifiedName: [Part]] = [:]
         var portTypes: [QualifiedName: XMLTreeElement] = [:]
+        var portTypeOrder: [QualifiedName] = []
         var bindingNodes: [(QualifiedName, XMLTreeElement)] = []
         var serviceNodes: [XMLTreeElement] = []
         for document in definitions {
@@ -134,7 +152,8 @@ public struct ServiceDescription: Sendable {
                     messages[qualified] = child.children(("part"), in: Namespaces.wsdl).map { part in
                         Part(name: part.attributes["name"] ?? "", element: part.qualifiedName("element"), type: part.qualifiedName("type"))
                     }
-                case "portType": portTypes[qualified] = child
+                case "portType":
+                    if portTypes.updateValue(child, forKey: qualified) == nil { portTypeOrder.append(qualified) }
                 case "binding": bindingNodes.append((qualified, child))
                 case "service": serviceNodes.append(child)
                 default: continue
@@ -148,17 +167,20 @@ public struct ServiceDescription: Sendable {
 
         var bindings: [Binding] = []
         var bindingVersions: [String: SOAPVersion] = [:]
+        var boundPortTypes: Set<QualifiedName> = []
         for (qualified, node) in bindingNodes {
             let soap = node.child("binding", in: Namespaces.soap11) ?? node.child("binding", in: Namespaces.soap12)
             guard let soap else { continue }
             let version: SOAPVersion = soap.namespaceURI == Namespaces.soap12 ? .v1_2 : .v1_1
             bindingVersions[qualified.name] = version
             let portTypeName = node.qualifiedName("type")
-            var portType = lookup(portTypes, portTypeName)
+            var portTypeKey = portTypeName.flatMap { name in portTypes[name] != nil ? name : portTypes.keys.first { $0.name == name.name } }
             var problem: String?
-            if portType == nil {
-                (portType, problem) = Self.standInPortType(for: node, named: qualified.name, among: portTypes)
+            if portTypeKey == nil {
+                (portTypeKey, problem) = Self.standInPortType(for: node, named: qualified.name, among: portTypes)
             }
+            if let portTypeKey { boundPortTypes.insert(portTypeKey) }
+            let portType = portTypeKey.flatMap { portTypes[$0] }
             let style = soap.attributes["style"] ?? "document"
             var operations: [Operation] = []
             for operation in node.children(("operation"), in: Namespaces.wsdl) {
@@ -207,6 +229,18 @@ public struct ServiceDescription: Sendable {
                                     operations: operations, problem: problem))
         }
         self.bindings = bindings
+        unboundPortTypes = portTypeOrder.filter { !boundPortTypes.contains($0) }.compactMap { qualified in
+            portTypes[qualified].map { node in
+                UnboundPortType(name: qualified.name, operations: node.children(("operation"), in: Namespaces.wsdl).map { operation in
+                    func parts(_ direction: String) -> [String] {
+                        Self.describe(lookup(messages, operation.child(direction, in: Namespaces.wsdl)?.qualifiedName("message")) ?? [])
+                    }
+                    let documentation = (operation.child("documentation", in: Namespaces.wsdl)?.text ?? "").foldingWhitespace()
+                    return .init(name: operation.attributes["name"] ?? "", input: parts("input"), output: parts("output"),
+                                 documentation: documentation.isEmpty ? nil : documentation)
+                })
+            }
+        }
 
         services = serviceNodes.map { service in
             Service(name: service.attributes["name"] ?? "", ports: service.children(("port"), in: Namespaces.wsdl).map { port in
@@ -220,11 +254,19 @@ public struct ServiceDescription: Sendable {
         if operations.contains(where: { $0.inputHeaders.contains { $0.name == "Security" } }) { policies.usernameToken = true }
     }
 
+    /// Parts as inspection shows them: each part's element (`{namespace}name`), or its name and type.
+    static func describe(_ parts: [Part]) -> [String] {
+        parts.map { part in
+            if let element = part.element { return element.description }
+            return "\(part.name): " + (part.type?.description ?? "?")
+        }
+    }
+
     /// A binding whose `type` names no port type of the set (a wrong name, an
     /// undeclared prefix) gets the one port type that has every operation it
     /// binds, when exactly one has; the problem says which, or that none did.
     private static func standInPortType(for binding: XMLTreeElement, named name: String,
-                                        among portTypes: [QualifiedName: XMLTreeElement]) -> (XMLTreeElement?, String) {
+                                        among portTypes: [QualifiedName: XMLTreeElement]) -> (QualifiedName?, String) {
         let written = binding.attributes["type"] ?? ""
         let bound = Set(binding.children(("operation"), in: Namespaces.wsdl).compactMap { $0.attributes["name"] })
         let matching = portTypes.filter { _, node in
@@ -238,10 +280,10 @@ public struct ServiceDescription: Sendable {
         } else {
             "port type \(written), which no document of the set defines"
         }
-        guard matching.count == 1, let (standIn, node) = matching.first else {
+        guard matching.count == 1, let standIn = matching.first?.key else {
             return (nil, "binding \(name) names \(why); its operations' messages are unknown")
         }
-        return (node, "binding \(name) names \(why); port type \(standIn.name), the only one with all its operations, stands in")
+        return (standIn, "binding \(name) names \(why); port type \(standIn.name), the only one with all its operations, stands in")
     }
 
     /// Policy assertions anywhere in the WSDL documents, by their local

@@ -69,6 +69,8 @@ public struct MissingDocument: Sendable, Encodable, Equatable {
     public var referrer: String
     /// `no such file`, `HTTP 404`.
     public var reason: String
+    /// The namespace whose declarations it was to hold: an import's, or the including schema's target namespace.
+    public var namespace: String?
 }
 
 /// An `xs:import` of a standard namespace (XML Signature, `xml:`, SOAP
@@ -209,7 +211,7 @@ public struct WSDLLoader: Sendable {
                 try await visit(target, referrer: document, wsdlChain: reference.isWSDLImport ? wsdlChain + [key] : [], state: state)
             } catch WSDLError.missing(let location, let referrer, let reason) where !reference.isWSDLImport {
                 // A schema not shipped: its types are unknown, the operations are not. A missing WSDL stops the load.
-                state.missing.append(MissingDocument(location: location, referrer: referrer ?? name, reason: reason))
+                state.missing.append(MissingDocument(location: location, referrer: referrer ?? name, reason: reason, namespace: reference.namespace))
             }
         }
     }
@@ -388,6 +390,8 @@ public struct WSDLLoader: Sendable {
         var isWSDLImport: Bool
         /// The namespace of an `xs:import` of a standard schema, which is not read.
         var standardNamespace: String? = nil
+        /// The namespace the schema is for: an import's, or the including schema's own.
+        var namespace: String? = nil
     }
 
     /// The WSDL 1.1 definitions, or a schema; anything else is refused with what it is.
@@ -410,8 +414,9 @@ public struct WSDLLoader: Sendable {
             for child in schema.children where child.namespaceURI == Namespaces.xsd
                 && ["import", "include", "redefine"].contains(child.localName) {
                 if let location = child.attributes["schemaLocation"], !location.trimmingWhitespace().isEmpty {
-                    let namespace = child.localName == "import" ? child.attributes["namespace"].flatMap { Namespaces.notRead[$0] == nil ? nil : $0 } : nil
-                    references.append(Reference(location: location, isWSDLImport: false, standardNamespace: namespace))
+                    let namespace = child.localName == "import" ? child.attributes["namespace"] : schema.attributes["targetNamespace"]
+                    references.append(Reference(location: location, isWSDLImport: false,
+                                                standardNamespace: namespace.flatMap { Namespaces.notRead[$0] == nil ? nil : $0 }, namespace: namespace))
                 }
             }
         }

@@ -23,6 +23,46 @@ struct ProfileCommandTests {
         #expect(unknown.status == 64 && unknown.stderr.contains("NoSuchRQ"))
     }
 
+    @Test("a port type with no binding (HTNG's SeamlessShopAndBookPort.wsdl layout): inspect lists its operations' input and output elements and says why there is no SOAP version or action")
+    func portTypeWithoutBinding() async throws {
+        let wsdl = Samples.url("WSDL/htng-port-type-only/SeamlessShopAndBookPort.wsdl").path
+        let text = try await HotelsProcess.run(["profile", "inspect", wsdl, "--offline"])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("port type SeamlessShopAndBookPortType: no binding, so no SOAP version and no SOAPAction; 2 operations"),
+                "\(text.stdout)")
+        #expect(text.stdout.contains("  operation CheckAvailability\n    input: {http://www.opentravel.org/OTA/2003/05}OTA_HotelAvailRQ\n"
+                                     + "    output: {http://www.opentravel.org/OTA/2003/05}OTA_HotelAvailRS"))
+        let json = try await HotelsProcess.run(["profile", "inspect", wsdl, "--offline", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let portTypes = try #require(object["unboundPortTypes"] as? [[String: Any]])
+        let operations = try #require(portTypes.first?["operations"] as? [[String: Any]])
+        #expect(operations.compactMap { $0["name"] as? String } == ["CheckAvailability", "ProcessReservationRequest"])
+        #expect(operations.last?["input"] as? [String] == ["{http://www.opentravel.org/OTA/2003/05}OTA_HotelResRQ"])
+        #expect((object["bindings"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test("init for an operation whose input schema is missing (Amadeus' Security_Authenticate without Security_Authenticate_06_1_1A.xsd): the root element alone, in its namespace, a note naming the file, exit 0")
+    func initWithMissingInputSchema() async throws {
+        let folder = try DocumentFolder()
+        let wsdl = Samples.url("WSDL/amadeus-missing-schema/AmadeusWebServices.wsdl").path
+        let out = folder.path("authenticate.json")
+        let run = try await HotelsProcess.run(["profile", "init", "--wsdl", wsdl, "--operation", "Security_Authenticate", "--out", out])
+        #expect(run.status == 0, "\(run.stderr)")
+        let profile = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as? [String: Any])
+        #expect(profile["body"] as? String
+                == #"<n1:Security_Authenticate xmlns:n1="http://xml.amadeus.com/VLSSLQ_06_1_1A"></n1:Security_Authenticate>"#)
+        #expect(profile["soapAction"] as? String == "http://webservices.amadeus.com/1ASIWTEST/VLSSLQ_06_1_1A")
+        let notes = try #require(profile["notes"] as? [String])
+        let note = try #require(notes.first { $0.hasPrefix("request: the body is <Security_Authenticate> alone") }, "\(notes)")
+        // The input's file, not the reply's.
+        #expect(note.contains("Security_Authenticate_06_1_1A.xsd") && !note.contains("Security_AuthenticateReply_06_1_1A.xsd"), "\(note)")
+        // The operation whose schemas are there is drafted in full as before.
+        let list = try await HotelsProcess.run(["profile", "init", "--wsdl", wsdl, "--operation", "Hotel_List", "--out", folder.path("list.json")])
+        #expect(list.status == 0, "\(list.stderr)")
+        let listProfile = try String(contentsOfFile: folder.path("list.json"), encoding: .utf8)
+        #expect(listProfile.contains("HotelRef") && listProfile.contains("HotelCityCode"))
+    }
+
     @Test("inspect shows an operation's output SOAP header: Kunlun's KwsSoapHeader on AppLogin's reply")
     func outputHeaders() async throws {
         let wsdl = Samples.url("Real/wsdl/asmx/SecurityService.wsdl").path
