@@ -76,11 +76,11 @@ public struct DashboardServer: Sendable {
     private var queue: JobQueue? { runtime.sharedStore.map { JobQueue(store: $0) } }
 
     /// The rows after `after`, `pageSize` of them, matching `q` by name; a bad number is the top.
-    private func rows(_ request: Request, in list: CachedList) async throws -> (rows: ListRows, next: Int64?) {
+    private func rows(_ request: Request, in list: CachedList) async throws -> (rows: ListRows, next: Int64?, limit: Int) {
         let after = try Self.query(request, "after", as: Int64.self, "a row's position, a whole number")
         let limit = min(500, max(1, try Self.query(request, "limit", as: Int.self, "a number of rows, 1 to 500") ?? configuration.pageSize))
         let rows = try await runtime.storage.rows(in: list, after: after, limit: limit, matching: search(request))
-        return (rows, rows.hotels.count == limit ? rows.positions.last : nil)
+        return (rows, rows.hotels.count == limit ? rows.positions.last : nil, limit)
     }
 
     /// The query value `name` as a `T`, nil when it is absent; one that does not read as a `T` is the
@@ -121,16 +121,16 @@ public struct DashboardServer: Sendable {
     /// One list's page: it and its rows are read by id and position alone, never the other lists.
     private func listPage(_ request: Request, id: Int64) async throws -> Response {
         guard let list = try await runtime.storage.list(id: id) else { return Page.notFound("no such list") }
-        let (rows, next) = try await rows(request, in: list)
+        let (rows, next, _) = try await rows(request, in: list)
         return Page.list(ListSummary(list), rows: rows, search: search(request) ?? "", next: next)
     }
 
     private func hotelsAPI(_ request: Request, id: Int64) async throws -> Response {
         guard let list = try await runtime.storage.list(id: id) else { return Page.notFound("no such list") }
-        let (rows, next) = try await rows(request, in: list)
+        let (rows, next, limit) = try await rows(request, in: list)
         var nextURL: String?
         if let next {
-            nextURL = "/api/lists/\(list.id)/hotels?after=\(next)" + (search(request).map { "&q=" + Page.queryEscaped($0) } ?? "")
+            nextURL = "/api/lists/\(list.id)/hotels?after=\(next)&limit=\(limit)" + (search(request).map { "&q=" + Page.queryEscaped($0) } ?? "")
         }
         return JSONBody.hotels(rows.hotels, next: nextURL)
     }
