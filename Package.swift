@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "Workers", targets: ["Workers"]),
         .library(name: "Browsing", targets: ["Browsing"]),
         .library(name: "Console", targets: ["Console"]),
+        .library(name: "Dashboard", targets: ["Dashboard"]),
         .executable(name: "hotels", targets: ["hotels"]),
     ],
     dependencies: [

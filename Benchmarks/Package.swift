@@ -9,6 +9,7 @@ let package = Package(
     dependencies: [
         .package(name: "HotelKit", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // In-process throughput: `swift package benchmark` (see BENCHMARKS.md).
@@ -57,6 +58,14 @@ let package = Package(
             name: "first-rows",
             dependencies: [.product(name: "OfflineStore", package: "HotelKit"), .product(name: "PostgresStore", package: "HotelKit")],
             path: "Sources/FirstRows"
+        ),
+        // scripts/compare dashboard: the dashboard's API pages of a long list, in process (no socket).
+        .executableTarget(
+            name: "dashboard-pages",
+            dependencies: [.product(name: "Dashboard", package: "HotelKit"), .product(name: "Runtime", package: "HotelKit"),
+                           .product(name: "PostgresStore", package: "HotelKit"),
+                           .product(name: "HummingbirdTesting", package: "hummingbird")],
+            path: "Sources/DashboardPages"
         ),
         // scripts/compare browse: the view's frames at 100×30, built and diffed, in process.
         .executableTarget(
