@@ -12,9 +12,10 @@ private func rowText(_ frame: Frame, _ row: Int) -> String {
     return s
 }
 
-/// Test image bytes the virtual terminal understands: a DCS (sixel-like) or APC (kitty-like) naming the picture.
+/// Test image bytes the virtual terminal understands: a DCS (sixel-like) naming the picture, or a kitty
+/// transmission (`a=t`, with no id: the renderer gives it one) whose data names it.
 private func placement(_ id: String, row: Int, column: Int, columns: Int, rows: Int, kitty: Bool) -> ImagePlacement {
-    let bytes = kitty ? "\(esc)_Gtest=\(id),c=\(columns),r=\(rows)\(esc)\\" : "\(esc)Pq\(id);\(columns);\(rows)\(esc)\\"
+    let bytes = kitty ? "\(esc)_Ga=t,f=32,s=8,v=8,q=2,m=1\(esc)\\\(esc)_Gm=0;\(id)\(esc)\\" : "\(esc)Pq\(id);\(columns);\(rows)\(esc)\\"
     return ImagePlacement(id: id, row: row, column: column, columns: columns, rows: rows, bytes: Array(bytes.utf8), isKitty: kitty)
 }
 
@@ -276,11 +277,60 @@ private func placement(_ id: String, row: Int, column: Int, columns: Int, rows: 
         frame.fill(row: 1, column: 2, columns: 6, rows: 3, with: .blank)
         frame.images = [placement("logo7", row: 1, column: 2, columns: 6, rows: 3, kitty: true)]
         let first = text(renderer.render(frame))
-        #expect(first.contains("Gtest=logo7"))
+        #expect(first.contains("m=0;logo7") && first.contains("\(esc)_Ga=p,i=1,c=6,r=3,C=1,q=2\(esc)\\"))
         frame.images = []
         let s = text(renderer.render(frame))
         #expect(s.contains("\(esc)_Ga=d,d=p,x=3,y=2,q=2\(esc)\\"))
-        #expect(!s.contains("Gtest=logo7"))
+        #expect(!s.contains("logo7"))
+    }
+
+    /// Nine logos, as `hotels browse` shows them, scrolled `by` rows at a time.
+    private func logoFrame(first: Int) -> Frame {
+        var frame = listFrame(columns: 60, rows: 30, first: first)
+        frame.images = (0..<9).map { slot in
+            placement("logo\(first + slot)", row: 1 + slot * 3, column: 0, columns: 6, rows: 3, kitty: true)
+        }
+        return frame
+    }
+
+    @Test("kitty: each logo is sent once with an image id, then placed by id (a=p): a scroll costs a few dozen bytes a logo, not its pixels")
+    func kittyImagesAreSentOnceThenPlaced() {
+        var renderer = FrameRenderer()
+        var screen = VirtualTerminal(columns: 60, rows: 30)
+        screen.run(renderer.render(logoFrame(first: 0)))
+        #expect(screen.matches(logoFrame(first: 0)) == nil && screen.transmissions == 9)
+        for first in 1...20 {
+            let out = renderer.render(logoFrame(first: first))
+            screen.run(out)
+            #expect(screen.matches(logoFrame(first: first)) == nil, "scrolled to \(first)")
+            let transmissions = text(out).components(separatedBy: "a=t,").count - 1
+            #expect(transmissions == 1, "only the logo that came into view is sent")
+        }
+        // Scrolling back: all nine are in the terminal already.
+        let back = renderer.render(logoFrame(first: 15))
+        screen.run(back)
+        #expect(screen.matches(logoFrame(first: 15)) == nil)
+        #expect(!text(back).contains("a=t,"), "nothing sent again")
+        let placing = text(back).components(separatedBy: "\(esc)_G").dropFirst().map { $0.prefix { $0 != "\u{1B}" } }
+        #expect(placing.count == 18 && placing.allSatisfy { $0.count < 40 }, "a delete and a placement per logo: \(placing)")
+    }
+
+    @Test("kitty: past the limit the longest unused image is freed (a=d,d=I); after invalidate every image is freed and sent again")
+    func kittyImagesAreBoundedAndForgotten() {
+        var renderer = FrameRenderer(kittyImageLimit: 12)
+        var screen = VirtualTerminal(columns: 60, rows: 30)
+        for first in 0...20 {
+            screen.run(renderer.render(logoFrame(first: first)))
+            #expect(screen.matches(logoFrame(first: first)) == nil, "at \(first)")
+            #expect(screen.images.count <= 12)
+        }
+        #expect(Set(screen.images.values) == Set((9...28).suffix(12).map { "logo\($0)" }), "the twelve last used are kept")
+        renderer.invalidate()
+        screen.scribble()
+        let again = renderer.render(logoFrame(first: 20))
+        screen.run(again)
+        #expect(screen.matches(logoFrame(first: 20)) == nil)
+        #expect(text(again).components(separatedBy: "a=t,").count - 1 == 9 && screen.images.count == 9)
     }
 
     @Test func sixelPlacementMovedRewritesOldCells() {
@@ -309,16 +359,16 @@ private func placement(_ id: String, row: Int, column: Int, columns: Int, rows: 
         frame.images = [placement("k", row: 1, column: 1, columns: 3, rows: 2, kitty: true),
                         placement("s", row: 4, column: 1, columns: 3, rows: 2, kitty: false)]
         let first = text(renderer.render(frame))
-        #expect(first.contains("Gtest=k") && first.contains("Pqs;"))
+        #expect(first.contains("m=0;k") && first.contains("Pqs;"))
         frame.put("status", row: 7, column: 0)
         let s = text(renderer.render(frame))
         #expect(s.contains("status"))
-        #expect(!s.contains("Gtest=k") && !s.contains("Pqs;"))
+        #expect(!s.contains("\(esc)_G") && !s.contains("Pqs;"))
         // Text written into the sixel's cells erases its pixels: it is drawn again.
         frame.put("x", row: 5, column: 2)
         let again = text(renderer.render(frame))
         #expect(again.contains("Pqs;"))
-        #expect(!again.contains("Gtest=k"))
+        #expect(!again.contains("\(esc)_G"))
     }
 
     @Test func kittyDeleteTakingAKeptPlacementAlongRedrawsIt() {
@@ -332,7 +382,7 @@ private func placement(_ id: String, row: Int, column: Int, columns: Int, rows: 
         let s = text(renderer.render(frame))
         // The delete at (3, 3) also hits "kept", which is placed again.
         #expect(s.contains("\(esc)_Ga=d,d=p,x=3,y=3,q=2\(esc)\\"))
-        #expect(s.contains("Gtest=kept"))
+        #expect(s.contains("\(esc)_Ga=p,i=1,c=4,r=3,C=1,q=2\(esc)\\") && !s.contains("m=0;kept"), "placed again, not sent again")
         screen.run(Array(s.utf8))
         #expect(screen.matches(frame) == nil)
     }
@@ -360,7 +410,7 @@ private func placement(_ id: String, row: Int, column: Int, columns: Int, rows: 
         frame.images = [placement("low", row: 3, column: 0, columns: 2, rows: 2, kitty: false),
                         placement("neg", row: -1, column: 0, columns: 2, rows: 2, kitty: true)]
         let s = text(renderer.render(frame))
-        #expect(!s.contains("Pqlow") && !s.contains("Gtest=neg"))
+        #expect(!s.contains("Pqlow") && !s.contains("m=0;neg"))
     }
 
     /// Random frames through the renderer into a virtual terminal: the screen must equal each frame.
@@ -425,6 +475,11 @@ private func placement(_ id: String, row: Int, column: Int, columns: Int, rows: 
     }
 }
 
+private extension Array where Element == String {
+    /// The first element and the second (or ""), as a `;`-split kitty command's control and payload.
+    func splitFirst() -> (String, String) { (first ?? "", count > 1 ? self[1] : "") }
+}
+
 private extension String {
     var trimmingTrailingSpaces: String {
         var s = self
@@ -446,6 +501,12 @@ private struct VirtualTerminal {
     /// Sixel-like pixels: which picture covers a cell.
     private var pixels: [String?]
     private var kitty: [ImagePlacement] = []
+    /// kitty images the terminal holds, by number: their data (the test's picture id).
+    var images: [UInt32: String] = [:]
+    /// The image whose chunks are arriving.
+    private var transmitting: UInt32?
+    /// Images sent so far.
+    private(set) var transmissions = 0
     private var cursor = (row: 0, column: 0)
     private var style = CellStyle.plain
     private var autowrap = true
@@ -458,8 +519,11 @@ private struct VirtualTerminal {
         pixels = Array(repeating: nil, count: columns * rows)
     }
 
+    /// A new size: the screen is garbage, but the kitty images stay, as in a terminal.
     mutating func resize(columns: Int, rows: Int) {
+        let images = images
         self = VirtualTerminal(columns: columns, rows: rows)
+        self.images = images
     }
 
     /// Garbage on screen, as if something else drew there.
@@ -588,24 +652,48 @@ private struct VirtualTerminal {
 
     private mutating func apc(_ body: String) {
         guard body.hasPrefix("G") else { errors.append("APC \(body)"); return }
+        let (control, payload) = body.dropFirst().split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            .splitFirst()
         var keys: [String: String] = [:]
-        for pair in body.dropFirst().split(separator: ",") {
+        for pair in control.split(separator: ",") {
             let kv = pair.split(separator: "=", maxSplits: 1)
             if kv.count == 2 { keys[String(kv[0])] = String(kv[1]) }
         }
-        if keys["a"] == "d" {
-            if keys["d"] == "a" {
+        if let number = transmitting {
+            // A later chunk of a transmission: only m and the data.
+            guard keys.keys.allSatisfy({ $0 == "m" }) else { errors.append("keys in a later chunk: \(body)"); return }
+            images[number, default: ""] += payload
+            if keys["m"] == "0" { transmitting = nil }
+            return
+        }
+        switch keys["a"] {
+        case "t":
+            guard keys["q"] == "2", let number = keys["i"].flatMap({ UInt32($0) }), number > 0 else { errors.append("transmission \(body)"); return }
+            images[number] = payload
+            transmissions += 1
+            if keys["m"] == "1" { transmitting = number }
+        case "p":
+            guard keys["q"] == "2", keys["C"] == "1", let number = keys["i"].flatMap({ UInt32($0) }),
+                  let w = keys["c"].flatMap({ Int($0) }), let h = keys["r"].flatMap({ Int($0) }) else { errors.append("placement \(body)"); return }
+            guard let image = images[number] else { errors.append("placement of image \(number), never sent or freed"); return }
+            kitty.append(ImagePlacement(id: image, row: cursor.row, column: cursor.column, columns: w, rows: h, bytes: [], isKitty: true))
+        case "d":
+            switch keys["d"] {
+            case "a":
                 kitty = []
-            } else if keys["d"] == "p", let x = keys["x"].flatMap({ Int($0) }), let y = keys["y"].flatMap({ Int($0) }) {
+            case "p":
+                guard let x = keys["x"].flatMap({ Int($0) }), let y = keys["y"].flatMap({ Int($0) }) else { errors.append("delete \(body)"); return }
                 kitty.removeAll { p in
                     (p.column..<(p.column + p.columns)).contains(x - 1) && (p.row..<(p.row + p.rows)).contains(y - 1)
                 }
-            } else {
+            case "I":
+                guard let number = keys["i"].flatMap({ UInt32($0) }) else { errors.append("free \(body)"); return }
+                // Freeing an image takes its placements along.
+                if let image = images.removeValue(forKey: number) { kitty.removeAll { $0.id == image } }
+            default:
                 errors.append("delete \(body)")
             }
-        } else if let id = keys["test"], let w = keys["c"].flatMap({ Int($0) }), let h = keys["r"].flatMap({ Int($0) }) {
-            kitty.append(ImagePlacement(id: id, row: cursor.row, column: cursor.column, columns: w, rows: h, bytes: [], isKitty: true))
-        } else {
+        default:
             errors.append("APC \(body)")
         }
     }

@@ -9,7 +9,8 @@ public enum Painting: Sendable, Equatable {
     case cells([[Cell]])
     /// Pixel modes: the bytes that draw the image with its top-left corner at
     /// the cursor, covering exactly `columns` × `rows` cells. The caller moves
-    /// the cursor first, and puts it where it wants it afterwards.
+    /// the cursor first, and puts it where it wants it afterwards. For kitty,
+    /// the image's transmission alone (see ``ImagePlacement/bytes``).
     case escape([UInt8])
 }
 
@@ -154,15 +155,17 @@ public struct LogoPainter: Sendable {
 
     /// Escape sequences for the pixel protocols, the same wherever the tests
     /// run: chafa's fallback (xterm-like, with every image protocol), with
-    /// kitty's start changed so drawing neither moves the cursor (`C=1`:
-    /// no scroll at the bottom row) nor makes the terminal answer (`q=2`:
-    /// nothing lands in the input stream).
+    /// kitty's start changed to transmit the image without showing it (`a=t`;
+    /// chafa fills in `c` and `r` too, which a transmission ignores) and
+    /// without an answer from the terminal (`q=2`: nothing lands in the input
+    /// stream). ``FrameRenderer`` gives it a number, sends it once and places
+    /// it by number (`a=p`) wherever the logo shows.
     static func makeTermInfo() -> OpaquePointer? {
         guard let database = chafa_term_db_new() else { return nil }
         defer { chafa_term_db_unref(database) }
         guard let info = chafa_term_db_get_fallback_info(database) else { return nil }
         _ = chafa_term_info_set_seq(info, CHAFA_TERM_SEQ_BEGIN_KITTY_IMMEDIATE_IMAGE_V1,
-                                    "\u{1B}_Ga=T,f=%1,s=%2,v=%3,c=%4,r=%5,C=1,q=2,m=1\u{1B}\\", nil)
+                                    "\u{1B}_Ga=t,f=%1,s=%2,v=%3,c=%4,r=%5,q=2,m=1\u{1B}\\", nil)
         return info
     }
 

@@ -6,7 +6,9 @@ public struct ImagePlacement: Hashable, Sendable {
     public var column: Int
     public var columns: Int
     public var rows: Int
-    /// Escape bytes that draw it from the cursor at (row, column), covering exactly columns × rows cells.
+    /// Escape bytes that draw it from the cursor at (row, column), covering exactly columns × rows cells;
+    /// for kitty, the image's transmission (`ESC _G a=t,…`) without an image number: ``FrameRenderer``
+    /// numbers it, sends it once, and places it by number wherever it shows.
     public var bytes: [UInt8]
     /// kitty images live on their own layer: text written over them does not
     /// remove them; they must be deleted. Sixel and iTerm2 images are pixels in

@@ -8,17 +8,27 @@ public struct FrameRenderer: Sendable {
     private var shown: Frame?
     /// Whether kitty placements may be on the screen (then a full redraw deletes them all).
     private var kittyMayBeShown = false
+    /// The kitty images the terminal holds, sent once each and placed by number.
+    private var kittyImages: KittyImages
+    /// Set by ``invalidate()``: the terminal may have lost the images, so they are freed and sent again.
+    private var kittyImagesInDoubt = false
 
     /// A gap of unchanged cells this short between two changed runs is
     /// rewritten rather than skipped: cheaper than a cursor move (~8 bytes).
     private static let mergeGap = 4
 
-    public init() {}
+    /// - Parameter kittyImageLimit: kitty images kept in the terminal at most; past it, the one
+    ///   placed longest ago (and not on screen) is freed.
+    public init(kittyImageLimit: Int = 512) {
+        kittyImages = KittyImages(limit: kittyImageLimit)
+    }
 
     /// Forget the screen (after resume from Ctrl-Z, or when the terminal may
-    /// have been drawn over): the next render is a full redraw.
+    /// have been drawn over): the next render is a full redraw, which frees
+    /// the kitty images sent so far and sends those it shows again.
     public mutating func invalidate() {
         shown = nil
+        kittyImagesInDoubt = true
     }
 
     /// The bytes that turn the screen from the last rendered frame into
@@ -52,6 +62,10 @@ public struct FrameRenderer: Sendable {
             oldImages = []
             if kittyMayBeShown || newImages.contains(where: \.isKitty) {
                 out.append("\u{1B}_Ga=d,d=a,q=2\u{1B}\\")
+            }
+            if kittyImagesInDoubt {
+                for number in kittyImages.removeAll() { out.freeKittyImage(number) }
+                kittyImagesInDoubt = false
             }
             out.append("\u{1B}[0m\u{1B}[2J")
         }
@@ -109,9 +123,13 @@ public struct FrameRenderer: Sendable {
             // Plain SGR, so a picture's background is the default one.
             out.setStyle(.plain)
             out.moveTo(row: p.row, column: p.column)
-            out.bytes.append(contentsOf: p.bytes)
+            if p.isKitty {
+                place(p, shown: newImages, into: &out)
+                kittyMayBeShown = true
+            } else {
+                out.bytes.append(contentsOf: p.bytes)
+            }
             out.cursorUnknown()
-            if p.isKitty { kittyMayBeShown = true }
             redrawn.append(p)
         }
 
@@ -119,6 +137,30 @@ public struct FrameRenderer: Sendable {
         if out.bytes.count == headerLength { return [] }
         out.append("\u{1B}[0m\u{1B}[?7h\u{1B}[?2026l")
         return out.bytes
+    }
+
+    /// A kitty placement at the cursor: its image sent first if the terminal does not hold it (the transmission
+    /// given its number), then placed by number (`a=p`), a few dozen bytes however large the image.
+    private mutating func place(_ p: ImagePlacement, shown: [ImagePlacement], into out: inout Output) {
+        let (number, isNew, freed) = kittyImages.number(for: p.id, keeping: Set(shown.lazy.filter(\.isKitty).map(\.id)))
+        for old in freed { out.freeKittyImage(old) }
+        if isNew {
+            let prefix = Array("\u{1B}_G".utf8)
+            guard p.bytes.starts(with: prefix) else { return }
+            out.bytes.append(contentsOf: prefix)
+            out.append("i=")
+            out.decimal(Int(number))
+            out.append(",")
+            out.bytes.append(contentsOf: p.bytes.dropFirst(prefix.count))
+        }
+        out.append("\u{1B}_Ga=p,i=")
+        out.decimal(Int(number))
+        out.append(",c=")
+        out.decimal(p.columns)
+        out.append(",r=")
+        out.decimal(p.rows)
+        // C=1: the cursor stays, so a placement in the last row cannot scroll; q=2: no answer in the input.
+        out.append(",C=1,q=2\u{1B}\\")
     }
 
     /// Writes the cells of `new` that differ from `old` (or are dirty), in runs.
@@ -209,6 +251,51 @@ private struct PlacementKey: Hashable {
     }
 }
 
+/// The kitty images a terminal holds: a number for each picture id, sent once, freed when the
+/// limit is passed (the one placed longest ago that is not on screen goes first).
+private struct KittyImages: Sendable {
+    let limit: Int
+    private var numbers: [String: UInt32] = [:]
+    /// Picture ids, the one placed longest ago first.
+    private var order: [String] = []
+    private var next: UInt32 = 1
+
+    init(limit: Int) {
+        self.limit = max(1, limit)
+    }
+
+    /// The picture's number, whether it must be sent, and the numbers to free first: pictures past
+    /// the limit, none of them in `keeping` (those on screen).
+    mutating func number(for id: String, keeping: Set<String>) -> (number: UInt32, isNew: Bool, freed: [UInt32]) {
+        if let number = numbers[id] {
+            if let index = order.firstIndex(of: id) { order.remove(at: index) }
+            order.append(id)
+            return (number, false, [])
+        }
+        var freed: [UInt32] = []
+        var index = 0
+        while numbers.count >= limit, index < order.count {
+            if keeping.contains(order[index]) {
+                index += 1
+            } else if let number = numbers.removeValue(forKey: order.remove(at: index)) {
+                freed.append(number)
+            }
+        }
+        let number = next
+        // Numbers are 32-bit; 0 means none. After four billion pictures they start again, long after the first was freed.
+        next = next == UInt32.max ? 1 : next + 1
+        numbers[id] = number
+        order.append(id)
+        return (number, true, freed)
+    }
+
+    /// Forgets every image; their numbers, to free.
+    mutating func removeAll() -> [UInt32] {
+        defer { numbers = [:]; order = [] }
+        return order.compactMap { numbers[$0] }
+    }
+}
+
 /// The output buffer, tracking the cursor and SGR state to skip redundant moves and styles.
 private struct Output {
     var bytes: [UInt8] = []
@@ -253,6 +340,13 @@ private struct Output {
 
     mutating func cursorUnknown() {
         cursor = nil
+    }
+
+    /// Deletes a kitty image and its data (`d=I`: its placements go with it).
+    mutating func freeKittyImage(_ number: UInt32) {
+        append("\u{1B}_Ga=d,d=I,i=")
+        decimal(Int(number))
+        append(",q=2\u{1B}\\")
     }
 
     /// SGR for `newStyle`, from a reset so no attribute lingers; nothing if already in effect.
