@@ -105,7 +105,7 @@ struct DashboardTests {
         await runtime.close()
     }
 
-    @Test("a malformed query value or list id is 400 with what was expected, never a 500; an endpoint's user and password show nowhere")
+    @Test("a malformed query value or list id is 400 with what was expected, never a 500; an endpoint's user and password show nowhere; no path leaves the static files")
     func malformedAndUserInfo() async throws {
         let runtime = try await runtime()
         try await runtime.storage.mergeFirstPage([Hotel(code: "R1", name: "Rome hotel")],
@@ -127,6 +127,15 @@ struct DashboardTests {
             for uri in ["/lists", "/api/lists"] {
                 let body = try await client.execute(uri: uri, method: .get) { String(buffer: $0.body) }
                 #expect(body.contains("Rome") && !body.contains("s3cret-pass") && !body.contains("agent"), "\(uri)")
+            }
+            // No path leaves the static files, encoded or not, and a logo is only ever one the index holds.
+            for uri in ["/static/../../../../etc/passwd", "/static/..%2F..%2F..%2Fetc%2Fpasswd", "/static/%2e%2e/%2e%2e/etc/passwd",
+                        "/static/dashboard.js/../../../etc/passwd", "/static/%252e%252e/etc/passwd", "/logo?url=file%3A%2F%2F%2Fetc%2Fpasswd",
+                        "/logo?url=..%2F..%2Fetc%2Fpasswd"] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect([.notFound, .badRequest].contains(response.status), "\(uri): \(response.status)")
+                    #expect(!String(buffer: response.body).contains("root:"), "\(uri)")
+                }
             }
         }
         await runtime.close()
