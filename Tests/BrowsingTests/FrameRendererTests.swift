@@ -315,6 +315,51 @@ private func placement(_ id: String, row: Int, column: Int, columns: Int, rows: 
         #expect(placing.count == 18 && placing.allSatisfy { $0.count < 40 }, "a delete and a placement per logo: \(placing)")
     }
 
+    @Test("inside tmux, kitty pictures go through tmux's passthrough once each, with a virtual placement, and show as Unicode placeholder cells that scroll like text")
+    func kittyThroughTmuxAsPlaceholders() {
+        func frame(first: Int) -> Frame {
+            var frame = logoFrame(first: first)
+            frame.images = frame.images.map { placement in
+                var placement = placement
+                placement.throughTmux = true
+                return placement
+            }
+            return frame
+        }
+        var renderer = FrameRenderer()
+        var screen = VirtualTerminal(columns: 60, rows: 30)
+        func expectPlaceholders(first: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+            for slot in 0..<9 {
+                let top = 1 + slot * 3
+                guard case .rgb(let r, let g, let b)? = screen.cell(top, 0).style.foreground else {
+                    Issue.record("no image colour at slot \(slot)", sourceLocation: sourceLocation)
+                    return
+                }
+                let number = UInt32(r) << 16 | UInt32(g) << 8 | UInt32(b)
+                #expect(screen.images[number] == "logo\(first + slot)", sourceLocation: sourceLocation)
+                #expect(screen.virtualPlacements[number].map { [$0.columns, $0.rows] } == [6, 3], sourceLocation: sourceLocation)
+                for row in 0..<3 {
+                    for column in 0..<6 {
+                        #expect(screen.cell(top + row, column) == Cell(KittyPlaceholder.cell(row: row, column: column),
+                                                                    style: CellStyle(foreground: .rgb(r, g, b))),
+                                "slot \(slot) cell \(row),\(column)", sourceLocation: sourceLocation)
+                    }
+                }
+            }
+        }
+        let first = renderer.render(frame(first: 0))
+        screen.run(first)
+        #expect(screen.passedThrough == 18, "a transmission and a virtual placement for each of nine")
+        #expect(!text(first).contains("\(esc)_Ga=p,i=") && !text(first).contains("\(esc)_Ga=d,d=p"), "nothing placed or deleted by position")
+        #expect(displayWidth(of: KittyPlaceholder.cell(row: 2, column: 5)) == 1)
+        expectPlaceholders(first: 0)
+        let scrolled = renderer.render(frame(first: 1))
+        screen.run(scrolled)
+        #expect(screen.passedThrough == 20, "the one new picture")
+        expectPlaceholders(first: 1)
+        #expect(rowText(frame(first: 1), 0) == (0..<60).map { String(screen.cell(0, $0).character) }.joined())
+    }
+
     @Test("kitty: past the limit the longest unused image is freed (a=d,d=I); after invalidate every image is freed and sent again")
     func kittyImagesAreBoundedAndForgotten() {
         var renderer = FrameRenderer(kittyImageLimit: 12)
@@ -507,6 +552,13 @@ private struct VirtualTerminal {
     private var transmitting: UInt32?
     /// Images sent so far.
     private(set) var transmissions = 0
+    /// Virtual placements (`U=1`) by image number: their columns and rows.
+    private(set) var virtualPlacements: [UInt32: (columns: Int, rows: Int)] = [:]
+    /// Sequences that came through tmux's passthrough.
+    private(set) var passedThrough = 0
+
+    /// What the screen shows at `row`, `column`.
+    func cell(_ row: Int, _ column: Int) -> Cell { cells[row * columns + column] }
     private var cursor = (row: 0, column: 0)
     private var style = CellStyle.plain
     private var autowrap = true
@@ -544,6 +596,22 @@ private struct VirtualTerminal {
                     guard j < bytes.count else { errors.append("cut CSI"); return }
                     csi(String(decoding: bytes[(i + 2)..<j], as: UTF8.self), final: bytes[j])
                     i = j + 1
+                case UInt8(ascii: "P") where bytes[(i + 2)...].starts(with: Array("tmux;".utf8)):
+                    // tmux's passthrough: the sequence inside, each ESC doubled, reaches the terminal.
+                    var inner: [UInt8] = []
+                    var j = i + 7
+                    while j + 1 < bytes.count, !(bytes[j] == 0x1B && bytes[j + 1] == UInt8(ascii: "\\")) {
+                        if bytes[j] == 0x1B {
+                            guard bytes[j + 1] == 0x1B else { errors.append("a lone ESC in passthrough"); return }
+                            j += 1
+                        }
+                        inner.append(bytes[j])
+                        j += 1
+                    }
+                    guard j + 1 < bytes.count else { errors.append("cut passthrough"); return }
+                    passedThrough += 1
+                    run(inner)
+                    i = j + 2
                 case UInt8(ascii: "P"), UInt8(ascii: "_"):
                     var j = i + 2
                     while j + 1 < bytes.count, !(bytes[j] == 0x1B && bytes[j + 1] == UInt8(ascii: "\\")) { j += 1 }
@@ -672,6 +740,11 @@ private struct VirtualTerminal {
             images[number] = payload
             transmissions += 1
             if keys["m"] == "1" { transmitting = number }
+        case "p" where keys["U"] == "1":
+            // A virtual placement: the picture shows where placeholder cells name it.
+            guard keys["q"] == "2", let number = keys["i"].flatMap({ UInt32($0) }), images[number] != nil,
+                  let w = keys["c"].flatMap({ Int($0) }), let h = keys["r"].flatMap({ Int($0) }) else { errors.append("virtual placement \(body)"); return }
+            virtualPlacements[number] = (w, h)
         case "p":
             guard keys["q"] == "2", keys["C"] == "1", let number = keys["i"].flatMap({ UInt32($0) }),
                   let w = keys["c"].flatMap({ Int($0) }), let h = keys["r"].flatMap({ Int($0) }) else { errors.append("placement \(body)"); return }

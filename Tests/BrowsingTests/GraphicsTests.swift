@@ -290,6 +290,27 @@ private final class ScriptedTerminal: TerminalQuerying {
         #expect(text == "\u{1B}_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\u{1B}\\\u{1B}[c")
     }
 
+    @Test("inside tmux: kitty through passthrough when tmux lets escapes through and runs in a kitty-graphics terminal; else symbols saying how")
+    func insideTmux() {
+        func found(passthrough: String?, client: String?) -> GraphicsSupport {
+            GraphicsDetection.detect(environment: ["TMUX": "/tmp/tmux-0/default,1,0", "TERM": "tmux-256color", "COLORTERM": "truecolor"],
+                                     terminal: ScriptedTerminal(""), tmux: { arguments in
+                                         arguments.contains("allow-passthrough") ? passthrough.map { $0 + "\n" } : client.map { $0 + "\n" }
+                                     })
+        }
+        let through = found(passthrough: "on", client: "xterm-kitty")
+        #expect(through.mode == .kitty && through.throughTmux && through.colors == .truecolor, "\(through)")
+        #expect(found(passthrough: "all", client: "xterm-ghostty").throughTmux)
+        let off = found(passthrough: "off", client: "xterm-kitty")
+        #expect(off.mode == .symbols && !off.throughTmux && off.reason.contains("tmux set -g allow-passthrough on"), "\(off.reason)")
+        #expect(found(passthrough: "on", client: "xterm-256color").mode == .symbols)
+        #expect(found(passthrough: nil, client: nil).mode == .symbols, "tmux not answering")
+        // Without a way to ask tmux, the environment decides: symbols.
+        #expect(GraphicsDetection.detect(environment: ["TMUX": "x"], terminal: ScriptedTerminal("")).mode == .symbols)
+        // --graphics kitty inside tmux can only work through it.
+        #expect(GraphicsDetection.detect(environment: ["TMUX": "x"], terminal: ScriptedTerminal(""), override: .kitty).throughTmux)
+    }
+
     @Test func kittyAnswer() {
         let terminal = ScriptedTerminal("\u{1B}_Gi=31;OK\u{1B}\\" + Self.da1Plain)
         let found = GraphicsDetection.detect(environment: ["TERM": "xterm-256color", "COLORTERM": "truecolor"], terminal: terminal)

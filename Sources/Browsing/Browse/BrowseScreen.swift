@@ -210,7 +210,8 @@ public enum BrowseScreen {
             put(cells, at: top, column: layout.logoColumn, into: &frame)
         case .painted(let id, .escape(let bytes)):
             frame.images.append(ImagePlacement(id: id, row: top, column: layout.logoColumn, columns: box.columns, rows: box.rows,
-                                               bytes: bytes, isKitty: painter.support.mode == .kitty))
+                                               bytes: bytes, isKitty: painter.support.mode == .kitty,
+                                               throughTmux: painter.support.throughTmux))
         }
     }
 

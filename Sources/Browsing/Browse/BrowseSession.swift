@@ -93,7 +93,8 @@ public final class BrowseSession: @unchecked Sendable {
     /// (``Terminal/enter()``) and restores on every way out. Returns when
     /// the user quits or a signal ends it.
     public func run(on terminal: Terminal, environment: [String: String] = ProcessInfo.processInfo.environment) async -> BrowseEnd {
-        let support = GraphicsDetection.detect(environment: environment, terminal: terminal, override: configuration.graphics)
+        let support = GraphicsDetection.detect(environment: environment, terminal: terminal, override: configuration.graphics,
+                                               tmux: TmuxCommand.output)
         let end = await withCheckedContinuation { continuation in
             mainQueue.async { [self] in
                 finish = continuation

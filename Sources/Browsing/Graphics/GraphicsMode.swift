@@ -28,11 +28,15 @@ public struct GraphicsSupport: Sendable, Equatable {
     public var colors: SymbolColors
     /// Why this was chosen, in a few words, for `--verbose` and the status line.
     public var reason: String
+    /// kitty graphics from inside tmux: sent through tmux's passthrough, and shown as Unicode
+    /// placeholder cells (`U+10EEEE`), which tmux keeps in its grid, scrolls and clears like text.
+    public var throughTmux: Bool
 
-    public init(mode: GraphicsMode, colors: SymbolColors, reason: String) {
+    public init(mode: GraphicsMode, colors: SymbolColors, reason: String, throughTmux: Bool = false) {
         self.mode = mode
         self.colors = colors
         self.reason = reason
+        self.throughTmux = throughTmux
     }
 }
 
@@ -132,12 +136,40 @@ public enum GraphicsDetection {
         return GraphicsSupport(mode: .symbols, colors: colors, reason: "device attributes \(listed) list no graphics")
     }
 
+    /// Inside tmux (`TMUX` set): kitty graphics through tmux's passthrough when tmux lets escapes
+    /// through (`allow-passthrough on` or `all`, tmux 3.3 and later) and the terminal it runs in
+    /// draws kitty graphics (its `client_termname`); else symbols, saying what would turn it on.
+    /// `tmux` runs a tmux command and gives its output (nil when it fails).
+    public static func insideTmux(_ environment: [String: String], tmux: (_ arguments: [String]) -> String?) -> GraphicsSupport {
+        let colors = colors(environment)
+        let client = tmux(["display-message", "-p", "#{client_termname}"])?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        guard ["xterm-kitty", "xterm-ghostty"].contains(client) else {
+            return GraphicsSupport(mode: .symbols, colors: colors,
+                                   reason: "inside tmux, in a terminal (\(client.isEmpty ? "unknown" : client)) not known to draw kitty graphics")
+        }
+        let passthrough = tmux(["show-options", "-gv", "allow-passthrough"])?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        guard passthrough == "on" || passthrough == "all" else {
+            return GraphicsSupport(mode: .symbols, colors: colors,
+                                   reason: "inside tmux without passthrough: tmux set -g allow-passthrough on (tmux 3.3 or later) lets \(client)'s graphics through")
+        }
+        return GraphicsSupport(mode: .kitty, colors: colors, reason: "inside tmux on \(client), allow-passthrough \(passthrough): kitty placeholders",
+                               throughTmux: true)
+    }
+
     /// Decides how to draw: `override` (from `--graphics`, nil for auto)
-    /// wins; then the environment; else the terminal is asked, waiting at most `timeout`.
+    /// wins; then, inside tmux with `tmux` given, what tmux passes through
+    /// (``insideTmux(_:tmux:)``); then the environment; else the terminal is
+    /// asked, waiting at most `timeout`.
     public static func detect(environment: [String: String], terminal: any TerminalQuerying,
-                              timeout: Duration = .milliseconds(300), override: GraphicsMode? = nil) -> GraphicsSupport {
+                              timeout: Duration = .milliseconds(300), override: GraphicsMode? = nil,
+                              tmux: ((_ arguments: [String]) -> String?)? = nil) -> GraphicsSupport {
+        let insideTmux = !(environment["TMUX"] ?? "").isEmpty
         if let override {
-            return GraphicsSupport(mode: override, colors: colors(environment), reason: "chosen with --graphics \(override.rawValue)")
+            return GraphicsSupport(mode: override, colors: colors(environment), reason: "chosen with --graphics \(override.rawValue)",
+                                   throughTmux: override == .kitty && insideTmux)
+        }
+        if insideTmux, let tmux {
+            return Self.insideTmux(environment, tmux: tmux)
         }
         if let decided = fromEnvironment(environment) {
             return decided

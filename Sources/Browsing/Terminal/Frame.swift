@@ -14,8 +14,11 @@ public struct ImagePlacement: Hashable, Sendable {
     /// remove them; they must be deleted. Sixel and iTerm2 images are pixels in
     /// the cell grid: text over them replaces them.
     public var isKitty: Bool
+    /// A kitty picture from inside tmux: ``FrameRenderer`` sends it through tmux's passthrough with a
+    /// virtual placement, and writes its cells as Unicode placeholders, which tmux keeps like text.
+    public var throughTmux: Bool
 
-    public init(id: String, row: Int, column: Int, columns: Int, rows: Int, bytes: [UInt8], isKitty: Bool) {
+    public init(id: String, row: Int, column: Int, columns: Int, rows: Int, bytes: [UInt8], isKitty: Bool, throughTmux: Bool = false) {
         self.id = id
         self.row = row
         self.column = column
@@ -23,6 +26,7 @@ public struct ImagePlacement: Hashable, Sendable {
         self.rows = rows
         self.bytes = bytes
         self.isKitty = isKitty
+        self.throughTmux = throughTmux
     }
 }
 

@@ -8,10 +8,15 @@ public struct FrameRenderer: Sendable {
     private var shown: Frame?
     /// Whether kitty placements may be on the screen (then a full redraw deletes them all).
     private var kittyMayBeShown = false
+    /// Whether the kitty images went through tmux (then so must their deletes).
+    private var kittyThroughTmux = false
     /// The kitty images the terminal holds, sent once each and placed by number.
     private var kittyImages: KittyImages
     /// Set by ``invalidate()``: the terminal may have lost the images, so they are freed and sent again.
     private var kittyImagesInDoubt = false
+
+    /// What every render starts with: synchronized update on, autowrap off.
+    private static let header = "\u{1B}[?2026h\u{1B}[?7l"
 
     /// A gap of unchanged cells this short between two changed runs is
     /// rewritten rather than skipped: cheaper than a cursor move (~8 bytes).
@@ -45,7 +50,13 @@ public struct FrameRenderer: Sendable {
     public mutating func render(_ frame: Frame) -> [UInt8] {
         var out = Output()
         out.bytes.reserveCapacity(frame.columns * frame.rows * 2 + 64)
-        out.append("\u{1B}[?2026h\u{1B}[?7l")
+        out.append(Self.header)
+        if kittyImagesInDoubt {
+            for number in kittyImages.removeAll() { out.freeKittyImage(number, throughTmux: kittyThroughTmux) }
+            kittyImagesInDoubt = false
+        }
+        // Pictures through tmux become text: their images are sent (once) first, then their cells diff like any other.
+        let frame = placeholders(in: frame, into: &out)
 
         let full: Bool
         if let shown, shown.columns == frame.columns, shown.rows == frame.rows { full = false } else { full = true }
@@ -63,15 +74,12 @@ public struct FrameRenderer: Sendable {
             if kittyMayBeShown || newImages.contains(where: \.isKitty) {
                 out.append("\u{1B}_Ga=d,d=a,q=2\u{1B}\\")
             }
-            if kittyImagesInDoubt {
-                for number in kittyImages.removeAll() { out.freeKittyImage(number) }
-                kittyImagesInDoubt = false
-            }
+
             out.append("\u{1B}[0m\u{1B}[2J")
         }
 
         // Anything past this is a change; an incremental render that adds nothing is no write at all.
-        let headerLength = full ? -1 : out.bytes.count
+        let headerLength = full || out.bytes.count > Self.header.count ? -1 : out.bytes.count
         let oldKeys = Set(oldImages.map(PlacementKey.init))
         let newKeys = Set(newImages.map(PlacementKey.init))
         let columns = frame.columns
@@ -139,19 +147,52 @@ public struct FrameRenderer: Sendable {
         return out.bytes
     }
 
+    /// `frame` with its pictures through tmux turned into Unicode placeholder cells: `U+10EEEE`
+    /// with the row's and the column's diacritics, coloured with the image's number. Each image is
+    /// sent through tmux's passthrough the first time, with a virtual placement (`U=1`) of its size.
+    private mutating func placeholders(in frame: Frame, into out: inout Output) -> Frame {
+        guard frame.images.contains(where: \.throughTmux) else { return frame }
+        kittyThroughTmux = true
+        var frame = frame
+        let shown = Set(frame.images.lazy.filter { $0.isKitty }.map(\.id))
+        for p in frame.images where p.throughTmux && Self.fits(p, in: frame) {
+            let rows = min(p.rows, KittyPlaceholder.diacritics.count), columns = min(p.columns, KittyPlaceholder.diacritics.count)
+            let (number, isNew, freed) = kittyImages.number(for: p.id, keeping: shown)
+            for old in freed { out.freeKittyImage(old, throughTmux: true) }
+            if isNew {
+                guard let transmission = Self.numbered(p.bytes, number) else { continue }
+                var place = Array("\u{1B}_Ga=p,U=1,i=\(number),c=\(columns),r=\(rows),q=2\u{1B}\\".utf8)
+                place = KittyPlaceholder.throughTmux(place)
+                out.bytes.append(contentsOf: KittyPlaceholder.throughTmux(transmission) + place)
+            }
+            let color = TerminalColor.rgb(UInt8(truncatingIfNeeded: number >> 16), UInt8(truncatingIfNeeded: number >> 8),
+                                          UInt8(truncatingIfNeeded: number))
+            for row in 0..<rows {
+                for column in 0..<columns {
+                    frame[p.row + row, p.column + column] = Cell(KittyPlaceholder.cell(row: row, column: column),
+                                                                 style: CellStyle(foreground: color))
+                }
+            }
+        }
+        frame.images.removeAll(where: \.throughTmux)
+        return frame
+    }
+
+    /// A transmission (`ESC _G a=t,…`) with `i=number` put in, or nil when the bytes are not one.
+    private static func numbered(_ transmission: [UInt8], _ number: UInt32) -> [UInt8]? {
+        let prefix = Array("\u{1B}_G".utf8)
+        guard transmission.starts(with: prefix) else { return nil }
+        return prefix + Array("i=\(number),".utf8) + transmission.dropFirst(prefix.count)
+    }
+
     /// A kitty placement at the cursor: its image sent first if the terminal does not hold it (the transmission
     /// given its number), then placed by number (`a=p`), a few dozen bytes however large the image.
     private mutating func place(_ p: ImagePlacement, shown: [ImagePlacement], into out: inout Output) {
         let (number, isNew, freed) = kittyImages.number(for: p.id, keeping: Set(shown.lazy.filter(\.isKitty).map(\.id)))
-        for old in freed { out.freeKittyImage(old) }
+        for old in freed { out.freeKittyImage(old, throughTmux: false) }
         if isNew {
-            let prefix = Array("\u{1B}_G".utf8)
-            guard p.bytes.starts(with: prefix) else { return }
-            out.bytes.append(contentsOf: prefix)
-            out.append("i=")
-            out.decimal(Int(number))
-            out.append(",")
-            out.bytes.append(contentsOf: p.bytes.dropFirst(prefix.count))
+            guard let transmission = Self.numbered(p.bytes, number) else { return }
+            out.bytes.append(contentsOf: transmission)
         }
         out.append("\u{1B}_Ga=p,i=")
         out.decimal(Int(number))
@@ -282,8 +323,9 @@ private struct KittyImages: Sendable {
             }
         }
         let number = next
-        // Numbers are 32-bit; 0 means none. After four billion pictures they start again, long after the first was freed.
-        next = next == UInt32.max ? 1 : next + 1
+        // 0 means none, and placeholders carry the number in a 24-bit colour: after 16 million pictures the
+        // numbers start again, long after the first was freed.
+        next = next == 0xFF_FFFF ? 1 : next + 1
         numbers[id] = number
         order.append(id)
         return (number, true, freed)
@@ -343,10 +385,9 @@ private struct Output {
     }
 
     /// Deletes a kitty image and its data (`d=I`: its placements go with it).
-    mutating func freeKittyImage(_ number: UInt32) {
-        append("\u{1B}_Ga=d,d=I,i=")
-        decimal(Int(number))
-        append(",q=2\u{1B}\\")
+    mutating func freeKittyImage(_ number: UInt32, throughTmux: Bool) {
+        let delete = Array("\u{1B}_Ga=d,d=I,i=\(number),q=2\u{1B}\\".utf8)
+        bytes.append(contentsOf: throughTmux ? KittyPlaceholder.throughTmux(delete) : delete)
     }
 
     /// SGR for `newStyle`, from a reset so no attribute lingers; nothing if already in effect.
@@ -380,5 +421,34 @@ private struct Output {
             append(";5;")
             decimal(Int(n))
         }
+    }
+}
+
+/// kitty's Unicode placeholders: a picture as cells of `U+10EEEE`, each with a combining diacritic
+/// for its row and one for its column, coloured with the image's number (kitty's graphics protocol,
+/// "Unicode placeholders"). A multiplexer keeps them like any text.
+enum KittyPlaceholder {
+    /// The protocol's first row and column diacritics, in its order: boxes up to this many cells either way.
+    static let diacritics: [Unicode.Scalar] = [
+        0x0305, 0x030D, 0x030E, 0x0310, 0x0312, 0x033D, 0x033E, 0x033F, 0x0346, 0x034A, 0x034B, 0x034C, 0x0350, 0x0351, 0x0352, 0x0357,
+    ].compactMap(Unicode.Scalar.init)
+
+    /// The cell at `row`, `column` of a picture.
+    static func cell(row: Int, column: Int) -> Character {
+        var text = String.UnicodeScalarView()
+        text.append(Unicode.Scalar(0x10EEEE) ?? " ")
+        text.append(diacritics[row])
+        text.append(diacritics[column])
+        return Character(String(text))
+    }
+
+    /// `sequence` wrapped for tmux's passthrough: `ESC P tmux;`, the sequence with each ESC doubled, `ESC \`.
+    static func throughTmux(_ sequence: [UInt8]) -> [UInt8] {
+        var wrapped = Array("\u{1B}Ptmux;".utf8)
+        for byte in sequence {
+            wrapped.append(byte)
+            if byte == 0x1B { wrapped.append(0x1B) }
+        }
+        return wrapped + Array("\u{1B}\\".utf8)
     }
 }
