@@ -47,7 +47,7 @@ struct DashboardBrowserTests {
         // The fling: rows it passed did not start, and rows it left with logos in flight were aborted.
         #expect(during["deferred"]! > 0, "\(result)")
         #expect(during["started"]! - before["started"]! <= visible + 4, "only the fling's first frame can start rows: \(result)")
-        #expect(settled["aborted"]! > 0, "\(result)")
+        #expect((result["inFlightAtFling"] as? Int ?? 0) > 0 && settled["aborted"]! > 0, "\(result)")
         #expect(settled["failed"] == 0)
         // Past 90% of the loaded rows: the next page, from the API.
         #expect(more["pages"]! >= 1 && (result["rowsAfterMore"] as? Int ?? 0) > 100, "\(result)")
@@ -124,7 +124,9 @@ struct DashboardBrowserTests {
         let fling = try #require(result["fling"] as? [String: Any])
         let asked = try #require(fling["logosAsked"] as? [String]), nearView = Set(try #require(fling["nearView"] as? [String]))
         let inView = try #require(fling["inView"] as? Int)
-        #expect(fling["startedDuring"] as? Int == 0 && (fling["deferred"] as? Int ?? 0) > 0, "\(fling)")
+        // Nothing starts while it moves, unless a loaded machine held a frame back so long (150 ms, the settle time) that the scroll paused.
+        let paused = (fling["longestFrameGap"] as? Double ?? 0) >= 150
+        #expect((paused || fling["startedDuring"] as? Int == 0) && (fling["deferred"] as? Int ?? 0) > 0, "\(fling)")
         #expect((fling["scrolled"] as? Int ?? 0) > 2_500, "the fling went past many rows: \(fling)")
         #expect(asked.count >= inView - 1 && Set(asked).isSubset(of: nearView) && Set(asked).count == asked.count,
                 "asked \(asked.count) for \(inView) rows in view: \(Set(asked).subtracting(nearView))")

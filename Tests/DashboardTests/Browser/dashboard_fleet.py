@@ -148,8 +148,12 @@ try:
     before_fling = stats()
     script("""
         window.flingDone = false;
-        let steps = 0;
+        window.flingGap = 0;
+        let steps = 0, last = null;
         function step() {
+          const now = performance.now();
+          if (last !== null) window.flingGap = Math.max(window.flingGap, now - last);
+          last = now;
           window.scrollBy(0, 900);
           if (++steps < 6) { requestAnimationFrame(step); return; }
           window.flingStats = Object.assign({}, window.hotelkitWindow);
@@ -167,6 +171,8 @@ try:
     after_fling = access_log()[logged_before:]
     result["fling"] = {
         "startedDuring": during["started"] - before_fling["started"],
+        # The longest wait between two of the fling's frames: one of 150 ms or more is a pause, after which rows may start.
+        "longestFrameGap": script("return window.flingGap"),
         "deferred": during["deferred"] - before_fling["deferred"],
         "scrolled": script("return window.scrollY"),
         "logosAsked": [logo for path, _, logo in after_fling if path == "/logo"],
