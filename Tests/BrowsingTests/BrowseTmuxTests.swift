@@ -131,8 +131,8 @@ struct BrowseTmuxTests {
         let server = try ServeProcess(["--latency", "2500", "--log", log])
         try await pane.run(Self.browseCommand(server.endpoint, cache: cache))
         _ = try await pane.waitFor("four logos in flight") { $0.contains("4 in flight") }
-        try await pane.press("PageDown")
-        try await pane.press("PageDown")
+        // Both in one write: two presses a loaded machine held apart past the settle would load the page between, and cut that too.
+        try await pane.press("PageDown", "PageDown")
         let screen = try await pane.waitFor("a settled list after two pages down") { Self.settled($0) && $0.contains("cancelled") }
         try await pane.press("q")
         _ = try await pane.waitFor("the prompt after q") { $0.components(separatedBy: TmuxPane.prompt).count >= 3 }

@@ -11,6 +11,9 @@ import Workers
 
 /// The worker loop unattended, against a real PostgreSQL: schedules run by
 /// the leader, deadlines on every wait, completions that are not lost.
+///
+/// The time limits only stop a hang: under ThreadSanitizer, beside the browser
+/// tests, one was seen to wait over two minutes for its database and workers.
 @Suite("A fleet unattended", .serialized)
 struct FleetWorkerTests {
     let server: TestPostgres
@@ -72,7 +75,7 @@ struct FleetWorkerTests {
         try await server.psql(sql, database: database).trimmed
     }
 
-    @Test("a list scheduled every second is run again after each dead run, by one leader among two workers", .timeLimit(.minutes(2)))
+    @Test("a list scheduled every second is run again after each dead run, by one leader among two workers", .timeLimit(.minutes(5)))
     func scheduleOutlivesDeadRuns() async throws {
         let (queue, database) = try await makeQueue()
         try await queue.enqueue([NewJob(kind: .list, arguments: "{}", uniqueKey: "list|Paris", maxAttempts: 1, every: 1)])
@@ -92,7 +95,7 @@ struct FleetWorkerTests {
         #expect(try await queue.freshness().stale == 1, "never refreshed in two periods: stale")
     }
 
-    @Test("a heartbeat on a frozen connection fails at its deadline, as one that throws; the job is not run twice", .timeLimit(.minutes(2)))
+    @Test("a heartbeat on a frozen connection fails at its deadline, as one that throws; the job is not run twice", .timeLimit(.minutes(5)))
     func frozenHeartbeat() async throws {
         // One connection, and nothing but heartbeats on it once the job runs: no free slot to claim for, maintenance done.
         let (queue, proxy, _) = try await frozenableQueue()
@@ -115,7 +118,7 @@ struct FleetWorkerTests {
         #expect(runner.runs.withLock { $0.values.reduce(0, +) } == 1)
     }
 
-    @Test("a completion that fails is written again while the lease holds: a run that succeeded never ends dead", .timeLimit(.minutes(2)))
+    @Test("a completion that fails is written again while the lease holds: a run that succeeded never ends dead", .timeLimit(.minutes(5)))
     func completionRetried() async throws {
         let (queue, database) = try await makeQueue()
         // The first two completions fail (a sequence is not rolled back with them).
@@ -133,13 +136,14 @@ struct FleetWorkerTests {
         let worker = start(queue, runner, configuration("w", lease: 2))
         try await eventually("the job completed") { try await psql("SELECT state FROM jobs", database) == "completed" }
         try await worker.stop()
-        #expect(worker.count(.completionRetried) == 2)
+        // Two refused; under load a third whose answer came after its deadline is written again too (the same claim, once).
+        #expect(worker.count(.completionRetried) >= 2)
         #expect(worker.events.contains(.completed(.list)) && !worker.events.contains(.dead(.list)))
         #expect(runner.runs.withLock { $0.values.reduce(0, +) } == 1)
     }
 
     @Test("a completion on a frozen connection passes its deadline and is written again on a new one: the run is not lost",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(5)))
     func frozenCompletion() async throws {
         // One connection: the completion gets the one the run's end froze.
         let (queue, proxy, database) = try await frozenableQueue()
@@ -158,7 +162,7 @@ struct FleetWorkerTests {
         #expect(runner.runs.withLock { $0.values.reduce(0, +) } == 1)
     }
 
-    @Test("the leader rescues past a row a stalled transaction holds, and counts the deaths it finds", .timeLimit(.minutes(2)))
+    @Test("the leader rescues past a row a stalled transaction holds, and counts the deaths it finds", .timeLimit(.minutes(5)))
     func rescueAroundAStalledWorker() async throws {
         let (queue, database) = try await makeQueue()
         try await queue.enqueue([NewJob(kind: .list, arguments: #"{"held":true}"#, uniqueKey: "held"),
@@ -181,7 +185,7 @@ struct FleetWorkerTests {
         try await worker.stop()
     }
 
-    @Test("a run past its job's timeout is cancelled and fails as timed out", .timeLimit(.minutes(1)))
+    @Test("a run past its job's timeout is cancelled and fails as timed out", .timeLimit(.minutes(5)))
     func jobTimeout() async throws {
         let (queue, database) = try await makeQueue()
         try await queue.enqueue([NewJob(kind: .list, arguments: "{}", uniqueKey: "list|Paris", maxAttempts: 1, timeout: 1)])
@@ -192,7 +196,7 @@ struct FleetWorkerTests {
     }
 
     @Test("a supplier's Retry-After reschedules the job no sooner than it asked, an hour at most, without using up an attempt",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(5)))
     func retryAfter() async throws {
         let (queue, database) = try await makeQueue()
         try await queue.enqueue([NewJob(kind: .list, arguments: #"{"after":120}"#, uniqueKey: "soon", maxAttempts: 1),
@@ -216,7 +220,7 @@ struct FleetWorkerTests {
     }
 
     @Test("a list job whose service is unreachable fails, to be retried, rather than complete with the cached list: its list goes stale",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(5)))
     func offlineIsNoRefresh() async throws {
         let (queue, database) = try await makeQueue()
         let arguments = ListJobArguments(profile: try JobProfile(nameOrPath: "sample"), endpoint: "http://127.0.0.1:1/soap", city: "Paris")
