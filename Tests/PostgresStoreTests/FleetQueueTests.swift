@@ -170,7 +170,8 @@ struct FleetQueueTests {
     func goneWorkers() async throws {
         let (queue, database) = try await makeQueue()
         let worker = WorkerInfo(id: UUID().uuidString, host: "host-a", pid: 1, kinds: [.list], concurrency: 2, lease: 10)
-        let other = WorkerInfo(id: UUID().uuidString, host: "host-a", pid: 1, kinds: [.list], concurrency: 2, lease: 10)
+        // An hour's lease: however slow the machine, it cannot go silent for two of them while the test runs.
+        let other = WorkerInfo(id: UUID().uuidString, host: "host-a", pid: 1, kinds: [.list], concurrency: 2, lease: 3600)
         try await queue.register(worker)
         try await queue.register(other)
         #expect(try await queue.overview().workers.map(\.gone) == [false, false], "pid 1 on one host twice: two workers")

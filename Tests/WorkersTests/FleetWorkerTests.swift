@@ -133,8 +133,9 @@ struct FleetWorkerTests {
             """, database)
         try await queue.enqueue([NewJob(kind: .list, arguments: "{}", uniqueKey: "list|Paris", maxAttempts: 1)])
         let runner = FakeRunner()
-        let worker = start(queue, runner, configuration("w", lease: 2))
-        try await eventually("the job completed") { try await psql("SELECT state FROM jobs", database) == "completed" }
+        // A lease long enough that a loaded machine cannot lose the claim before the refused completions are written again.
+        let worker = start(queue, runner, configuration("w", lease: 30))
+        try await eventually("the job completed", seconds: 240) { try await psql("SELECT state FROM jobs", database) == "completed" }
         try await worker.stop()
         // Two refused; under load a third whose answer came after its deadline is written again too (the same claim, once).
         #expect(worker.count(.completionRetried) >= 2)
