@@ -311,6 +311,13 @@ private final class ScriptedTerminal: TerminalQuerying {
         #expect(GraphicsDetection.detect(environment: ["TMUX": "x"], terminal: ScriptedTerminal(""), override: .kitty).throughTmux)
     }
 
+    @Test("asking tmux gives the command's output, and nil for one that fails or does not end by its deadline")
+    func askingTmux() {
+        #expect(TmuxCommand.output(["on"], program: "echo") == "on\n")
+        #expect(TmuxCommand.output([], program: "false") == nil)
+        #expect(TmuxCommand.output(["600"], program: "sleep", deadline: .milliseconds(100)) == nil)
+    }
+
     @Test func kittyAnswer() {
         let terminal = ScriptedTerminal("\u{1B}_Gi=31;OK\u{1B}\\" + Self.da1Plain)
         let found = GraphicsDetection.detect(environment: ["TERM": "xterm-256color", "COLORTERM": "truecolor"], terminal: terminal)

@@ -94,7 +94,7 @@ public final class BrowseSession: @unchecked Sendable {
     /// the user quits or a signal ends it.
     public func run(on terminal: Terminal, environment: [String: String] = ProcessInfo.processInfo.environment) async -> BrowseEnd {
         let support = GraphicsDetection.detect(environment: environment, terminal: terminal, override: configuration.graphics,
-                                               tmux: TmuxCommand.output)
+                                               tmux: { TmuxCommand.output($0) })
         let end = await withCheckedContinuation { continuation in
             mainQueue.async { [self] in
                 finish = continuation
