@@ -74,7 +74,6 @@ public struct FrameRenderer: Sendable {
             if kittyMayBeShown || newImages.contains(where: \.isKitty) {
                 out.append("\u{1B}_Ga=d,d=a,q=2\u{1B}\\")
             }
-
             out.append("\u{1B}[0m\u{1B}[2J")
         }
 
@@ -117,6 +116,7 @@ public struct FrameRenderer: Sendable {
         // new ones; kept kitty ones a delete took along; kept sixel/iTerm ones
         // whose cells were rewritten or that an earlier redrawn one overlaps.
         var redrawn: [ImagePlacement] = []
+        let kittyShown = Set(newImages.lazy.filter(\.isKitty).map(\.id))
         for p in newImages {
             let redraw: Bool
             if !oldKeys.contains(PlacementKey(p)) {
@@ -132,7 +132,7 @@ public struct FrameRenderer: Sendable {
             out.setStyle(.plain)
             out.moveTo(row: p.row, column: p.column)
             if p.isKitty {
-                place(p, shown: newImages, into: &out)
+                place(p, keeping: kittyShown, into: &out)
                 kittyMayBeShown = true
             } else {
                 out.bytes.append(contentsOf: p.bytes)
@@ -157,13 +157,9 @@ public struct FrameRenderer: Sendable {
         let shown = Set(frame.images.lazy.filter { $0.isKitty }.map(\.id))
         for p in frame.images where p.throughTmux && Self.fits(p, in: frame) {
             let rows = min(p.rows, KittyPlaceholder.diacritics.count), columns = min(p.columns, KittyPlaceholder.diacritics.count)
-            let (number, isNew, freed) = kittyImages.number(for: p.id, keeping: shown)
-            for old in freed { out.freeKittyImage(old, throughTmux: true) }
-            if isNew {
-                guard let transmission = Self.numbered(p.bytes, number) else { continue }
-                var place = Array("\u{1B}_Ga=p,U=1,i=\(number),c=\(columns),r=\(rows),q=2\u{1B}\\".utf8)
-                place = KittyPlaceholder.throughTmux(place)
-                out.bytes.append(contentsOf: KittyPlaceholder.throughTmux(transmission) + place)
+            guard let (number, sent) = kittyImage(p, keeping: shown, throughTmux: true, into: &out) else { continue }
+            if sent {
+                out.bytes.append(contentsOf: KittyPlaceholder.throughTmux(Array("\u{1B}_Ga=p,U=1,i=\(number),c=\(columns),r=\(rows),q=2\u{1B}\\".utf8)))
             }
             let color = TerminalColor.rgb(UInt8(truncatingIfNeeded: number >> 16), UInt8(truncatingIfNeeded: number >> 8),
                                           UInt8(truncatingIfNeeded: number))
@@ -178,22 +174,26 @@ public struct FrameRenderer: Sendable {
         return frame
     }
 
-    /// A transmission (`ESC _G a=t,…`) with `i=number` put in, or nil when the bytes are not one.
-    private static func numbered(_ transmission: [UInt8], _ number: UInt32) -> [UInt8]? {
+    /// The picture's kitty number: its image sent first (the transmission given `i=`), when the terminal does not
+    /// hold it, and whatever the limit pushes out freed; `sent` says whether it was sent now. Nil when the bytes
+    /// are not a transmission (`ESC _G…`).
+    private mutating func kittyImage(_ p: ImagePlacement, keeping: Set<String>, throughTmux: Bool,
+                                     into out: inout Output) -> (number: UInt32, sent: Bool)? {
         let prefix = Array("\u{1B}_G".utf8)
-        guard transmission.starts(with: prefix) else { return nil }
-        return prefix + Array("i=\(number),".utf8) + transmission.dropFirst(prefix.count)
+        guard p.bytes.starts(with: prefix) else { return nil }
+        let (number, isNew, freed) = kittyImages.number(for: p.id, keeping: keeping)
+        for old in freed { out.freeKittyImage(old, throughTmux: throughTmux) }
+        if isNew {
+            let transmission = prefix + Array("i=\(number),".utf8) + p.bytes.dropFirst(prefix.count)
+            out.bytes.append(contentsOf: throughTmux ? KittyPlaceholder.throughTmux(transmission) : transmission)
+        }
+        return (number, isNew)
     }
 
-    /// A kitty placement at the cursor: its image sent first if the terminal does not hold it (the transmission
-    /// given its number), then placed by number (`a=p`), a few dozen bytes however large the image.
-    private mutating func place(_ p: ImagePlacement, shown: [ImagePlacement], into out: inout Output) {
-        let (number, isNew, freed) = kittyImages.number(for: p.id, keeping: Set(shown.lazy.filter(\.isKitty).map(\.id)))
-        for old in freed { out.freeKittyImage(old, throughTmux: false) }
-        if isNew {
-            guard let transmission = Self.numbered(p.bytes, number) else { return }
-            out.bytes.append(contentsOf: transmission)
-        }
+    /// A kitty placement at the cursor: its image sent first if the terminal does not hold it, then placed by
+    /// number (`a=p`), a few dozen bytes however large the image.
+    private mutating func place(_ p: ImagePlacement, keeping: Set<String>, into out: inout Output) {
+        guard let (number, _) = kittyImage(p, keeping: keeping, throughTmux: false, into: &out) else { return }
         out.append("\u{1B}_Ga=p,i=")
         out.decimal(Int(number))
         out.append(",c=")
