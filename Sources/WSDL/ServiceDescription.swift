@@ -160,9 +160,13 @@ public struct ServiceDescription: Sendable {
                 }
             }
         }
-        func lookup<Value>(_ table: [QualifiedName: Value], _ name: QualifiedName?) -> Value? {
+        /// The key `name` is under in `table`: itself, or one of the same local name (a wrong or undeclared prefix).
+        func key<Value>(in table: [QualifiedName: Value], for name: QualifiedName?) -> QualifiedName? {
             guard let name else { return nil }
-            return table[name] ?? table.first { $0.key.name == name.name }?.value
+            return table[name] != nil ? name : table.keys.first { $0.name == name.name }
+        }
+        func lookup<Value>(_ table: [QualifiedName: Value], _ name: QualifiedName?) -> Value? {
+            key(in: table, for: name).flatMap { table[$0] }
         }
 
         var bindings: [Binding] = []
@@ -174,7 +178,7 @@ public struct ServiceDescription: Sendable {
             let version: SOAPVersion = soap.namespaceURI == Namespaces.soap12 ? .v1_2 : .v1_1
             bindingVersions[qualified.name] = version
             let portTypeName = node.qualifiedName("type")
-            var portTypeKey = portTypeName.flatMap { name in portTypes[name] != nil ? name : portTypes.keys.first { $0.name == name.name } }
+            var portTypeKey = key(in: portTypes, for: portTypeName)
             var problem: String?
             if portTypeKey == nil {
                 (portTypeKey, problem) = Self.standInPortType(for: node, named: qualified.name, among: portTypes)
