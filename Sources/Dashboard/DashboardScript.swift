@@ -12,9 +12,11 @@ import Hummingbird
 ///
 /// `window.hotelkitWindow` counts what it did, for the browser tests.
 enum DashboardScript {
-    static var response: Response {
-        Response(status: .ok, headers: [.contentType: "text/javascript; charset=utf-8", .cacheControl: "no-cache"],
-                 body: ResponseBody(byteBuffer: ByteBuffer(string: source)))
+    static var response: Response { staticFile(source, type: "text/javascript; charset=utf-8") }
+
+    /// A static file, served from memory: revalidated on each visit, so a new version is seen at once.
+    static func staticFile(_ text: String, type: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
     static let source = #"""

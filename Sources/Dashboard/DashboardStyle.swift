@@ -3,12 +3,8 @@ import Hummingbird
 /// The dashboard's stylesheet and icon, served from `/static/` (the
 /// Content-Security-Policy allows no inline style or `data:` icon).
 enum DashboardStyle {
-    static var stylesheet: Response { response(css, type: "text/css; charset=utf-8") }
-    static var icon: Response { response(svg, type: "image/svg+xml") }
-
-    private static func response(_ text: String, type: String) -> Response {
-        Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
-    }
+    static var stylesheet: Response { DashboardScript.staticFile(css, type: "text/css; charset=utf-8") }
+    static var icon: Response { DashboardScript.staticFile(svg, type: "image/svg+xml") }
 
     static let css = """
         :root { color-scheme: light dark; --line: #8884; --muted: #888; }
