@@ -17,7 +17,7 @@ struct DashboardBrowserTests {
     @Test("logos load for the rows in view only, rows a fling leaves are aborted, nothing starts until it settles, the next page loads past 90%, and a second visit gets 304s",
           .timeLimit(.minutes(5)))
     func listWindow() async throws {
-        let (runtime, fetched, summary) = try await sampleParis(hotels: 3000)
+        let (runtime, fetched, summary, _) = try await sampleParis(hotels: 3000)
         #expect(summary.failure == nil && summary.hotels >= 300, "\(summary)")
         let list = try #require(fetched)
         let logoAnswers = PosixMutex<[Int: Int]>([:])
@@ -63,22 +63,16 @@ struct DashboardBrowserTests {
         let postgres = try TestPostgres.shared()
         let url = try await postgres.makeDatabase(), database = TestPostgres.database(in: url)
         // Paris with 2,000 rows and their logos, fetched from the sample service into the shared store.
-        var options = SampleServiceOptions()
-        options.hotels = 10_000
-        let sample = try await SampleServer.start(options)
-        let runtime = try await HotelRuntime.open(.init(store: .shared(try PostgresLocation(url: url))))
-        let client = try runtime.client(profile: try .named("sample"), endpoint: sample.endpoint)
-        let summary = try await runtime.listJob(client, city: "Paris", logos: FilterChain(), sink: StoreOnlySink()).run()
-        await sample.stop()
+        let (runtime, fetched, summary, endpoint) = try await sampleParis(hotels: 10_000, store: .shared(try PostgresLocation(url: url)))
         #expect(summary.failure == nil && summary.hotels == 2_000, "\(summary)")
-        let list = try #require(try await runtime.storage.allLists().first)
+        let list = try #require(fetched)
         // A supplier's hostile name, on the first screen.
         _ = try await postgres.psql("UPDATE hotels SET name = '\(DashboardTests.hostile)' WHERE list_id = \(list.id) AND code = "
                                     + "(SELECT code FROM hotels WHERE list_id = \(list.id) ORDER BY position LIMIT 1 OFFSET 1)", database: database)
         // The queue: Rome dead after its one attempt, Tokyo waiting.
         let queue = JobQueue(store: try #require(runtime.sharedStore))
         let profile = try JobProfile(nameOrPath: "sample")
-        let job = { (city: String, attempts: Int) in ListJobArguments(profile: profile, endpoint: sample.endpoint, city: city).job(maxAttempts: attempts) }
+        let job = { (city: String, attempts: Int) in ListJobArguments(profile: profile, endpoint: endpoint, city: city).job(maxAttempts: attempts) }
         try await queue.enqueue([job("Rome", 1)])
         let rome = try #require(try await queue.claim(worker: "test", limit: 1, lease: 30).first)
         #expect(try await queue.fail(rome.lease, error: "HTTP 503", retryIn: 0) == .dead)
@@ -94,7 +88,7 @@ struct DashboardBrowserTests {
             "base": base, "list": "/lists/\(list.id)", "accessLog": dashboard.errors.path, "hostileName": DashboardTests.hostile,
             "screenshot": ProcessInfo.processInfo.environment["HOTELKIT_SCREENSHOT"] ?? folder.appendingPathComponent("list.png").path,
             "deadJob": rome.id,
-            "enqueue": [HotelsProcess.executable.path, "enqueue", "--store", url, "--profile", "sample", "--endpoint", sample.endpoint, "--city", "Oslo"],
+            "enqueue": [HotelsProcess.executable.path, "enqueue", "--store", url, "--profile", "sample", "--endpoint", endpoint, "--city", "Oslo"],
         ]
         let configFile = folder.appendingPathComponent("config.json")
         try JSONSerialization.data(withJSONObject: config).write(to: configFile)

@@ -63,7 +63,7 @@ struct DashboardQueueTests {
 
     @Test("a logo comes from the store's logo index with an ETag; asked again with If-None-Match it is 304; a URL the index lacks is 404")
     func logosRevalidate() async throws {
-        let (runtime, fetched, summary) = try await sampleParis(hotels: 60)
+        let (runtime, fetched, summary, _) = try await sampleParis(hotels: 60)
         #expect(summary.failure == nil && summary.logos.saved > 0)
         let list = try #require(fetched)
         let logoURL = try #require(try await runtime.storage.rows(in: list, after: nil, limit: 1, matching: nil).hotels.first?.logoURL)
