@@ -17,11 +17,16 @@ import Workers
 /// The queue's page and buttons on a real PostgreSQL, and logos from the store's index, revalidated by ETag.
 @Suite("hotels dashboard: the queue, schedules and logos")
 struct DashboardQueueTests {
-    @Test("the queue page's buttons do what hotels jobs does, only with the page's CSRF token; a GET changes nothing; schedules stale first")
-    func queueButtons() async throws {
+    /// A runtime on a new database of the test PostgreSQL, and its job queue.
+    func sharedRuntime() async throws -> (HotelRuntime, JobQueue) {
         let url = try await TestPostgres.shared().makeDatabase()
         let runtime = try await HotelRuntime.open(.init(store: .shared(try PostgresLocation(url: url))))
-        let queue = JobQueue(store: try #require(runtime.sharedStore))
+        return (runtime, JobQueue(store: try #require(runtime.sharedStore)))
+    }
+
+    @Test("the queue page's buttons do what hotels jobs does, only with the page's CSRF token; a GET changes nothing; schedules stale first")
+    func queueButtons() async throws {
+        let (runtime, queue) = try await sharedRuntime()
         let profile = try JobProfile(nameOrPath: "sample")
         try await queue.enqueue([ListJobArguments(profile: profile, endpoint: "http://127.0.0.1:1/soap", city: "Paris").job(),
                                  ListJobArguments(profile: profile, endpoint: "http://127.0.0.1:1/soap", city: "Rome").job(every: 3600)])
@@ -86,9 +91,7 @@ struct DashboardQueueTests {
 
     @Test("a dead job's arguments, a schedule and a list's name show no profile file's contents and no endpoint's user:password@, in pages, API answers or reports")
     func reportsShowNoSecrets() async throws {
-        let url = try await TestPostgres.shared().makeDatabase()
-        let runtime = try await HotelRuntime.open(.init(store: .shared(try PostgresLocation(url: url))))
-        let queue = JobQueue(store: try #require(runtime.sharedStore))
+        let (runtime, queue) = try await sharedRuntime()
         var profile = try JobProfile(nameOrPath: "sample")
         profile.json = #"{"name": "sample", "authentication": {"password": "profile-secret-42"}}"#
         let lima = ListJobArguments(profile: profile, endpoint: "http://agent:endpoint-secret-42@127.0.0.1:1/soap", city: "Lima")
