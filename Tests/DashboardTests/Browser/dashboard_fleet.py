@@ -15,23 +15,18 @@ import subprocess
 import sys
 from urllib.parse import unquote
 
-from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
+
+import chromium
 
 with open(sys.argv[1]) as file:
     CONFIG = json.load(file)
 BASE = CONFIG["base"]
 WAIT = 120
 
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1000,800"):
-    options.add_argument(argument)
-options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+driver = chromium.start(console=True)
 result = {"consoleErrors": [], "pages": []}
 
 
@@ -71,12 +66,11 @@ def access_log():
 
 
 def stats():
-    return script("return Object.assign({}, window.hotelkitWindow)")
+    return chromium.stats(driver)
 
 
 def settled():
-    current = stats()
-    return current["started"] == current["loaded"] + current["aborted"] + current["failed"]
+    return chromium.settled(driver)
 
 
 def counts():
@@ -125,11 +119,7 @@ try:
 
     # The list: the first screen's logos, the hostile name as text, the screenshot.
     visit(CONFIG["list"])
-    wait(lambda: script("""
-        return Array.from(document.querySelectorAll('#hotels tbody tr'))
-          .filter(r => { const b = r.getBoundingClientRect(); return b.bottom > 0 && b.top < innerHeight; })
-          .every(r => { const i = r.querySelector('img[data-logo]'); return !i || i.dataset.state === 'loaded'; })"""),
-         "the first screen's logos")
+    wait(lambda: script(chromium.SCREEN_LOADED), "the first screen's logos")
     wait(settled, "the first screen's requests")
     try:
         driver.switch_to.alert
@@ -162,11 +152,7 @@ try:
         requestAnimationFrame(step);""")
     wait(lambda: script("return window.flingDone"), "the fling")
     during = script("return window.flingStats")
-    wait(lambda: script("""
-        return Array.from(document.querySelectorAll('#hotels tbody tr'))
-          .filter(r => { const b = r.getBoundingClientRect(); return b.bottom > 0 && b.top < innerHeight; })
-          .every(r => { const i = r.querySelector('img[data-logo]'); return !i || i.dataset.state === 'loaded'; })"""),
-         "the settled screen's logos")
+    wait(lambda: script(chromium.SCREEN_LOADED), "the settled screen's logos")
     wait(settled, "the settled screen's requests")
     after_fling = access_log()[logged_before:]
     result["fling"] = {

@@ -10,22 +10,18 @@ flight when their rows leave.
 import json
 import sys
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.support.ui import WebDriverWait
+
+from chromium import settled, start, stats as page_stats
 
 BASE, PATH = sys.argv[1], sys.argv[2]
 WAIT = 120
 
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1000,800"):
-    options.add_argument(argument)
-driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+driver = start()
 result = {}
 try:
     def stats():
-        return driver.execute_script("return Object.assign({}, window.hotelkitWindow)")
+        return page_stats(driver)
 
     def wait(condition, what):
         WebDriverWait(driver, WAIT).until(lambda _: condition(), message=what)
@@ -41,15 +37,11 @@ try:
             return rows.filter(r => { const b = r.getBoundingClientRect(); return b.bottom > 0 && b.top < innerHeight; })
                        .filter(r => { const i = r.querySelector('img[data-logo]'); return i && i.dataset.state !== 'loaded'; }).length""")
 
-    def settled():
-        current = stats()
-        return current["started"] == current["loaded"] + current["aborted"] + current["failed"]
-
     driver.get(BASE + PATH)
     wait(lambda: driver.execute_script("return !!window.hotelkitWindow"), "the script ran")
     wait(lambda: unloaded_in_view() == 0, "the first screen's logos")
     # The margin's logos too: none in flight when the first screen is counted.
-    wait(settled, "the first screen's requests")
+    wait(lambda: settled(driver), "the first screen's requests")
     first = stats()
     result["first"] = first
     result["visibleRows"] = rows_in_view()
