@@ -1,7 +1,8 @@
 import Foundation
 import Hotels
 import OfflineStore
-import PostgresStore
+@testable import PostgresStore
+import PostgresNIO
 import Testing
 import TestSupport
 
@@ -160,4 +161,45 @@ struct JobQueueTests {
         #expect(try await queue.prune(olderThan: 7 * 86400) == 1)
         #expect(try await queue.counts()[.list] == [.available: 3])
     }
+    @Test("a claim reads the ready index in order and stops at its limit, also in a burst after the table was pruned and vacuumed empty")
+    func claimPlan() async throws {
+        let (queue, database) = try await makeQueue()
+        // A fleet's quiet hour: its jobs ended and pruned, and (auto)vacuum left an empty table behind. Then a burst.
+        try await queue.enqueue((0..<50).map { listJob("Done \($0)") })
+        _ = try await queue.complete(try await queue.claim(worker: "w", limit: 50, lease: 30).map(\.lease))
+        #expect(try await queue.prune(olderThan: 0) == 50)
+        try await psql("VACUUM ANALYZE jobs", database)
+        try await psql("INSERT INTO jobs (kind, args) SELECT 'list', jsonb_build_object('n', g) FROM generate_series(1, 5000) g", database)
+
+        /// The claim's own statement under EXPLAIN ANALYZE, in a transaction that is rolled back: its plan's node types, and the rows the ready index gave.
+        func plan(inIndexOrder: Bool) async throws -> (nodes: [String], readyRows: Int?) {
+            let statement = JobQueue.claimStatement(worker: "w", kinds: JobKind.allCases, limit: 10, lease: 30)
+            let json = try await queue.store.reading { connection in
+                try await connection.query("BEGIN", logger: queue.store.logger)
+                if inIndexOrder { try await JobQueue.planClaimsInIndexOrder(on: connection, logger: queue.store.logger) }
+                let rows = try await connection.query(PostgresQuery(unsafeSQL: "EXPLAIN (ANALYZE, FORMAT JSON) " + statement.sql, binds: statement.binds),
+                                                      logger: queue.store.logger)
+                let text = try await rows.decode(String.self).reduce("") { $0 + $1 }
+                try await connection.query("ROLLBACK", logger: queue.store.logger)
+                return text
+            }
+            var nodes: [String] = []
+            var readyRows: Int?
+            func walk(_ node: [String: Any]) {
+                nodes.append(node["Node Type"] as? String ?? "?")
+                if node["Index Name"] as? String == "jobs_ready" { readyRows = node["Actual Rows"] as? Int }
+                for child in node["Plans"] as? [[String: Any]] ?? [] { walk(child) }
+            }
+            let top = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+            for entry in top { if let node = entry["Plan"] as? [String: Any] { walk(node) } }
+            return (nodes, readyRows)
+        }
+        // Left to the statistics, the planner sorts every ready job for each claim: the hazard this guards against.
+        #expect(try await plan(inIndexOrder: false).nodes.contains("Sort"))
+        let claimPlan = try await plan(inIndexOrder: true)
+        #expect(!claimPlan.nodes.contains("Sort"), "\(claimPlan.nodes)")
+        #expect(claimPlan.readyRows == 10, "\(claimPlan.nodes)")
+        #expect(try await queue.claim(worker: "w", limit: 10, lease: 30).count == 10)
+    }
 }
+
