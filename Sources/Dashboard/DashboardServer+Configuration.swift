@@ -1,5 +1,6 @@
 import Foundation
 import Hotels
+import OfflineStore
 
 extension DashboardServer {
     /// Where the dashboard listens and who may see it.
@@ -51,14 +52,15 @@ extension DashboardServer {
         /// The path, without its query: a search is the user's.
         public var path: String
         public var status: Int
-        /// For `/logo`, the logo's URL (a supplier's, public): which rows' logos a browser asked for.
+        /// For `/logo`, the logo's URL, which says which rows' logos a browser
+        /// asked for: as ``ShownURL`` shows it, since a supplier may sign its logo URLs.
         public var logo: String?
 
         public init(method: String, path: String, status: Int, logo: String? = nil) {
             self.method = method
             self.path = path
             self.status = status
-            self.logo = logo
+            self.logo = logo.map(ShownURL.of)
         }
 
         /// `GET /logo 200 https://…/logo/H000012.png`.

@@ -76,15 +76,8 @@ public struct ListKey: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(city)\(area.map { " near \($0)" } ?? "") (\(profile) at \(shownEndpoint))" }
 
-    /// The endpoint as pages, reports and logs show it: any `user:password@` taken out, so none shows a credential.
-    public var shownEndpoint: String { Self.withoutUserInfo(endpoint) }
-
-    private static func withoutUserInfo(_ endpoint: String) -> String {
-        guard var components = URLComponents(string: endpoint), components.user != nil || components.password != nil else { return endpoint }
-        components.user = nil
-        components.password = nil
-        return components.string ?? ""
-    }
+    /// The endpoint as pages, reports and logs show it (``ShownURL``): no credential in its user part or query.
+    public var shownEndpoint: String { ShownURL.of(endpoint) }
 }
 
 /// A cached list's bookkeeping.

@@ -89,12 +89,12 @@ struct DashboardQueueTests {
         await runtime.close()
     }
 
-    @Test("a dead job's arguments, a schedule and a list's name show no profile file's contents and no endpoint's user:password@, in pages, API answers or reports")
+    @Test("a dead job's arguments, a schedule and a list's name show no profile file's contents and no endpoint's user:password@ or query value, in pages, API answers or reports")
     func reportsShowNoSecrets() async throws {
         let (runtime, queue) = try await sharedRuntime()
         var profile = try JobProfile(nameOrPath: "sample")
         profile.json = #"{"name": "sample", "authentication": {"password": "profile-secret-42"}}"#
-        let lima = ListJobArguments(profile: profile, endpoint: "http://agent:endpoint-secret-42@127.0.0.1:1/soap", city: "Lima")
+        let lima = ListJobArguments(profile: profile, endpoint: "http://agent:endpoint-secret-42@127.0.0.1:1/soap?apikey=query-secret-42&v", city: "Lima")
         #expect(!lima.key.description.contains("secret-42") && lima.key.description.contains("127.0.0.1:1"))
         try await queue.enqueue([lima.job(maxAttempts: 1, every: 3600)])
         let job = try #require(try await queue.claim(worker: "test", limit: 1, lease: 30).first)
@@ -103,7 +103,7 @@ struct DashboardQueueTests {
         let dead = try #require(report.dead.first)
         #expect(dead.arguments.contains("Lima") && dead.arguments.contains("127.0.0.1:1") && dead.arguments.contains("\"name\":\"sample\""),
                 "\(dead.arguments)")
-        #expect(dead.list == "Lima (sample at http://127.0.0.1:1/soap)")
+        #expect(dead.list == "Lima (sample at http://127.0.0.1:1/soap?apikey=…&v)")
         let app = try DashboardServer(runtime: runtime, configuration: .init(port: 0)).application()
         let served = try await app.test(.live) { client in
             var pages: [String] = []

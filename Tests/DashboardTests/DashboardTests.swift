@@ -8,6 +8,7 @@ import Hummingbird
 import HummingbirdTesting
 import OfflineStore
 import Runtime
+import Synchronization
 import Testing
 import TestSupport
 
@@ -139,6 +140,23 @@ struct DashboardTests {
             }
         }
         await runtime.close()
+    }
+
+    @Test("the access log shows a logo's URL without its user:password@ or query values, which may be a supplier's signature")
+    func accessLogShowsNoCredentials() async throws {
+        let runtime = try await runtime()
+        let seen = Mutex<[DashboardServer.Access]>([])
+        var configuration = DashboardServer.Configuration(port: 0)
+        configuration.onResponse = { access in seen.withLock { $0.append(access) } }
+        let app = try DashboardServer(runtime: runtime, configuration: configuration).application()
+        try await app.test(.live) { client in
+            let signed = "https://cdn-user:logo-pass-42@cdn.test/logo/x.png?sig=signature-42&size=64"
+            let query = signed.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            try await client.execute(uri: "/logo?url=\(query)", method: .get) { #expect($0.status == .notFound) }
+        }
+        await runtime.close()
+        let lines = seen.withLock { $0.map(\.description) }
+        #expect(lines == ["GET /logo 404 https://cdn.test/logo/x.png?sig=…&size=…"])
     }
 
     @Test("with a token, nothing is shown without it: the API answers 401, pages go to the login form; the bearer header and the form's cookie let in")
