@@ -97,7 +97,7 @@ static void hk_png_reader_warning(png_structp png, png_const_charp text) {
     (void)text;
 }
 
-int hk_png_reader_open(hk_png_reader *reader, FILE *file) {
+int hk_png_reader_open(hk_png_reader *reader, FILE *file, int verify_checksums) {
     memset(reader, 0, sizeof *reader);
     reader->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, reader, hk_png_reader_error, hk_png_reader_warning);
     if (!reader->png) { strcpy(reader->message, "out of memory"); return -1; }
@@ -105,6 +105,12 @@ int hk_png_reader_open(hk_png_reader *reader, FILE *file) {
     if (!reader->info) { strcpy(reader->message, "out of memory"); return -1; }
     if (setjmp(png_jmpbuf(reader->png))) return -1;
     png_init_io(reader->png, file);
+    if (!verify_checksums) {
+        png_set_crc_action(reader->png, PNG_CRC_QUIET_USE, PNG_CRC_QUIET_USE);
+#ifdef PNG_IGNORE_ADLER32
+        png_set_option(reader->png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
+#endif
+    }
     png_read_info(reader->png, reader->info);
     reader->width = png_get_image_width(reader->png, reader->info);
     reader->height = png_get_image_height(reader->png, reader->info);

@@ -24,6 +24,8 @@ struct ImageCommand: ParsableCommand {
     @Option(help: "Refuse images with more pixels than this.") var maxPixels = ImageLimits().maxPixels
     @Option(help: "Refuse files larger than this many bytes (default: no limit; files are streamed, and --max-pixels bounds memory).")
     var maxInput: Int?
+    @Flag(help: "Refuse a PNG whose chunk CRC or zlib checksum is wrong when making a thumbnail (by default, as in libvips, they are not computed).")
+    var verifyChecksums = false
     @Flag(help: "Print the batch summary as JSON.") var json = false
 
     func validate() throws {
@@ -41,7 +43,7 @@ struct ImageCommand: ParsableCommand {
             Diagnostics.error("--filter: \(error)")
             throw ExitStatus.usage.code
         }
-        let decoder = ImageDecoder(limits: ImageLimits(maxPixels: maxPixels, maxInputBytes: maxInput))
+        let decoder = ImageDecoder(limits: ImageLimits(maxPixels: maxPixels, maxInputBytes: maxInput, verifiesChecksums: verifyChecksums))
         if let batch {
             let encoding: ImageEncoding = format == "png" ? .png() : .jpeg()
             let progress = ProgressLine(total: (try? FileManager.default.contentsOfDirectory(atPath: batch).count) ?? 0, label: "images", quiet: json)

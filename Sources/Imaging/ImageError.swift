@@ -5,10 +5,18 @@ public struct ImageLimits: Sendable, Equatable {
     /// The most bytes an encoded image may have; none by default, since the
     /// codecs stream their input and memory follows the pixels, not the bytes.
     public var maxInputBytes: Int?
+    /// Whether a PNG decoded into a resize (a thumbnail) must match its chunk
+    /// CRCs and its zlib Adler-32. Off by default, as in libvips without
+    /// `--fail`: computing them is about 40% of decoding a PNG that does not
+    /// compress, and a logo whose checksum alone is wrong still shows. A
+    /// broken deflate stream, a truncated file or a bad header are refused
+    /// either way. A whole-image decode always checks (libpng's simplified API).
+    public var verifiesChecksums: Bool
 
-    public init(maxPixels: Int = 50_000_000, maxInputBytes: Int? = nil) {
+    public init(maxPixels: Int = 50_000_000, maxInputBytes: Int? = nil, verifiesChecksums: Bool = false) {
         self.maxPixels = maxPixels
         self.maxInputBytes = maxInputBytes
+        self.verifiesChecksums = verifiesChecksums
     }
 }
 

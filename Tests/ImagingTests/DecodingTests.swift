@@ -87,6 +87,24 @@ struct DecodingTests {
         }
     }
 
+    @Test("a thumbnail of a PNG whose checksums are wrong is made, as libvips makes it; with verifiesChecksums it is refused, as a whole decode always is")
+    func checksumsInThumbnails() throws {
+        // A byte of the fixture's IDAT data was changed: its chunk CRC and its zlib Adler-32 no longer match.
+        let bytes = try #require(Self.cases.first { $0.file == "broken-png-bad-crc.png" }).bytes()
+        let box = ScaleHint(width: 8, height: 8, mode: .fill)
+        let thumbnail = try ImageDecoder().decode(bytes, resizedTo: box)
+        #expect(thumbnail.image.width == 8 && thumbnail.image.height == 8)
+        for decode in [{ try ImageDecoder(limits: ImageLimits(verifiesChecksums: true)).decode(bytes, resizedTo: box) },
+                       { try ImageDecoder().decode(bytes) }] {
+            #expect {
+                try decode()
+            } throws: { error in
+                guard case ImageError.corrupt(.png, let reason) = error else { return false }
+                return reason.contains("incorrect data check") || reason.contains("CRC")
+            }
+        }
+    }
+
     @Test("other formats are named", arguments: cases(of: .unsupported))
     func unsupported(_ fixture: ImageCase) throws {
         do {

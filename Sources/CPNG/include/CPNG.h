@@ -40,7 +40,9 @@ typedef struct hk_png_reader {
 } hk_png_reader;
 
 /// Reads the header from `file` and sets the transforms; 0 on success, -1 with message.
-int hk_png_reader_open(hk_png_reader *reader, FILE *file);
+/// With `verify_checksums` 0, chunk CRCs and the zlib stream's Adler-32 are
+/// neither computed nor checked.
+int hk_png_reader_open(hk_png_reader *reader, FILE *file, int verify_checksums);
 /// Reads the next `count` rows (of the current pass, when interlaced) into
 /// `buffer`, `stride` bytes apart; 0 or -1.
 int hk_png_reader_read_rows(hk_png_reader *reader, uint8_t *buffer, size_t stride, uint32_t count);

@@ -35,7 +35,7 @@ enum PNGCodec {
         try checkHeaderSize(head, limits: limits)
         var reader = hk_png_reader()
         defer { hk_png_reader_close(&reader) }
-        guard hk_png_reader_open(&reader, stream) == 0 else { throw failure(message(of: reader), stream: stream) }
+        guard hk_png_reader_open(&reader, stream, limits.verifiesChecksums ? 1 : 0) == 0 else { throw failure(message(of: reader), stream: stream) }
         let (width, height) = (Int(reader.width), Int(reader.height))
         var resampler = RowResampler(sourceWidth: width, sourceHeight: height, width: box.width, height: box.height, mode: box.mode)
         let band = 16
