@@ -213,7 +213,8 @@ public struct JobQueue: Sendable {
     /// The claim reads `jobs_ready` in its order and stops after `limit` rows.
     /// Left to its statistics, the planner picks a bitmap scan and a sort of
     /// every ready job whenever they say few are ready: a fresh table, or
-    /// statistics from before a burst of enqueues. Each claim then costs as
+    /// one that the leader pruned and vacuum left empty before a burst of
+    /// enqueues (a fleet's quiet hour). Each claim then costs as
     /// much as the whole backlog (16 ms at 20,000 ready, a drain at half the
     /// rate). No plan but the index's order avoids the sort, so turning sorts
     /// off for the claim's transaction (`SET LOCAL`: PgBouncer-safe) makes
@@ -222,6 +223,7 @@ public struct JobQueue: Sendable {
         try await connection.query("SET LOCAL enable_sort = off", logger: logger)
     }
 
+    /// The claim's one statement, which ``claim(worker:kinds:limit:lease:)`` runs after ``planClaimsInIndexOrder(on:logger:)``.
     static func claimStatement(worker: String, kinds: [JobKind], limit: Int, lease: Double) -> PostgresQuery {
         """
         WITH ready AS (
