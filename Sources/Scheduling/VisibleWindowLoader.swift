@@ -34,6 +34,9 @@ public final class VisibleWindowLoader: @unchecked Sendable {
     private var direction = 1
     /// Ours: where a released fling will come to rest.
     private var landing: Range<Int>?
+    private var dragBeganAt = 0.0
+    /// Ours: the drag is held past ``WindowPolicy/readingDragAfter``; visible rows load as they come.
+    private var isReadingDrag = false
     /// The tutorial's `downloadsInProgress`, keyed by row.
     private var downloadsInProgress: [Int: (operation: WorkOperation, serial: Int)] = [:]
     private var nextSerial = 0
@@ -181,6 +184,8 @@ public final class VisibleWindowLoader: @unchecked Sendable {
         emit(.dragBegin)
         phase = .dragging
         landing = nil
+        dragBeganAt = clock.milliseconds
+        isReadingDrag = false
         if policy.kind != .naive { downloadQueue.isSuspended = true }
     }
 
@@ -191,6 +196,12 @@ public final class VisibleWindowLoader: @unchecked Sendable {
         if newTop != top { direction = newTop > top ? 1 : -1 }
         top = max(0, newTop)
         emit(.scroll(top: top))
+        if phase == .dragging, !isReadingDrag, policy.kind == .ours, let hold = policy.readingDragAfter, clock.milliseconds - dragBeganAt >= hold {
+            // Every row already on screen counts as newly shown: none was started while the drag might have been a flick.
+            isReadingDrag = true
+            downloadQueue.isSuspended = false
+            for row in visibleRows where !displayed.contains(row) { willDisplay(row) }
+        }
         let after = visibleRows
         for row in before where !after.contains(row) { displayed.remove(row) }
         for row in after where !before.contains(row) { willDisplay(row) }
@@ -204,6 +215,7 @@ public final class VisibleWindowLoader: @unchecked Sendable {
     public func didEndDragging(willDecelerate decelerate: Bool, velocity: Double? = nil) {
         dispatchPrecondition(condition: .onQueue(mainQueue))
         emit(.dragEnd(decelerate: decelerate))
+        isReadingDrag = false
         if decelerate {
             phase = .decelerating
             if policy.kind == .ours, let velocity { loadLandingRows(velocity: velocity) }
@@ -239,7 +251,7 @@ public final class VisibleWindowLoader: @unchecked Sendable {
         guard let url = rows[row].logoURL else { return }
         if let image = logos.cachedImage(for: url) {
             display(row, image: image)
-        } else if policy.kind == .naive || phase == .idle {
+        } else if policy.kind == .naive || phase == .idle || isReadingDrag {
             start(row, priority: priority(for: row))
         }
     }

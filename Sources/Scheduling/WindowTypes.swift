@@ -37,7 +37,9 @@ public struct WindowPolicy: Sendable, Equatable {
         /// distance from the viewport, cancelling rows as soon as they leave
         /// the window plus margin, and, when a fling is released, loading
         /// the rows where it will come to rest (UIKit's
-        /// `targetContentOffset`) rather than those it flies past.
+        /// `targetContentOffset`) rather than those it flies past. A drag held
+        /// longer than a flick (``WindowPolicy/readingDragAfter``) loads the
+        /// rows it shows as they come: it stops where the finger does.
         case ours
     }
 
@@ -52,6 +54,11 @@ public struct WindowPolicy: Sendable, Equatable {
     /// A released fling's speed falls by 1/e every this many milliseconds,
     /// so it travels `speed × constant` rows: where ours loads ahead.
     public var decelerationTimeConstant = Self.uikitDecelerationTimeConstant
+    /// Ours: a drag still held after this many milliseconds is a reading
+    /// drag, not a flick (flicks are released sooner), and it stops dead
+    /// where the finger lifts, so the rows it shows stay on screen: they load
+    /// as they come instead of after it. Nil waits for every drag to end.
+    public var readingDragAfter: Double? = 250
 
     /// UIScrollView's normal deceleration rate keeps 0.998 of the speed per
     /// millisecond: 1 / -ln(0.998) ms.

@@ -134,6 +134,49 @@ struct WindowLoaderTests {
         #expect(harness.onMain { $0.visibleRowsWithoutLogo }.isEmpty)
     }
 
+    @Test("Ours loads the rows a drag shows once it is held past a flick, as they come; a flick loads nothing until released")
+    func readingDrag() throws {
+        let harness = try LoaderHarness(policy: WindowPolicy(kind: .ours), concurrency: 10)
+        harness.completeAll()
+        // A flick: released within 250 ms, so nothing starts during it.
+        harness.onMain { $0.willBeginDragging() }
+        harness.clock.advance(by: 100)
+        harness.onMain { $0.scroll(to: 3) }
+        harness.clock.advance(by: 100)
+        harness.onMain { $0.scroll(to: 6) }
+        #expect(Set(harness.startedRows) == Set(0..<10))
+        harness.onMain { $0.didEndDragging(willDecelerate: false) }
+        #expect(Set(harness.onMain { $0.pendingRows }) == Set(10..<16))
+        harness.completeAll()
+
+        // A reading drag: held past 250 ms, the rows on screen start, then each row as it comes.
+        harness.onMain { $0.willBeginDragging() }
+        harness.clock.advance(by: 150)
+        harness.onMain { $0.scroll(to: 8) }
+        #expect(harness.onMain { $0.pendingRows }.isEmpty)
+        harness.clock.advance(by: 150)
+        harness.onMain { $0.scroll(to: 9) }
+        #expect(Set(harness.onMain { $0.pendingRows }) == Set(16..<19))
+        #expect(!harness.onMain { $0.downloadQueue.isSuspended })
+        harness.onMain { $0.scroll(to: 11) }
+        #expect(Set(harness.onMain { $0.pendingRows }) == Set(16..<21))
+        #expect(harness.count { if case .start(_, queueSuspended: true) = $0 { true } else { false } } == 0)
+        harness.onMain { $0.didEndDragging(willDecelerate: false) }
+        harness.completeAll()
+        #expect(harness.onMain { $0.visibleRowsWithoutLogo }.isEmpty)
+        #expect(harness.cancelledRows.isEmpty)
+
+        // Without the setting, a held drag waits for its end, as the tutorial does.
+        var tutorialLike = WindowPolicy(kind: .ours)
+        tutorialLike.readingDragAfter = nil
+        let waiting = try LoaderHarness(policy: tutorialLike, concurrency: 10)
+        waiting.completeAll()
+        waiting.onMain { $0.willBeginDragging() }
+        waiting.clock.advance(by: 1000)
+        waiting.onMain { $0.scroll(to: 5) }
+        #expect(Set(waiting.startedRows) == Set(0..<10))
+    }
+
     @Test("Naive starts every row shown and cancels nothing")
     func naive() throws {
         let harness = try LoaderHarness(policy: WindowPolicy(kind: .naive), concurrency: 100)
