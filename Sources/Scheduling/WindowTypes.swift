@@ -55,10 +55,10 @@ public struct WindowPolicy: Sendable, Equatable {
     /// so it travels `speed × constant` rows: where ours loads ahead.
     public var decelerationTimeConstant = Self.uikitDecelerationTimeConstant
     /// Ours: a drag still held after this many milliseconds is a reading
-    /// drag, not a flick (flicks are released sooner), and it stops dead
-    /// where the finger lifts, so the rows it shows stay on screen: they load
-    /// as they come instead of after it. Nil waits for every drag to end.
-    public var readingDragAfter: Double? = 250
+    /// drag, not a flick (a flick's touch lasts 80 to 200 ms), and it stops
+    /// dead where the finger lifts, so the rows it shows stay on screen: they
+    /// load as they come instead of after it. Nil waits for every drag to end.
+    public var readingDragAfter: Double? = 200
 
     /// UIScrollView's normal deceleration rate keeps 0.998 of the speed per
     /// millisecond: 1 / -ln(0.998) ms.

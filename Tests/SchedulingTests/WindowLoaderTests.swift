@@ -138,23 +138,23 @@ struct WindowLoaderTests {
     func readingDrag() throws {
         let harness = try LoaderHarness(policy: WindowPolicy(kind: .ours), concurrency: 10)
         harness.completeAll()
-        // A flick: released within 250 ms, so nothing starts during it.
+        // A flick: released within 200 ms, so nothing starts during it.
         harness.onMain { $0.willBeginDragging() }
-        harness.clock.advance(by: 100)
+        harness.clock.advance(by: 90)
         harness.onMain { $0.scroll(to: 3) }
-        harness.clock.advance(by: 100)
+        harness.clock.advance(by: 90)
         harness.onMain { $0.scroll(to: 6) }
         #expect(Set(harness.startedRows) == Set(0..<10))
         harness.onMain { $0.didEndDragging(willDecelerate: false) }
         #expect(Set(harness.onMain { $0.pendingRows }) == Set(10..<16))
         harness.completeAll()
 
-        // A reading drag: held past 250 ms, the rows on screen start, then each row as it comes.
+        // A reading drag: held past 200 ms, the rows on screen start, then each row as it comes.
         harness.onMain { $0.willBeginDragging() }
         harness.clock.advance(by: 150)
         harness.onMain { $0.scroll(to: 8) }
         #expect(harness.onMain { $0.pendingRows }.isEmpty)
-        harness.clock.advance(by: 150)
+        harness.clock.advance(by: 60)
         harness.onMain { $0.scroll(to: 9) }
         #expect(Set(harness.onMain { $0.pendingRows }) == Set(16..<19))
         #expect(!harness.onMain { $0.downloadQueue.isSuspended })
