@@ -196,15 +196,16 @@ public final class VisibleWindowLoader: @unchecked Sendable {
         if newTop != top { direction = newTop > top ? 1 : -1 }
         top = max(0, newTop)
         emit(.scroll(top: top))
-        if phase == .dragging, !isReadingDrag, policy.kind == .ours, let hold = policy.readingDragAfter, clock.milliseconds - dragBeganAt >= hold {
-            // Every row already on screen counts as newly shown: none was started while the drag might have been a flick.
+        let becomesReading = phase == .dragging && !isReadingDrag && policy.kind == .ours
+            && policy.readingDragAfter.map { clock.milliseconds - dragBeganAt >= $0 } == true
+        if becomesReading {
             isReadingDrag = true
             downloadQueue.isSuspended = false
-            for row in visibleRows where !displayed.contains(row) { willDisplay(row) }
         }
         let after = visibleRows
         for row in before where !after.contains(row) { displayed.remove(row) }
-        for row in after where !before.contains(row) { willDisplay(row) }
+        // A drag that has just become a reading one shows its rows anew: none was started while it might have been a flick.
+        for row in after where !before.contains(row) || (becomesReading && !displayed.contains(row)) { willDisplay(row) }
         if policy.kind == .ours { cancelRowsNotKept() }
         loadMoreIfNeeded()
     }
