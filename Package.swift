@@ -179,7 +179,7 @@ let package = Package(
 
         .target(name: "TestSupport", dependencies: ["HTTP", "Hotels", "Locking", "Logos", logging, .product(name: "Crypto", package: "swift-crypto")],
                 path: "Tests/Support"),
-        .testTarget(name: "SOAPTests", dependencies: ["SOAP", "TestSupport"]),
+        .testTarget(name: "SOAPTests", dependencies: ["SOAP", "Seeding", "TestSupport"]),
         .testTarget(name: "NetworkTests", dependencies: ["HTTP", "Locking", "SOAP", "Hotels", "TestSupport", "hotels"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport", "hotels"]),
         .testTarget(name: "HotelsTests", dependencies: ["HTTP", "Hotels", "TestSupport", "hotels", logging]),

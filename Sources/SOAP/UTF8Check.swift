@@ -94,6 +94,15 @@ struct UTF8Check {
             if due == 0 {
                 index = skipASCII(base, from: index, count: bytes.count)
                 guard index < bytes.count else { break }
+                // Characters past ASCII come in runs (a name in Chinese): the whole run, in one loop.
+                var tookCharacters = false
+                while index < bytes.count, let length = Self.commonCharacter(base, at: index, count: bytes.count) {
+                    lineBytes += length
+                    lineContinuations += length - 1
+                    index += length
+                    tookCharacters = true
+                }
+                if tookCharacters { continue }
             }
             let byte = base.load(fromByteOffset: index, as: UInt8.self)
             if due > 0 {
@@ -125,26 +134,122 @@ struct UTF8Check {
         return nil
     }
 
-    /// Steps over ASCII eight bytes at a time, counting lines; returns where it stopped.
+    /// The length of a whole two- or three-byte character at `index` whose
+    /// continuation bytes may be any (everything but U+0800–U+0FFF and the
+    /// surrogates' block, which have narrower ranges): most text past ASCII,
+    /// taken in one step. Nil sends the bytes through the byte-by-byte check.
+    @inline(__always)
+    private static func commonCharacter(_ base: UnsafeRawPointer, at index: Int, count: Int) -> Int? {
+        let lead = base.load(fromByteOffset: index, as: UInt8.self)
+        let length: Int
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        default: return nil
+        }
+        guard index + length <= count else { return nil }
+        for offset in 1..<length where base.load(fromByteOffset: index + offset, as: UInt8.self) & 0xC0 != 0x80 {
+            return nil
+        }
+        return length
+    }
+
+    /// Steps over ASCII, counting lines; returns where it stopped.
+    ///
+    /// Most of a document is ASCII, so it goes in blocks of 16-byte vectors.
+    /// A block test that fails is not tried again until past that block: the
+    /// byte past ASCII is reached a word at a time.
     private mutating func skipASCII(_ base: UnsafeRawPointer, from start: Int, count: Int) -> Int {
         var index = start
+        var blocksFrom = start
         while index + 8 <= count {
+            // Tested first: text past ASCII comes in runs, and this ends one cheaply.
             let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
             guard word & 0x8080_8080_8080_8080 == 0 else { break }
-            // The high bit of each byte that is a newline (exact: no carry crosses bytes).
-            let x = word ^ 0x0A0A_0A0A_0A0A_0A0A
-            let newlines = ~(((x & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | x | 0x7F7F_7F7F_7F7F_7F7F)
+            if index >= blocksFrom, index + Self.blockBytes <= count {
+                if takeASCII(block: base + index) {
+                    index += Self.blockBytes
+                    continue
+                }
+                blocksFrom = index + Self.blockBytes
+            }
+            let newlines = Self.newlineFlags(word)
             if newlines == 0 {
                 lineBytes += 8
             } else {
                 line += newlines.nonzeroBitCount
-                // In little-endian order the last newline is the highest flagged byte.
-                lineBytes = 7 - (63 - newlines.leadingZeroBitCount) / 8
+                lineBytes = 7 - Self.lastFlagged(newlines)
                 lineContinuations = 0
             }
             index += 8
         }
         return index
+    }
+
+    /// The block step's size: eight vectors of 16 bytes.
+    private static let blockBytes = 128
+
+    /// Counts the lines of a block if it is all ASCII: the column then runs
+    /// from its last newline. False, and nothing counted, if it is not.
+    @inline(__always)
+    private mutating func takeASCII(block: UnsafeRawPointer) -> Bool {
+        var any = SIMD16<UInt8>()
+        var newlineCounts = SIMD16<UInt8>()
+        let newline = SIMD16<UInt8>(repeating: 0x0A)
+        for offset in stride(from: 0, to: 128, by: 16) {
+            let bytes = block.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
+            any |= bytes
+            newlineCounts = newlineCounts.replacing(with: newlineCounts &+ 1, where: bytes .== newline)
+        }
+        let anyWords = unsafeBitCast(any, to: SIMD2<UInt64>.self)
+        guard (anyWords[0] | anyWords[1]) & 0x8080_8080_8080_8080 == 0 else { return false }
+        // A lane counts at most 8, so the two words' sum still holds a count
+        // per byte, and multiplying adds those bytes up into the top one.
+        let counts = unsafeBitCast(newlineCounts, to: SIMD2<UInt64>.self)
+        let newlines = Int(((counts[0] &+ counts[1]) &* 0x0101_0101_0101_0101) &>> 56)
+        if newlines == 0 {
+            lineBytes += Self.blockBytes
+        } else {
+            line += newlines
+            takeLastNewline(block: block)
+        }
+        return true
+    }
+
+    /// Starts the column at the last newline of an ASCII block that has one,
+    /// found a vector at a time from the block's end.
+    private mutating func takeLastNewline(block: UnsafeRawPointer) {
+        let newline = SIMD16<UInt8>(repeating: 0x0A)
+        var offset = Self.blockBytes - 16
+        while offset >= 0 {
+            let bytes = block.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
+            // Each lane that is a newline is all ones.
+            let matches = unsafeBitCast(bytes .== newline, to: SIMD2<UInt64>.self)
+            if matches[1] != 0 {
+                lineBytes = Self.blockBytes - 1 - (offset + 8 + Self.lastFlagged(matches[1]))
+                break
+            }
+            if matches[0] != 0 {
+                lineBytes = Self.blockBytes - 1 - (offset + Self.lastFlagged(matches[0]))
+                break
+            }
+            offset -= 16
+        }
+        lineContinuations = 0
+    }
+
+    /// The high bit of each byte of an ASCII word that is a newline (exact: no carry crosses bytes).
+    @inline(__always)
+    private static func newlineFlags(_ word: UInt64) -> UInt64 {
+        let x = word ^ 0x0A0A_0A0A_0A0A_0A0A
+        return ~(((x & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | x | 0x7F7F_7F7F_7F7F_7F7F)
+    }
+
+    /// Which byte of a word is the last flagged (by its high bit, or whole):
+    /// in little-endian order, the highest.
+    @inline(__always)
+    private static func lastFlagged(_ flags: UInt64) -> Int {
+        (63 - flags.leadingZeroBitCount) / 8
     }
 
     /// Whether a document starting with `head` is in UTF-8: nil while its

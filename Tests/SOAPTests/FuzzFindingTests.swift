@@ -1,5 +1,6 @@
 import Foundation
 import SOAP
+import Seeding
 import Testing
 import TestSupport
 
@@ -73,6 +74,38 @@ struct FuzzFindingTests {
             #expect(error?.reason == "bytes that are not valid UTF-8", "\(what), chunks of \(size.map(String.init) ?? "all")")
             #expect(error?.position.line == 2)
             #expect(error?.position.column == 6 || error?.position.column == 7, "\(what): \(String(describing: error?.position))")
+        }
+    }
+
+    /// The check steps over ASCII 32 bytes at a time, and a word at a time
+    /// where a block holds a newline or a character past ASCII: wherever the
+    /// bad byte falls among them, its line and column must be those that
+    /// counting character by character gives.
+    @Test("the first bad byte is placed exactly, among lines and characters of any length")
+    func badBytePlacedExactly() {
+        var random = SeededGenerator(seed: 36)
+        for trial in 0..<300 {
+            // Per trial, how often a newline and a Chinese character come: from never to often.
+            let newlineEvery = [0, 3, 40, 200][trial % 4]
+            let wideEvery = [0, 4, 30][trial % 3]
+            var text = "<a>"
+            for _ in 0..<Int.random(in: 0..<700, using: &random) {
+                if newlineEvery > 0, Int.random(in: 0..<newlineEvery, using: &random) == 0 {
+                    text += "\n"
+                } else if wideEvery > 0, Int.random(in: 0..<wideEvery, using: &random) == 0 {
+                    text += "海"
+                } else {
+                    text += String(UnicodeScalar(UInt8.random(in: 0x61...0x7A, using: &random)))
+                }
+            }
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            let expected = XMLPosition(line: lines.count, column: (lines.last?.unicodeScalars.count ?? 0) + 1)
+            let document = Array(text.utf8) + [0xFF] + Array("x</a>".utf8)
+            for size in [nil, 1, 9, 33] {
+                let error = utf8Error(document, chunkSize: size)
+                #expect(error?.reason == "bytes that are not valid UTF-8", "trial \(trial)")
+                #expect(error?.position == expected, "trial \(trial), chunks of \(size.map(String.init) ?? "all")")
+            }
         }
     }
 

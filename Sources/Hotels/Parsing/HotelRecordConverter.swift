@@ -155,21 +155,23 @@ struct HotelRecordConverter {
         } else {
             return false
         }
-        return uriCharacters.withUnsafeBufferPointer { isAllowed in
+        return uriCharacters.withUnsafeBufferPointer { kinds in
             // The host follows any "user@", ends at the path, query or
             // fragment, and must not be empty; every byte must be allowed.
             var hostStart = schemeLength
             var index = schemeLength
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
-                guard isAllowed[Int(byte)] else { return false }
-                if byte == UInt8(ascii: "@") { hostStart = index + 1 }
+            hostLoop: while index < bytes.count {
+                switch kinds[Int(bytes[index])] {
+                case .allowed: break
+                case .endsHost: break hostLoop
+                case .endsUser: hostStart = index + 1
+                case .refused: return false
+                }
                 index += 1
             }
             guard hostStart < index, bytes[hostStart] != UInt8(ascii: ":") else { return false }
             while index < bytes.count {
-                guard isAllowed[Int(bytes[index])] else { return false }
+                guard kinds[Int(bytes[index])] != .refused else { return false }
                 index += 1
             }
             return true
@@ -184,14 +186,29 @@ struct HotelRecordConverter {
         return true
     }
 
-    /// Whether each byte value is one RFC 3986 allows in a URL: unreserved,
-    /// reserved, or `%`. A table, because a URL is checked byte by byte.
-    private static let uriCharacters: [Bool] = (0...255).map { byte in
+    /// What a byte is in a URL, for the one pass over it.
+    private enum URICharacter: UInt8 {
+        /// Not allowed anywhere in a URL.
+        case refused
+        /// Unreserved, reserved, or `%`.
+        case allowed
+        /// `/`, `?` or `#`: the end of the authority.
+        case endsHost
+        /// `@`: the end of the user part.
+        case endsUser
+    }
+
+    /// What each byte value is in a URL, by RFC 3986. A table, because a URL is checked byte by byte.
+    private static let uriCharacters: [URICharacter] = (0...255).map { byte in
         switch UInt8(byte) {
+        case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"):
+            .endsHost
+        case UInt8(ascii: "@"):
+            .endsUser
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
+            .allowed
         default:
-            "-._~:/?#[]@!$&'()*+,;=%".utf8.contains(UInt8(byte))
+            "-._~:[]!$&'()*+,;=%".utf8.contains(UInt8(byte)) ? .allowed : .refused
         }
     }
 
