@@ -32,8 +32,14 @@ public final class VisibleWindowLoader: @unchecked Sendable {
     private var phase = Phase.idle
     /// +1 scrolling down (towards later rows), -1 up.
     private var direction = 1
-    /// Ours: where a released fling will come to rest.
-    private var landing: Range<Int>?
+    /// Ours: the top row where a released fling will come to rest. Kept as
+    /// a position, not rows: it may lie past the rows loaded so far, and the
+    /// rows come with the pages that arrive while the fling decelerates.
+    private var landingTop: Double?
+    /// The rows of ``landingTop`` that are loaded.
+    private var landing: Range<Int>? {
+        landingTop.map { Self.window(top: $0, viewport: viewport, count: rows.count) }
+    }
     private var dragBeganAt = 0.0
     /// Ours: the drag is held past ``WindowPolicy/readingDragAfter``; visible rows load as they come.
     private var isReadingDrag = false
@@ -183,7 +189,7 @@ public final class VisibleWindowLoader: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(mainQueue))
         emit(.dragBegin)
         phase = .dragging
-        landing = nil
+        landingTop = nil
         dragBeganAt = clock.milliseconds
         isReadingDrag = false
         if policy.kind != .naive { downloadQueue.isSuspended = true }
@@ -260,7 +266,7 @@ public final class VisibleWindowLoader: @unchecked Sendable {
     /// Scrolling stopped: load what is visible, then let the queue run.
     private func settle() {
         phase = .idle
-        landing = nil
+        landingTop = nil
         emit(.settle(visible: visibleRows))
         if policy.kind != .naive {
             loadImagesForOnscreenCells()
@@ -292,7 +298,7 @@ public final class VisibleWindowLoader: @unchecked Sendable {
     /// this when scrolling stops; ours on every scroll too, so a reversal
     /// cancels the prefetch behind it.
     private func cancelRowsNotKept() {
-        let visible = visibleRows, ahead = prefetchRows
+        let visible = visibleRows, ahead = prefetchRows, landing = landing
         for row in downloadsInProgress.keys where !visible.contains(row) && !ahead.contains(row) && landing?.contains(row) != true {
             cancel(row)
         }
@@ -306,12 +312,19 @@ public final class VisibleWindowLoader: @unchecked Sendable {
     /// `velocity × decelerationTimeConstant` rows on. Load those rows now,
     /// at the highest priority, and let the queue run; rows flown past get nothing.
     private func loadLandingRows(velocity: Double) {
-        let target = top + velocity * policy.decelerationTimeConstant
-        let rest = Self.window(top: target, viewport: viewport, count: rows.count)
-        landing = rest
+        landingTop = max(0, top + velocity * policy.decelerationTimeConstant)
         cancelRowsNotKept()
-        for row in rest where !displayed.contains(row) { startUnlessCached(row, priority: .veryHigh) }
+        startLandingRows()
         downloadQueue.isSuspended = false
+    }
+
+    /// Starts the landing rows that are loaded, and asks for the next page
+    /// while the landing lies past them: a fling often flies beyond the
+    /// list's last page, and its rows would otherwise wait for the settle.
+    private func startLandingRows() {
+        guard let landingTop, let rest = landing else { return }
+        for row in rest where !displayed.contains(row) { startUnlessCached(row, priority: .veryHigh) }
+        if Int(landingTop.rounded(.down)) + viewport > rows.count { requestNextPage() }
     }
 
     private func priority(for row: Int) -> WorkPriority {
@@ -431,6 +444,7 @@ public final class VisibleWindowLoader: @unchecked Sendable {
             observe(self, at, .pageReceived(page: page, rows: more.count, isLast: reachedEnd))
             // Rows that were clipped by the end of the list come into view.
             for row in visibleRows where !before.contains(row) { willDisplay(row) }
+            if phase == .decelerating { startLandingRows() }
             loadMoreIfNeeded()
         case .list(let list, let isLast):
             observe(self, at, .pageReceived(page: page, rows: list.count, isLast: isLast || list.isEmpty))

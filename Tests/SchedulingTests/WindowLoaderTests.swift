@@ -134,6 +134,37 @@ struct WindowLoaderTests {
         #expect(harness.onMain { $0.visibleRowsWithoutLogo }.isEmpty)
     }
 
+    /// Session 20's trace of `scripts/compare simulate`: the three slowest
+    /// settles of ours were flings released before the page of their rest
+    /// rows had arrived. The landing was cut to the rows loaded, so nothing
+    /// started, and the whole window waited three rounds after the settle.
+    @Test("Ours: a fling towards rows not loaded yet asks for their pages at release and starts them as they arrive")
+    func landingPastLoadedRows() throws {
+        let harness = try LoaderHarness(policy: WindowPolicy(kind: .ours), concurrency: 10, rows: 50, loadMore: true)
+        harness.completeAll()
+        harness.onMain { $0.willBeginDragging() }
+        harness.onMain { $0.scroll(to: 4) }
+        #expect(harness.pages.requests == 1)
+        // It will rest at row 104: two pages past the 50 rows loaded.
+        let velocity = 100 / WindowPolicy.uikitDecelerationTimeConstant
+        harness.onMain { $0.didEndDragging(willDecelerate: true, velocity: velocity) }
+        #expect(harness.pages.requests == 2, "the next page is asked for at release")
+        harness.pages.answer(.rows(LoaderHarness.rows(50..<100), isLast: false))
+        harness.settleQueues()
+        #expect(harness.pages.requests == 3, "and the one after, since the landing is still past the rows")
+        #expect(harness.onMain { $0.pendingRows }.isEmpty)
+        harness.pages.answer(.rows(LoaderHarness.rows(100..<150), isLast: false))
+        harness.settleQueues()
+        #expect(Set(harness.onMain { $0.pendingRows }) == Set(104..<114), "the landing rows start while the fling decelerates")
+        #expect(harness.pages.requests == 3)
+        for top in stride(from: 10.0, through: 104, by: 6) { harness.onMain { $0.scroll(to: top) } }
+        harness.onMain { $0.scroll(to: 104) }
+        #expect(Set(harness.startedRows.filter { $0 >= 14 }) == Set(104..<114), "a row flown past was loaded")
+        harness.completeAll()
+        harness.onMain { $0.didEndDecelerating() }
+        #expect(harness.onMain { $0.visibleRowsWithoutLogo }.isEmpty)
+    }
+
     @Test("Ours loads the rows a drag shows once it is held past a flick, as they come; a flick loads nothing until released")
     func readingDrag() throws {
         let harness = try LoaderHarness(policy: WindowPolicy(kind: .ours), concurrency: 10)
