@@ -198,7 +198,9 @@ let package = Package(
         // The worker loop on fakes and a real server; the hotels worker processes against hotels serve.
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "Fetching", "HTTP", "Hotels", "Imaging", "Locking", "OfflineStore", "PostgresStore", "Runtime",
                                                           "SampleService", "TestSupport", "Workers", "hotels",
-                                                          .product(name: "HummingbirdTesting", package: "hummingbird")]),
+                                                          .product(name: "HummingbirdTesting", package: "hummingbird")],
+                    // The Chromium drivers, run by path with python3: not part of the build.
+                    exclude: ["Browser"]),
         .testTarget(name: "WorkersTests", dependencies: ["Workers", "PostgresStore", "OfflineStore", "Hotels", "HTTP", "Locking", "Runtime", "TestSupport", "hotels"]),
         .testTarget(name: "SchedulingTests", dependencies: ["Locking", "Scheduling", "Logos", "Imaging", "HTTP", "Simulation", "TestSupport", "hotels"]),
         // The view's parts on their own, and hotels browse in tmux against hotels serve.
