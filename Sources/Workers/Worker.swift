@@ -156,8 +156,11 @@ public final class Worker: Sendable {
         var idle = configuration.pollInterval.lowerBound
         var lastClaim = ContinuousClock.now - .seconds(configuration.pollInterval.upperBound)
         while !state.withLock({ $0.stopping }) {
-            let (running, healthy) = state.withLock { ($0.running.count, $0.healthy) }
-            let free = max(0, configuration.concurrency - running)
+            let (held, running, healthy) = state.withLock { ($0.running.count, $0.running.count - $0.completing.count, $0.healthy) }
+            // A run whose completion is being written frees its slot: the next claim
+            // goes out beside that write rather than after it. The leases held,
+            // running or completing, stay within twice the concurrency.
+            let free = max(0, min(configuration.concurrency - running, 2 * configuration.concurrency - held))
             // Less than half the slots free while others run, and a claim just made: wait a moment
             // for more to free, so that one claim fills several.
             let sinceClaim = (ContinuousClock.now - lastClaim).seconds
@@ -229,7 +232,9 @@ public final class Worker: Sendable {
             try await JobDeadline.run(job.timeout) { [self] in try await runner.run(job, queue: queue) }
             try Task.checkCancellation()
             // The run stays among the running until its completion lands: its lease is renewed meanwhile.
+            // Its slot is free now, so the loop may claim again.
             state.withLock { _ = $0.completing.insert(job.lease) }
+            wakeup.signal()
             await completer.complete(job)
         } catch {
             let (lost, released) = state.withLock { ($0.lost.contains(job.lease), $0.released.contains(job.lease)) }

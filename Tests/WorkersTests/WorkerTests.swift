@@ -192,6 +192,52 @@ struct WorkerTests {
         #expect(!events.withLock { $0.contains(.heartbeatFailed) })
     }
 
+    /// Session 20: a run kept its slot until its completion landed, so a
+    /// worker of short jobs claimed, waited for the completion's write, and
+    /// only then claimed again. The next claim now goes out beside the write.
+    @Test("a run's slot frees while its completion is written: the next claim goes out beside it, and at most twice the concurrency is held",
+          .timeLimit(.minutes(3)))
+    func claimsBesideCompletions() async throws {
+        let (queue, database) = try await makeQueue()
+        try await queue.enqueue(jobs(6))
+        let locked = PosixMutex(false)
+        let runner = FakeRunner { job in
+            // The first two runs end once the test holds their rows, so that their completion waits.
+            let arguments = job.arguments.filter { !$0.isWhitespace }
+            guard arguments == #"{"n":0}"# || arguments == #"{"n":1}"# else { return }
+            while !locked.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        let tally = PosixMutex((claimed: 0, held: 0, mostHeld: 0))
+        let worker = Worker(queue: queue, runner: runner, configuration: configuration("w", concurrency: 2), observe: { event in
+            tally.withLock { tally in
+                switch event {
+                case .claimed(_, let count, _):
+                    tally.claimed += count
+                    tally.held += count
+                case .completed:
+                    tally.held -= 1
+                default:
+                    break
+                }
+                tally.mostHeld = max(tally.mostHeld, tally.held)
+            }
+        })
+        let running = Task { try await worker.run() }
+        try await eventually("the first two jobs are running") { try await counts(queue)[.running] == 2 }
+        let session = try await TestPostgres.shared().holdTransaction(
+            "SELECT 1 FROM jobs WHERE unique_key IN ('job 0', 'job 1') FOR SHARE", database: database)
+        locked.withLock { $0 = true }
+        try await eventually("two more claimed while the first two completions wait", seconds: 30) {
+            tally.withLock { $0.claimed } == 4
+        }
+        #expect(try await counts(queue)[.completed] == nil, "the first completions were held by the lock")
+        try await TestPostgres.shared().endHeldTransaction(session, database: database)
+        try await eventually("every job completed") { try await counts(queue)[.completed] == 6 }
+        worker.stop()
+        try await running.value
+        #expect(tally.withLock { $0.mostHeld } <= 4, "never more leases than twice the concurrency")
+    }
+
     @Test("backoff doubles from its base up to its maximum, with jitter between half and all of it")
     func backoff() {
         let backoff = RetryBackoff(base: 5, maximum: 60)
