@@ -196,6 +196,7 @@ struct UTF8Check {
         var any = SIMD16<UInt8>()
         var newlineCounts = SIMD16<UInt8>()
         let newline = SIMD16<UInt8>(repeating: 0x0A)
+        // A literal bound, so that the compiler unrolls the eight loads.
         for offset in stride(from: 0, to: 128, by: 16) {
             let bytes = block.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
             any |= bytes
@@ -223,7 +224,8 @@ struct UTF8Check {
         var offset = Self.blockBytes - 16
         while offset >= 0 {
             let bytes = block.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
-            // Each lane that is a newline is all ones.
+            // Each lane that is a newline is all ones; lanes 0-7 are the first
+            // word's bytes in little-endian order, as on every Linux target.
             let matches = unsafeBitCast(bytes .== newline, to: SIMD2<UInt64>.self)
             if matches[1] != 0 {
                 lineBytes = Self.blockBytes - 1 - (offset + 8 + Self.lastFlagged(matches[1]))
