@@ -96,7 +96,7 @@ struct UTF8Check {
                 guard index < bytes.count else { break }
                 // Characters past ASCII come in runs (a name in Chinese): the whole run, in one loop.
                 var tookCharacters = false
-                while index < bytes.count, let length = Self.commonCharacter(base, at: index, count: bytes.count) {
+                while index < bytes.count, let length = Self.wholeCharacter(base, at: index, count: bytes.count) {
                     lineBytes += length
                     lineContinuations += length - 1
                     index += length
@@ -116,17 +116,9 @@ struct UTF8Check {
                 index += 1
                 continue
             } else if byte >= 0x80 {
-                // The well-formed sequences of Unicode's table 3-7: no overlong forms, no surrogates, nothing past U+10FFFF.
-                switch byte {
-                case 0xC2...0xDF: due = 1
-                case 0xE0: (due, nextLow) = (2, 0xA0)
-                case 0xED: (due, nextHigh) = (2, 0x9F)
-                case 0xE1...0xEF: due = 2
-                case 0xF0: (due, nextLow) = (3, 0x90)
-                case 0xF4: (due, nextHigh) = (3, 0x8F)
-                case 0xF1...0xF3: due = 3
-                default: return Failure(offset: index, position: position)
-                }
+                guard let sequence = Self.sequence(lead: byte) else { return Failure(offset: index, position: position) }
+                due = sequence.continuations
+                (nextLow, nextHigh) = (sequence.first.lowerBound, sequence.first.upperBound)
             }
             lineBytes += 1
             index += 1
@@ -134,24 +126,36 @@ struct UTF8Check {
         return nil
     }
 
-    /// The length of a whole two- or three-byte character at `index` whose
-    /// continuation bytes may be any (everything but U+0800–U+0FFF and the
-    /// surrogates' block, which have narrower ranges): most text past ASCII,
-    /// taken in one step. Nil sends the bytes through the byte-by-byte check.
+    /// The well-formed sequences of Unicode's table 3-7 (no overlong forms,
+    /// no surrogates, nothing past U+10FFFF): how many continuation bytes
+    /// follow a lead byte, and the range of the first (the others are
+    /// 0x80...0xBF). Nil for a byte that starts no character.
     @inline(__always)
-    private static func commonCharacter(_ base: UnsafeRawPointer, at index: Int, count: Int) -> Int? {
-        let lead = base.load(fromByteOffset: index, as: UInt8.self)
-        let length: Int
+    private static func sequence(lead: UInt8) -> (continuations: Int, first: ClosedRange<UInt8>)? {
         switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        default: return nil
+        case 0xC2...0xDF: (1, 0x80...0xBF)
+        case 0xE0: (2, 0xA0...0xBF)
+        case 0xED: (2, 0x80...0x9F)
+        case 0xE1...0xEF: (2, 0x80...0xBF)
+        case 0xF0: (3, 0x90...0xBF)
+        case 0xF4: (3, 0x80...0x8F)
+        case 0xF1...0xF3: (3, 0x80...0xBF)
+        default: nil
         }
-        guard index + length <= count else { return nil }
-        for offset in 1..<length where base.load(fromByteOffset: index + offset, as: UInt8.self) & 0xC0 != 0x80 {
-            return nil
-        }
-        return length
+    }
+
+    /// The length of a well-formed character past ASCII that lies whole at
+    /// `index`, taken in one step; nil sends the bytes through the
+    /// byte-by-byte check (an error, or a character cut by the chunk's end).
+    @inline(__always)
+    private static func wholeCharacter(_ base: UnsafeRawPointer, at index: Int, count: Int) -> Int? {
+        guard let sequence = sequence(lead: base.load(fromByteOffset: index, as: UInt8.self)),
+              index + sequence.continuations < count,
+              sequence.first.contains(base.load(fromByteOffset: index + 1, as: UInt8.self)) else { return nil }
+        // The later continuations are 0x80...0xBF: the top two bits 10.
+        func continues(_ offset: Int) -> Bool { base.load(fromByteOffset: index + offset, as: UInt8.self) & 0xC0 == 0x80 }
+        guard sequence.continuations < 2 || continues(2), sequence.continuations < 3 || continues(3) else { return nil }
+        return sequence.continuations + 1
     }
 
     /// Steps over ASCII, counting lines; returns where it stopped.

@@ -64,6 +64,7 @@ struct FuzzFindingTests {
             ([0xF4, 0x90, 0x80, 0x80], "past U+10FFFF"),
             ([0xF5, 0x80, 0x80, 0x80], "a lead byte that never starts a character"),
             ([0xE4, 0xB8], "a character cut short by text"),
+            ([0xF0, 0x9F, 0x98], "a four-byte character cut short by text"),
             ([0x80], "a lone continuation byte"),
           ] as [([UInt8], String)])
     func invalidSequences(bad: [UInt8], what: String) {
