@@ -126,12 +126,20 @@ struct WindowLoaderTests {
         let velocity = 40 / WindowPolicy.uikitDecelerationTimeConstant
         harness.onMain { $0.didEndDragging(willDecelerate: true, velocity: velocity) }
         #expect(Set(harness.onMain { $0.pendingRows }) == Set(44..<54))
-        for top in stride(from: 10.0, through: 44, by: 6) { harness.onMain { $0.scroll(to: top) } }
-        harness.onMain { $0.scroll(to: 44) }
-        #expect(Set(harness.startedRows.filter { $0 >= 10 }) == Set(44..<54), "a row flown past was loaded")
+        flyAndSettle(harness, from: 10, to: 44)
+    }
+
+    /// Decelerates a released fling from row `start` to rest at `rest`, in
+    /// steps: of the rows past the window it left, only the rest rows were
+    /// started, and all of them show once it settles.
+    func flyAndSettle(_ harness: LoaderHarness, from start: Int, to rest: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+        for top in stride(from: Double(start), through: Double(rest), by: 6) { harness.onMain { $0.scroll(to: top) } }
+        harness.onMain { $0.scroll(to: Double(rest)) }
+        #expect(Set(harness.startedRows.filter { $0 >= start }) == Set(rest..<(rest + 10)), "a row flown past was loaded",
+                sourceLocation: sourceLocation)
         harness.completeAll()
         harness.onMain { $0.didEndDecelerating() }
-        #expect(harness.onMain { $0.visibleRowsWithoutLogo }.isEmpty)
+        #expect(harness.onMain { $0.visibleRowsWithoutLogo }.isEmpty, sourceLocation: sourceLocation)
     }
 
     /// Session 20's trace of `scripts/compare simulate`: the three slowest
@@ -157,12 +165,7 @@ struct WindowLoaderTests {
         harness.settleQueues()
         #expect(Set(harness.onMain { $0.pendingRows }) == Set(104..<114), "the landing rows start while the fling decelerates")
         #expect(harness.pages.requests == 3)
-        for top in stride(from: 10.0, through: 104, by: 6) { harness.onMain { $0.scroll(to: top) } }
-        harness.onMain { $0.scroll(to: 104) }
-        #expect(Set(harness.startedRows.filter { $0 >= 14 }) == Set(104..<114), "a row flown past was loaded")
-        harness.completeAll()
-        harness.onMain { $0.didEndDecelerating() }
-        #expect(harness.onMain { $0.visibleRowsWithoutLogo }.isEmpty)
+        flyAndSettle(harness, from: 14, to: 104)
     }
 
     @Test("Ours loads the rows a drag shows once it is held past a flick, as they come; a flick loads nothing until released")
