@@ -194,11 +194,25 @@ public struct JobQueue: Sendable {
     /// Claims up to `limit` jobs whose time has come, highest priority first,
     /// and marks them running under `worker` in the same statement: a new
     /// fencing token each, the attempt counted, the lease `lease` seconds long.
+    ///
+    /// The statement is `hotelkit_claim` (schema version 6), one round trip.
+    /// It reads `jobs_ready` in its order and stops after `limit` rows. Left
+    /// to its statistics, the planner picks a bitmap scan and a sort of
+    /// every ready job whenever they say few are ready: a fresh table, or
+    /// one that the leader pruned and vacuum left empty before a burst of
+    /// enqueues (a fleet's quiet hour). Each claim then costs as much as the
+    /// whole backlog (16 ms at 20,000 ready, a drain at half the rate). No
+    /// plan but the index's order avoids the sort, so the function turns
+    /// sorts off for its own run (`SET enable_sort = off` on the function:
+    /// PgBouncer-safe), which makes the plan the same on every server,
+    /// whatever ANALYZE last saw.
     public func claim(worker: String, kinds: [JobKind] = JobKind.allCases, limit: Int, lease: Double) async throws(StoreError) -> [ClaimedJob] {
         guard limit > 0 else { return [] }
-        return try await store.writing { [logger = store.logger] connection in
-            try await Self.planClaimsInIndexOrder(on: connection, logger: logger)
-            let rows = try await connection.query(Self.claimStatement(worker: worker, kinds: kinds, limit: limit, lease: lease), logger: logger)
+        return try await store.writingOneStatement { [logger = store.logger] connection in
+            let rows = try await connection.query("""
+                SELECT id, kind, args, attempt, max_attempts, fence, timeout_seconds
+                FROM hotelkit_claim(\(worker), \(kinds.map(\.rawValue)), \(limit), \(lease))
+                """, logger: logger)
             var claimed: [ClaimedJob] = []
             for try await (id, kind, arguments, attempt, maxAttempts, fence, timeout)
                 in rows.decode((Int64, String, String, Int, Int, Int64, Double?).self) {
@@ -208,37 +222,6 @@ public struct JobQueue: Sendable {
             }
             return claimed.sorted { $0.id < $1.id }
         }
-    }
-
-    /// The claim reads `jobs_ready` in its order and stops after `limit` rows.
-    /// Left to its statistics, the planner picks a bitmap scan and a sort of
-    /// every ready job whenever they say few are ready: a fresh table, or
-    /// one that the leader pruned and vacuum left empty before a burst of
-    /// enqueues (a fleet's quiet hour). Each claim then costs as
-    /// much as the whole backlog (16 ms at 20,000 ready, a drain at half the
-    /// rate). No plan but the index's order avoids the sort, so turning sorts
-    /// off for the claim's transaction (`SET LOCAL`: PgBouncer-safe) makes
-    /// the plan the same on every server, whatever ANALYZE last saw.
-    static func planClaimsInIndexOrder(on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("SET LOCAL enable_sort = off", logger: logger)
-    }
-
-    /// The claim's one statement, which ``claim(worker:kinds:limit:lease:)`` runs after ``planClaimsInIndexOrder(on:logger:)``.
-    static func claimStatement(worker: String, kinds: [JobKind], limit: Int, lease: Double) -> PostgresQuery {
-        """
-        WITH ready AS (
-            SELECT id FROM jobs
-            WHERE state IN ('available', 'retryable') AND scheduled_at <= now() AND kind = ANY(\(kinds.map(\.rawValue)))
-              AND kind NOT IN (SELECT kind FROM paused_kinds)
-            ORDER BY priority DESC, scheduled_at, id
-            LIMIT \(limit)
-            FOR UPDATE SKIP LOCKED
-        )
-        UPDATE jobs SET state = 'running', attempt = jobs.attempt + 1, attempted_at = now(), worker = \(worker),
-            lease_until = now() + make_interval(secs => \(lease)), fence = jobs.fence + 1
-        FROM ready WHERE jobs.id = ready.id
-        RETURNING jobs.id, jobs.kind, jobs.args::text, jobs.attempt, jobs.max_attempts, jobs.fence, jobs.timeout_seconds
-        """
     }
 
     /// Marks the job completed, and its list's schedule as refreshed now.
@@ -254,7 +237,7 @@ public struct JobQueue: Sendable {
     /// answer was lost can be retried.
     public func complete(_ leases: [JobLease]) async throws(StoreError) -> Set<JobLease> {
         guard !leases.isEmpty else { return [] }
-        return try await store.writing { [logger = store.logger] connection in
+        return try await store.writingOneStatement { [logger = store.logger] connection in
             let completed = try await connection.query("""
                 WITH done AS (
                     UPDATE jobs SET state = 'completed', finalized_at = coalesce(finalized_at, now()), worker = NULL, lease_until = NULL,
@@ -282,7 +265,7 @@ public struct JobQueue: Sendable {
     @discardableResult
     public func fail(_ lease: JobLease, error: String, retryIn: Double, permanent: Bool = false,
                      countAttempt: Bool = true) async throws(StoreError) -> JobState? {
-        try await store.writing { [logger = store.logger] connection in
+        try await store.writingOneStatement { [logger = store.logger] connection in
             let rows = try await connection.query("""
                 WITH failed AS (
                     UPDATE jobs SET
@@ -309,7 +292,7 @@ public struct JobQueue: Sendable {
     @discardableResult
     public func release(_ leases: [JobLease]) async throws(StoreError) -> Int {
         guard !leases.isEmpty else { return 0 }
-        return try await store.writing { [logger = store.logger] connection in
+        return try await store.writingOneStatement { [logger = store.logger] connection in
             let rows = try await connection.query("""
                 UPDATE jobs SET state = 'available', attempt = greatest(attempt - 1, 0), worker = NULL, lease_until = NULL
                 FROM unnest(\(leases.map(\.job)), \(leases.map(\.fence))) AS l (id, fence)

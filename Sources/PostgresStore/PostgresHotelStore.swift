@@ -236,11 +236,7 @@ public final class PostgresHotelStore: HotelStorage, SharedImageIndex {
 
     /// Runs a read, with every error said as a ``/OfflineStore/StoreError``.
     func reading<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
-        do {
-            return try await retryingLostConnections("under a read") { try await self.withConnection(body) }
-        } catch {
-            throw StoreFailure.storeError(error, location: location)
-        }
+        try await outsideTransaction("under a read", body)
     }
 
     /// Runs a write transaction, with every error said as a ``/OfflineStore/StoreError``.
@@ -248,6 +244,27 @@ public final class PostgresHotelStore: HotelStorage, SharedImageIndex {
     func writing<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
         do {
             return try await transaction(body)
+        } catch {
+            throw StoreFailure.storeError(error, location: location)
+        }
+    }
+
+    /// Runs a write that `body` makes in one statement, which is a
+    /// transaction of its own: one round trip, where ``writing(_:)`` adds
+    /// `BEGIN` and `COMMIT`. For the fleet's busiest calls (a claim, a batch of
+    /// completions), whose client and server share the CPU with the jobs.
+    /// One lost to a dropped connection is tried again, as a transaction is,
+    /// so the statement must hold when it landed before the loss (a
+    /// completion holds again; a claim's jobs are rescued when its lease ends).
+    @discardableResult
+    func writingOneStatement<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
+        try await outsideTransaction("under a write (one statement)", body)
+    }
+
+    private func outsideTransaction<Result: Sendable>(_ when: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result)
+        async throws(StoreError) -> Result {
+        do {
+            return try await retryingLostConnections(when) { try await self.withConnection(body) }
         } catch {
             throw StoreFailure.storeError(error, location: location)
         }

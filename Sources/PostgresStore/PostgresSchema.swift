@@ -184,6 +184,33 @@ public enum PostgresSchema {
             ORDER BY j.unique_key, j.id DESC
             """,
         ]),
+        // A claim in one round trip (JobQueue.claim), where it took four (BEGIN,
+        // SET LOCAL enable_sort, the statement, COMMIT): the function turns
+        // sorts off for its own run, and PL/pgSQL keeps its plan per session.
+        Migration(version: 6, name: "hotelkit_claim", statements: [
+            """
+            CREATE OR REPLACE FUNCTION hotelkit_claim(claimer text, wanted_kinds text[], wanted bigint, lease_seconds double precision)
+            RETURNS TABLE (id bigint, kind text, args text, attempt integer, max_attempts integer, fence bigint, timeout_seconds double precision)
+            LANGUAGE plpgsql VOLATILE SET enable_sort = off AS $$
+            #variable_conflict use_column
+            BEGIN
+                RETURN QUERY
+                WITH ready AS (
+                    SELECT id FROM jobs
+                    WHERE state IN ('available', 'retryable') AND scheduled_at <= now() AND kind = ANY(wanted_kinds)
+                      AND kind NOT IN (SELECT kind FROM paused_kinds)
+                    ORDER BY priority DESC, scheduled_at, id
+                    LIMIT wanted
+                    FOR UPDATE SKIP LOCKED
+                )
+                UPDATE jobs SET state = 'running', attempt = jobs.attempt + 1, attempted_at = now(), worker = claimer,
+                    lease_until = now() + make_interval(secs => lease_seconds), fence = jobs.fence + 1
+                FROM ready WHERE jobs.id = ready.id
+                RETURNING jobs.id, jobs.kind, jobs.args::text, jobs.attempt, jobs.max_attempts, jobs.fence, jobs.timeout_seconds;
+            END
+            $$
+            """,
+        ]),
     ]
 
     /// The SQLSTATE of `hotelkit_refuse`: a statement that undid itself on purpose.

@@ -171,18 +171,27 @@ struct JobQueueTests {
         try await psql("VACUUM ANALYZE jobs", database)
         try await psql("INSERT INTO jobs (kind, args) SELECT 'list', jsonb_build_object('n', g) FROM generate_series(1, 5000) g", database)
 
-        /// The claim's own statement under EXPLAIN ANALYZE, in a transaction that is rolled back: its plan's node types, and the rows the ready index gave.
-        func plan(inIndexOrder: Bool) async throws -> (nodes: [String], readyRows: Int?) {
-            let statement = JobQueue.claimStatement(worker: "w", kinds: JobKind.allCases, limit: 10, lease: 30)
-            let json = try await queue.store.reading { connection in
-                try await connection.query("BEGIN", logger: queue.store.logger)
-                if inIndexOrder { try await JobQueue.planClaimsInIndexOrder(on: connection, logger: queue.store.logger) }
-                let rows = try await connection.query(PostgresQuery(unsafeSQL: "EXPLAIN (ANALYZE, FORMAT JSON) " + statement.sql, binds: statement.binds),
-                                                      logger: queue.store.logger)
-                let text = try await rows.decode(String.self).reduce("") { $0 + $1 }
-                try await connection.query("ROLLBACK", logger: queue.store.logger)
-                return text
+        /// The claim (`hotelkit_claim`) under auto_explain, in a transaction that is rolled back: the plan of the
+        /// function's own statement, as its node types and the rows the ready index gave. `asDeclared` false
+        /// takes the function's `SET enable_sort = off` away first, in the same transaction.
+        func plan(asDeclared: Bool) async throws -> (nodes: [String], readyRows: Int?) {
+            let output = try await psql("""
+                BEGIN;
+                \(asDeclared ? "" : "ALTER FUNCTION hotelkit_claim(text, text[], bigint, double precision) RESET enable_sort;")
+                LOAD 'auto_explain';
+                SET LOCAL auto_explain.log_min_duration = 0; SET LOCAL auto_explain.log_nested_statements = on;
+                SET LOCAL auto_explain.log_analyze = on; SET LOCAL auto_explain.log_format = json;
+                SET LOCAL auto_explain.log_level = notice; SET LOCAL client_min_messages = notice;
+                SELECT count(*) FROM hotelkit_claim('w', ARRAY['list', 'logos'], 10, 30);
+                ROLLBACK;
+                """, database)
+            // Each plan is a notice among psql's output: "… plan:", then a JSON object up to a line that is its closing brace.
+            let plans = output.components(separatedBy: "plan:\n").dropFirst().compactMap { text -> [String: Any]? in
+                let lines = text.components(separatedBy: "\n")
+                guard let end = lines.firstIndex(of: "}") else { return nil }
+                return try? JSONSerialization.jsonObject(with: Data(lines[...end].joined(separator: "\n").utf8)) as? [String: Any]
             }
+            let claim = try #require(plans.first { ($0["Query Text"] as? String)?.contains("SKIP LOCKED") == true }, "\(output)")
             var nodes: [String] = []
             var readyRows: Int?
             func walk(_ node: [String: Any]) {
@@ -190,13 +199,12 @@ struct JobQueueTests {
                 if node["Index Name"] as? String == "jobs_ready" { readyRows = node["Actual Rows"] as? Int }
                 for child in node["Plans"] as? [[String: Any]] ?? [] { walk(child) }
             }
-            let top = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
-            for entry in top { if let node = entry["Plan"] as? [String: Any] { walk(node) } }
+            walk(try #require(claim["Plan"] as? [String: Any]))
             return (nodes, readyRows)
         }
         // Left to the statistics, the planner sorts every ready job for each claim: the hazard this guards against.
-        #expect(try await plan(inIndexOrder: false).nodes.contains("Sort"))
-        let claimPlan = try await plan(inIndexOrder: true)
+        #expect(try await plan(asDeclared: false).nodes.contains("Sort"))
+        let claimPlan = try await plan(asDeclared: true)
         #expect(!claimPlan.nodes.contains("Sort"), "\(claimPlan.nodes)")
         #expect(claimPlan.readyRows == 10, "\(claimPlan.nodes)")
         #expect(try await queue.claim(worker: "w", limit: 10, lease: 30).count == 10)
