@@ -132,6 +132,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Serve Prometheus metrics at http://HOST:PORT/metrics (claims, outcomes by kind, leases, pages, hotels, logos).")
     var metricsPort: Int?
     @Option(help: "The address --metrics-port listens on.") var metricsHost = "127.0.0.1"
+    @Flag(help: "Exit 0 once no job is left to claim and none runs (a batch run); jobs scheduled later are left.") var drain = false
     @Flag(help: "Print each job's outcome on stderr.") var verbose = false
 
     func validate() throws {
@@ -152,8 +153,9 @@ struct WorkerCommand: AsyncParsableCommand {
             configuration.logoFolder = (cache.map { URL(fileURLWithPath: $0) } ?? HotelStore.defaultFolder).appendingPathComponent("images")
         }
         let worker = try reported("worker") {
-            try Worker(runtime: runtime, configuration: Worker.Configuration(kinds: try parsedKinds(), concurrency: concurrency, lease: lease.value,
-                                                                             grace: grace.value), observe: { [verbose] event in
+            var configuration = Worker.Configuration(kinds: try parsedKinds(), concurrency: concurrency, lease: lease.value, grace: grace.value)
+            configuration.drain = drain
+            return try Worker(runtime: runtime, configuration: configuration, observe: { [verbose] event in
                 if verbose { Diagnostics.note("worker: \(event)") }
             })
         }

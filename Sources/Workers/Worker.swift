@@ -53,6 +53,8 @@ public enum WorkerEvent: Sendable, Equatable {
 /// - **Errors**: a permanent one (``JobFailure/isPermanent``) makes the job
 ///   `dead`; any other retries it after ``RetryBackoff``, until its attempts
 ///   run out.
+/// - **Drain** (``Configuration/drain``): the worker stops by itself once
+///   a claim finds nothing and it runs nothing.
 /// - **Stop**: ``stop()`` stops claiming, lets running jobs finish within
 ///   the grace period, then cancels the rest and gives them back to
 ///   `available` without counting the attempt.
@@ -79,6 +81,10 @@ public final class Worker: Sendable {
         public var backoff: RetryBackoff
         /// A job whose worker died on it this many times in a row is dead.
         public var crashLimit = 3
+        /// Stops on its own once a claim finds nothing and nothing runs (a
+        /// batch run, like PgQueuer's drain mode): what is scheduled later,
+        /// or held by other workers, is left to them.
+        public var drain = false
         /// How long after it is shown as gone the leader removes a worker, in seconds.
         public var goneWorkerGrace: Double = 3600
 
@@ -148,7 +154,15 @@ public final class Worker: Sendable {
     public var runningJobs: [JobLease] { state.withLock { Array($0.running.keys) } }
 
     /// Claims and runs jobs until ``stop()``; then drains, releases, logs out and returns.
+    /// Cancelling the task that runs it stops it as ``stop()`` does: the
+    /// shutdown is not cut short, so unfinished jobs are still given back.
     public func run() async throws {
+        // The loop runs in a task of its own, which the caller's cancellation does not reach: the store's calls would fail under it.
+        let running = Task { try await runUntilStopped() }
+        try await withTaskCancellationHandler { try await running.value } onCancel: { stop() }
+    }
+
+    private func runUntilStopped() async throws {
         try await queue.register(info)
         let heartbeats = Task { await heartbeatLoop() }
         let maintenance = Maintenance(queue: queue, worker: configuration, logger: logger, report: { [weak self] in self?.report($0) })
@@ -177,6 +191,11 @@ public final class Worker: Sendable {
                     for job in jobs { start(job) }
                     for (kind, claimed) in Dictionary(grouping: jobs, by: \.kind) { report(.claimed(kind, count: claimed.count, seconds: seconds)) }
                     idle = jobs.isEmpty ? min(idle * 2, configuration.pollInterval.upperBound) : configuration.pollInterval.lowerBound
+                    // Nothing held before the claim, so nothing of this worker's can bring more.
+                    if configuration.drain, jobs.isEmpty, held == 0 {
+                        logger.info("worker \(configuration.id): drained, nothing left to claim")
+                        stop()
+                    }
                     // Every free slot filled and more may wait: claim again once one frees.
                 } catch {
                     logger.warning("worker \(configuration.id): claiming failed: \(error)")

@@ -65,6 +65,28 @@ struct WorkerCommandTests {
         for output in [queued, jobs, text] { #expect(!(output.stdout + output.stderr).contains(TestPostgres.password)) }
     }
 
+    @Test("hotels worker --drain fetches what is queued, the logos jobs its lists add too, and exits 0 by itself; a job scheduled later is left")
+    func drains() async throws {
+        let server = try TestPostgres.shared()
+        let url = try await server.makeDatabase()
+        let database = TestPostgres.database(in: url)
+        let serve = try ServeProcess(["--hotels", "100"])
+        defer { withExtendedLifetime(serve) {} }
+        let queued = try await HotelsProcess.run(["enqueue", "--store", url, "--endpoint", serve.endpoint, "--city", "Paris", "--city", "Tokyo",
+                                                  "--page-size", "5", "--logos"])
+        #expect(queued.status == 0, "\(queued.stderr)")
+        try await server.psql("INSERT INTO jobs (kind, args, scheduled_at) SELECT kind, args, now() + interval '1 hour' FROM jobs LIMIT 1",
+                              database: database)
+        let drained = try await HotelsProcess.run(["worker", "--drain", "--store", url, "--concurrency", "2", "--cache",
+                                                   FileManager.default.temporaryDirectory.appendingPathComponent("drain-\(UUID().uuidString)").path],
+                                                  timeLimit: 120)
+        #expect(drained.status == 0, "\(drained.stderr)")
+        // Paris's 20 rows and Tokyo's 10 in pages of 5: a logos job a page.
+        #expect(try await server.psql("SELECT kind, state, count(*) FROM jobs GROUP BY 1, 2 ORDER BY 1, 2", database: database).trimmed
+            == "list|available|1\nlist|completed|2\nlogos|completed|6")
+        #expect(try await server.psql("SELECT count(*) FROM workers", database: database).trimmed == "0")
+    }
+
     @Test("a job that cannot work (its profile's credentials are not set) is dead at once with its error, seen in the metrics; retry --dead, cancel and prune act on it")
     func deadJobs() async throws {
         let server = try TestPostgres.shared()

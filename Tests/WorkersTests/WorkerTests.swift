@@ -78,6 +78,41 @@ struct WorkerTests {
         #expect(try await TestPostgres.shared().psql("SELECT count(*) FROM workers", database: database).trimmed == "0")
     }
 
+    @Test("draining, two workers run every job once and return by themselves, their completions written; a job scheduled later is left")
+    func drains() async throws {
+        let (queue, _) = try await makeQueue()
+        try await queue.enqueue(jobs(30) + [NewJob(kind: .list, arguments: "{}", uniqueKey: "later", scheduledAt: Date().addingTimeInterval(3600))])
+        let runner = FakeRunner()
+        let workers = (0..<2).map { index in
+            var draining = configuration("w\(index)", concurrency: 3)
+            draining.drain = true
+            return Worker(queue: queue, runner: runner, configuration: draining)
+        }
+        // Never stopped: each returns once a claim of its finds nothing while it runs nothing.
+        let ended = Locked(0)
+        for worker in workers { Task { try await worker.run(); ended.withLock { $0 += 1 } } }
+        try await eventually("both workers returned") { ended.withLock { $0 } == 2 }
+        workers.forEach { $0.stop() }  // the test ends either way
+        #expect(try await counts(queue) == [.completed: 30, .available: 1])
+        #expect(runner.runs.withLock { $0 }.count == 30)
+    }
+
+    @Test("cancelling the task that runs a worker stops it as stop() does: its runs end within the grace and are given back, and it signs off")
+    func cancelledTask() async throws {
+        let (queue, database) = try await makeQueue()
+        try await queue.enqueue(jobs(2))
+        let worker = Worker(queue: queue, runner: FakeRunner { _ in try await untilCancelled() },
+                            configuration: configuration("w", concurrency: 2, grace: 0.2))
+        let ended = Locked(false)
+        let running = Task { try await worker.run(); ended.withLock { $0 = true } }
+        try await eventually("both jobs running") { try await counts(queue)[.running] == 2 }
+        running.cancel()
+        try await eventually("the cancelled worker returned") { ended.withLock { $0 } }
+        worker.stop()  // the test ends either way
+        #expect(try await counts(queue) == [.available: 2])
+        #expect(try await TestPostgres.shared().psql("SELECT count(*) FROM workers", database: database).trimmed == "0")
+    }
+
     @Test("a failure is retried after its backoff until attempts run out; a permanent one is dead at once, with its error")
     func failures() async throws {
         let (queue, database) = try await makeQueue()
