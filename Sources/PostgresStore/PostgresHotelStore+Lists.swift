@@ -85,7 +85,8 @@ extension PostgresHotelStore {
     /// undoes all of it: a code already in the list breaks the key (SQLSTATE
     /// 23505, cheaper than `ON CONFLICT` for rows that are new), anything
     /// else refuses itself (`hotelkit_refuse`, HK001). Nil then, and the page
-    /// goes the general way, in a transaction. One round trip a page instead of five.
+    /// goes the general way, in a transaction. One round trip a page instead
+    /// of five; the statement is `hotelkit_append_page` (schema version 7).
     func appendAtOnce(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date, lease: JobLease?) async throws -> Int? {
         guard !page.isEmpty, Set(page.lazy.map(\.code)).count == page.count else { return nil }
         var rows = Rows()
@@ -100,29 +101,8 @@ extension PostgresHotelStore {
         bindings.append(checkpoint.end != nil)
         bindings.append(now.timeIntervalSince1970)
         bindings.append(page.count)
-        let query = PostgresQuery(unsafeSQL: """
-            WITH fence AS (
-                SELECT 1 FROM jobs WHERE id = $12 AND fence = $13 AND state = 'running' FOR SHARE
-            ), list AS (
-                SELECT id, next_position FROM lists
-                WHERE profile = $1 AND endpoint = $2 AND city = $3 AND keyword = $4
-                  AND ($12::int8 IS NULL OR EXISTS (SELECT 1 FROM fence)) AND \(Self.pageCommit)
-                FOR UPDATE
-            ), inserted AS (
-                INSERT INTO hotels (list_id, code, name, address, latitude, longitude, logo_url, addtime, position)
-                SELECT list.id, r.code, r.name, r.address, r.latitude, r.longitude, r.logo_url, r.addtime, list.next_position + r.n - 1
-                FROM list, \(Rows.columns(from: 5)) WITH ORDINALITY AS r (code, name, address, latitude, longitude, logo_url, addtime, n)
-                RETURNING 1
-            ), counted AS (
-                SELECT count(*) AS n FROM inserted
-            ), updated AS (
-                UPDATE lists SET hotel_count = lists.hotel_count + counted.n, next_position = lists.next_position + counted.n,
-                    checkpoint = $14, exhausted = $15, fetched_at = $16
-                FROM counted WHERE lists.id = (SELECT id FROM list) AND counted.n = $17
-                RETURNING 1
-            )
-            SELECT hotelkit_refuse('the page is not a plain load-more page') FROM counted WHERE NOT EXISTS (SELECT 1 FROM updated)
-            """, binds: bindings)
+        let query = PostgresQuery(unsafeSQL: "SELECT * FROM hotelkit_append_page(" + (1...17).map { "$\($0)" }.joined(separator: ", ") + ")",
+                                  binds: bindings)
         do {
             // The refusal comes with the rows: they are read, or it would go unseen.
             try await withConnection { [logger] connection in

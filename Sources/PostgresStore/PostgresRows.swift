@@ -36,14 +36,9 @@ struct Rows {
         positions.append(position)
     }
 
-    /// The rows, as the columns' arrays zipped back together.
-    private static let source = columns(from: 2, positions: true) + " AS r (code, name, address, latitude, longitude, logo_url, addtime, position)"
-
-    /// `unnest` of the columns' arrays, bound from `$first` on; positions last, when they are sent.
-    static func columns(from first: Int, positions: Bool = false) -> String {
-        let types = ["text", "text", "text", "float8", "float8", "text", "int8"] + (positions ? ["int8"] : [])
-        return "unnest(" + types.enumerated().map { "$\(first + $0.offset)::\($0.element)[]" }.joined(separator: ", ") + ")"
-    }
+    /// The rows, as the columns' arrays (bound from $2 on, positions last) zipped back together.
+    private static let source = "unnest(" + ["text", "text", "text", "float8", "float8", "text", "int8", "int8"].enumerated()
+        .map { "$\(2 + $0.offset)::\($0.element)[]" }.joined(separator: ", ") + ") AS r (code, name, address, latitude, longitude, logo_url, addtime, position)"
 
     /// The seven columns but position, as bindings.
     func appendColumns(to bindings: inout PostgresBindings) {
