@@ -113,6 +113,10 @@ extension PostgresHotelStore {
                     || StoreFailure.isConnectionGone(error) {
             // Refused, or the connection went before the answer: the general way finds out what landed.
             return nil
+        } catch StoreFailure.closedUnanswered {
+            // The pool handed out a connection the server had closed (a drop it had not heard of yet): nothing was sent,
+            // and the general way's transaction is tried again on another.
+            return nil
         } catch {
             throw StoreFailure.storeError(error, location: location)
         }
