@@ -31,7 +31,7 @@ struct DashboardQueueTests {
         try await queue.enqueue([ListJobArguments(profile: profile, endpoint: "http://127.0.0.1:1/soap", city: "Paris").job(),
                                  ListJobArguments(profile: profile, endpoint: "http://127.0.0.1:1/soap", city: "Rome").job(every: 3600)])
         let app = try DashboardServer(runtime: runtime, configuration: .init(port: 0)).application()
-        try await app.test(.live) { client in
+        try await app.test(.router) { client in
             let page = try await client.execute(uri: "/queue", method: .get) { String(buffer: $0.body) }
             #expect(page.contains("data-refresh=\"/queue?part=main\"") && page.contains("<script src=\"/static/dashboard.js\""))
             let csrf = try #require(page.firstMatch(of: /name="csrf" value="([0-9a-f]+)"/)?.1).description
@@ -73,7 +73,7 @@ struct DashboardQueueTests {
         let list = try #require(fetched)
         let logoURL = try #require(try await runtime.storage.rows(in: list, after: nil, limit: 1, matching: nil).hotels.first?.logoURL)
         let app = try DashboardServer(runtime: runtime, configuration: .init(port: 0)).application()
-        try await app.test(.live) { client in
+        try await app.test(.router) { client in
             let uri = "/logo?url=" + (logoURL.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
             let tag = try await client.execute(uri: uri, method: .get) { response in
                 #expect(response.status == .ok && response.headers[.contentType] == "image/png" && response.headers[.cacheControl] == "no-cache")
@@ -105,7 +105,7 @@ struct DashboardQueueTests {
                 "\(dead.arguments)")
         #expect(dead.list == "Lima (sample at http://127.0.0.1:1/soap?apikey=…&v)")
         let app = try DashboardServer(runtime: runtime, configuration: .init(port: 0)).application()
-        let served = try await app.test(.live) { client in
+        let served = try await app.test(.router) { client in
             var pages: [String] = []
             for uri in ["/queue", "/api/jobs", "/schedules", "/api/schedules"] {
                 pages.append(try await client.execute(uri: uri, method: .get) { String(buffer: $0.body) })

@@ -12,7 +12,9 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// The dashboard over a real loopback server: pages, the JSON API, and the guard.
+/// The dashboard's pages, JSON API and guard, through its whole responder (middleware included) in process.
+/// Hummingbird's live test client gives a loopback connect 5 s, which a loaded ThreadSanitizer run once
+/// exceeded; the real server is exercised by `hotels dashboard`'s process tests and the Chromium suite.
 @Suite("hotels dashboard")
 struct DashboardTests {
     static let hostile = "<img src=x onerror=alert(1)>"
@@ -42,7 +44,7 @@ struct DashboardTests {
         let runtime = try await runtime()
         let paris = try await listID(runtime, "Paris")
         let app = try DashboardServer(runtime: runtime, configuration: .init(port: 0)).application()
-        try await app.test(.live) { client in
+        try await app.test(.router) { client in
             try await client.execute(uri: "/lists", method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentSecurityPolicy]?.hasPrefix("default-src 'self';") == true)
@@ -115,7 +117,7 @@ struct DashboardTests {
                                                  now: Date())
         let paris = try await listID(runtime, "Paris")
         let app = try DashboardServer(runtime: runtime, configuration: .init(port: 0)).application()
-        try await app.test(.live) { client in
+        try await app.test(.router) { client in
             for (uri, expected) in [("/api/lists/\(paris)/hotels?after=abc", "after must be"), ("/lists/\(paris)?limit=%3Cb%3E", "limit must be"),
                                     ("/lists/abc", "a whole number"), ("/api/lists/1x/hotels", "a whole number"),
                                     ("/lists?sort=bogus", "sort must be a column"), ("/lists?order=up", "order must be asc or desc")] {
@@ -149,7 +151,7 @@ struct DashboardTests {
         var configuration = DashboardServer.Configuration(port: 0)
         configuration.onResponse = { access in seen.withLock { $0.append(access) } }
         let app = try DashboardServer(runtime: runtime, configuration: configuration).application()
-        try await app.test(.live) { client in
+        try await app.test(.router) { client in
             let signed = "https://cdn-user:logo-pass-42@cdn.test/logo/x.png?sig=signature-42&size=64"
             let query = signed.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
             try await client.execute(uri: "/logo?url=\(query)", method: .get) { #expect($0.status == .notFound) }
@@ -163,7 +165,7 @@ struct DashboardTests {
     func token() async throws {
         let runtime = try await runtime()
         let app = try DashboardServer(runtime: runtime, configuration: .init(host: "127.0.0.1", port: 0, token: Self.token)).application()
-        try await app.test(.live) { client in
+        try await app.test(.router) { client in
             try await client.execute(uri: "/api/lists", method: .get) { #expect($0.status == .unauthorized) }
             try await client.execute(uri: "/api/lists", method: .get, headers: [.authorization: "Bearer wrong-token-of-some-length"]) {
                 #expect($0.status == .unauthorized)
