@@ -9,11 +9,16 @@ import Glibc
 /// `hotels enqueue`, `hotels worker` and `hotels jobs` as processes, against `hotels serve` and a real PostgreSQL.
 @Suite("hotels enqueue, worker and jobs")
 struct WorkerCommandTests {
+    /// `hotels worker` on the store at `url`, two slots, a cache folder of its own.
+    func workerArguments(_ url: String, _ extra: [String] = []) -> [String] {
+        ["worker", "--store", url, "--concurrency", "2", "--cache",
+         FileManager.default.temporaryDirectory.appendingPathComponent("worker-\(UUID().uuidString)").path] + extra
+    }
+
     func worker(_ url: String, _ extra: [String] = []) throws -> ChildProcess {
         let process = Process()
         process.executableURL = HotelsProcess.executable
-        process.arguments = ["worker", "--store", url, "--concurrency", "2", "--cache",
-                             FileManager.default.temporaryDirectory.appendingPathComponent("worker-\(UUID().uuidString)").path] + extra
+        process.arguments = workerArguments(url, extra)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         return try ChildProcess(starting: process)
@@ -77,9 +82,7 @@ struct WorkerCommandTests {
         #expect(queued.status == 0, "\(queued.stderr)")
         try await server.psql("INSERT INTO jobs (kind, args, scheduled_at) SELECT kind, args, now() + interval '1 hour' FROM jobs LIMIT 1",
                               database: database)
-        let drained = try await HotelsProcess.run(["worker", "--drain", "--store", url, "--concurrency", "2", "--cache",
-                                                   FileManager.default.temporaryDirectory.appendingPathComponent("drain-\(UUID().uuidString)").path],
-                                                  timeLimit: 120)
+        let drained = try await HotelsProcess.run(workerArguments(url, ["--drain"]), timeLimit: 120)
         #expect(drained.status == 0, "\(drained.stderr)")
         // Paris's 20 rows and Tokyo's 10 in pages of 5: a logos job a page.
         #expect(try await server.psql("SELECT kind, state, count(*) FROM jobs GROUP BY 1, 2 ORDER BY 1, 2", database: database).trimmed
