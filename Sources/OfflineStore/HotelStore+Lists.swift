@@ -106,11 +106,12 @@ extension HotelStore {
         // yet. Its rows go in at once, a code already there skipped; if one
         // was, this page's rows (all at `next` or after) are taken out again
         // and the page goes the way below, which looks its codes up first.
-        if !page.isEmpty, Set(page.lazy.map(\.code)).count == page.count {
-            var inserts = RowInserter(listId: id, skippingCodesInList: true)
-            for (offset, hotel) in page.enumerated() { try inserts.add(hotel, position: state.next + Int64(offset), db) }
-            try inserts.flush(db)
-            if inserts.inserted == page.count {
+        // A code twice in the page is skipped the same way, so no set of its codes is made first.
+        if !page.isEmpty {
+            let inserted = try RowInserter(listId: id, skippingCodesInList: true).insert(page.count, db) { index, binder in
+                try binder.bind(page[index], position: state.next + Int64(index))
+            }
+            if inserted == page.count {
                 try saveCheckpoint(db, &list, checkpoint)
                 return page.count
             }
@@ -136,9 +137,9 @@ extension HotelStore {
         let id = list.id ?? 0
         if plan.replacesList { try HotelRecord.filter(HotelRecord.Columns.listId == id).deleteAll(db) }
         for row in plan.updates { try update(db, row.hotel, in: id, position: row.position) }
-        var inserts = RowInserter(listId: id)
-        for row in plan.inserts { try inserts.add(row.hotel, position: row.position ?? 0, db) }
-        try inserts.flush(db)
+        try RowInserter(listId: id).insert(plan.inserts.count, db) { index, binder in
+            try binder.bind(plan.inserts[index].hotel, position: plan.inserts[index].position ?? 0)
+        }
         if plan.savesCheckpoint { try saveCheckpoint(db, &list, checkpoint) }
     }
 
@@ -173,42 +174,33 @@ extension HotelStore {
         let listId: Int64
         /// ON CONFLICT DO NOTHING: a row whose code the list holds is skipped, not an error.
         let skipsCodesInList: Bool
-        /// Rows inserted so far.
-        private(set) var inserted = 0
-        private var rows: [(hotel: Hotel, position: Int64)] = []
 
         init(listId: Int64, skippingCodesInList: Bool = false) {
             self.listId = listId
             skipsCodesInList = skippingCodesInList
         }
 
-        mutating func add(_ hotel: Hotel, position: Int64, _ db: Database) throws {
-            if rows.isEmpty { rows.reserveCapacity(Self.rowsPerStatement) }
-            rows.append((hotel, position))
-            if rows.count >= min(Self.rowsPerStatement, max(1, db.maximumStatementArgumentCount / Self.columns)) { try flush(db) }
-        }
-
-        mutating func flush(_ db: Database) throws {
-            guard !rows.isEmpty else { return }
-            let sql = rows.count == Self.rowsPerStatement ? Self.fullSQL : Self.sql(rows: rows.count)
-            let statement = try db.cachedStatement(sql: skipsCodesInList ? sql + " ON CONFLICT (listId, code) DO NOTHING" : sql)
-            // Resets the statement and clears its bindings; execute() then runs what is bound below.
-            statement.setUncheckedArguments(StatementArguments())
-            var binder = Binder(statement: statement.sqliteStatement)
-            for (hotel, position) in rows {
-                try binder.bind(listId)
-                try binder.bind(hotel.code)
-                try binder.bind(hotel.name)
-                try binder.bind(hotel.address)
-                try binder.bind(hotel.latitude)
-                try binder.bind(hotel.longitude)
-                try binder.bind(hotel.logoURL)
-                try binder.bind(hotel.addtime)
-                try binder.bind(position)
+        /// Inserts `count` rows; `bindRow` binds row `index`'s hotel and position straight from where the
+        /// caller keeps it, so no row is copied. Returns how many rows went in.
+        @discardableResult
+        func insert(_ count: Int, _ db: Database, bindRow: (_ index: Int, inout Binder) throws -> Void) throws -> Int {
+            let perStatement = min(Self.rowsPerStatement, max(1, db.maximumStatementArgumentCount / Self.columns))
+            var inserted = 0
+            for start in stride(from: 0, to: count, by: perStatement) {
+                let rows = min(perStatement, count - start)
+                let sql = rows == Self.rowsPerStatement ? Self.fullSQL : Self.sql(rows: rows)
+                let statement = try db.cachedStatement(sql: skipsCodesInList ? sql + " ON CONFLICT (listId, code) DO NOTHING" : sql)
+                // Resets the statement and clears its bindings; execute() then runs what is bound below.
+                statement.setUncheckedArguments(StatementArguments())
+                var binder = Binder(statement: statement.sqliteStatement)
+                for index in start..<(start + rows) {
+                    try binder.bind(listId)
+                    try bindRow(index, &binder)
+                }
+                try statement.execute()
+                inserted += db.changesCount
             }
-            try statement.execute()
-            inserted += db.changesCount
-            rows.removeAll(keepingCapacity: true)
+            return inserted
         }
 
         static func sql(rows: Int) -> String {
@@ -228,6 +220,18 @@ extension HotelStore {
 
         init(statement: SQLiteStatement) {
             self.statement = statement
+        }
+
+        /// A row's columns after its list's id, in ``RowInserter/sql(rows:)``'s order.
+        mutating func bind(_ hotel: borrowing Hotel, position: Int64) throws {
+            try bind(hotel.code)
+            try bind(hotel.name)
+            try bind(hotel.address)
+            try bind(hotel.latitude)
+            try bind(hotel.longitude)
+            try bind(hotel.logoURL)
+            try bind(hotel.addtime)
+            try bind(position)
         }
 
         mutating func bind(_ value: Int64?) throws {
