@@ -4,10 +4,14 @@
 /// property starts out as nil, so `init` would assign over it, and Swift 6.3
 /// then copies the whole record (retaining every string) instead of moving
 /// its arguments in. A parse makes one `Hotel` per record.
+///
+/// Which fields there are, and how each is stored and written, is said once,
+/// in ``HotelFields``.
 public struct Hotel: Sendable, Hashable, Codable {
     /// The service's identifier for the hotel; never empty.
     public var code: String
     public var name: Optional<String>
+    /// The street lines.
     public var address: Optional<String>
     /// Degrees, −90…90, already divided by the profile's `coordinateScale`.
     public var latitude: Optional<Double>
@@ -17,6 +21,18 @@ public struct Hotel: Sendable, Hashable, Codable {
     public var logoURL: Optional<String>
     /// When the service added the hotel, in Unix seconds.
     public var addtime: Optional<Int64>
+    /// The voice number, as sent.
+    public var phone: Optional<String>
+    /// Upper case, as `CU` or `MC`.
+    public var chainCode: Optional<String>
+    /// 0 to 7, in halves (OpenTravel's range).
+    public var rating: Optional<Double>
+    public var postalCode: Optional<String>
+    public var city: Optional<String>
+    /// ISO 3166-1 alpha-2, upper case.
+    public var countryCode: Optional<String>
+    /// The hotel's ids in mapping catalogues: the catalogue's name, lower case, to the code (`["giata": "900301"]`).
+    public var references: Optional<[String: String]>
 
     public init(
         code: String,
@@ -25,7 +41,14 @@ public struct Hotel: Sendable, Hashable, Codable {
         latitude: Double? = nil,
         longitude: Double? = nil,
         logoURL: String? = nil,
-        addtime: Int64? = nil
+        addtime: Int64? = nil,
+        phone: String? = nil,
+        chainCode: String? = nil,
+        rating: Double? = nil,
+        postalCode: String? = nil,
+        city: String? = nil,
+        countryCode: String? = nil,
+        references: [String: String]? = nil
     ) {
         self.code = code
         self.name = name
@@ -34,5 +57,12 @@ public struct Hotel: Sendable, Hashable, Codable {
         self.longitude = longitude
         self.logoURL = logoURL
         self.addtime = addtime
+        self.phone = phone
+        self.chainCode = chainCode
+        self.rating = rating
+        self.postalCode = postalCode
+        self.city = city
+        self.countryCode = countryCode
+        self.references = references
     }
 }

@@ -77,13 +77,15 @@ extension HotelStore {
     public func rows(in list: CachedList, after: Int64? = nil, limit: Int, matching: String? = nil) async throws -> ListRows {
         let pattern = ListRows.likePattern(matching)
         return try await writer.read { db in
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectHotels + """
+            let statement = try db.cachedStatement(sql: Self.selectHotels + """
                 , position FROM hotels WHERE listId = ? AND position > ? AND (? IS NULL OR name LIKE ? ESCAPE '\\') ORDER BY position LIMIT ?
-                """), arguments: [list.id, after ?? Int64.min, pattern, pattern, max(1, limit)])
+                """)
+            let decoder = HotelRowDecoder(columns: statement.columnNames)
+            let rows = try Row.fetchCursor(statement, arguments: [list.id, after ?? Int64.min, pattern, pattern, max(1, limit)])
             var page = ListRows()
             while let row = try rows.next() {
-                page.hotels.append(Self.hotel(row))
-                page.positions.append(row[7])
+                page.hotels.append(decoder.hotel(row))
+                page.positions.append(row["position"])
             }
             return page
         }
@@ -145,20 +147,30 @@ extension HotelStore {
 
     /// Updates a row's columns in place; its position too, when given.
     private static func update(_ db: Database, _ hotel: Hotel, in id: Int64, position: Int64?) throws {
-        if let position {
-            try db.cachedStatement(sql: """
-                UPDATE hotels SET name = ?, address = ?, latitude = ?, longitude = ?, logoURL = ?, addtime = ?, position = ?
-                WHERE listId = ? AND code = ?
-                """).execute(arguments: [hotel.name, hotel.address, hotel.latitude, hotel.longitude, hotel.logoURL,
-                                         hotel.addtime, position, id, hotel.code])
-        } else {
-            try db.cachedStatement(sql: """
-                UPDATE hotels SET name = ?, address = ?, latitude = ?, longitude = ?, logoURL = ?, addtime = ?
-                WHERE listId = ? AND code = ?
-                """).execute(arguments: [hotel.name, hotel.address, hotel.latitude, hotel.longitude, hotel.logoURL,
-                                         hotel.addtime, id, hotel.code])
+        var arguments = StatementArguments(HotelFields.all.dropFirst().map { databaseValue($0.value(hotel)) })
+        if let position { arguments += [position] }
+        arguments += [id, hotel.code]
+        try db.cachedStatement(sql: position == nil ? updateSQL : updateWithPositionSQL).execute(arguments: arguments)
+    }
+
+    private static let updatedColumns = HotelFields.all.dropFirst().map { "\(quoted($0.column)) = ?" }
+    private static let updateSQL = "UPDATE hotels SET " + updatedColumns.joined(separator: ", ") + " WHERE listId = ? AND code = ?"
+    private static let updateWithPositionSQL = "UPDATE hotels SET " + (updatedColumns + ["position = ?"]).joined(separator: ", ")
+        + " WHERE listId = ? AND code = ?"
+
+    /// A field's value as GRDB binds it; references as their JSON text.
+    static func databaseValue(_ value: HotelFieldSpec.Value) -> DatabaseValue {
+        switch value {
+        case .null: .null
+        case .text(let text): text.databaseValue
+        case .real(let number): number.databaseValue
+        case .integer(let number): number.databaseValue
+        case .references(let references): HotelFieldSpec.Value.referencesJSON(references).databaseValue
         }
     }
+
+    /// A column name as SQL: in double quotes.
+    static func quoted(_ column: String) -> String { "\"" + column + "\"" }
 
     /// New rows of one list, inserted `rowsPerStatement` at a time by one
     /// multi-row INSERT, compiled once per connection for each row count.
@@ -167,7 +179,8 @@ extension HotelStore {
     /// more than SQLite's insert itself.
     private struct RowInserter {
         static let rowsPerStatement = 100
-        static let columns = 9
+        /// The list's id, every field, the position.
+        static let columns = HotelFields.all.count + 2
         /// The SQL of a full statement, made once.
         static let fullSQL = sql(rows: rowsPerStatement)
 
@@ -205,7 +218,7 @@ extension HotelStore {
 
         static func sql(rows: Int) -> String {
             let row = "(" + Array(repeating: "?", count: columns).joined(separator: ",") + ")"
-            return "INSERT INTO hotels (listId, code, name, address, latitude, longitude, logoURL, addtime, position) VALUES "
+            return "INSERT INTO hotels (listId, " + HotelFields.all.map { quoted($0.column) }.joined(separator: ", ") + ", position) VALUES "
                 + Array(repeating: row, count: rows).joined(separator: ",")
         }
     }
@@ -224,13 +237,15 @@ extension HotelStore {
 
         /// A row's columns after its list's id, in ``RowInserter/sql(rows:)``'s order.
         mutating func bind(_ hotel: borrowing Hotel, position: Int64) throws {
-            try bind(hotel.code)
-            try bind(hotel.name)
-            try bind(hotel.address)
-            try bind(hotel.latitude)
-            try bind(hotel.longitude)
-            try bind(hotel.logoURL)
-            try bind(hotel.addtime)
+            for spec in HotelFields.all {
+                switch spec.value(hotel) {
+                case .null: try next { sqlite3_bind_null($0, $1) }
+                case .text(let text): try bind(text)
+                case .real(let number): try bind(number)
+                case .integer(let number): try bind(number)
+                case .references(let references): try bind(HotelFieldSpec.Value.referencesJSON(references))
+                }
+            }
             try bind(position)
         }
 
@@ -283,17 +298,13 @@ extension HotelStore {
                           checkpoint: record.decodedCheckpoint)
     }
 
-    /// The columns of a `Hotel`, in the order ``hotel(_:)`` reads them.
-    private static let selectHotels = "SELECT code, name, address, latitude, longitude, logoURL, addtime"
-
-    /// The hotel of a row of ``selectHotels``, read by column index.
-    private static func hotel(_ row: Row) -> Hotel {
-        Hotel(code: row[0], name: row[1], address: row[2], latitude: row[3], longitude: row[4], logoURL: row[5], addtime: row[6])
-    }
+    /// Every field's column, in ``HotelFields`` order.
+    static let selectHotels = "SELECT " + HotelFields.all.map { quoted($0.column) }.joined(separator: ", ")
 
     private static func hotels(_ db: Database, _ list: CachedList, offset: Int, limit: Int?) throws -> [Hotel] {
-        try Array(Row.fetchCursor(db.cachedStatement(sql: selectHotels + " FROM hotels WHERE listId = ? ORDER BY position LIMIT ? OFFSET ?"),
-                                  arguments: [list.id, limit ?? -1, offset]).map(hotel))
+        let statement = try db.cachedStatement(sql: selectHotels + " FROM hotels WHERE listId = ? ORDER BY position LIMIT ? OFFSET ?")
+        let decoder = HotelRowDecoder(columns: statement.columnNames)
+        return try Array(Row.fetchCursor(statement, arguments: [list.id, limit ?? -1, offset]).map(decoder.hotel))
     }
 
     /// The list's record, made if new; its fetch time is now.
@@ -330,11 +341,12 @@ extension HotelStore {
     /// The rows of the list among `codes`, by code.
     private static func existing(_ db: Database, _ id: Int64, codes: [String]) throws -> [String: Hotel] {
         guard !codes.isEmpty else { return [:] }
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: selectHotels + " FROM hotels WHERE listId = ? AND code IN (SELECT value FROM json_each(?))"),
-                                       arguments: [id, jsonArray(codes)])
+        let statement = try db.cachedStatement(sql: selectHotels + " FROM hotels WHERE listId = ? AND code IN (SELECT value FROM json_each(?))")
+        let decoder = HotelRowDecoder(columns: statement.columnNames)
+        let rows = try Row.fetchCursor(statement, arguments: [id, jsonArray(codes)])
         var found: [String: Hotel] = [:]
         while let row = try rows.next() {
-            let hotel = hotel(row)
+            let hotel = decoder.hotel(row)
             found[hotel.code] = hotel
         }
         return found

@@ -132,11 +132,24 @@ public final class HotelStore: ListStorage, ImageIndex {
         while true {
             let before = try writer.read { db in try migrator.appliedIdentifiers(db) }
             do {
-                return try migrator.migrate(writer)
+                try migrator.migrate(writer)
+                return try writer.write(addMissingFieldColumns)
             } catch {
                 let after = try writer.read { db in try migrator.appliedIdentifiers(db) }
                 guard after.isStrictSuperset(of: before) else { throw error }
             }
+        }
+    }
+
+    /// Gives the `hotels` table a column for every field of ``HotelFields`` it
+    /// lacks: a store made before a field was added takes it in place, its
+    /// rows keeping everything and the new column empty until the list is
+    /// fetched again. No version is recorded for it, so an older HotelKit still
+    /// opens the file and reads the columns it knows.
+    static func addMissingFieldColumns(_ db: Database) throws {
+        let existing = Set(try db.columns(in: "hotels").map { $0.name.lowercased() })
+        for spec in HotelFields.all where !existing.contains(spec.column.lowercased()) {
+            try db.execute(sql: "ALTER TABLE hotels ADD COLUMN \(quoted(spec.column)) \(spec.type.sqliteType)")
         }
     }
 

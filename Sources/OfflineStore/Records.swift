@@ -27,26 +27,44 @@ public struct HotelRecord: Sendable, Equatable, FetchableRecord, PersistableReco
 
     public init(row: Row) {
         listId = row["listId"] ?? 0
-        hotel = Self.hotel(row)
+        hotel = HotelRowDecoder(columns: Array(row.columnNames)).hotel(row)
         position = row["position"] ?? 0
-    }
-
-    /// The hotel of a row that holds the record's columns.
-    static func hotel(_ row: Row) -> Hotel {
-        Hotel(code: row["code"], name: row["name"], address: row["address"], latitude: row["latitude"],
-              longitude: row["longitude"], logoURL: row["logoURL"], addtime: row["addtime"])
     }
 
     public func encode(to container: inout PersistenceContainer) {
         container["listId"] = listId
-        container["code"] = hotel.code
-        container["name"] = hotel.name
-        container["address"] = hotel.address
-        container["latitude"] = hotel.latitude
-        container["longitude"] = hotel.longitude
-        container["logoURL"] = hotel.logoURL
-        container["addtime"] = hotel.addtime
+        for spec in HotelFields.all { container[spec.column] = HotelStore.databaseValue(spec.value(hotel)) }
         container["position"] = position
+    }
+}
+
+/// Reads a ``Hotel`` from a row by column name, as ``HotelFields`` names the
+/// columns: the names are looked up once per statement, not per row. A field
+/// whose column the row lacks stays empty.
+struct HotelRowDecoder {
+    /// Each field's column index in the row, or nil.
+    private let indexes: [Int?]
+
+    init(columns: [String]) {
+        indexes = HotelFields.all.map { spec in columns.firstIndex { $0.caseInsensitiveCompare(spec.column) == .orderedSame } }
+    }
+
+    func hotel(_ row: Row) -> Hotel {
+        var hotel = Hotel(code: "")
+        for (spec, index) in zip(HotelFields.all, indexes) {
+            guard let index else { continue }
+            spec.assign(&hotel, Self.value(row, index, spec.type))
+        }
+        return hotel
+    }
+
+    private static func value(_ row: Row, _ index: Int, _ type: HotelFieldSpec.ValueType) -> HotelFieldSpec.Value {
+        switch type {
+        case .text: (row[index] as String?).map(HotelFieldSpec.Value.text) ?? .null
+        case .real: (row[index] as Double?).map(HotelFieldSpec.Value.real) ?? .null
+        case .integer: (row[index] as Int64?).map(HotelFieldSpec.Value.integer) ?? .null
+        case .references: (row[index] as String?).flatMap(HotelFieldSpec.Value.references(json:)).map(HotelFieldSpec.Value.references) ?? .null
+        }
     }
 }
 

@@ -37,7 +37,7 @@ extension PostgresHotelStore {
     public func hotels(in list: CachedList, offset: Int = 0, limit: Int? = nil) async throws -> [Hotel] {
         try await reading { [logger] connection in
             let rows = try await connection.query("""
-                SELECT code, name, address, latitude, longitude, logo_url, addtime FROM hotels
+                SELECT \(unescaped: HotelRowDecoder.selectList) FROM hotels
                 WHERE list_id = \(list.id) ORDER BY position LIMIT \(limit.map(Int64.init)) OFFSET \(Int64(offset))
                 """, logger: logger)
             return try await Self.hotels(rows)
@@ -48,16 +48,15 @@ extension PostgresHotelStore {
         let pattern = ListRows.likePattern(matching)
         return try await reading { [logger] connection in
             let rows = try await connection.query("""
-                SELECT code, name, address, latitude, longitude, logo_url, addtime, position FROM hotels
+                SELECT position, \(unescaped: HotelRowDecoder.selectList) FROM hotels
                 WHERE list_id = \(list.id) AND position > \(after ?? .min) AND (\(pattern)::text IS NULL OR name ILIKE \(pattern))
                 ORDER BY position LIMIT \(Int64(max(1, limit)))
                 """, logger: logger)
             var page = ListRows()
-            let decoded = rows.decode((String, String?, String?, Double?, Double?, String?, Int64?, Int64).self)
-            for try await (code, name, address, latitude, longitude, logoURL, addtime, position) in decoded {
-                page.hotels.append(Hotel(code: code, name: name, address: address, latitude: latitude, longitude: longitude,
-                                         logoURL: logoURL, addtime: addtime))
-                page.positions.append(position)
+            var decoder = HotelRowDecoder()
+            for try await row in rows {
+                page.hotels.append(try decoder.hotel(row))
+                page.positions.append(try row.first.map { try $0.decode(Int64.self) } ?? 0)
             }
             return page
         }
@@ -86,23 +85,22 @@ extension PostgresHotelStore {
     /// 23505, cheaper than `ON CONFLICT` for rows that are new), anything
     /// else refuses itself (`hotelkit_refuse`, HK001). Nil then, and the page
     /// goes the general way, in a transaction. One round trip a page instead
-    /// of five; the statement is `hotelkit_append_page` (schema version 7).
+    /// of five; the statement is `hotelkit_append_page` (schema version 8: the rows as `jsonb`, as ``Rows`` writes them).
     func appendAtOnce(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date, lease: JobLease?) async throws -> Int? {
         // A code twice in the page breaks the key like a stored one, so no set of its codes is made first.
         guard !page.isEmpty else { return nil }
         var rows = Rows()
         for hotel in page { rows.add(hotel, position: nil) }
         let json = try String(decoding: JSONEncoder().encode(checkpoint), as: UTF8.self)
-        var bindings = PostgresBindings(capacity: 16)
-        for value in [key.profile, key.endpoint, key.city, key.storedKeyword] { bindings.append(value) }
-        rows.appendColumns(to: &bindings)
+        var bindings = PostgresBindings(capacity: 11)
+        for value in [key.profile, key.endpoint, key.city, key.storedKeyword, rows.array] { bindings.append(value) }
         bindings.append(lease?.job)
         bindings.append(lease?.fence)
         bindings.append(json)
         bindings.append(checkpoint.end != nil)
         bindings.append(now.timeIntervalSince1970)
         bindings.append(page.count)
-        let query = PostgresQuery(unsafeSQL: "SELECT * FROM hotelkit_append_page(" + (1...17).map { "$\($0)" }.joined(separator: ", ") + ")",
+        let query = PostgresQuery(unsafeSQL: "SELECT * FROM hotelkit_append_page($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11)",
                                   binds: bindings)
         do {
             // The refusal comes with the rows: they are read, or it would go unseen.
@@ -217,7 +215,7 @@ extension PostgresHotelStore {
     private static func existing(_ codes: [String], in id: Int64, _ connection: PostgresConnection, logger: Logger) async throws -> [String: Hotel] {
         guard !codes.isEmpty else { return [:] }
         let rows = try await connection.query("""
-            SELECT code, name, address, latitude, longitude, logo_url, addtime FROM hotels
+            SELECT \(unescaped: HotelRowDecoder.selectList) FROM hotels
             WHERE list_id = \(id) AND code = ANY(\(codes.map(Rows.text)))
             """, logger: logger)
         return Dictionary(try await hotels(rows).map { ($0.code, $0) }, uniquingKeysWith: { first, _ in first })
@@ -225,10 +223,8 @@ extension PostgresHotelStore {
 
     private static func hotels(_ rows: PostgresRowSequence) async throws -> [Hotel] {
         var hotels: [Hotel] = []
-        for try await (code, name, address, latitude, longitude, logoURL, addtime)
-            in rows.decode((String, String?, String?, Double?, Double?, String?, Int64?).self) {
-            hotels.append(Hotel(code: code, name: name, address: address, latitude: latitude, longitude: longitude, logoURL: logoURL, addtime: addtime))
-        }
+        var decoder = HotelRowDecoder()
+        for try await row in rows { hotels.append(try decoder.hotel(row)) }
         return hotels
     }
 

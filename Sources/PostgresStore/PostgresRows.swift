@@ -6,116 +6,80 @@ import NIOCore
 import OfflineStore
 import PostgresNIO
 
-/// Rows to insert or update, sent as one statement of nine values whatever
-/// their number: the list, then each column as a binary array, zipped back
-/// into rows by `unnest`. A statement with a placeholder per value would be
-/// parsed and planned anew for every page, and rows as JSON cost the server
-/// a parse of every value; binary arrays cost it neither.
+/// Rows to insert or update, sent as one `jsonb` array whatever their
+/// number: each row an object keyed by the `hotels` table's column names
+/// (``HotelFields``), read by `jsonb_populate_record` into the table's own
+/// row type. No statement names the record's columns by position, so a
+/// field added to the table needs nothing here.
 struct Rows {
-    private var codes: [String?] = []
-    private var names: [String?] = []
-    private var addresses: [String?] = []
-    private var latitudes: [Double?] = []
-    private var longitudes: [Double?] = []
-    private var logoURLs: [String?] = []
-    private var addtimes: [Int64?] = []
-    private var positions: [Int64?] = []
-
-    var count: Int { codes.count }
+    private var json: [UInt8] = [UInt8(ascii: "[")]
+    private(set) var count = 0
 
     /// `position` nil: the row keeps its place.
     mutating func add(_ hotel: Hotel, position: Int64?) {
-        // Text is cut at any NUL, which PostgreSQL's text cannot hold: what SQLite keeps of it too.
-        codes.append(Self.text(hotel.code))
-        names.append(hotel.name.map(Self.text))
-        addresses.append(hotel.address.map(Self.text))
-        latitudes.append(hotel.latitude)
-        longitudes.append(hotel.longitude)
-        logoURLs.append(hotel.logoURL.map(Self.text))
-        addtimes.append(hotel.addtime)
-        positions.append(position)
+        if count > 0 { json.append(UInt8(ascii: ",")) }
+        HotelJSONLines.appendPostgresRow(hotel, to: &json)
+        json.append(contentsOf: #","position":"#.utf8)
+        json.append(contentsOf: (position.map(String.init) ?? "null").utf8)
+        json.append(UInt8(ascii: "}"))
+        count += 1
     }
 
-    /// The rows, as the columns' arrays (bound from $2 on, positions last) zipped back together.
-    private static let source = "unnest(" + ["text", "text", "text", "float8", "float8", "text", "int8", "int8"].enumerated()
-        .map { "$\(2 + $0.offset)::\($0.element)[]" }.joined(separator: ", ") + ") AS r (code, name, address, latitude, longitude, logo_url, addtime, position)"
-
-    /// The seven columns but position, as bindings.
-    func appendColumns(to bindings: inout PostgresBindings) {
-        bindings.append(NullableArray(codes))
-        bindings.append(NullableArray(names))
-        bindings.append(NullableArray(addresses))
-        bindings.append(NullableArray(latitudes))
-        bindings.append(NullableArray(longitudes))
-        bindings.append(NullableArray(logoURLs))
-        bindings.append(NullableArray(addtimes))
-    }
+    /// The rows as one JSON array.
+    var array: String { String(decoding: json + [UInt8(ascii: "]")], as: UTF8.self) }
 
     func insert(list id: Int64, _ connection: PostgresConnection, logger: Logger) async throws {
         guard count > 0 else { return }
-        try await connection.query(PostgresQuery(unsafeSQL: """
-            INSERT INTO hotels (list_id, code, name, address, latitude, longitude, logo_url, addtime, position)
-            SELECT $1, r.* FROM \(Self.source)
-            """, binds: bindings(list: id)), logger: logger)
+        try await connection.query("""
+            INSERT INTO hotels
+            SELECT h.* FROM jsonb_array_elements(\(array)::jsonb) AS e (row),
+                jsonb_populate_record(NULL::hotels, e.row || jsonb_build_object('list_id', \(id))) AS h
+            """, logger: logger)
     }
 
     /// Updates rows in place; their position too, where one was given.
     func update(list id: Int64, _ connection: PostgresConnection, logger: Logger) async throws {
         guard count > 0 else { return }
-        try await connection.query(PostgresQuery(unsafeSQL: """
-            UPDATE hotels AS h SET name = r.name, address = r.address, latitude = r.latitude, longitude = r.longitude,
-                logo_url = r.logo_url, addtime = r.addtime, position = coalesce(r.position, h.position)
-            FROM \(Self.source)
-            WHERE h.list_id = $1 AND h.code = r.code
-            """, binds: bindings(list: id)), logger: logger)
+        try await connection.query("""
+            UPDATE hotels AS h SET \(unescaped: Self.assignments), position = coalesce(r.position, h.position)
+            FROM jsonb_populate_recordset(NULL::hotels, \(array)::jsonb) AS r
+            WHERE h.list_id = \(id) AND h.code = r.code
+            """, logger: logger)
     }
 
-    private func bindings(list id: Int64) -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 9)
-        bindings.append(id)
-        appendColumns(to: &bindings)
-        bindings.append(NullableArray(positions))
-        return bindings
-    }
+    /// Every field but the code, set from the row: `name = r.name, …`.
+    private static let assignments = HotelFields.all.dropFirst().map { "\($0.postgresColumn) = r.\($0.postgresColumn)" }.joined(separator: ", ")
 
     /// Text up to its first NUL.
-    static func text(_ value: String) -> String {
-        guard let nul = value.utf8.firstIndex(of: 0) else { return value }
-        return String(value.utf8[..<nul]) ?? ""
-    }
+    static func text(_ value: String) -> String { HotelJSONLines.cutAtNUL(value) }
 }
 
-/// A one-dimensional array whose elements may be NULL, in PostgreSQL's
-/// binary array format (postgres-nio's own arrays cannot hold a NULL).
-struct NullableArray<Element: PostgresArrayEncodable & PostgresNonThrowingEncodable>: PostgresNonThrowingEncodable {
-    var elements: [Element?]
+/// Reads a ``Hotel`` from a row by column name, as ``HotelFields`` names the
+/// columns: which cell is which field is worked out from the first row's
+/// column names, then each row is read in one pass over its cells.
+struct HotelRowDecoder {
+    /// Every field's column, as a select list; references as their JSON text.
+    static let selectList = HotelFields.all.map { $0.type == .references ? "\($0.postgresColumn)::text AS \($0.postgresColumn)" : $0.postgresColumn }
+        .joined(separator: ", ")
 
-    init(_ elements: [Element?]) {
-        self.elements = elements
-    }
+    /// For each cell of a row, the field it is (an index into ``HotelFields/all``), or nil.
+    private var fields: [Int?]?
 
-    static var psqlType: PostgresDataType { Element.psqlArrayType }
-    static var psqlFormat: PostgresFormat { .binary }
-
-    func encode<JSONEncoder: PostgresJSONEncoder>(into buffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
-        // Dimensions, whether any element is NULL, the element type; then the one dimension's length and lower bound.
-        buffer.writeInteger(elements.isEmpty ? 0 : 1, as: Int32.self)
-        buffer.writeInteger(elements.contains { $0 == nil } ? 1 : 0, as: Int32.self)
-        buffer.writeInteger(Element.psqlType.rawValue)
-        guard !elements.isEmpty else { return }
-        buffer.writeInteger(Int32(elements.count))
-        buffer.writeInteger(1, as: Int32.self)
-        for element in elements {
-            guard let element else {
-                buffer.writeInteger(-1, as: Int32.self)
-                continue
+    mutating func hotel(_ row: PostgresRow) throws -> Hotel {
+        let fields = self.fields ?? row.map { cell in HotelFields.all.firstIndex { $0.postgresColumn == cell.columnName } }
+        self.fields = fields
+        var hotel = Hotel(code: "")
+        for (cell, field) in zip(row, fields) {
+            guard let field else { continue }
+            let spec = HotelFields.all[field]
+            let value: HotelFieldSpec.Value = switch spec.type {
+            case .text: try cell.decode(String?.self).map(HotelFieldSpec.Value.text) ?? .null
+            case .real: try cell.decode(Double?.self).map(HotelFieldSpec.Value.real) ?? .null
+            case .integer: try cell.decode(Int64?.self).map(HotelFieldSpec.Value.integer) ?? .null
+            case .references: try cell.decode(String?.self).flatMap(HotelFieldSpec.Value.references(json:)).map(HotelFieldSpec.Value.references) ?? .null
             }
-            // Each element's length, then its bytes.
-            let lengthIndex = buffer.writerIndex
-            buffer.writeInteger(0, as: Int32.self)
-            let start = buffer.writerIndex
-            element.encode(into: &buffer, context: context)
-            buffer.setInteger(Int32(buffer.writerIndex - start), at: lengthIndex)
+            spec.assign(&hotel, value)
         }
+        return hotel
     }
 }

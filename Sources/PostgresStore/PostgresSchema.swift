@@ -249,6 +249,48 @@ public enum PostgresSchema {
             $$
             """,
         ]),
+        // The record's new fields (HotelFields); and the load-more page takes its rows as one jsonb array, read
+        // into the table's own row type, so the function names no column and a field added later needs no new one.
+        Migration(version: 8, name: "record fields; hotelkit_append_page reads jsonb rows", statements: [
+            """
+            ALTER TABLE hotels ADD COLUMN IF NOT EXISTS phone text, ADD COLUMN IF NOT EXISTS chain_code text,
+                ADD COLUMN IF NOT EXISTS rating double precision, ADD COLUMN IF NOT EXISTS postal_code text,
+                ADD COLUMN IF NOT EXISTS city text, ADD COLUMN IF NOT EXISTS country_code text, ADD COLUMN IF NOT EXISTS refs jsonb
+            """,
+            """
+            DROP FUNCTION hotelkit_append_page(text, text, text, text, text[], text[], text[], float8[], float8[], text[], int8[],
+                                               int8, int8, text, boolean, float8, int8)
+            """,
+            """
+            CREATE FUNCTION hotelkit_append_page(text, text, text, text, jsonb, int8, int8, text, boolean, float8, int8)
+            RETURNS SETOF boolean LANGUAGE plpgsql VOLATILE AS $$
+            BEGIN
+                RETURN QUERY
+                WITH fence AS (
+                    SELECT 1 FROM jobs WHERE id = $6 AND fence = $7 AND state = 'running' FOR SHARE
+                ), list AS (
+                    SELECT id, next_position FROM lists
+                    WHERE profile = $1 AND endpoint = $2 AND city = $3 AND keyword = $4
+                      AND ($6 IS NULL OR EXISTS (SELECT 1 FROM fence)) AND set_config('synchronous_commit', 'off', true) = 'off'
+                    FOR UPDATE
+                ), inserted AS (
+                    INSERT INTO hotels
+                    SELECT h.* FROM list, jsonb_array_elements($5) WITH ORDINALITY AS e (row, n),
+                        jsonb_populate_record(NULL::hotels, e.row || jsonb_build_object('list_id', list.id, 'position', list.next_position + e.n - 1)) AS h
+                    RETURNING 1
+                ), counted AS (
+                    SELECT count(*) AS n FROM inserted
+                ), updated AS (
+                    UPDATE lists SET hotel_count = lists.hotel_count + counted.n, next_position = lists.next_position + counted.n,
+                        checkpoint = $8, exhausted = $9, fetched_at = $10
+                    FROM counted WHERE lists.id = (SELECT id FROM list) AND counted.n = $11
+                    RETURNING 1
+                )
+                SELECT hotelkit_refuse('the page is not a plain load-more page') FROM counted WHERE NOT EXISTS (SELECT 1 FROM updated);
+            END
+            $$
+            """,
+        ]),
     ]
 
     /// The SQLSTATE of `hotelkit_refuse`: a statement that undid itself on purpose.

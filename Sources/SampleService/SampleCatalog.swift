@@ -11,6 +11,15 @@ struct SampleHotel: Sendable {
     var logoIsPNG: Bool
     /// Unix seconds; unique across the catalogue.
     var addtime: Int64
+    /// What real suppliers send besides, each missing for some hotels (``SampleCatalog/details``).
+    var phone: String?
+    var chainCode: String?
+    var rating: Double?
+    var postalCode: String?
+    var city: String
+    var countryCode: String
+    /// Catalogue name to code: none, one, or two.
+    var references: [(catalog: String, code: String)]
 }
 
 /// The sample service's hotels, newest first per city, made from a seed.
@@ -20,16 +29,21 @@ struct SampleCatalog: Sendable {
         var latitude: Double
         var longitude: Double
         var isChinese: Bool
+        var countryCode: String
+        /// The international dialling prefix and the number's national part before the line, as in `+33 1 `.
+        var dialling: String
     }
 
     static let cities = [
-        City(name: "Shanghai", latitude: 31.23, longitude: 121.47, isChinese: true),
-        City(name: "Beijing", latitude: 39.90, longitude: 116.40, isChinese: true),
-        City(name: "Paris", latitude: 48.86, longitude: 2.35, isChinese: false),
-        City(name: "New York", latitude: 40.71, longitude: -74.01, isChinese: false),
-        City(name: "Tokyo", latitude: 35.68, longitude: 139.69, isChinese: false),
-        City(name: "London", latitude: 51.51, longitude: -0.13, isChinese: false),
+        City(name: "Shanghai", latitude: 31.23, longitude: 121.47, isChinese: true, countryCode: "CN", dialling: "+86 21 "),
+        City(name: "Beijing", latitude: 39.90, longitude: 116.40, isChinese: true, countryCode: "CN", dialling: "+86 10 "),
+        City(name: "Paris", latitude: 48.86, longitude: 2.35, isChinese: false, countryCode: "FR", dialling: "+33 1 "),
+        City(name: "New York", latitude: 40.71, longitude: -74.01, isChinese: false, countryCode: "US", dialling: "+1 212 "),
+        City(name: "Tokyo", latitude: 35.68, longitude: 139.69, isChinese: false, countryCode: "JP", dialling: "+81 3 "),
+        City(name: "London", latitude: 51.51, longitude: -0.13, isChinese: false, countryCode: "GB", dialling: "+44 20 "),
     ]
+    private static let chains = ["HI", "MC", "AC", "IB", "SH", "WI", "RT", "HY"]
+    private static let postalCodes = ["Shanghai": "2000", "Beijing": "1000", "Paris": "750", "New York": "100", "Tokyo": "100-", "London": "WC2N "]
     private static let chineseParts = ["锦江", "和平", "国际", "花园", "东方", "丽晶", "外滩", "金陵", "华亭", "长城"]
     private static let chineseKinds = ["大酒店", "饭店", "宾馆", "酒店"]
     private static let latinParts = ["Grand", "Royal", "Garden", "Harbour", "Plaza", "Imperial", "Riverside", "Park", "Central", "Palace"]
@@ -41,6 +55,8 @@ struct SampleCatalog: Sendable {
 
     init(seed: UInt64, count: Int) {
         var random = SeededGenerator(seed: seed)
+        // The fields added later come from a generator of their own, so every hotel's earlier fields stay as they were.
+        var details = SeededGenerator(seed: seed &+ 0x5EED)
         var lists: [String: [SampleHotel]] = [:]
         // The newest hotel was added on 2025-10-09, and each older one up to 90 s before the next: dates in the past,
         // as a real service's are (1_800_000_000, the start until session 15, is in 2027).
@@ -52,19 +68,38 @@ struct SampleCatalog: Sendable {
             let name = city.isChinese
                 ? Self.chineseParts.randomElement(using: &random)! + Self.chineseParts.randomElement(using: &random)! + Self.chineseKinds.randomElement(using: &random)!
                 : "\(Self.latinParts.randomElement(using: &random)!) \(Self.latinParts.randomElement(using: &random)!) Hotel \(city.name)"
-            let hotel = SampleHotel(
+            var hotel = SampleHotel(
                 code: String(format: "H%06d", index),
                 name: name,
                 address: "\(Int.random(in: 1...999, using: &random)) \(Self.streets.randomElement(using: &random)!), \(city.name)",
                 latitude: ((city.latitude + Double.random(in: -0.2...0.2, using: &random)) * 1e6).rounded() / 1e6,
                 longitude: ((city.longitude + Double.random(in: -0.2...0.2, using: &random)) * 1e6).rounded() / 1e6,
                 logoIsPNG: index % 2 == 0,
-                addtime: addtime
+                addtime: addtime,
+                city: city.name,
+                countryCode: city.countryCode,
+                references: []
             )
+            Self.addDetails(to: &hotel, index: index, city: city, using: &details)
             lists[city.name, default: []].append(hotel)
         }
         byCity = lists
         byCode = Dictionary(lists.values.joined().map { ($0.code, $0) }) { first, _ in first }
+    }
+
+    /// A phone for six hotels of seven, a chain for four of five, a rating for
+    /// most, a postal code for nine of ten, and catalogue references: a GIATA
+    /// id for most, a second catalogue's for one in six, none for one in ten.
+    private static func addDetails(to hotel: inout SampleHotel, index: Int, city: City, using random: inout SeededGenerator) {
+        let line = Int.random(in: 1000_0000...9999_9999, using: &random)
+        if index % 7 != 3 { hotel.phone = city.dialling + String(line / 10000) + " " + String(line % 10000) }
+        if index % 5 != 1 { hotel.chainCode = chains[Int.random(in: 0..<chains.count, using: &random)] }
+        if index % 9 != 4 { hotel.rating = Double(Int.random(in: 2...10, using: &random)) / 2 }
+        if index % 10 != 7, let prefix = postalCodes[city.name] {
+            hotel.postalCode = prefix + String(format: city.name == "London" ? "%dAB" : "%02d", Int.random(in: 1...20, using: &random))
+        }
+        if index % 10 != 9 { hotel.references.append(("giata", String(100_000 + index * 7))) }
+        if index % 6 == 2 { hotel.references.append(("hotelbeds", String(format: "HB%05d", index))) }
     }
 
     /// Up to `pageSize` hotels of `city` older than `before`, newest first,

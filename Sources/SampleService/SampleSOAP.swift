@@ -97,6 +97,14 @@ enum SampleMessages {
     static let namespace = "urn:hotelkit:sample"
     static let wsse = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"
 
+    /// `<h:NAME>value</h:NAME>`, or nothing when there is no value.
+    private static func element(_ name: String, _ value: String?, into xml: inout [UInt8]) {
+        guard let value else { return }
+        xml += "<h:\(name)>".utf8
+        XMLEscaping.escape(value, into: &xml)
+        xml += "</h:\(name)>".utf8
+    }
+
     /// A page of hotels, written as bytes: the service's busiest path, and
     /// string interpolation made it use more CPU than the client it served.
     static func response(_ hotels: ArraySlice<SampleHotel>, lastAddTime: Int64?, baseURL: String, version: SOAPVersion) -> [UInt8] {
@@ -121,7 +129,21 @@ enum SampleMessages {
             xml += (hotel.logoIsPNG ? ".png" : ".jpg").utf8
             xml += "</h:logoURL><h:addtime>".utf8
             xml += String(hotel.addtime).utf8
-            xml += "</h:addtime></h:Hotel>".utf8
+            xml += "</h:addtime>".utf8
+            element("phone", hotel.phone, into: &xml)
+            element("chainCode", hotel.chainCode, into: &xml)
+            element("rating", hotel.rating.map { $0.description }, into: &xml)
+            element("postalCode", hotel.postalCode, into: &xml)
+            element("city", hotel.city, into: &xml)
+            element("countryCode", hotel.countryCode, into: &xml)
+            for reference in hotel.references {
+                xml += #"<h:reference catalog=""#.utf8
+                XMLEscaping.escape(reference.catalog, into: &xml)
+                xml += #"">"#.utf8
+                XMLEscaping.escape(reference.code, into: &xml)
+                xml += "</h:reference>".utf8
+            }
+            xml += "</h:Hotel>".utf8
         }
         if let lastAddTime { xml += "<h:lastAddTime>\(lastAddTime)</h:lastAddTime>".utf8 }
         xml += "</h:QueryHotelsResponse>".utf8
@@ -175,6 +197,19 @@ enum SampleMessages {
                   <xs:element name="longitude" type="xs:double"/>
                   <xs:element name="logoURL" type="xs:string"/>
                   <xs:element name="addtime" type="xs:long"/>
+                  <xs:element name="phone" type="xs:string" minOccurs="0"/>
+                  <xs:element name="chainCode" type="xs:string" minOccurs="0"/>
+                  <xs:element name="rating" type="xs:decimal" minOccurs="0"/>
+                  <xs:element name="postalCode" type="xs:string" minOccurs="0"/>
+                  <xs:element name="city" type="xs:string"/>
+                  <xs:element name="countryCode" type="xs:string"/>
+                  <xs:element name="reference" minOccurs="0" maxOccurs="unbounded">
+                    <xs:complexType>
+                      <xs:simpleContent>
+                        <xs:extension base="xs:string"><xs:attribute name="catalog" type="xs:string" use="required"/></xs:extension>
+                      </xs:simpleContent>
+                    </xs:complexType>
+                  </xs:element>
                 </xs:sequence>
               </xs:complexType>
               <xs:element name="QueryHotelsResponse">

@@ -14,16 +14,27 @@ struct FieldTrie {
         var textSlot = -1
         /// The joined part this element's text is, or -1.
         var joinPart = -1
+        /// The reference rule whose element this is, or -1.
+        var referenceRule = -1
     }
 
     /// Targets from this value on are joined parts, not slots.
     private static let firstJoinTarget = 1 << 16
 
+    /// Targets from this value on are reference rules' elements.
+    private static let firstReferenceTarget = 1 << 20
+
     static func joinTarget(_ part: Int) -> Int { firstJoinTarget + part }
 
-    /// The joined part a target names, or nil for a field's slot.
+    static func referenceTarget(_ rule: Int) -> Int { firstReferenceTarget + rule }
+
+    /// The joined part a target names, or nil for a field's slot or a reference rule.
     @inline(__always)
-    static func joinPart(of target: Int) -> Int? { target >= firstJoinTarget ? target - firstJoinTarget : nil }
+    static func joinPart(of target: Int) -> Int? {
+        target >= firstJoinTarget && target < firstReferenceTarget ? target - firstJoinTarget : nil
+    }
+
+    static func referenceRule(of target: Int) -> Int? { target >= firstReferenceTarget ? target - firstReferenceTarget : nil }
 
     private struct Edge {
         var parent = -1
@@ -48,6 +59,7 @@ struct FieldTrie {
         var attributesByNode: [[(name: XMLName, slot: Int)]] = [[]]
         var textSlots = [-1]
         var joinParts = [-1]
+        var referenceRules = [-1]
         for (slot, path) in paths {
             var node = 0
             for (step, test) in zip(path.elements, path.tests) {
@@ -59,11 +71,14 @@ struct FieldTrie {
                     attributesByNode.append([])
                     textSlots.append(-1)
                     joinParts.append(-1)
+                    referenceRules.append(-1)
                     children[node].append((name, test, children.count - 1))
                     node = children.count - 1
                 }
             }
-            if let attribute = path.attribute {
+            if let rule = FieldTrie.referenceRule(of: slot) {
+                referenceRules[node] = rule
+            } else if let attribute = path.attribute {
                 attributesByNode[node].append((names.name(attribute), slot))
             } else if let part = FieldTrie.joinPart(of: slot) {
                 joinParts[node] = part
@@ -73,7 +88,7 @@ struct FieldTrie {
         }
         for node in children.indices {
             nodes.append(Node(attributes: attributes.count..<(attributes.count + attributesByNode[node].count),
-                              textSlot: textSlots[node], joinPart: joinParts[node]))
+                              textSlot: textSlots[node], joinPart: joinParts[node], referenceRule: referenceRules[node]))
             attributes += attributesByNode[node]
         }
         var bits = 3

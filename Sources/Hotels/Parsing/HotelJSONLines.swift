@@ -1,27 +1,75 @@
-/// Writes hotels as JSON Lines: one object per line with the keys `code name
-/// address latitude longitude logoURL addtime` in that order, null when absent.
+/// Writes hotels as JSON Lines: one object per line with every key of
+/// ``HotelFields`` in its order (`code name address latitude longitude logoURL
+/// addtime phone chainCode rating postalCode city countryCode references`),
+/// null when absent.
 ///
 /// Written by hand rather than with `JSONEncoder` because `hotels parse`
 /// writes one line per record at parser speed, and the encoder drops nil keys
 /// and costs more than the parse itself.
 public enum HotelJSONLines {
+    /// Each field's `"key":`, with the comma before it, made once.
+    private static let keyPrefixes: [[UInt8]] = HotelFields.all.enumerated().map { index, spec in
+        Array(((index == 0 ? "{" : ",") + "\"\(spec.jsonKey)\":").utf8)
+    }
+
     /// Appends `hotel` as one line, newline included.
     public static func append(_ hotel: Hotel, to output: inout [UInt8]) {
-        output.append(contentsOf: #"{"code":"#.utf8)
-        appendString(hotel.code, to: &output)
-        output.append(contentsOf: #","name":"#.utf8)
-        appendString(hotel.name, to: &output)
-        output.append(contentsOf: #","address":"#.utf8)
-        appendString(hotel.address, to: &output)
-        output.append(contentsOf: #","latitude":"#.utf8)
-        appendNumber(hotel.latitude, to: &output)
-        output.append(contentsOf: #","longitude":"#.utf8)
-        appendNumber(hotel.longitude, to: &output)
-        output.append(contentsOf: #","logoURL":"#.utf8)
-        appendString(hotel.logoURL, to: &output)
-        output.append(contentsOf: #","addtime":"#.utf8)
-        appendNumber(hotel.addtime, to: &output)
+        for (index, spec) in HotelFields.all.enumerated() {
+            output.append(contentsOf: keyPrefixes[index])
+            appendValue(spec.value(hotel), to: &output)
+        }
         output.append(contentsOf: "}\n".utf8)
+    }
+
+    /// Appends `hotel` as one JSON object whose keys are PostgreSQL's column
+    /// names, as `jsonb_populate_record` reads them, without its closing brace
+    /// (the caller may add keys). Text is cut at its first NUL, which
+    /// PostgreSQL's text cannot hold: what SQLite keeps of it too.
+    public static func appendPostgresRow(_ hotel: Hotel, to output: inout [UInt8]) {
+        for (index, spec) in HotelFields.all.enumerated() {
+            output.append(contentsOf: postgresKeyPrefixes[index])
+            switch spec.value(hotel) {
+            case .text(let text): appendString(cutAtNUL(text), to: &output)
+            case .references(let references):
+                appendReferences(Dictionary(references.map { (cutAtNUL($0.key), cutAtNUL($0.value)) }, uniquingKeysWith: { first, _ in first }), to: &output)
+            case let value: appendValue(value, to: &output)
+            }
+        }
+    }
+
+    /// Text up to its first NUL.
+    public static func cutAtNUL(_ text: String) -> String {
+        guard let nul = text.utf8.firstIndex(of: 0) else { return text }
+        return String(text.utf8[..<nul]) ?? ""
+    }
+
+    private static let postgresKeyPrefixes: [[UInt8]] = HotelFields.all.enumerated().map { index, spec in
+        Array(((index == 0 ? "{" : ",") + "\"\(spec.postgresColumn)\":").utf8)
+    }
+
+
+
+    /// One field's value as JSON.
+    public static func appendValue(_ value: HotelFieldSpec.Value, to output: inout [UInt8]) {
+        switch value {
+        case .null: output.append(contentsOf: "null".utf8)
+        case .text(let text): appendString(text, to: &output)
+        case .real(let number): appendNumber(number, to: &output)
+        case .integer(let number): appendNumber(number, to: &output)
+        case .references(let references): appendReferences(references, to: &output)
+        }
+    }
+
+    /// Catalogue references as an object, keys sorted so equal maps give equal text.
+    public static func appendReferences(_ references: [String: String], to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "{"))
+        for (index, name) in references.keys.sorted().enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            appendString(name, to: &output)
+            output.append(UInt8(ascii: ":"))
+            appendString(references[name], to: &output)
+        }
+        output.append(UInt8(ascii: "}"))
     }
 
     /// One hotel as a line, newline included.
@@ -69,7 +117,7 @@ public enum HotelJSONLines {
         }
     }
 
-    private static func appendNumber(_ number: (some CustomStringConvertible)?, to output: inout [UInt8]) {
-        output.append(contentsOf: (number?.description ?? "null").utf8)
+    private static func appendNumber(_ number: some CustomStringConvertible, to output: inout [UInt8]) {
+        output.append(contentsOf: number.description.utf8)
     }
 }

@@ -115,9 +115,69 @@ struct HotelRecordConverter {
             addtime = HotelRecordConverter.unixSeconds(bytes)
             if addtime == nil { drop(.addtime, bytes, "is neither Unix seconds nor an ISO 8601 date or time") }
         }
+        var phone: String?
+        if let bytes = fields[.phone] {
+            if bytes.count <= Self.longestPhone {
+                phone = String(decoding: bytes, as: UTF8.self)
+            } else {
+                drop(.phone, UnsafeBufferPointer(rebasing: bytes.prefix(Self.longestPhone)), "… is longer than \(Self.longestPhone) bytes, no telephone number")
+            }
+        }
+        var chainCode: String?
+        if let bytes = fields[.chainCode] {
+            if bytes.count <= Self.longestChainCode {
+                chainCode = String(decoding: bytes, as: UTF8.self).uppercased()
+            } else {
+                drop(.chainCode, UnsafeBufferPointer(rebasing: bytes.prefix(Self.longestChainCode)), "… is longer than \(Self.longestChainCode) bytes, no chain code")
+            }
+        }
+        var rating: Double?
+        if let bytes = fields[.rating] {
+            rating = HotelRecordConverter.rating(bytes)
+            if rating == nil { drop(.rating, bytes, "is not a rating (0 to 7, in halves)") }
+        }
+        var countryCode: String?
+        if let bytes = fields[.countryCode] {
+            countryCode = CountryNames.code(for: bytes)
+            if countryCode == nil { drop(.countryCode, bytes, "is no ISO 3166 country code, nor the name of exactly one country") }
+        }
+        let references = fields.references.isEmpty ? nil : references(fields, record: record, code: code)
         // Made whole at the end: no copy of a half-built record.
         return Hotel(code: code, name: fields.string(.name), address: fields.string(.address),
-                     latitude: latitude, longitude: longitude, logoURL: logoURL, addtime: addtime)
+                     latitude: latitude, longitude: longitude, logoURL: logoURL, addtime: addtime,
+                     phone: phone, chainCode: chainCode, rating: rating, postalCode: fields.string(.postalCode),
+                     city: fields.string(.city), countryCode: countryCode, references: references)
+    }
+
+    /// Longer than any number with its country code, spaces and an extension: not a telephone number.
+    static let longestPhone = 40
+    /// Chain codes are two or three letters; a chain's name is still taken, up to this.
+    static let longestChainCode = 40
+
+    /// The record's references, catalogue names in lower case; one with no name or no code is dropped with a warning.
+    /// Out of line: most profiles have none.
+    @inline(never)
+    private func references(_ fields: RecordFields, record: Int, code: String) -> [String: String]? {
+        var references: [String: String] = [:]
+        for reference in fields.references {
+            let catalog = fields.bytes(reference.catalog).map { String(decoding: $0, as: UTF8.self).lowercased() }
+            let value = fields.bytes(reference.code).map { String(decoding: $0, as: UTF8.self) }
+            guard let catalog, let value else {
+                if warnings.admits(.references) {
+                    let what = catalog.map { "a reference in catalogue “\($0)” has no code" } ?? "a reference names no catalogue"
+                    warnings.warn(RecordWarning(record: record, code: code, field: .references, message: what + "; left out"))
+                }
+                continue
+            }
+            references[catalog] = value
+        }
+        return references.isEmpty ? nil : references
+    }
+
+    /// 0 to 7 in halves, as OpenTravel rates (`Award/@Rating`): `4`, `4.5`, `4.0`.
+    static func rating(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard let value = decimal(bytes), value >= 0, value <= 7, (value * 2).rounded() == value * 2 else { return nil }
+        return value
     }
 
     /// A plain decimal is read from the bytes; anything else (an exponent,

@@ -31,6 +31,15 @@ final class RecordExtractor: SOAPBodyHandler {
         case document(Int)
         /// A part of a joined field: its index in ``RecordExtractor/joinParts``.
         case joinPart(Int)
+        /// The code of a reference found in this record, whose element's text it is: its index in ``RecordExtractor/foundReferences``.
+        case referenceCode(Int)
+    }
+
+    /// A reference rule, with its names looked up once.
+    private struct ReferenceReader {
+        let catalogAttribute: XMLName?
+        let fixedCatalog: [UInt8]
+        let codeAttribute: XMLName?
     }
 
     /// One path of a joined field: which field, and the path's place in the join.
@@ -85,6 +94,11 @@ final class RecordExtractor: SOAPBodyHandler {
     /// The parts of joined fields found in the open record, and the joined values built from them.
     @exclusivity(unchecked) private var foundParts: [FoundPart] = []
     private let joined = ByteBuffer()
+    /// The profile's reference rules, by the index the trie gives.
+    private let referenceReaders: [ReferenceReader]
+    private let hasReferences: Bool
+    /// The open record's references.
+    @exclusivity(unchecked) private var foundReferences: [ReferenceBytes] = []
     private let maxCapture: Int
     private let maxDepth: Int
     /// On only while a capture is open: other text is skipped by the reader.
@@ -227,6 +241,16 @@ final class RecordExtractor: SOAPBodyHandler {
             }
         }
         joinParts = parts
+        for (rule, reference) in profile.references.enumerated() {
+            targets.append((FieldTrie.referenceTarget(rule), reference.element))
+        }
+        referenceReaders = profile.references.map { rule in
+            switch rule.catalog {
+            case .attribute(let name): ReferenceReader(catalogAttribute: names.name(name), fixedCatalog: [], codeAttribute: rule.codeAttribute.map(names.name))
+            case .fixed(let catalog): ReferenceReader(catalogAttribute: nil, fixedCatalog: Array(catalog.utf8), codeAttribute: rule.codeAttribute.map(names.name))
+            }
+        }
+        hasReferences = !profile.references.isEmpty
         joinSeparators = profile.joins.map { (RecordExtractor.slot($0.key), Array($0.value.separator.utf8), $0.value.paths.count) }
             .sorted { $0.slot < $1.slot }
         trie = FieldTrie(targets, names: names)
@@ -253,6 +277,13 @@ final class RecordExtractor: SOAPBodyHandler {
         case .longitude: 4
         case .logoURL: 5
         case .addtime: 6
+        case .phone: 7
+        case .chainCode: 8
+        case .rating: 9
+        case .postalCode: 10
+        case .city: 11
+        case .countryCode: 12
+        case .references: 13
         }
     }
 
@@ -412,6 +443,7 @@ final class RecordExtractor: SOAPBodyHandler {
             try captures.push(Capture(depth: depth, target: .field(slot), start: text.count), maxDepth: maxDepth)
             textInterest.isActive = true
         }
+        if wanted.referenceRule >= 0 { try takeReference(wanted.referenceRule, element) }
         if wanted.joinPart >= 0 {
             // Every match of a joined part is taken, not just the first.
             try captures.push(Capture(depth: depth, target: .joinPart(wanted.joinPart), start: text.count), maxDepth: maxDepth)
@@ -436,6 +468,33 @@ final class RecordExtractor: SOAPBodyHandler {
             attributes.append(RecordExtractor.trimmed(value))
             fields[attribute.slot] = FieldBytes(start: start, count: attributes.count - start, source: .attributes)
         }
+    }
+
+    /// A reference rule's element: its catalogue now, its code now or, as its text, when it ends.
+    @inline(never)
+    private func takeReference(_ rule: Int, _ element: XMLStartElement) throws {
+        let reader = referenceReaders[rule]
+        var catalog = FieldBytes.absent
+        if let attribute = reader.catalogAttribute {
+            if let value = element.attributeBytes(attribute) { catalog = append(RecordExtractor.trimmed(value)) }
+        } else {
+            catalog = reader.fixedCatalog.withUnsafeBufferPointer { append($0) }
+        }
+        var code = FieldBytes.absent
+        if let attribute = reader.codeAttribute {
+            if let value = element.attributeBytes(attribute) { code = append(RecordExtractor.trimmed(value)) }
+        } else {
+            try captures.push(Capture(depth: depth, target: .referenceCode(foundReferences.count), start: text.count), maxDepth: maxDepth)
+            textInterest.isActive = true
+        }
+        foundReferences.append(ReferenceBytes(catalog: catalog, code: code))
+    }
+
+    /// Copies bytes into the attribute buffer: where they are now.
+    private func append(_ bytes: UnsafeBufferPointer<UInt8>) -> FieldBytes {
+        let start = attributes.count
+        attributes.append(bytes)
+        return FieldBytes(start: start, count: attributes.count - start, source: .attributes)
     }
 
     /// Out of line: a profile without joins never comes here, and its hot path stays small.
@@ -478,7 +537,23 @@ final class RecordExtractor: SOAPBodyHandler {
             for (slot, source) in aliases { fields[slot] = fields[source] }
         }
         if hasJoins { joinFields() }
-        let record = RecordFields(ranges: fields, text: text.base, attributes: attributes.base, joined: joined.base)
+        if hasReferences {
+            try foundReferences.withUnsafeBufferPointer { try emit(references: $0) }
+            foundReferences.removeAll(keepingCapacity: true)
+        } else {
+            try emit(references: UnsafeBufferPointer(start: nil, count: 0))
+        }
+        for slot in 0..<RecordExtractor.slotCount {
+            fields[slot] = .absent
+        }
+        claimed = 0
+        attributes.count = 0
+        if captures.count == 0 { text.count = 0 }
+    }
+
+    @inline(__always) // once per record: no call frame
+    private func emit(references: UnsafeBufferPointer<ReferenceBytes>) throws {
+        let record = RecordFields(ranges: fields, text: text.base, attributes: attributes.base, joined: joined.base, references: references)
         if let cursorField {
             let cursor = record[cursorField]
             lastRecordHasCursor = cursor != nil
@@ -486,12 +561,6 @@ final class RecordExtractor: SOAPBodyHandler {
             if let cursor { lastRecordCursor.append(cursor) }
         }
         try onRecord(record, recordCount)
-        for slot in 0..<RecordExtractor.slotCount {
-            fields[slot] = .absent
-        }
-        claimed = 0
-        attributes.count = 0
-        if captures.count == 0 { text.count = 0 }
     }
 
     @inline(__always) // once per field of every record: no call frame
@@ -503,6 +572,9 @@ final class RecordExtractor: SOAPBodyHandler {
             stopCapturingIfDone()
         case .joinPart(let part):
             finish(part: part, bytes)
+        case .referenceCode(let index):
+            foundReferences[index].code = FieldBytes(start: bytes.baseAddress.map { $0 - text.base } ?? 0, count: bytes.count, source: .text)
+            stopCapturingIfDone()
         case .document(let index):
             let value = String(decoding: bytes, as: UTF8.self)
             stopCapturingIfDone()

@@ -7,10 +7,16 @@ struct RecordFields {
     let text: UnsafePointer<UInt8>
     let attributes: UnsafePointer<UInt8>
     let joined: UnsafePointer<UInt8>
+    /// The record's catalogue references, as found; empty for a profile without ``ServiceProfile/references``.
+    let references: UnsafeBufferPointer<ReferenceBytes>
 
     /// The field's bytes; nil when it is absent or empty.
     subscript(_ field: HotelField) -> UnsafeBufferPointer<UInt8>? {
-        let range = ranges[RecordExtractor.slot(field)]
+        bytes(ranges[RecordExtractor.slot(field)])
+    }
+
+    /// The bytes of a range in one of the buffers; nil when empty.
+    func bytes(_ range: FieldBytes) -> UnsafeBufferPointer<UInt8>? {
         guard range.count > 0 else { return nil }
         let base = switch range.source {
         case .text: text
@@ -35,4 +41,10 @@ struct FieldBytes {
     var source: Source
 
     static let absent = FieldBytes(start: 0, count: 0, source: .text)
+}
+
+/// One catalogue reference of a record: where its catalogue's name and its code are.
+struct ReferenceBytes {
+    var catalog: FieldBytes
+    var code: FieldBytes
 }

@@ -99,6 +99,7 @@ private struct ProfileDocument: Decodable {
     var body: String
     var record: String?
     var fields: [String: FieldDocument]?
+    var references: [ReferenceDocument]?
     var error: ErrorDocument?
     var coordinateScale: Double?
     var transientFaults: [String]?
@@ -158,6 +159,42 @@ private struct ProfileDocument: Decodable {
         private enum CodingKeys: String, CodingKey { case join, separator }
     }
 
+    /// `{"path": "TPA_Extensions/…/PropertyReference", "catalog": "@ReferenceCatalogName", "code": "@ReferenceCatalogCode"}`;
+    /// `"catalog": "giata"` names one catalogue, and without `"code"` the element's text is the code.
+    struct ReferenceDocument: Decodable {
+        var path: String
+        var catalog: String
+        var code: String?
+
+        init(from decoder: any Decoder) throws {
+            try decoder.refuseUnknownKeys(["path", "catalog", "code"], under: "references")
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            path = try container.decode(String.self, forKey: .path)
+            catalog = try container.decode(String.self, forKey: .catalog)
+            code = try container.decodeIfPresent(String.self, forKey: .code)
+        }
+
+        private enum CodingKeys: String, CodingKey { case path, catalog, code }
+
+        func rule(_ key: String) throws(ProfileKeyError) -> ReferenceRule {
+            let element = try checked(key + ".path") { () throws(PathSyntaxError) in try FieldPath(parsing: path) }
+            guard element.attribute == nil, element.ancestorLevels == 0, !element.elements.isEmpty else {
+                throw ProfileKeyError(key: key + ".path", reason: "names the repeated element inside the record; its attributes go in “catalog” and “code”")
+            }
+            let catalog: ReferenceRule.Catalog = catalog.hasPrefix("@") ? .attribute(try attribute(self.catalog, key + ".catalog"))
+                : .fixed(self.catalog.lowercased())
+            if case .fixed("") = catalog { throw ProfileKeyError(key: key + ".catalog", reason: "must not be empty") }
+            return ReferenceRule(element: element, catalog: catalog, codeAttribute: try code.map { text throws(ProfileKeyError) in try attribute(text, key + ".code") })
+        }
+
+        private func attribute(_ text: String, _ key: String) throws(ProfileKeyError) -> String {
+            let name = String(text.dropFirst())
+            guard text.hasPrefix("@") else { throw ProfileKeyError(key: key, reason: "“\(text)”: name an attribute of the element, as “@Name”") }
+            try checked(key) { () throws(PathSyntaxError) in try FieldPath.checkName(name, in: text) }
+            return name
+        }
+    }
+
     /// `"error": "//path"`, or `{"path": "//path", "unless": "01", "message": ["//a", "//b"]}`.
     struct ErrorDocument: Decodable {
         var path: String
@@ -182,7 +219,7 @@ private struct ProfileDocument: Decodable {
     }
 
     fileprivate enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, envelope, soapVersion, soapAction, body, record, fields, error, coordinateScale, transientFaults, header, paging
+        case name, envelope, soapVersion, soapAction, body, record, fields, references, error, coordinateScale, transientFaults, header, paging
         case http, soapHeader, security, addressing, session, notes
     }
 
@@ -196,6 +233,11 @@ private struct ProfileDocument: Decodable {
         body = try container.decode(String.self, forKey: .body)
         record = try container.decodeIfPresent(String.self, forKey: .record)
         fields = try container.decodeIfPresent([String: FieldDocument].self, forKey: .fields)
+        if let one = try? container.decodeIfPresent(ReferenceDocument.self, forKey: .references) {
+            references = [one]
+        } else {
+            references = try container.decodeIfPresent([ReferenceDocument].self, forKey: .references)
+        }
         error = try container.decodeIfPresent(ErrorDocument.self, forKey: .error)
         coordinateScale = try container.decodeIfPresent(Double.self, forKey: .coordinateScale)
         transientFaults = try container.decodeIfPresent([String].self, forKey: .transientFaults)
@@ -242,9 +284,10 @@ private struct ProfileDocument: Decodable {
         var mapped: [HotelField: FieldPath] = [:]
         var joins: [HotelField: FieldJoin] = [:]
         for (key, value) in fields ?? [:] {
-            guard let field = HotelField(rawValue: key) else {
-                throw ProfileKeyError(key: "fields.\(key)", reason: "unknown field; fields are "
-                    + HotelField.allCases.map(\.rawValue).joined(separator: ", "))
+            guard let field = HotelField(rawValue: key), field != .references else {
+                throw ProfileKeyError(key: "fields.\(key)", reason: key == HotelField.references.rawValue
+                    ? "catalogue references are pairs: map them with the profile's “references” key"
+                    : "unknown field; fields are " + HotelField.allCases.filter { $0 != .references }.map(\.rawValue).joined(separator: ", "))
             }
             switch value {
             case .path(let path):
@@ -327,6 +370,10 @@ private struct ProfileDocument: Decodable {
             endMarker: endMarker, header: headerPaths
         )
         profile.cursorAttributes = try cursorAttributes(paging)
+        if references != nil, record == nil { throw ProfileKeyError(key: "references", reason: "needs \"record\", the element they are read from") }
+        profile.references = try (references ?? []).enumerated().map { index, document throws(ProfileKeyError) in
+            try document.rule((references?.count ?? 0) > 1 ? "references[\(index)]" : "references")
+        }
         profile.notes = notes ?? []
         if envelope == .none {
             // A plain-XML request has no envelope to version, and no SOAPAction header.

@@ -34,6 +34,8 @@ public struct ServiceProfile: Sendable, Equatable {
     public var fields: [HotelField: FieldPath]
     /// Fields made of several parts: every match of each path, joined.
     public var joins: [HotelField: FieldJoin] = [:]
+    /// Where the record's catalogue references are (``Hotel/references``).
+    public var references: [ReferenceRule] = []
     /// How the service says, in a normal response, that it failed.
     public var error: ErrorRule?
     /// Coordinates are divided by this (some services send degrees × 100000).
@@ -140,9 +142,39 @@ public struct FieldJoin: Sendable, Equatable {
     }
 }
 
-/// The fields of a ``Hotel``, as profiles name them.
+/// The fields of a ``Hotel``, as profiles name them, in ``HotelFields`` order.
 public enum HotelField: String, Sendable, Hashable, CaseIterable, Codable {
     case code, name, address, latitude, longitude, logoURL, addtime
+    case phone, chainCode, rating, postalCode, city, countryCode
+    /// Mapped by the profile's `references` key, not by `fields`: each match is a pair.
+    case references
+}
+
+/// A repeated element that gives a record's catalogue references, a name and
+/// a code each: OpenTravel's
+/// `TPA_Extensions/TPA_PropertyReferenceInfo/PropertyReference` with
+/// `@ReferenceCatalogName` and `@ReferenceCatalogCode`, or a supplier's own
+/// `GiataId` element, whose text is the code of one fixed catalogue.
+public struct ReferenceRule: Sendable, Equatable {
+    /// Where a catalogue's name comes from.
+    public enum Catalog: Sendable, Equatable {
+        /// An attribute of the element.
+        case attribute(String)
+        /// Always this catalogue (lower case).
+        case fixed(String)
+    }
+
+    /// The element, relative to the record; it names no attribute.
+    public var element: FieldPath
+    public var catalog: Catalog
+    /// The attribute with the code; nil: the element's text.
+    public var codeAttribute: String?
+
+    public init(element: FieldPath, catalog: Catalog, codeAttribute: String?) {
+        self.element = element
+        self.catalog = catalog
+        self.codeAttribute = codeAttribute
+    }
 }
 
 /// A path relative to a record: child elements by local name, namespace-agnostic,

@@ -1,0 +1,132 @@
+import Foundation
+
+/// The record's fields, said once: each field's JSON key (which is also the
+/// name a profile maps), its column in each store, its type, and how its value
+/// is read from and written to a ``Hotel``. The JSON Lines writer, both stores'
+/// columns, binders and row decoders, and the dashboard's rows all follow this
+/// table, in its order; a test compares it with both stores' live columns.
+///
+/// Adding a field is a stored property on ``Hotel``, a case of ``HotelField``,
+/// an entry here, and the profiles that map it.
+public enum HotelFields {
+    /// Every field, in the order of the JSON keys; `code`, the key, first.
+    public static let all: [HotelFieldSpec] = [
+        .text(.code, read: { $0.code }, write: { hotel, value in hotel.code = value ?? "" }),
+        .text(.name, read: \.name, write: { $0.name = $1 }),
+        .text(.address, read: \.address, write: { $0.address = $1 }),
+        .real(.latitude, read: \.latitude, write: { $0.latitude = $1 }),
+        .real(.longitude, read: \.longitude, write: { $0.longitude = $1 }),
+        .text(.logoURL, column: "logoURL", postgresColumn: "logo_url", read: \.logoURL, write: { $0.logoURL = $1 }),
+        .integer(.addtime, read: \.addtime, write: { $0.addtime = $1 }),
+        .text(.phone, read: \.phone, write: { $0.phone = $1 }),
+        .text(.chainCode, column: "chainCode", postgresColumn: "chain_code", read: \.chainCode, write: { $0.chainCode = $1 }),
+        .real(.rating, read: \.rating, write: { $0.rating = $1 }),
+        .text(.postalCode, column: "postalCode", postgresColumn: "postal_code", read: \.postalCode, write: { $0.postalCode = $1 }),
+        .text(.city, read: \.city, write: { $0.city = $1 }),
+        .text(.countryCode, column: "countryCode", postgresColumn: "country_code", read: \.countryCode, write: { $0.countryCode = $1 }),
+        .references(read: \.references, write: { $0.references = $1 }),
+    ]
+
+    /// The fields a store adds to one made before them: all but the first seven.
+    public static let addedInVersion2: [HotelFieldSpec] = Array(all.dropFirst(7))
+
+    /// The JSON keys, in order.
+    public static var jsonKeys: [String] { all.map(\.field.rawValue) }
+}
+
+/// One field of ``HotelFields``.
+public struct HotelFieldSpec: Sendable {
+    /// How a field's value is stored: SQLite's and PostgreSQL's types, and JSON's.
+    public enum ValueType: Sendable, Equatable {
+        case text, real, integer
+        /// An object of strings: JSON text in SQLite, `jsonb` in PostgreSQL.
+        case references
+
+        public var sqliteType: String {
+            switch self {
+            case .text, .references: "TEXT"
+            case .real: "DOUBLE"
+            case .integer: "INTEGER"
+            }
+        }
+
+        public var postgresType: String {
+            switch self {
+            case .text: "text"
+            case .real: "double precision"
+            case .integer: "bigint"
+            case .references: "jsonb"
+            }
+        }
+    }
+
+    /// One field's value, or its absence.
+    public enum Value: Sendable, Equatable {
+        case null
+        case text(String)
+        case real(Double)
+        case integer(Int64)
+        case references([String: String])
+    }
+
+    public let field: HotelField
+    /// The column in SQLite (the JSON key) and in PostgreSQL (snake case); `references`, a keyword of SQL, is `refs` in both.
+    public let column: String
+    public let postgresColumn: String
+    public let type: ValueType
+    /// The field's value in a hotel.
+    public let value: @Sendable (Hotel) -> Value
+    /// Sets the field from a value of its type; any other value leaves it empty.
+    public let assign: @Sendable (inout Hotel, Value) -> Void
+
+    public var jsonKey: String { field.rawValue }
+
+    static func text(_ field: HotelField, column: String? = nil, postgresColumn: String? = nil,
+                     read: @escaping @Sendable (Hotel) -> String?, write: @escaping @Sendable (inout Hotel, String?) -> Void) -> HotelFieldSpec {
+        HotelFieldSpec(field: field, column: column ?? field.rawValue, postgresColumn: postgresColumn ?? field.rawValue, type: .text,
+                       value: { read($0).map(Value.text) ?? .null },
+                       assign: { hotel, value in if case .text(let text) = value { write(&hotel, text) } else { write(&hotel, nil) } })
+    }
+
+    static func real(_ field: HotelField, read: @escaping @Sendable (Hotel) -> Double?,
+                     write: @escaping @Sendable (inout Hotel, Double?) -> Void) -> HotelFieldSpec {
+        HotelFieldSpec(field: field, column: field.rawValue, postgresColumn: field.rawValue, type: .real,
+                       value: { read($0).map(Value.real) ?? .null },
+                       assign: { hotel, value in
+                           switch value {
+                           case .real(let number): write(&hotel, number)
+                           case .integer(let number): write(&hotel, Double(number))
+                           default: write(&hotel, nil)
+                           }
+                       })
+    }
+
+    static func integer(_ field: HotelField, read: @escaping @Sendable (Hotel) -> Int64?,
+                        write: @escaping @Sendable (inout Hotel, Int64?) -> Void) -> HotelFieldSpec {
+        HotelFieldSpec(field: field, column: field.rawValue, postgresColumn: field.rawValue, type: .integer,
+                       value: { read($0).map(Value.integer) ?? .null },
+                       assign: { hotel, value in if case .integer(let number) = value { write(&hotel, number) } else { write(&hotel, nil) } })
+    }
+
+    static func references(read: @escaping @Sendable (Hotel) -> [String: String]?,
+                           write: @escaping @Sendable (inout Hotel, [String: String]?) -> Void) -> HotelFieldSpec {
+        HotelFieldSpec(field: .references, column: "refs", postgresColumn: "refs", type: .references,
+                       value: { read($0).map(Value.references) ?? .null },
+                       assign: { hotel, value in if case .references(let map) = value { write(&hotel, map) } else { write(&hotel, nil) } })
+    }
+}
+
+extension HotelFieldSpec.Value {
+    /// References as the JSON text both stores keep: keys sorted, so equal maps are equal text.
+    public static func referencesJSON(_ references: [String: String]) -> String {
+        var bytes: [UInt8] = []
+        HotelJSONLines.appendReferences(references, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// References from the JSON text a store kept; nil when it is not an object of strings.
+    public static func references(json: String) -> [String: String]? {
+        guard let object = try? JSONDecoder().decode([String: String].self, from: Data(json.utf8)) else { return nil }
+        return object
+    }
+}
