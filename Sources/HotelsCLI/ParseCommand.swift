@@ -14,7 +14,8 @@ struct ParseCommand: ParsableCommand {
         abstract: "Parse recorded SOAP responses into hotel records, as JSON Lines.",
         discussion: """
         Prints one JSON object per record as the records stream out, with the keys \
-        code, name, address, latitude, longitude, logoURL and addtime (null when absent). \
+        code, name, address, latitude, longitude, logoURL, addtime, phone, chainCode, rating, \
+        postalCode, city, countryCode and references (null when absent). \
         Warnings about single records go to standard error. Exit 65 for malformed, \
         hostile or non-SOAP input, 76 for a SOAP fault or an error the service reported, \
         77 when the fault or the error says the credentials were refused.

@@ -147,6 +147,7 @@ public final class HotelStore: ListStorage, ImageIndex {
     /// fetched again. No version is recorded for it, so an older HotelKit still
     /// opens the file and reads the columns it knows.
     static func addMissingFieldColumns(_ db: Database) throws {
+        guard try db.tableExists("hotels") else { return }
         let existing = Set(try db.columns(in: "hotels").map { $0.name.lowercased() })
         for spec in HotelFields.all where !existing.contains(spec.column.lowercased()) {
             try db.execute(sql: "ALTER TABLE hotels ADD COLUMN \(quoted(spec.column)) \(spec.type.sqliteType)")
