@@ -6,8 +6,10 @@ import Hummingbird
 /// - a list's logos load as the tutorials load them: only for rows in the
 ///   viewport (IntersectionObserver, with a small margin as prefetch), a row
 ///   that leaves has its request aborted (AbortController), during a fast
-///   scroll nothing starts until the scroll settles, and the next page of
-///   rows is fetched from the API once the user passes 90% of what is loaded;
+///   scroll nothing starts until the scroll settles, and the next rows are
+///   fetched once the user passes 90% of what is loaded: rendered by the
+///   server (`/lists/ID/rows`), as the page's own rows are, and moved in
+///   from a `<template>`;
 /// - the queue refreshes every 2 s without a reload.
 ///
 /// `window.hotelkitWindow` counts what it did, for the browser tests.
@@ -44,10 +46,10 @@ enum DashboardScript {
             const table = document.getElementById("hotels");
             if (!table) return;
             const body = table.tBodies[0];
+            // The next rows' URL (/lists/ID/rows?after=…); the link to the next page is for a browser without the script.
+            let next = table.dataset.more || null;
             const nextLink = document.querySelector('a[rel="next"]');
-            let after = nextLink ? new URL(nextLink.href).searchParams.get("after") : null;
-            if (nextLink) nextLink.parentElement.hidden = true;
-            const listID = table.dataset.list, search = table.dataset.search;
+            if (nextLink && next !== null) nextLink.parentElement.hidden = true;
             const FAST = 2;        // px per ms: faster than this, nothing starts
             const SETTLE = 150;    // ms without a scroll event: the scroll has settled
             const visible = new Set();
@@ -100,37 +102,24 @@ enum DashboardScript {
             }, { rootMargin: "64px 0px" });
             const watch = rows => { for (const row of rows) observer.observe(row); };
 
-            function cell(text) { const td = document.createElement("td"); td.textContent = text; return td; }
-            function rowFor(hotel) {
-              const row = document.createElement("tr");
-              const logo = document.createElement("td");
-              if (hotel.logoURL) {
-                const img = document.createElement("img");
-                img.alt = ""; img.width = 32; img.height = 32;
-                img.dataset.logo = "/logo?url=" + encodeURIComponent(hotel.logoURL);
-                logo.append(img);
-              }
-              const position = hotel.latitude == null ? "" : hotel.latitude + (hotel.longitude == null ? "" : ", " + hotel.longitude);
-              const added = hotel.addtime == null ? "" : new Date(hotel.addtime * 1000).toISOString().replace(".000Z", "Z");
-              row.append(logo, cell(hotel.name ?? hotel.code), cell(hotel.address ?? ""), cell(position), cell(added));
-              return row;
-            }
-
+            // The rows after these come rendered by the server, as the page's own rows are (one renderer, every
+            // value escaped there): a <tbody> whose data-more is the URL of the rows after it.
             async function more() {
-              if (fetching || after === null) return;
+              if (fetching || next === null) return;
               if (window.scrollY + window.innerHeight < 0.9 * document.documentElement.scrollHeight) return;
               fetching = true;
               try {
-                const url = "/api/lists/" + listID + "/hotels?after=" + encodeURIComponent(after)
-                  + (search ? "&q=" + encodeURIComponent(search) : "");
-                const response = await fetch(url);
+                const response = await fetch(next);
                 if (!response.ok) return;
-                const page = await response.json();
-                const rows = page.hotels.map(rowFor);
+                const template = document.createElement("template");
+                template.innerHTML = await response.text();
+                const fresh = template.content.querySelector("tbody");
+                if (!fresh) return;
+                const rows = Array.from(fresh.rows);
                 body.append(...rows);
                 watch(rows);
                 stats.pages++;
-                after = page.next ? new URL(page.next, location.href).searchParams.get("after") : null;
+                next = fresh.dataset.more || null;
               } finally {
                 fetching = false;
               }

@@ -51,6 +51,7 @@ public struct DashboardServer: Sendable {
         router.get("/") { _, _ in Response(status: .seeOther, headers: [.location: "/lists"]) }
         router.get("lists") { request, _ in try await listsPage(request) }
         router.get("lists/:id") { request, context in try await listPage(request, id: Self.listID(context)) }
+        router.get("lists/:id/rows") { request, context in try await moreRows(request, id: Self.listID(context)) }
         router.get("queue") { request, _ in try await queuePage(request) }
         router.post("queue") { request, _ in try await queueAction(request) }
         router.get("schedules") { _, _ in try await schedulesPage() }
@@ -121,8 +122,21 @@ public struct DashboardServer: Sendable {
     /// One list's page: it and its rows are read by id and position alone, never the other lists.
     private func listPage(_ request: Request, id: Int64) async throws -> Response {
         guard let list = try await runtime.storage.list(id: id) else { return Page.notFound("no such list") }
-        let (rows, next, _) = try await rows(request, in: list)
-        return Page.list(ListSummary(list), rows: rows, search: search(request) ?? "", next: next)
+        let (rows, next, limit) = try await rows(request, in: list)
+        return Page.list(ListSummary(list), rows: rows, search: search(request) ?? "", next: next,
+                         more: next.map { moreRowsURL(list: list.id, after: $0, limit: limit, request) })
+    }
+
+    /// The rows after `after`, rendered as the page renders its own, for the page's script to insert.
+    private func moreRows(_ request: Request, id: Int64) async throws -> Response {
+        guard let list = try await runtime.storage.list(id: id) else { return Page.notFound("no such list") }
+        let (rows, next, limit) = try await rows(request, in: list)
+        return Page.moreRows(rows, more: next.map { moreRowsURL(list: list.id, after: $0, limit: limit, request) })
+    }
+
+    /// `/lists/ID/rows?after=…&limit=…&q=…`: the next rows, keeping the limit and search asked for.
+    private func moreRowsURL(list: Int64, after: Int64, limit: Int, _ request: Request) -> String {
+        "/lists/\(list)/rows?after=\(after)&limit=\(limit)" + (search(request).map { "&q=" + Page.queryEscaped($0) } ?? "")
     }
 
     private func hotelsAPI(_ request: Request, id: Int64) async throws -> Response {

@@ -85,24 +85,53 @@ enum Page {
             """ + (lists.isEmpty ? "<p>No lists: hotels fetch or hotels enqueue fills the store.</p>" : ""))
     }
 
-    static func list(_ list: ListSummary, rows: ListRows, search: String, next: Int64?) -> Response {
-        let body = zip(rows.hotels, rows.positions).map { (hotel, position) -> String in
-            """
-            <tr data-position="\(position)"><td>\(hotel.logoURL.map { "<img alt=\"\" width=\"32\" height=\"32\" data-logo=\"/logo?url=\(escaped(queryEscaped($0)))\">" } ?? "")</td>\
-            <td>\(escaped(hotel.name ?? hotel.code))</td><td>\(escaped(hotel.address ?? ""))</td>\
-            <td>\(hotel.latitude.map { String($0) } ?? "")\(hotel.longitude.map { ", " + String($0) } ?? "")</td>\
-            <td>\(hotel.addtime.map { date(Date(timeIntervalSince1970: Double($0))) } ?? "")</td></tr>
-            """
-        }.joined(separator: "\n")
+    /// A list page's columns, in the order ``row(_:position:)`` fills them.
+    static let listHeadings = ["Logo", "Name", "Address", "City", "Phone", "Chain", "Rating", "Position", "Added"]
+
+    /// One hotel's row: the one renderer of a list's rows, for the page and for the rows the script loads
+    /// later (``moreRows(_:more:)``). Every value is the supplier's, so every value is escaped.
+    static func row(_ hotel: Hotel, position: Int64) -> String {
+        let logo = hotel.logoURL.map { "<img alt=\"\" width=\"32\" height=\"32\" data-logo=\"/logo?url=\(escaped(queryEscaped($0)))\">" } ?? ""
+        let place = (hotel.latitude.map { String($0) } ?? "") + (hotel.longitude.map { ", " + String($0) } ?? "")
+        let cells = [
+            logo, escaped(hotel.name ?? hotel.code), escaped(hotel.address ?? ""), escaped(hotel.city ?? ""), escaped(hotel.phone ?? ""),
+            escaped(hotel.chainCode ?? ""), hotel.rating.map(ratingText) ?? "", place,
+            hotel.addtime.map { date(Date(timeIntervalSince1970: Double($0))) } ?? "",
+        ]
+        return "<tr data-position=\"\(position)\">" + cells.map { "<td>\($0)</td>" }.joined() + "</tr>"
+    }
+
+    /// A rating as few digits as say it: `4`, `4.5`; `%g` never traps, whatever a store holds.
+    static func ratingText(_ rating: Double) -> String {
+        escaped(String(format: "%g", rating))
+    }
+
+    static func rows(_ rows: ListRows) -> String {
+        zip(rows.hotels, rows.positions).map { row($0, position: $1) }.joined(separator: "\n")
+    }
+
+    /// A list's page: its first rows, a link to the next page for a browser without the script, and, in the
+    /// table's `data-more`, the URL of ``moreRows(_:more:)``, which the script asks for past 90%.
+    static func list(_ list: ListSummary, rows: ListRows, search: String, next: Int64?, more: String?) -> Response {
         let query = search.isEmpty ? "" : "&q=" + queryEscaped(search)
+        let headings = listHeadings.map { "<th>\($0)</th>" }.joined()
         return html("\(list.city) · \(list.profile)", """
             <p>\(list.rows) rows from \(escaped(list.endpointHost)), \(list.complete ? "complete" : "more to load").</p>
             <form method="get" action="/lists/\(list.id)"><label>Name <input type="search" name="q" value="\(escaped(search))"></label></form>
-            <table id="hotels" data-list="\(list.id)" data-search="\(escaped(search))"><thead><tr><th>Logo</th><th>Name</th><th>Address</th><th>Position</th><th>Added</th></tr></thead>
+            <table id="hotels" data-list="\(list.id)"\(more.map { " data-more=\"\(escaped($0))\"" } ?? "")><thead><tr>\(headings)</tr></thead>
             <tbody>
-            \(body)
+            \(Self.rows(rows))
             </tbody></table>
             """ + (next.map { "<p><a rel=\"next\" href=\"/lists/\(list.id)?after=\($0)\(query)\">Next page</a></p>" } ?? ""))
+    }
+
+    /// `/lists/ID/rows`: the rows after a position, as ``row(_:position:)`` renders them, in a `<tbody>` whose
+    /// `data-more` is the URL of the rows after these (absent at the end). The script parses it in a
+    /// `<template>` and moves its rows into the page: no row is built in the script.
+    static func moreRows(_ rows: ListRows, more: String?) -> Response {
+        let fragment = "<tbody\(more.map { " data-more=\"\(escaped($0))\"" } ?? "")>\n\(Self.rows(rows))\n</tbody>\n"
+        return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: fragment)))
     }
 
     /// The queue, refreshed every 2 s by the script (which asks for `part=main`, the `<main>` alone), with a

@@ -57,7 +57,7 @@ struct DashboardBrowserTests {
         #expect(logoAnswers.withLock { $0[404, default: 0] } == 0)
     }
 
-    @Test("the real hotels dashboard on the test PostgreSQL: no console errors, the queue's counts are hotels jobs --json's and refresh in place, retry revives a dead job, a POST without the CSRF token is refused, a hostile name is text, a fling of a 2,000-row list asks the server for the settled rows' logos only, and 90% loads the next page once",
+    @Test("the real hotels dashboard on the test PostgreSQL: no console errors, the queue's counts are hotels jobs --json's and refresh in place, retry revives a dead job, a POST without the CSRF token is refused, a hostile name, phone, city and chain are text on the page and in the rows loaded later, a fling of a 2,000-row list asks the server for the settled rows' logos only, and 90% loads the next page once",
           .timeLimit(.minutes(8)))
     func fleetInChromium() async throws {
         let postgres = try TestPostgres.shared()
@@ -69,6 +69,15 @@ struct DashboardBrowserTests {
         // A supplier's hostile name, on the first screen.
         _ = try await postgres.psql("UPDATE hotels SET name = '\(DashboardTests.hostile)' WHERE list_id = \(list.id) AND code = "
                                     + "(SELECT code FROM hotels WHERE list_id = \(list.id) ORDER BY position LIMIT 1 OFFSET 1)", database: database)
+        // A hostile phone, city and chain on that row and on one the script loads later (the 151st).
+        let hostileFields = DashboardTests.hostileFields.map(\.value)
+        let literal = { (text: String) in "'" + text.replacing("'", with: "''") + "'" }
+        for offset in [1, 150] {
+            _ = try await postgres.psql("UPDATE hotels SET phone = \(literal(hostileFields[0])), city = \(literal(hostileFields[1])), "
+                                        + "chain_code = \(literal(hostileFields[2])) WHERE list_id = \(list.id) AND code = "
+                                        + "(SELECT code FROM hotels WHERE list_id = \(list.id) ORDER BY position LIMIT 1 OFFSET \(offset))",
+                                        database: database)
+        }
         // The queue: Rome dead after its one attempt, Tokyo waiting.
         let queue = JobQueue(store: try #require(runtime.sharedStore))
         let profile = try JobProfile(nameOrPath: "sample")
@@ -86,6 +95,7 @@ struct DashboardBrowserTests {
         let jobs = try await HotelsProcess.run(["jobs", "--store", url, "--json"])
         let config: [String: Any] = [
             "base": base, "list": "/lists/\(list.id)", "accessLog": dashboard.errors.path, "hostileName": DashboardTests.hostile,
+            "hostileFields": hostileFields,
             "screenshot": ProcessInfo.processInfo.environment["HOTELKIT_SCREENSHOT"] ?? folder.appendingPathComponent("list.png").path,
             "deadJob": rome.id,
             "enqueue": [HotelsProcess.executable.path, "enqueue", "--store", url, "--profile", "sample", "--endpoint", endpoint, "--city", "Oslo"],
@@ -114,6 +124,13 @@ struct DashboardBrowserTests {
         #expect(revived.trimmingCharacters(in: .whitespacesAndNewlines) == "available", "\(result["retrySaid"] ?? "")")
         // The hostile name is text, and nothing ran.
         #expect(result["hostileShown"] as? Bool == true && result["hostileElements"] as? Int == 0 && result["dialog"] as? Bool == false, "\(result)")
+        // The hostile phone, city and chain: text on the first page's row, and on the row the script loaded later.
+        #expect(result["hostileFieldsShown"] as? [Int] == [1, 1, 1], "\(result)")
+        let later = try #require(result["later"] as? [String: Any])
+        #expect(later["hostileFieldsShown"] as? [Int] == [2, 2, 2] && later["hostileElements"] as? Int == 0 && later["dialog"] as? Bool == false,
+                "\(later)")
+        #expect(later["columns"] as? [String] == ["Logo", "Name", "Address", "City", "Phone", "Chain", "Rating", "Position", "Added"]
+                && later["cellsPerRow"] as? [Int] == [9], "every row, the page's and the loaded ones, fills every column: \(later)")
         // The fling: nothing started while it moved; then the server was asked for logos of the settled rows only.
         let fling = try #require(result["fling"] as? [String: Any])
         let asked = try #require(fling["logosAsked"] as? [String]), nearView = Set(try #require(fling["nearView"] as? [String]))

@@ -27,9 +27,9 @@ struct DashboardTests {
         var paris = (0..<250).map { Hotel(code: "P\($0)", name: "Paris hotel \($0)", address: "\($0) rue de Rivoli", logoURL: "http://logos.test/\($0).png") }
         paris[7].name = Self.hostile
         paris[8].name = "100% _real_"
-        try await runtime.storage.mergeFirstPage(paris, into: ListKey(profile: "sample", endpoint: "http://hotels.test/soap", city: "Paris"),
+        _ = try await runtime.storage.mergeFirstPage(paris, into: ListKey(profile: "sample", endpoint: "http://hotels.test/soap", city: "Paris"),
                                                  checkpoint: checkpoint, now: Date())
-        try await runtime.storage.mergeFirstPage([Hotel(code: "T1", name: "Tokyo hotel")],
+        _ = try await runtime.storage.mergeFirstPage([Hotel(code: "T1", name: "Tokyo hotel")],
                                                  into: ListKey(profile: "sample", endpoint: "http://hotels.test/soap", city: "Tokyo"),
                                                  checkpoint: checkpoint, now: Date())
         return runtime
@@ -87,7 +87,7 @@ struct DashboardTests {
                 let hotels = try #require(object["hotels"] as? [[String: Any]])
                 codes += hotels.compactMap { $0["code"] as? String }
                 pages.append(hotels.count)
-                #expect(hotels.first?.keys.sorted() == ["address", "addtime", "code", "latitude", "logoURL", "longitude", "name"])
+                #expect(hotels.allSatisfy { $0.keys.sorted() == HotelFields.jsonKeys.sorted() }, "every key of the record, null or not")
                 next = object["next"] as? String
             }
             #expect(codes == (0..<250).map { "P\($0)" } && pages == [70, 70, 70, 40], "\(pages)")
@@ -108,10 +108,91 @@ struct DashboardTests {
         await runtime.close()
     }
 
+    /// A supplier's hostile phone, city and chain, and each as the page must show it.
+    static let hostileFields: [(value: String, shown: String)] = [
+        (#""><script>alert(1)</script>"#, "&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"),
+        ("<img src=x onerror=alert(2)>", "&lt;img src=x onerror=alert(2)&gt;"),
+        ("<b onmouseover='x'>&", "&lt;b onmouseover=&#39;x&#39;&gt;&amp;"),
+    ]
+
+    @Test("a list's rows, on the page and loaded later from /lists/ID/rows, are one renderer's: city, phone, chain and rating shown, a hostile value escaped in both; the API carries every key")
+    func rowsAndColumns() async throws {
+        let runtime = try await runtime()
+        let hostile = Self.hostileFields.map(\.value)
+        // Lyon, 150 rows: the first page is 100, so row 3 is on it and row 120 comes later.
+        let lyon = (0..<150).map { index in
+            Hotel(code: "L\(index)", name: "Lyon hotel \(index)", address: "\(index) rue de la République", logoURL: "http://logos.test/L\(index).png",
+                  phone: [3, 120].contains(index) ? hostile[0] : "+33 4 72 00 00 \(index % 100)",
+                  chainCode: [3, 120].contains(index) ? hostile[2] : (index.isMultiple(of: 2) ? "MC" : nil),
+                  rating: index == 4 ? 4 : (index.isMultiple(of: 3) ? 4.5 : nil), postalCode: "69002",
+                  city: [3, 120].contains(index) ? hostile[1] : "Lyon", countryCode: "FR", references: ["giata": "\(900_000 + index)"])
+        }
+        _ = try await runtime.storage.mergeFirstPage(lyon, into: ListKey(profile: "sample", endpoint: "http://hotels.test/soap", city: "Lyon"),
+                                                 checkpoint: Pager.Checkpoint(pagesReceived: 1, nextPage: 2, nextCursor: nil, usedCursors: [], end: nil),
+                                                 now: Date())
+        let id = try await listID(runtime, "Lyon")
+        let app = try DashboardServer(runtime: runtime, configuration: .init(port: 0)).application()
+        try await app.test(.router) { client in
+            let page = try await client.execute(uri: "/lists/\(id)", method: .get) { String(buffer: $0.body) }
+            #expect(page.contains("<th>Logo</th><th>Name</th><th>Address</th><th>City</th><th>Phone</th><th>Chain</th><th>Rating</th><th>Position</th><th>Added</th>"))
+            #expect(page.contains("<td>Lyon hotel 4</td><td>4 rue de la République</td><td>Lyon</td><td>+33 4 72 00 00 4</td><td>MC</td><td>4</td>"), "\(page)")
+            #expect(page.contains("<td>Lyon hotel 6</td><td>6 rue de la République</td><td>Lyon</td><td>+33 4 72 00 00 6</td><td>MC</td><td>4.5</td>"))
+            #expect(page.contains("<td>Lyon hotel 7</td><td>7 rue de la République</td><td>Lyon</td><td>+33 4 72 00 00 7</td><td></td><td></td>"))
+            // The hostile row on the first page: every value is text.
+            #expect(page.contains("<td>Lyon hotel 3</td><td>3 rue de la République</td><td>\(Self.hostileFields[1].shown)</td>"
+                                  + "<td>\(Self.hostileFields[0].shown)</td><td>\(Self.hostileFields[2].shown)</td><td>4.5</td>"), "\(page)")
+            #expect(hostile.allSatisfy { !page.contains($0) } && !page.contains("<script>") && !page.contains("<b "))
+            // The script's next rows: /lists/ID/rows, named by the table.
+            let more = try #require(page.firstMatch(of: /<table id="hotels" data-list="\d+" data-more="([^"]+)">/)).1
+            // After the page's last row, keeping the page's limit.
+            let last = try #require(page.matches(of: /<tr data-position="(-?\d+)">/).last).1
+            #expect(more == "/lists/\(id)/rows?after=\(last)&amp;limit=100", "\(more)")
+            let (fragment, type) = try await client.execute(uri: String(more).replacing("&amp;", with: "&"), method: .get) { response in
+                (String(buffer: response.body), response.headers[.contentType])
+            }
+            #expect(type == "text/html; charset=utf-8")
+            #expect(fragment.hasPrefix("<tbody>\n<tr data-position="), "the end: no data-more")
+            let laterMatch = try #require(fragment.firstMatch(of: /<tr data-position="(-?\d+)">/))
+            let firstLater = try #require(Int64(laterMatch.1))
+            #expect(firstLater > Int64(last)!, "rows after the page's last")
+            #expect(fragment.components(separatedBy: "<tr ").count == 51)
+            #expect(fragment.contains("<td>Lyon hotel 120</td><td>120 rue de la République</td><td>\(Self.hostileFields[1].shown)</td>"
+                                      + "<td>\(Self.hostileFields[0].shown)</td><td>\(Self.hostileFields[2].shown)</td><td>4.5</td>"), "\(fragment)")
+            #expect(hostile.allSatisfy { !fragment.contains($0) } && !fragment.contains("<script") && !fragment.contains("<b "))
+            // One renderer: the rows loaded later are, byte for byte, the rows of the page that starts there.
+            let pageTwo = try await client.execute(uri: "/lists/\(id)?after=\(last)", method: .get) { String(buffer: $0.body) }
+            let rows = String(fragment.dropFirst("<tbody>\n".count).dropLast("\n</tbody>\n".count))
+            #expect(pageTwo.contains("<tbody>\n" + rows + "\n</tbody>"))
+            // A search and a limit are kept, page to page; the last page names no more.
+            let searched = try await client.execute(uri: "/lists/\(id)?q=hotel%201&limit=20", method: .get) { String(buffer: $0.body) }
+            let first = String(try #require(searched.firstMatch(of: /data-more="([^"]+)"/)).1).replacing("&amp;", with: "&")
+            #expect(first.hasPrefix("/lists/\(id)/rows?after=") && first.hasSuffix("&limit=20&q=hotel%201"), "\(first)")
+            var next: String? = first, loaded = 20
+            while let uri = next {
+                let body = try await client.execute(uri: uri, method: .get) { String(buffer: $0.body) }
+                loaded += body.components(separatedBy: "<tr ").count - 1
+                next = body.firstMatch(of: /<tbody data-more="([^"]+)">/).map { String($0.1).replacing("&amp;", with: "&") }
+            }
+            #expect(loaded == lyon.filter { $0.name!.contains("hotel 1") }.count, "\(loaded)")
+            // The API carries every field, as hotels list writes it.
+            let object = try await client.execute(uri: "/api/lists/\(id)/hotels?limit=10", method: .get) { response in
+                try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
+            }
+            let hotels = try #require(object["hotels"] as? [[String: Any]])
+            #expect(hotels.count == 10 && hotels.allSatisfy { $0.keys.sorted() == HotelFields.jsonKeys.sorted() })
+            #expect(hotels[3]["phone"] as? String == hostile[0] && hotels[3]["city"] as? String == hostile[1]
+                    && hotels[3]["chainCode"] as? String == hostile[2] && hotels[3]["rating"] as? Double == 4.5)
+            #expect(hotels[4]["countryCode"] as? String == "FR" && hotels[4]["postalCode"] as? String == "69002"
+                    && hotels[4]["references"] as? [String: String] == ["giata": "900004"] && hotels[4]["rating"] as? Double == 4)
+            #expect(hotels[7]["rating"] is NSNull && hotels[7]["chainCode"] is NSNull)
+        }
+        await runtime.close()
+    }
+
     @Test("a malformed query value or list id is 400 with what was expected, never a 500; an endpoint's user and password show nowhere; no path leaves the static files")
     func malformedAndUserInfo() async throws {
         let runtime = try await runtime()
-        try await runtime.storage.mergeFirstPage([Hotel(code: "R1", name: "Rome hotel")],
+        _ = try await runtime.storage.mergeFirstPage([Hotel(code: "R1", name: "Rome hotel")],
                                                  into: ListKey(profile: "sample", endpoint: "http://agent:s3cret-pass@hotels.test/soap", city: "Rome"),
                                                  checkpoint: Pager.Checkpoint(pagesReceived: 1, nextPage: 2, nextCursor: nil, usedCursors: [], end: nil),
                                                  now: Date())
@@ -119,6 +200,7 @@ struct DashboardTests {
         let app = try DashboardServer(runtime: runtime, configuration: .init(port: 0)).application()
         try await app.test(.router) { client in
             for (uri, expected) in [("/api/lists/\(paris)/hotels?after=abc", "after must be"), ("/lists/\(paris)?limit=%3Cb%3E", "limit must be"),
+                                    ("/lists/\(paris)/rows?after=%3Cb%3E", "after must be"), ("/lists/x/rows", "a whole number"),
                                     ("/lists/abc", "a whole number"), ("/api/lists/1x/hotels", "a whole number"),
                                     ("/lists?sort=bogus", "sort must be a column"), ("/lists?order=up", "order must be asc or desc")] {
                 try await client.execute(uri: uri, method: .get) { response in

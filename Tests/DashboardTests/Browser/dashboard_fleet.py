@@ -5,7 +5,9 @@ usage: dashboard_fleet.py CONFIG.json
 
 CONFIG holds: base (the dashboard's URL), list (a list page's path), accessLog (the
 file the dashboard's stderr goes to), screenshot (where to save the list page),
-deadJob (a dead job's id) and enqueue (a command that queues one more list job).
+deadJob (a dead job's id), enqueue (a command that queues one more list job),
+hostileName, and hostileFields (a hostile phone, city and chain, set on the list's
+2nd and 151st rows).
 
 Every wait is for a condition in the page or in the server's log (WebDriverWait),
 never a fixed time.
@@ -73,6 +75,25 @@ def settled():
     return chromium.settled(driver)
 
 
+# Elements a supplier's text would have made had it not been escaped.
+HOSTILE_ELEMENTS = "return document.querySelectorAll('#hotels script, #hotels b, #hotels img[src=\"x\"], #hotels img:not([data-logo])').length"
+
+
+def hostile_fields_shown():
+    """How many cells show each hostile field as exactly its text."""
+    return script("""
+        const cells = Array.from(document.querySelectorAll('#hotels tbody td'));
+        return arguments[0].map(value => cells.filter(td => td.textContent === value).length)""", CONFIG["hostileFields"])
+
+
+def dialog():
+    try:
+        driver.switch_to.alert
+        return True
+    except NoAlertPresentException:
+        return False
+
+
 def counts():
     return script("""
         const counts = {};
@@ -121,15 +142,12 @@ try:
     visit(CONFIG["list"])
     wait(lambda: script(chromium.SCREEN_LOADED), "the first screen's logos")
     wait(settled, "the first screen's requests")
-    try:
-        driver.switch_to.alert
-        result["dialog"] = True
-    except NoAlertPresentException:
-        result["dialog"] = False
+    result["dialog"] = dialog()
     result["hostileShown"] = script("""
         return Array.from(document.querySelectorAll('#hotels tbody td')).some(td => td.textContent === arguments[0])""",
                                     CONFIG["hostileName"])
-    result["hostileElements"] = script("return document.querySelectorAll('#hotels img[src=\"x\"], #hotels img:not([data-logo])').length")
+    result["hostileElements"] = script(HOSTILE_ELEMENTS)
+    result["hostileFieldsShown"] = hostile_fields_shown()
     driver.save_screenshot(CONFIG["screenshot"])
 
     # A fast scroll from rest: one big step per frame, then nothing.
@@ -183,7 +201,15 @@ try:
         "rowsBefore": rows_before,
         "rowsAfter": script("return document.querySelectorAll('#hotels tbody tr').length"),
         "pages": stats()["pages"] - pages_before,
-        "pageRequests": sum(1 for path, _, _ in access_log()[logged_before:] if path.endswith("/hotels")),
+        "pageRequests": sum(1 for path, _, _ in access_log()[logged_before:] if path.endswith("/rows")),
+    }
+    # The rows loaded later (the 151st among them) are the server's, escaped as the page's are.
+    result["later"] = {
+        "hostileFieldsShown": hostile_fields_shown(),
+        "hostileElements": script(HOSTILE_ELEMENTS),
+        "dialog": dialog(),
+        "columns": script("return Array.from(document.querySelectorAll('#hotels thead th')).map(th => th.textContent)"),
+        "cellsPerRow": script("return [...new Set(Array.from(document.querySelectorAll('#hotels tbody tr')).map(r => r.cells.length))]"),
     }
     collect_console(CONFIG["list"] + " (scrolled)")
 finally:
