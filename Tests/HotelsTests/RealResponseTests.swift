@@ -179,6 +179,41 @@ struct RealResponseTests {
         #expect(try reportedError("Real/amadeus/Offer_ConfirmHotelOfferReply-ok.xml", amadeus) == nil)
     }
 
+    @Test("ota-search on Concur's documented search response: the voice number, chain, award, postal code, city, country and GIATA id; the street alone is the address")
+    func otaSearchFields() throws {
+        let page = try parse("concur/OTA_HotelSearchRS-appendix-stub-property.xml", profile: "ota-search")
+        let hotel = try #require(page.hotels.first)
+        #expect(page.hotels.count == 1 && hotel.code == "22222")
+        #expect(hotel.phone == "+14255551234")
+        #expect(hotel.chainCode == "HI")
+        #expect(hotel.rating == 4)
+        #expect(hotel.postalCode == "98009")
+        #expect(hotel.city == "Bellevue")
+        #expect(hotel.countryCode == "US")
+        #expect(hotel.references == ["giata": "1376249"])
+        #expect(hotel.address == "99 East 27th Street")
+        // The second Property has no code: skipped, the one warning.
+        #expect(page.warnings.count == 1 && page.warnings.first?.field == nil)
+    }
+
+    @Test("concur-style reads Concur's documented search response and the extensions' Address and Phone Descriptions alike")
+    func concurStyle() throws {
+        let profile = "Samples/Profiles/concur-style.json"
+        let documented = try #require(try parse("concur/OTA_HotelSearchRS-appendix-stub-property.xml", profile: profile).hotels.first)
+        #expect(documented.address == "99 East 27th Street" && documented.phone == "+14255551234" && documented.city == "Bellevue")
+        #expect(documented.chainCode == "HI" && documented.rating == 4 && documented.references == ["giata": "1376249"])
+        let extensions = """
+            <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><OTA_HotelSearchRS xmlns="http://www.opentravel.org/OTA/2003/05">\
+            <Success/><Properties><Property HotelCode="SEA001" HotelName="Hotel SEA001"><Position Latitude="47.6" Longitude="-122.3"/><TPA_Extensions>\
+            <Description Name="Phone"><Text>+1 206 555 0100</Text></Description><Description Name="Address"><Text>1 Pike St, Seattle, WA 98100</Text></Description>\
+            </TPA_Extensions></Property></Properties></OTA_HotelSearchRS></soap:Body></soap:Envelope>
+            """
+        let parser = HotelResponseParser(profile: try .named(Samples.profileArgument(profile)))
+        let described = try #require(try parser.parse(bytes: Array(extensions.utf8)).hotels.first)
+        #expect(described.address == "1 Pike St, Seattle, WA 98100" && described.phone == "+1 206 555 0100")
+        #expect(described.city == nil && described.chainCode == nil && described.references == nil)
+    }
+
     @Test("Travelport: the address over three PropertyAddress/Address elements, joined; the cursor that comes before the records")
     func travelport() throws {
         let parser = HotelResponseParser(profile: try .named(Samples.profileArgument("Samples/Real/profiles/travelport-hotel-search.json")))
