@@ -70,6 +70,15 @@ public final class TestPostgres: Sendable {
         try await offThePool { try self.psqlBlocking(sql, database: database) }
     }
 
+    /// Runs a file of SQL (a `pg_dump`) as the superuser on `database`, stopping at the first error.
+    @discardableResult
+    public func psql(file: URL, database: String) async throws -> String {
+        try await offThePool {
+            try self.runTool("psql", ["-h", self.folder.path, "-p", String(self.port), "-U", Self.user, "-d", database, "-X", "-q",
+                                      "-v", "ON_ERROR_STOP=1", "-f", file.path])
+        }
+    }
+
     /// ``psql(_:database:)`` for a thread of a test's own, which may block.
     @discardableResult
     public func psqlBlocking(_ sql: String, database: String) throws -> String {
