@@ -25,6 +25,8 @@ struct ListCommand: AsyncParsableCommand {
     var logosOut: String?
     @Option(help: "With --logos-out: the filter chain the logos were fetched with (hotels fetch --filter).") var filter = ""
     @OptionGroup var cacheOptions: CacheOptions
+    @Flag(help: "JSON Lines, every field of every row (the keys of hotels parse): what hotels list always prints; accepted as every command's --json is.")
+    var json = false
 
     func run() async throws {
         try await reported("list") { try await printList() }
