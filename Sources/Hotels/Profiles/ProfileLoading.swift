@@ -167,7 +167,7 @@ private struct ProfileDocument: Decodable {
         var code: String?
 
         init(from decoder: any Decoder) throws {
-            try decoder.refuseUnknownKeys(["path", "catalog", "code"], under: "references")
+            try decoder.refuseUnknownKeys(["path", "catalog", "code"], under: decoder.codingPath.dotted)
             let container = try decoder.container(keyedBy: CodingKeys.self)
             path = try container.decode(String.self, forKey: .path)
             catalog = try container.decode(String.self, forKey: .catalog)
@@ -233,10 +233,10 @@ private struct ProfileDocument: Decodable {
         body = try container.decode(String.self, forKey: .body)
         record = try container.decodeIfPresent(String.self, forKey: .record)
         fields = try container.decodeIfPresent([String: FieldDocument].self, forKey: .fields)
-        if let one = try? container.decodeIfPresent(ReferenceDocument.self, forKey: .references) {
-            references = [one]
-        } else {
-            references = try container.decodeIfPresent([ReferenceDocument].self, forKey: .references)
+        if container.contains(.references) {
+            // One rule or a list of them: the value's own shape decides, so either form's errors name their key.
+            let value = try container.superDecoder(forKey: .references)
+            references = (try? value.unkeyedContainer()) == nil ? [try ReferenceDocument(from: value)] : try [ReferenceDocument](from: value)
         }
         error = try container.decodeIfPresent(ErrorDocument.self, forKey: .error)
         coordinateScale = try container.decodeIfPresent(Double.self, forKey: .coordinateScale)
@@ -486,5 +486,11 @@ extension Decoder {
 }
 
 extension [any CodingKey] {
-    fileprivate var dotted: String { map(\.stringValue).joined(separator: ".") }
+    /// `references[0].catalog`: keys joined by dots, an array's index in brackets.
+    fileprivate var dotted: String {
+        reduce("") { path, key in
+            if let index = key.intValue { return path + "[\(index)]" }
+            return path.isEmpty ? key.stringValue : path + "." + key.stringValue
+        }
+    }
 }
