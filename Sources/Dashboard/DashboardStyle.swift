@@ -6,6 +6,8 @@ enum DashboardStyle {
     static var stylesheet: Response { DashboardScript.staticFile(css, type: "text/css; charset=utf-8") }
     static var icon: Response { DashboardScript.staticFile(svg, type: "image/svg+xml") }
 
+    /// A list's table is laid out fixed, its widths by column in ``Page/listHeadings``' order, and a supplier's
+    /// long text wraps anywhere: a hostile value cannot widen a column past the window.
     static let css = """
         :root { color-scheme: light dark; --line: #8884; --muted: #888; }
         body { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; max-width: 72rem; padding: 0 1rem 2rem; }
@@ -16,8 +18,19 @@ enum DashboardStyle {
         table { border-collapse: collapse; width: 100%; }
         th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid var(--line); vertical-align: middle; }
         thead th { position: sticky; top: 0; background: Canvas; }
-        #hotels td:first-child { width: 32px; }
+        #hotels { table-layout: fixed; }
         #hotels tbody tr { height: 44px; }
+        #hotels td { overflow-wrap: anywhere; }
+        #hotels th:nth-child(1) { width: 32px; }
+        #hotels th:nth-child(2), #hotels th:nth-child(3) { width: 17%; }
+        #hotels th:nth-child(4) { width: 9%; }
+        #hotels th:nth-child(5) { width: 15%; }
+        #hotels th:nth-child(6) { width: 5%; }
+        #hotels th:nth-child(7) { width: 7%; }
+        #hotels th:nth-child(8) { width: 13%; }
+        #hotels th:nth-child(9) { width: 11%; }
+        #hotels td:nth-child(7), #hotels td:nth-child(8) { font-variant-numeric: tabular-nums; }
+        #hotels td:nth-child(9) { white-space: nowrap; }
         img[data-logo] { display: block; width: 32px; height: 32px; border-radius: 4px; background: var(--line); }
         form.inline { display: inline; }
         input[type=search] { min-width: 16rem; }

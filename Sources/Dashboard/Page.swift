@@ -85,7 +85,7 @@ enum Page {
             """ + (lists.isEmpty ? "<p>No lists: hotels fetch or hotels enqueue fills the store.</p>" : ""))
     }
 
-    /// A list page's columns, in the order ``row(_:position:)`` fills them.
+    /// A list page's columns, in the order ``row(_:position:)`` fills them (the stylesheet's widths follow it).
     static let listHeadings = ["Logo", "Name", "Address", "City", "Phone", "Chain", "Rating", "Position", "Added"]
 
     /// One hotel's row: the one renderer of a list's rows, for the page and for the rows the script loads
@@ -96,7 +96,7 @@ enum Page {
         let cells = [
             logo, escaped(hotel.name ?? hotel.code), escaped(hotel.address ?? ""), escaped(hotel.city ?? ""), escaped(hotel.phone ?? ""),
             escaped(hotel.chainCode ?? ""), hotel.rating.map(ratingText) ?? "", place,
-            hotel.addtime.map { date(Date(timeIntervalSince1970: Double($0))) } ?? "",
+            hotel.addtime.map { day(Date(timeIntervalSince1970: Double($0))) } ?? "",
         ]
         return "<tr data-position=\"\(position)\">" + cells.map { "<td>\($0)</td>" }.joined() + "</tr>"
     }
@@ -213,6 +213,11 @@ enum Page {
     static func date(_ date: Date) -> String {
         let text = date.formatted(.iso8601)
         return "<time datetime=\"\(text)\">\(text)</time>"
+    }
+
+    /// The day alone (`2026-11-20`), as `hotels browse` shows a hotel's; the time is in `datetime`.
+    static func day(_ date: Date) -> String {
+        "<time datetime=\"\(date.formatted(.iso8601))\">\(date.formatted(.iso8601.year().month().day()))</time>"
     }
 }
 
