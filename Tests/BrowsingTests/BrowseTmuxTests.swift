@@ -28,13 +28,16 @@ struct BrowseTmuxTests {
     }
 
     /// The cached list, in order: what the view showed, row for row.
-    static func cachedHotels(cache: String) async throws -> [(code: String, name: String, logo: String)] {
+    static func cachedHotels(cache: String) async throws -> [(code: String, name: String, logo: String, badge: String)] {
         let list = try await HotelsProcess.run(["list", "--city", "Shanghai", "--cache", cache])
         #expect(list.status == 0, "\(list.stderr)")
         return list.stdout.split(separator: "\n").compactMap { line in
             guard let json = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                   let code = json["code"] as? String, let name = json["name"] as? String else { return nil }
-            return (code, name, (json["logoURL"] as? String).flatMap { URL(string: $0)?.path } ?? "")
+            // The chain and rating as the row shows them where the width leaves room: `MC ★4.5`.
+            let badge = [json["chainCode"] as? String, (json["rating"] as? Double).map { "★" + String(format: "%g", $0) }]
+                .compactMap { $0 }.joined(separator: " ")
+            return (code, name, (json["logoURL"] as? String).flatMap { URL(string: $0)?.path } ?? "", badge)
         }
     }
 
@@ -81,6 +84,12 @@ struct BrowseTmuxTests {
         for hotel in hotels.prefix(Self.visibleHotels) {
             #expect(screen.contains(hotel.name), "\(hotel.name) is not on the screen")
         }
+        // At 100 columns each row's detail line has room for its chain and rating, after the day it was added.
+        let lines = screen.split(separator: "\n")
+        for hotel in hotels.prefix(Self.visibleHotels) where !hotel.badge.isEmpty {
+            #expect(lines.contains { $0.contains(" · \(hotel.badge)") }, "\(hotel.badge) of \(hotel.name) is not on the screen")
+        }
+        #expect(hotels.prefix(Self.visibleHotels).contains { !$0.badge.isEmpty }, "the sample sends chains and ratings")
         #expect(!screen.contains(hotels[Self.visibleHotels].name), "a row below the window is drawn")
         withExtendedLifetime(server) {}
     }

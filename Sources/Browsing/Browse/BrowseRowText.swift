@@ -9,7 +9,7 @@ import OfflineStore
 import Runtime
 import Scheduling
 
-/// The text of a row's third line.
+/// The text of a row's third line: the detail, then the chain and rating where the width leaves room.
 public enum BrowseRowText {
     /// `1.2 km · added 2026-11-20`: the distance from the search's centre
     /// when there is one, and the day the service added the hotel.
@@ -26,6 +26,17 @@ public enum BrowseRowText {
             parts.append("added \(day)")
         }
         return parts.joined(separator: " · ")
+    }
+
+    /// `★4.5`: a hotel's rating, in as few digits as say it (`★4`, `★4.5`); empty without one.
+    /// `%g` never traps, whatever a store holds.
+    public static func rating(for hotel: Hotel) -> String {
+        hotel.rating.map { "★" + String(format: "%g", $0) } ?? ""
+    }
+
+    /// The hotel's chain code, as sent (`MC`); empty without one.
+    public static func chain(for hotel: Hotel) -> String {
+        hotel.chainCode ?? ""
     }
 
     /// Great-circle distance in kilometres (haversine, mean Earth radius).

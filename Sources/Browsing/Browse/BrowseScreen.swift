@@ -3,7 +3,7 @@
 /// three lines of text, a scrollbar on the right), the search line while
 /// searching, and the status line.
 public struct BrowseLayout: Equatable, Sendable {
-    /// Lines per hotel: name, address, distance and addtime.
+    /// Lines per hotel: name, address, and distance and addtime (with chain and rating where they fit).
     public static let rowHeight = 3
     /// The logo's box, in cells: about square, as cells are twice as tall as wide.
     public static let logoColumns = 6
@@ -72,16 +72,35 @@ public struct BrowseRowView: Sendable, Equatable {
     public var address: String
     /// Distance and addtime.
     public var detail: String
+    /// The chain code (`MC`), after the detail where the width leaves room; empty without one.
+    public var chain: String
+    /// The rating (`★4.5`), after the detail where the width leaves room; empty without one.
+    public var rating: String
     public var logo: LogoCell
     /// A search's match.
     public var highlighted: Bool
 
-    public init(name: String, address: String, detail: String, logo: LogoCell, highlighted: Bool = false) {
+    public init(name: String, address: String, detail: String, chain: String = "", rating: String = "", logo: LogoCell,
+                highlighted: Bool = false) {
         self.name = name
         self.address = address
         self.detail = detail
+        self.chain = chain
+        self.rating = rating
         self.logo = logo
         self.highlighted = highlighted
+    }
+
+    /// The third line's parts, as many as fit in `width` columns: the detail, then ` · MC ★4.5`. A narrow
+    /// line drops the chain and rating before it cuts the detail: first the chain, then the rating; what
+    /// is left is the detail, cut to the width.
+    public func detailParts(width: Int) -> (detail: String, chain: String, rating: String) {
+        let separator = detail.isEmpty ? 0 : displayWidth(of: " · ")
+        let detailWidth = displayWidth(of: detail)
+        let both = [chain, rating].filter { !$0.isEmpty }.map { displayWidth(of: $0) }
+        if !both.isEmpty, detailWidth + separator + both.reduce(both.count - 1, +) <= width { return (detail, chain, rating) }
+        if !rating.isEmpty, detailWidth + separator + displayWidth(of: rating) <= width { return (detail, "", rating) }
+        return (truncate(detail, toColumns: width), "", "")
     }
 }
 
@@ -131,6 +150,8 @@ public enum BrowseScreen {
     static let matchStyle = CellStyle(foreground: .indexed(16), background: .indexed(150), bold: true)
     static let addressStyle = CellStyle(foreground: .indexed(250))
     static let detailStyle = CellStyle(foreground: .indexed(244))
+    static let chainStyle = CellStyle(foreground: .indexed(250))
+    static let ratingStyle = CellStyle(foreground: .indexed(178))
     static let trackStyle = CellStyle(foreground: .indexed(238))
     static let thumbStyle = CellStyle(foreground: .indexed(250))
 
@@ -199,7 +220,14 @@ public enum BrowseScreen {
         let width = layout.textWidth
         frame.put(truncate(hotel.name, toColumns: width), row: top, column: layout.textColumn, style: hotel.highlighted ? matchStyle : nameStyle)
         frame.put(truncate(hotel.address, toColumns: width), row: top + 1, column: layout.textColumn, style: addressStyle)
-        frame.put(truncate(hotel.detail, toColumns: width), row: top + 2, column: layout.textColumn, style: detailStyle)
+        let (detail, chain, rating) = hotel.detailParts(width: width)
+        var column = layout.textColumn + frame.put(detail, row: top + 2, column: layout.textColumn, style: detailStyle)
+        if !chain.isEmpty || !rating.isEmpty {
+            if !detail.isEmpty { column += frame.put(" · ", row: top + 2, column: column, style: detailStyle) }
+            if !chain.isEmpty { column += frame.put(chain, row: top + 2, column: column, style: chainStyle) }
+            if !chain.isEmpty && !rating.isEmpty { column += frame.put(" ", row: top + 2, column: column, style: detailStyle) }
+            if !rating.isEmpty { frame.put(rating, row: top + 2, column: column, style: ratingStyle) }
+        }
         let box = (columns: BrowseLayout.logoColumns, rows: BrowseLayout.rowHeight)
         switch hotel.logo {
         case .none:

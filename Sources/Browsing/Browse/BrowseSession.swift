@@ -433,6 +433,7 @@ public final class BrowseSession: @unchecked Sendable {
             }
             return BrowseRowView(name: hotel?.name ?? listRow.code, address: hotel?.address ?? "",
                                  detail: hotel.map { BrowseRowText.detail(for: $0, from: configuration.area) } ?? "",
+                                 chain: hotel.map(BrowseRowText.chain) ?? "", rating: hotel.map(BrowseRowText.rating) ?? "",
                                  logo: logo, highlighted: listRow.code == match)
         }
         let searchLine = search.map { "/" + $0 } ?? notice
