@@ -61,7 +61,9 @@ enum NameGuesses {
     static let nextTokenNames: Set<String> = ["moredataechotoken", "nexttoken", "continuationtoken", "nextcursor", "cursor",
                                               "nextpagetoken", "resumetoken", "nextresultreference", "next", "nextkey"]
 
-    /// What each field of a record is called, best first.
+    /// What each field of a record is called, best first. `parent/@attribute` and `parent/child`
+    /// name a value by its element too (OpenTravel's `CountryName/@Code` is the country's code,
+    /// where a bare `Code` would be anything's).
     static let fieldNames: [(field: String, names: [String])] = [
         ("code", ["code", "hotelcode", "hotelid", "propertycode", "propertyid", "id", "hotelref", "propertyref", "hotelkey"]),
         ("name", ["name", "hotelname", "propertyname", "title"]),
@@ -71,11 +73,40 @@ enum NameGuesses {
         ("logoURL", ["logourl", "logo", "imageurl", "image", "thumbnailurl", "thumbnail", "photourl", "pictureurl", "hotelpicture",
                      "picture", "picpath", "picurl", "imagepath", "imgurl", "photo", "url", "uri"]),
         ("addtime", ["addtime", "added", "createdat", "created", "lastmodified", "lastupdated", "updated", "modified", "timestamp"]),
+        ("phone", ["phonenumber", "phone", "telephone", "telephonenumber", "phoneno", "tel"]),
+        // uAPI's HotelProperty/@HotelChain; a brand is the chain's when nothing names the chain.
+        ("chainCode", ["chaincode", "hotelchain", "chain", "chain/@code", "brandcode", "brand/@code"]),
+        // OpenTravel's Award/@Rating is an attribute named Rating.
+        ("rating", ["rating", "starrating", "stars", "starcategory", "category"]),
+        ("postalCode", ["postalcode", "postcode", "zip", "zipcode"]),
+        ("city", ["cityname", "city", "town"]),
+        // A country's name is mapped to its code when one country has it.
+        ("countryCode", ["countrycode", "countryname/@code", "country/@code", "country/code", "countryisocode", "countryname", "country"]),
     ]
 
-    /// The parts of an address, in the order a join writes them (OTA's among them).
-    static let addressParts = ["addressline", "streetnmbr", "street", "bldgroom", "cityname", "city", "postalcode", "zip",
-                               "stateprov", "state", "countryname", "country"]
+    /// The fields whose value may be the first of a list (OpenTravel's ContactNumber and Award
+    /// repeat, and a path takes the first match); a code, a name or a position is never taken from a list.
+    static let firstOfListFields: Set<String> = ["phone", "chainCode", "rating", "postalCode", "city", "countryCode"]
+
+    /// OpenTravel's telephone technology code (the PTT list) of a voice line: the phone is the
+    /// element whose `PhoneTechType` says so, not the fax beside it.
+    static let voicePhoneTechType = "1"
+
+    /// The street parts of an address, in the order a join writes them (OTA's among them). City,
+    /// postal code and country are fields of their own, and a state is no field.
+    static let addressParts = ["addressline", "streetnmbr", "street", "bldgroom", "address1", "address2", "address3"]
+
+    /// A record's catalogue references: an element of one of these names whose attribute names the
+    /// catalogue (OpenTravel's `PropertyReference` with `ReferenceCatalogName` and `ReferenceCatalogCode`),
+    /// its code an attribute or its text.
+    static let referenceElementNames: Set<String> = ["reference", "propertyreference", "catalogreference", "externalreference",
+                                                     "crossreference", "gdscode"]
+    static let referenceCatalogNames: [String] = ["referencecatalogname", "catalogname", "cataloguename", "catalog", "catalogue",
+                                                  "gdsname", "system", "source"]
+    static let referenceCodeNames: [String] = ["referencecatalogcode", "catalogcode", "cataloguecode", "referencecode", "code",
+                                               "gdspropertycode", "id", "value"]
+    /// Elements whose text is the code in one catalogue.
+    static let fixedCatalogs: [String: String] = ["giata": "giata", "giataid": "giata", "giatacode": "giata"]
 
     /// Names of elements whose content is an image (a URL under them is a picture, not a web site).
     static func isImageContext(_ name: String) -> Bool {

@@ -30,7 +30,15 @@ public struct ProfileDraft: Sendable {
 /// - SOAP header blocks the binding declares, with credentials as `{env:…}`;
 ///   a WS-Security UsernameToken and WS-Addressing when the policies ask;
 /// - the record and its fields from the output schema (or from a recorded
-///   response, which is the only way when the schema says `anyType`);
+///   response, which is the only way when the schema says `anyType`): the
+///   code, name, position, street lines, logo and time, and the hotel's
+///   city (`CityName`, `City`, `Town`), postal code (`PostalCode`, `Zip`…),
+///   country (`CountryCode`, `CountryName/@Code`, a country's name), chain
+///   (`ChainCode`, `Chain`, `BrandCode`), voice number (`PhoneNumber`,
+///   OpenTravel's `ContactNumber[@PhoneTechType='1']/@PhoneNumber`) and
+///   rating (`Rating`, `StarRating`, `Stars`, `Category`, `Award/@Rating`),
+///   each its own field rather than a part of the address; catalogue
+///   references as the profile's `references` (`PropertyReference`, a `GiataId`);
 /// - paging from tokens, flags and page numbers in the request and response.
 public struct ProfileDrafter: Sendable {
     public var description: ServiceDescription
@@ -143,17 +151,30 @@ public struct ProfileDrafter: Sendable {
             document.append(("record", .string(guess.record)))
             var fields: [(String, JSONText)] = []
             for (field, path, reason) in guess.fields {
-                if field == "address", let parts = guess.addressJoin, parts.count > 1 {
+                if field == "address", let parts = guess.addressJoin {
                     fields.append((field, .object([("join", .array(parts.map(JSONText.string)))])))
                 } else {
-                    fields.append((field, .string(field == "address" ? guess.addressJoin?.first ?? path : path)))
+                    fields.append((field, .string(path)))
                 }
                 notes.append("fields.\(field) = \(path): \(reason)")
             }
             document.append(("fields", .object(fields)))
+            let references = guess.references.map { reference in
+                JSONText.object([("path", .string(reference.path)), ("catalog", .string(reference.catalog))]
+                    + (reference.code.map { [("code", JSONText.string($0))] } ?? []))
+            }
+            if !references.isEmpty { document.append(("references", references.count == 1 ? references[0] : .array(references))) }
+            for reference in guess.references {
+                notes.append("references: \(reference.path), catalogue \(reference.catalog), code \(reference.code ?? "its text"): \(reference.reason)")
+            }
             notes.append("record = \(guess.record): the repeating element at \(guess.location) with the most hotel-like values")
-            let missing = HotelField.allCases.map(\.rawValue).filter { field in !guess.fields.contains { $0.field == field } }
+            // References are the profile's own key, not a field.
+            let missing = HotelField.allCases.filter { $0 != .references }.map(\.rawValue)
+                .filter { field in !guess.fields.contains { $0.field == field } }
             if !missing.isEmpty { notes.append("fields not found: " + missing.joined(separator: ", ")) }
+            if guess.references.isEmpty {
+                notes.append("references: none found (a repeated element naming a catalogue and a code, as OpenTravel's PropertyReference)")
+            }
             if let error = ResponseMarkers.errorPath(in: output) {
                 document.append(("error", .string(error)))
                 notes.append("error = \(error): OpenTravel's <Errors> element")

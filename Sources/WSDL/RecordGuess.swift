@@ -6,8 +6,21 @@ struct RecordGuess {
     /// Where the record is, from the body's root, for the notes.
     var location: String
     var fields: [(field: String, path: String, reason: String)] = []
+    /// The street parts an address joins (every match of each), when it is a join.
     var addressJoin: [String]?
+    /// The record's catalogue references, for the profile's `references` key.
+    var references: [Reference] = []
     var score = 0
+
+    /// A repeated element that gives a catalogue and a code.
+    struct Reference: Equatable {
+        var path: String
+        /// `@Attribute`, or a catalogue's name.
+        var catalog: String
+        /// `@Attribute`; nil: the element's text.
+        var code: String?
+        var reason: String
+    }
 
     /// The best record of a response's shape, or nil when nothing repeats that has a code.
     static func best(in body: ElementShape) -> RecordGuess? {
@@ -36,65 +49,150 @@ struct RecordGuess {
         return NameGuesses.fieldNames.count + 100
     }
 
+    /// One value under a record: an attribute, or an element (which may hold text).
+    private struct Value {
+        /// The elements from the record to the value (for an attribute, to its element).
+        var path: [String]
+        var name: String
+        var isAttribute: Bool
+        var inImage: Bool
+        var shape: ElementShape?
+        /// Inside an element that repeats and is more than text: a list of its own.
+        var inList: Bool
+        /// The attributes of the element the value is in (for an element's text, its own).
+        var holderAttributes: [String]
+    }
+
     /// The fields found under a record candidate; nil without a code.
     private static func fields(of record: ElementShape) -> RecordGuess? {
-        // Every value under the record, to three levels, not inside a repeating child (a list of its own).
-        var values: [(path: [String], name: String, isAttribute: Bool, inImage: Bool, shape: ElementShape?)] = []
-        func collect(_ shape: ElementShape, path: [String], inImage: Bool, depth: Int) {
+        // Every value under the record, to three levels. One inside a repeating child (a list of its own)
+        // is marked: only the fields of `firstOfListFields` take the first of a list.
+        var values: [Value] = []
+        func collect(_ shape: ElementShape, path: [String], inImage: Bool, inList: Bool, depth: Int) {
+            let names = shape.attributes.map(\.name)
             for attribute in shape.attributes {
-                values.append((path, attribute.name, true, inImage, nil))
+                values.append(Value(path: path, name: attribute.name, isAttribute: true, inImage: inImage, shape: nil, inList: inList,
+                                    holderAttributes: names))
             }
             guard depth < 3 else { return }
-            for child in shape.children where !child.repeats || child.type != nil {
+            for child in shape.children {
                 let childPath = path + [child.name]
-                values.append((childPath, child.name, false, inImage || NameGuesses.isImageContext(child.name), child))
-                if !child.repeats { collect(child, path: childPath, inImage: inImage || NameGuesses.isImageContext(child.name), depth: depth + 1) }
+                let image = inImage || NameGuesses.isImageContext(child.name)
+                // A repeating element of text is a value like any other; one with content is a list.
+                let list = inList || (child.repeats && child.type == nil)
+                values.append(Value(path: childPath, name: child.name, isAttribute: false, inImage: image, shape: child, inList: list,
+                                    holderAttributes: child.attributes.map(\.name)))
+                collect(child, path: childPath, inImage: image, inList: inList || child.repeats, depth: depth + 1)
             }
         }
-        collect(record, path: [], inImage: NameGuesses.isImageContext(record.name), depth: 0)
+        collect(record, path: [], inImage: NameGuesses.isImageContext(record.name), inList: false, depth: 0)
         var guess = RecordGuess(record: record.name, location: "")
         var used: Set<String> = []
         for (field, names) in NameGuesses.fieldNames {
-            var best: (known: Int, owner: Int, rank: Int, depth: Int, path: String, name: String, shape: ElementShape?)?
+            let takesLists = NameGuesses.firstOfListFields.contains(field)
+            var best: (key: (known: Int, owner: Int, list: Int, depth: Int, rank: Int), value: Value, path: String, reason: String)?
             for value in values {
+                if value.inList, !takesLists { continue }
                 let folded = NameGuesses.fold(value.name)
-                guard let rank = names.firstIndex(of: folded) ?? fallbackRank(field, folded) else { continue }
+                // `CountryName/@Code`, `Country/code`: a value named by its element too.
+                let parent = value.isAttribute ? value.path.last : value.path.dropLast().last
+                let qualifiedRank = parent.flatMap { names.firstIndex(of: NameGuesses.fold($0) + (value.isAttribute ? "/@" : "/") + folded) }
+                let plainRank = names.firstIndex(of: folded) ?? fallbackRank(field, folded)
+                guard let rank = [plainRank, qualifiedRank].compactMap({ $0 }).min() else { continue }
+                let qualified = plainRank.map { $0 > rank } ?? true
                 // A bare `url` is a picture only under an image-like element.
                 if field == "logoURL", ["url", "uri"].contains(folded), !value.inImage { continue }
                 // A picture under something that is neither the hotel nor an image is another thing's (a discount's, a room's).
-                let ancestors = value.isAttribute ? value.path : Array(value.path.dropLast())
+                var ancestors = value.isAttribute ? value.path : Array(value.path.dropLast())
                 if field == "logoURL", !ancestors.isEmpty,
                    !ancestors.contains(where: { NameGuesses.isHotelLike($0) || NameGuesses.isImageContext($0) }) { continue }
                 // A value with children is not a code, a name or a coordinate; an address may be one (its parts are joined).
                 if !value.isAttribute, let shape = value.shape, !shape.children.isEmpty, field != "address" { continue }
-                let path = value.isAttribute ? (value.path + ["@" + value.name]).joined(separator: "/") : value.path.joined(separator: "/")
+                // An element of attributes alone holds no text (OpenTravel's Telephone, whose number is @PhoneNumber).
+                if takesLists, !value.isAttribute, let shape = value.shape, shape.type == nil, !shape.attributes.isEmpty { continue }
+                // The voice line, where the element says what kind of line it is.
+                let voiceTest = field == "phone" ? value.holderAttributes.first { NameGuesses.fold($0) == "phonetechtype" } : nil
+                var steps = value.path
+                if let voiceTest, !steps.isEmpty {
+                    steps[steps.count - 1] += "[@\(voiceTest)='\(NameGuesses.voicePhoneTechType)']"
+                }
+                let path = value.isAttribute ? (steps + ["@" + value.name]).joined(separator: "/") : steps.joined(separator: "/")
                 guard !used.contains(path) else { continue }
-                let depth = value.path.count
                 // A known name beats an identifier-like one wherever it sits (HotelCode under a child before MarketCode).
                 let known = rank < NameGuesses.fieldNames.count + 100 ? 0 : 1
                 // Then a code or name of the hotel beats another thing's, however shallow (HotelBeds' Currency/@code
-                // before HotelInfo/Code).
+                // before HotelInfo/Code). `CountryName/@Code` is the country's own: its element says whose it is.
+                if qualified { ancestors.removeLast() }
                 let owner = NameGuesses.owner(of: ancestors)
-                if best.map({ (known, owner, depth, rank) < ($0.known, $0.owner, $0.depth, $0.rank) }) ?? true {
-                    best = (known, owner, rank, depth, path, value.name, value.shape)
+                // Then a single value before the first of a list.
+                let key = (known, owner, value.inList ? 1 : 0, value.path.count, rank)
+                if best.map({ key < $0.key }) ?? true {
+                    var reason = "named “\(value.name)”" + (qualified ? " in <\(parent ?? "")>" : "")
+                    if let voiceTest {
+                        reason += ", of the <\(value.path.last ?? "")> whose \(voiceTest) is \(NameGuesses.voicePhoneTechType) "
+                            + "(1 is Voice in OpenTravel's PTT list, 3 Fax)"
+                    } else if field == "countryCode", !qualified, folded.hasPrefix("countryname") || folded == "country" {
+                        reason += " (a country's name, which HotelKit maps to its code when one country has it)"
+                    } else if value.inList {
+                        reason += " (its element repeats: the first is taken)"
+                    }
+                    best = (key, value, path, reason)
                 }
             }
             guard let best else { continue }
-            if field == "address", let shape = best.shape, !shape.children.isEmpty {
-                let parts = NameGuesses.addressParts.flatMap { part in
-                    shape.children.filter { NameGuesses.fold($0.name) == part }.map { best.path + "/" + $0.name }
+            if field == "address", let shape = best.value.shape, !shape.children.isEmpty {
+                let parts = NameGuesses.addressParts.flatMap { part in shape.children.filter { NameGuesses.fold($0.name) == part } }
+                guard let first = parts.first else { continue }
+                let paths = parts.map { best.path + "/" + $0.name }
+                // A join takes every match, so one repeating part (OTA's AddressLine ×5) is a join too.
+                if parts.count > 1 || first.repeats {
+                    guess.addressJoin = paths
+                    guess.fields.append((field, paths.joined(separator: ", "), "the street parts of <\(best.value.name)>, joined"))
+                } else {
+                    guess.fields.append((field, paths[0], "the street part of <\(best.value.name)>"))
                 }
-                guard !parts.isEmpty else { continue }
-                guess.addressJoin = parts
-                guess.fields.append((field, parts.joined(separator: ", "), "the parts of <\(best.name)>, joined"))
             } else {
-                guess.fields.append((field, best.path, "named “\(best.name)”"))
+                guess.fields.append((field, best.path, best.reason))
             }
             used.insert(best.path)
         }
         guard guess.fields.contains(where: { $0.field == "code" }) else { return nil }
+        guess.references = references(in: record)
         guess.score = guess.fields.count * 2
         return guess
+    }
+
+    /// The catalogue references under a record, to three levels: each element of a reference-like
+    /// name whose attribute names the catalogue, and each element whose text is a GIATA id.
+    static func references(in record: ElementShape) -> [Reference] {
+        var found: [Reference] = []
+        func walk(_ shape: ElementShape, path: [String], depth: Int) {
+            for child in shape.children {
+                let childPath = path + [child.name]
+                let folded = NameGuesses.fold(child.name)
+                let holdsText = child.type != nil && child.children.isEmpty
+                let path = childPath.joined(separator: "/")
+                if NameGuesses.referenceElementNames.contains(folded) {
+                    func attribute(in names: [String]) -> String? {
+                        names.lazy.compactMap { name in child.attributes.first { NameGuesses.fold($0.name) == name }?.name }.first
+                    }
+                    // The code is an attribute, or the element's text.
+                    if let catalog = attribute(in: NameGuesses.referenceCatalogNames) {
+                        let code = attribute(in: NameGuesses.referenceCodeNames)
+                        if code != nil || holdsText {
+                            found.append(Reference(path: path, catalog: "@" + catalog, code: code.map { "@" + $0 },
+                                                   reason: "a <\(child.name)> whose \(catalog) names the catalogue, and whose "
+                                                       + (code.map { "\($0) is the code" } ?? "text is the code")))
+                        }
+                    }
+                } else if let catalog = NameGuesses.fixedCatalogs[folded], holdsText {
+                    found.append(Reference(path: path, catalog: catalog, code: nil, reason: "<\(child.name)>'s text is a \(catalog) id"))
+                }
+                if depth < 2 { walk(child, path: childPath, depth: depth + 1) }
+            }
+        }
+        walk(record, path: [], depth: 0)
+        return found
     }
 }
 

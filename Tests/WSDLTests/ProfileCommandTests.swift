@@ -120,7 +120,7 @@ struct ProfileCommandTests {
     @Test("round trip on a real vendor WSDL: init on the Kunlun PMS availability service pages through a loopback service speaking its schema")
     func realRoundTrip() async throws {
         let hotels = 23
-        // The records as the schema's ExtraAvailability writes them.
+        // The records as the schema's ExtraAvailability writes them, HotelInfoSummary's elements in its order.
         let service = try ScriptedHTTPServer { request, connection in
             guard let (page, size) = Self.kunlunPage(request) else {
                 connection.respond(status: 500, reason: "Internal Server Error", contentType: "text/xml", body: "")
@@ -128,7 +128,9 @@ struct ProfileCommandTests {
             }
             let records = ((page - 1) * size..<min(page * size, hotels)).map { index in
                 "<Availability><HotelInfo><PicPath>http://pms.test/pic/\(index).jpg</PicPath><Level>4</Level><MinPrice>0</MinPrice><MaxPrice>0</MaxPrice>"
-                    + "<CommentResult>0</CommentResult><Code>KW\(1000 + index)</Code><Name>酒店 \(index)</Name><Address>\(index) Nanjing Road</Address>"
+                    + "<CommentResult>0</CommentResult><Code>KW\(1000 + index)</Code><Name>酒店 \(index)</Name><Stars>\(3 + index % 2)</Stars>"
+                    + "<Address>\(index) Nanjing Road</Address><Country><code>CN</code><name>中国</name></Country>"
+                    + "<Phone>+86 21 5555 \(1000 + index)</Phone><Fax>+86 21 5555 0000</Fax><PostCode>200001</PostCode><CityName>上海</CityName>"
                     + "<CityCode>SHA</CityCode></HotelInfo><RateInfos/></Availability>"
             }.joined()
             connection.respond(contentType: "text/xml; charset=utf-8", body: #"<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body>"#
@@ -147,6 +149,10 @@ struct ProfileCommandTests {
         let lines = try String(contentsOfFile: folder.path("out") + "/hotels.jsonl", encoding: .utf8).split(separator: "\n")
         #expect(lines.count == hotels)
         #expect(lines.first?.contains(#""code":"KW1000""#) == true && lines.first?.contains("pms.test") == true, "\(lines.first ?? "")")
+        // The phone (not the fax), stars, postcode, city and country, each from the element the schema names.
+        #expect(lines.first?.contains(#""address":"0 Nanjing Road""#) == true, "\(lines.first ?? "")")
+        #expect(lines.first?.contains(#""phone":"+86 21 5555 1000","chainCode":null,"rating":3.0,"postalCode":"200001","city":"上海","countryCode":"CN""#) == true,
+                "\(lines.first ?? "")")
     }
 
     @Test("round trip on a real OpenTravel WSDL: init on its OTA_HotelAvailRQ operation fetches a recorded OTA_HotelAvailRS from a loopback service")
@@ -181,6 +187,16 @@ struct ProfileCommandTests {
         let initRun = try await HotelsProcess.run(["profile", "init", "--wsdl", wsdl, "--operation", "HotelAvailRQ", "--out", profile])
         #expect(initRun.status == 0, "\(initRun.stderr)")
         #expect(initRun.stderr.contains("paging cursor"), "\(initRun.stderr)")
+        // BasicPropertyInfo's contact and classification values are fields of their own; the address is the street parts.
+        let written = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: profile))) as? [String: Any])
+        let fields = try #require(written["fields"] as? [String: Any])
+        #expect(fields["phone"] as? String == "BasicPropertyInfo/ContactNumbers/ContactNumber[@PhoneTechType='1']/@PhoneNumber")
+        #expect(fields["chainCode"] as? String == "BasicPropertyInfo/@ChainCode" && fields["rating"] as? String == "BasicPropertyInfo/Award/@Rating")
+        #expect(fields["postalCode"] as? String == "BasicPropertyInfo/Address/PostalCode" && fields["city"] as? String == "BasicPropertyInfo/Address/CityName")
+        #expect(fields["countryCode"] as? String == "BasicPropertyInfo/Address/CountryName/@Code")
+        #expect((fields["address"] as? [String: Any])?["join"] as? [String]
+                == ["BasicPropertyInfo/Address/AddressLine", "BasicPropertyInfo/Address/StreetNmbr", "BasicPropertyInfo/Address/BldgRoom"])
+        #expect((written["notes"] as? [String])?.contains("fields.city = BasicPropertyInfo/Address/CityName: named “CityName”") == true)
         let fetch = try await HotelsProcess.run(["fetch", "--endpoint", service.url + "/Service/Hotel/Provider/ProviderGen.svc", "--city", "PRG",
                                            "--profile", profile, "--out", folder.path("out"), "--cache", folder.path("store")],
                                           environment: ["PROVIDERGEN_USERNAME": "agent-7", "PROVIDERGEN_PASSWORD": "s3cret-pw"])
@@ -191,6 +207,8 @@ struct ProfileCommandTests {
         let codes = try String(contentsOfFile: folder.path("out") + "/hotels.jsonl", encoding: .utf8).split(separator: "\n")
             .compactMap { $0.firstMatch(of: /"code":"([^"]+)"/).map { String($0.1) } }
         #expect(codes == ["HP070213", "HH910312", "HT030025", "HH871486"])
+        #expect(try String(contentsOfFile: folder.path("out") + "/hotels.jsonl", encoding: .utf8).split(separator: "\n")
+            .allSatisfy { $0.contains(#""chainCode":"PF""#) })
     }
 
     @Test("inspect prints the operations, and --json the same for machines; a second run reads the cache")
