@@ -24,7 +24,7 @@ final class TmuxPane: Sendable {
         socket = folder.appendingPathComponent("socket").path
         // A shell without rc files and with a prompt the tests know; UTF-8, so wide names are cells of their own.
         let shell = "env PS1='\(Self.prompt) ' LANG=C.UTF-8 bash --norc --noprofile"
-        try await Self.start(["-u", "-S", socket, "-f", "/dev/null", "new-session", "-d", "-x", String(columns), "-y", String(rows), "-s", "test", shell])
+        _ = try await Self.start(["-u", "-S", socket, "-f", "/dev/null", "new-session", "-d", "-x", String(columns), "-y", String(rows), "-s", "test", shell])
         server = pid_t(try await Self.start(["-S", socket, "display-message", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         _ = try await waitFor("the shell's prompt") { $0.contains(Self.prompt) }
     }
