@@ -537,15 +537,13 @@ final class RecordExtractor: SOAPBodyHandler {
             for (slot, source) in aliases { fields[slot] = fields[source] }
         }
         if hasJoins { joinFields() }
-        if hasReferences {
+        if hasReferences, !foundReferences.isEmpty {
             try foundReferences.withUnsafeBufferPointer { try emit(references: $0) }
             foundReferences.removeAll(keepingCapacity: true)
         } else {
             try emit(references: UnsafeBufferPointer(start: nil, count: 0))
         }
-        for slot in 0..<RecordExtractor.slotCount {
-            fields[slot] = .absent
-        }
+        fields.update(repeating: .absent, count: RecordExtractor.slotCount)
         claimed = 0
         attributes.count = 0
         if captures.count == 0 { text.count = 0 }
