@@ -152,6 +152,9 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        // Issue 47, one hotel, one property: which records of several suppliers' lists are one hotel.
+        // Normalises, learns name frequencies, blocks, scores pairs with explanations, clusters. No store, no CLI.
+        .target(name: "Matching", dependencies: ["Hotels"]),
         .target(
             name: "SampleService",
             dependencies: [
@@ -203,6 +206,8 @@ let package = Package(
                     exclude: ["Browser"]),
         .testTarget(name: "WorkersTests", dependencies: ["Workers", "PostgresStore", "OfflineStore", "Hotels", "HTTP", "Locking", "Runtime", "TestSupport", "hotels"]),
         .testTarget(name: "SchedulingTests", dependencies: ["Locking", "Scheduling", "Logos", "Imaging", "HTTP", "Simulation", "TestSupport", "hotels"]),
+        // The issue's hard cases by name, and a synthetic city of suppliers with known truth.
+        .testTarget(name: "MatchingTests", dependencies: ["Matching", "Hotels", "Seeding"]),
         // The view's parts on their own, and hotels browse in tmux against hotels serve.
         .testTarget(name: "BrowsingTests", dependencies: ["Browsing", "Imaging", "Scheduling", "Hotels", "TestSupport", "hotels"]),
     ],

@@ -1,0 +1,61 @@
+import Foundation
+import Hotels
+
+/// A record's fields as they are compared, computed once per record.
+public struct Normalised: Sendable, Hashable {
+    public var name: NormalisedName?
+    public var address: NormalisedAddress?
+    /// The postal code field, or else the one the street line carried.
+    public var postalCode: String?
+    public var phone: NormalisedPhone?
+    /// The cleaned position; nil when absent or dropped (``positionNote`` says why).
+    public var position: GeoPoint?
+    public var positionNote: PositionNote
+    /// Upper case, trimmed.
+    public var chainCode: String?
+    /// Positive ratings only: 0 is what suppliers send for "unrated".
+    public var rating: Double?
+    /// Catalogue (lower case) to code (upper case).
+    public var references: [String: String]
+    /// The list's city, folded: which records a rare name token may pair.
+    public var cityKey: String
+    public var supplier: SupplierKey
+}
+
+/// The first stage: every record's fields cleaned and folded.
+struct RecordNormaliser {
+    let configuration: NormalisationConfiguration
+
+    func normalise(_ records: [MatchRecord]) -> [Normalised] {
+        let cityKeys = records.map { record in
+            let folded = TextFolding.fold(record.source.listCity, maxCharacters: 80).trimmingCharacters(in: .whitespaces)
+            return folded.isEmpty ? "list \(record.source.listID)" : folded
+        }
+        let positions = PositionCleaner(configuration: configuration).clean(records, cityKeys: cityKeys)
+        return records.indices.map { index in
+            normalise(records[index].hotel, source: records[index].source, cityKey: cityKeys[index], position: positions[index])
+        }
+    }
+
+    private func normalise(_ hotel: Hotel, source: MatchSource, cityKey: String, position: (position: GeoPoint?, note: PositionNote)) -> Normalised {
+        let cityWords = Set([hotel.city ?? "", source.listCity].flatMap {
+            TextFolding.words(TextFolding.fold($0, maxCharacters: 80), maxWords: 6)
+        })
+        let postalField = PostalCodes.normalise(hotel.postalCode)
+        let address = NormalisedAddress(hotel.address, postalCode: postalField, cityWords: cityWords, configuration: configuration)
+        let chain = hotel.chainCode?.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
+        return Normalised(
+            name: NormalisedName(hotel.name, cityWords: cityWords, configuration: configuration),
+            address: address,
+            postalCode: postalField ?? PostalCodes.normalise(address?.postalCode),
+            phone: NormalisedPhone(hotel.phone),
+            position: position.position,
+            positionNote: position.note,
+            chainCode: chain?.isEmpty == false ? chain : nil,
+            rating: hotel.rating.flatMap { $0.isFinite && $0 > 0 ? $0 : nil },
+            references: References.normalise(hotel.references),
+            cityKey: cityKey,
+            supplier: source.supplier
+        )
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// A street line, read once for comparing: house number and street apart.
+public struct NormalisedAddress: Sendable, Hashable {
+    /// The line as the supplier gave it, trimmed and cut.
+    public var display: String
+    /// The house number with its suffix ("12", "12b", "12bis"), when the line has one.
+    public var houseNumber: String?
+    /// The street's words: folded, abbreviations written out, no articles,
+    /// no postal code or city.
+    public var streetTokens: [String]
+    /// A postal code the line carried ("… 75008 PARIS"), for a record whose postal code field is empty.
+    public var postalCode: String?
+
+    /// Nil when the line has neither a number nor a street.
+    init?(_ line: String?, postalCode knownPostalCode: String?, cityWords: Set<String>, configuration: NormalisationConfiguration) {
+        guard let line else { return nil }
+        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return nil }
+        display = trimmed.count > configuration.maxCharacters ? String(trimmed.prefix(configuration.maxCharacters)) : trimmed
+
+        let folded = TextFolding.fold(display, maxCharacters: configuration.maxCharacters)
+        var words = TextFolding.words(folded, maxWords: configuration.maxTokens)
+        postalCode = Self.removePostalCode(from: &words, known: knownPostalCode)
+        Self.removeTrailingCity(from: &words, cityWords: cityWords)
+        houseNumber = Self.takeHouseNumber(from: &words)
+        streetTokens = Self.expand(words).filter { !AddressWords.generic.contains($0) }
+        if houseNumber == nil && streetTokens.isEmpty { return nil }
+    }
+
+    /// Takes out the postal code: the record's own when the line repeats
+    /// it, else a number of 4 or 5 digits after the street's words, which
+    /// is where lines that carry one put it; whatever follows it (the city,
+    /// the country) goes too.
+    private static func removePostalCode(from words: inout [String], known: String?) -> String? {
+        if let known, !known.isEmpty {
+            let lower = known.lowercased()
+            for index in words.indices where words[index] == lower {
+                words.removeSubrange(index...)
+                return known
+            }
+            // A code of two words, such as "SW1A 1AA".
+            for index in words.indices.dropLast() where words[index] + words[index + 1] == lower {
+                words.removeSubrange(index...)
+                return known
+            }
+        }
+        guard let firstWord = words.firstIndex(where: { !TextFolding.startsWithDigit($0) }) else { return nil }
+        let found = words.indices.last { index in
+            index > firstWord && TextFolding.isNumber(words[index]) && (4...5).contains(words[index].utf8.count)
+                && words[(index + 1)...].allSatisfy { !TextFolding.startsWithDigit($0) }
+        }
+        guard let found else { return nil }
+        let code = words[found].uppercased()
+        words.removeSubrange(found...)
+        return code
+    }
+
+    /// The city's name at the end of a line, as in "12 Rue X Paris".
+    private static func removeTrailingCity(from words: inout [String], cityWords: Set<String>) {
+        while words.count > 1, let last = words.last, cityWords.contains(last) {
+            words.removeLast()
+        }
+    }
+
+    /// The first word starting with a digit, with "bis" or a letter after it.
+    private static func takeHouseNumber(from words: inout [String]) -> String? {
+        guard let index = words.firstIndex(where: TextFolding.startsWithDigit) else { return nil }
+        var number = words[index]
+        var end = index + 1
+        if end < words.count, TextFolding.isNumber(number), AddressWords.numberSuffixes.contains(words[end]) {
+            number += words[end]
+            end += 1
+        }
+        words.removeSubrange(index..<end)
+        return number
+    }
+
+    /// Street types written out, by where they stand in the line.
+    private static func expand(_ words: [String]) -> [String] {
+        var expanded: [String] = []
+        for (index, word) in words.enumerated() {
+            if index == words.count - 1, words.count > 1, let type = AddressWords.trailingTypes[word] {
+                expanded.append(type)
+            } else if index == 0, words.count > 1, let type = AddressWords.leadingTypes[word] {
+                expanded.append(type)
+            } else if word == AddressWords.streetOrSaint {
+                expanded.append("saint")
+            } else if let type = AddressWords.abbreviations[word] {
+                expanded.append(type)
+            } else {
+                expanded.append(contentsOf: splitCompound(word))
+            }
+        }
+        return expanded
+    }
+
+    /// "friedrichstrasse" to "friedrich", "strasse".
+    private static func splitCompound(_ word: String) -> [String] {
+        for (suffix, type) in AddressWords.compoundSuffixes
+        where word.count >= suffix.count + 3 && word.hasSuffix(suffix) {
+            return [String(word.dropLast(suffix.count)), type]
+        }
+        return [word]
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// A phone number's digits, compared by their end: the start is where
+/// suppliers differ (+33, 0033, 0, or nothing).
+public struct NormalisedPhone: Sendable, Hashable {
+    /// The number's digits, the country code included when the supplier gave one.
+    public var digits: String
+
+    /// Nil for fewer than 7 digits, or a placeholder such as 0000000.
+    init?(_ phone: String?) {
+        guard let phone else { return nil }
+        // The first of several numbers ("… / …"), without an extension ("… ext 12").
+        let first = phone.lowercased().components(separatedBy: CharacterSet(charactersIn: "/,;|")).first ?? phone
+        let withoutExtension = first.components(separatedBy: "ext").first ?? first
+        let digits = String(withoutExtension.unicodeScalars.filter { $0.value >= 0x30 && $0.value <= 0x39 }.map(Character.init))
+        guard digits.count >= 7, Set(digits).count > 1 else { return nil }
+        self.digits = digits
+    }
+
+    /// The digits compared: the last 9, or as many as the shorter number has.
+    func comparedDigits(with other: NormalisedPhone) -> (Substring, Substring) {
+        let length = min(9, digits.count, other.digits.count)
+        return (digits.suffix(length), other.digits.suffix(length))
+    }
+}
+
+/// Postal codes: upper case, letters and digits only, without a country prefix ("F-75008").
+enum PostalCodes {
+    static func normalise(_ code: String?) -> String? {
+        guard let code else { return nil }
+        var text = code.uppercased().trimmingCharacters(in: .whitespacesAndNewlines)
+        if let dash = text.firstIndex(of: "-"), text.distance(from: text.startIndex, to: dash) <= 2,
+           text[..<dash].allSatisfy(\.isLetter), text[text.index(after: dash)...].first?.isNumber == true {
+            text = String(text[text.index(after: dash)...])
+        }
+        let kept = String(text.unicodeScalars.filter { $0.properties.isAlphabetic || ($0.value >= 0x30 && $0.value <= 0x39) }.map(Character.init))
+        guard !kept.isEmpty, kept.count <= 12, kept.contains(where: \.isNumber) else { return nil }
+        return kept
+    }
+}
+
+/// Catalogue references: catalogue lower case, code trimmed; empty codes and "0" are no reference.
+enum References {
+    static func normalise(_ references: [String: String]?) -> [String: String] {
+        guard let references else { return [:] }
+        var result: [String: String] = [:]
+        for (catalogue, code) in references {
+            let name = catalogue.lowercased().trimmingCharacters(in: .whitespacesAndNewlines)
+            let value = code.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
+            guard !name.isEmpty, !value.isEmpty, value.contains(where: { $0 != "0" }) else { continue }
+            result[name] = value
+        }
+        return result
+    }
+}

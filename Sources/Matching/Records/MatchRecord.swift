@@ -1,0 +1,39 @@
+import Hotels
+
+/// Where a record was read: one list of one supplier.
+public struct MatchSource: Sendable, Hashable, Codable {
+    /// The list's id in the store.
+    public var listID: Int64
+    /// The service profile's name.
+    public var profile: String
+    /// The endpoint the list was fetched from.
+    public var endpoint: String
+    /// The city the list was searched for. Records of lists of one city are
+    /// checked against that city's centre, and a rare name token only pairs
+    /// records of one city.
+    public var listCity: String
+
+    public init(listID: Int64, profile: String, endpoint: String, listCity: String) {
+        self.listID = listID
+        self.profile = profile
+        self.endpoint = endpoint
+        self.listCity = listCity
+    }
+
+    /// The profile and endpoint together.
+    public var supplier: SupplierKey { SupplierKey(profile: profile, endpoint: endpoint) }
+}
+
+/// A hotel as one supplier lists it: what matching takes in.
+public struct MatchRecord: Sendable, Hashable {
+    public var hotel: Hotel
+    public var source: MatchSource
+
+    public init(hotel: Hotel, source: MatchSource) {
+        self.hotel = hotel
+        self.source = source
+    }
+
+    /// The supplier and the hotel's code.
+    public var key: RecordKey { RecordKey(supplier: source.supplier, code: hotel.code) }
+}
