@@ -1,0 +1,48 @@
+import Foundation
+
+/// A square of a grid of roughly equal cells laid over the earth.
+///
+/// Rows are bands of latitude; within a row, columns are as wide in metres
+/// as the row is tall, so a row's columns are narrower in degrees towards the
+/// poles. Rows therefore do not line up, and a cell's neighbours in the row
+/// above are found from the position itself (``neighbourhood(of:cellMetres:)``).
+struct GridCell: Hashable, Sendable {
+    let row: Int
+    let column: Int
+
+    init(_ point: GeoPoint, cellMetres: Double) {
+        let rowDegrees = Self.rowDegrees(cellMetres)
+        let row = Int((point.latitude / rowDegrees).rounded(.down))
+        self.init(row: row, column: Self.column(point.longitude, row: row, rowDegrees: rowDegrees))
+    }
+
+    private init(row: Int, column: Int) {
+        self.row = row
+        self.column = column
+    }
+
+    /// The cell and the 8 around it: every point within `cellMetres` of `point` is in one of them.
+    static func neighbourhood(of point: GeoPoint, cellMetres: Double) -> [GridCell] {
+        let rowDegrees = rowDegrees(cellMetres)
+        let row = Int((point.latitude / rowDegrees).rounded(.down))
+        var cells: [GridCell] = []
+        cells.reserveCapacity(9)
+        for neighbourRow in (row - 1)...(row + 1) {
+            let column = column(point.longitude, row: neighbourRow, rowDegrees: rowDegrees)
+            for neighbourColumn in (column - 1)...(column + 1) {
+                cells.append(GridCell(row: neighbourRow, column: neighbourColumn))
+            }
+        }
+        return cells
+    }
+
+    private static func rowDegrees(_ cellMetres: Double) -> Double {
+        max(1, cellMetres) / (GeoPoint.earthRadiusMetres * Double.pi / 180)
+    }
+
+    private static func column(_ longitude: Double, row: Int, rowDegrees: Double) -> Int {
+        let latitude = min(89.9, abs((Double(row) + 0.5) * rowDegrees))
+        let columnDegrees = rowDegrees / max(0.001, cos(latitude * Double.pi / 180))
+        return Int((longitude / columnDegrees).rounded(.down))
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+
+/// A name token's number within one ``TokenStatistics``.
+typealias TokenID = Int32
+
+/// What one name token is worth, as the records taught.
+public struct TokenSummary: Sendable, Hashable, Codable {
+    public var token: String
+    /// Records whose name has the token.
+    public var records: Int
+    /// Places, more than ``FrequencyConfiguration/placeRadiusMetres`` apart, where those records are.
+    public var places: Int
+    /// How rare the token is among all names: log₂((records seen + prior) / (records with it + 1)).
+    public var rarityBits: Double
+    /// What agreeing on it is worth: ``rarityBits``, cut in proportion when the token is at many places.
+    public var agreementBits: Double
+}
+
+/// Name token frequencies learned from the records being matched.
+///
+/// A token's *rarity* is its inverse document frequency. A token common to
+/// records far apart is a brand ("ibis") or a generic word ("grand"): two
+/// records sharing it may be any two of that brand's hotels, so its
+/// *agreement* weight falls with the number of places it is found at. A
+/// landmark ("nord" of Gare du Nord) is found at one place and keeps its
+/// weight even when many hotels there carry it. A token's absence is judged
+/// by its rarity alone: a name without "styles" is not an Ibis Styles however
+/// many Ibis Styles there are.
+public struct TokenStatistics: Sendable {
+    public let recordCount: Int
+    let strings: [String]
+    /// Each token's characters, for edit distances.
+    let characters: [[Unicode.Scalar]]
+    let containsDigit: [Bool]
+    let records: [Int]
+    let places: [Int]
+    let rarity: [Double]
+    let agreement: [Double]
+    /// Each token's records, in index order.
+    private let holders: [[Int]]
+    private let positions: [GeoPoint?]
+    /// Each record's supplier, numbered.
+    private let suppliers: [Int]
+    private let recordTokens: [[TokenID]]
+    private let configuration: FrequencyConfiguration
+    private let ids: [String: TokenID]
+
+    /// Learns from every record's name tokens and cleaned position; returns
+    /// the statistics and each record's tokens as ids.
+    static func learn(names: [[String]], positions: [GeoPoint?], suppliers: [SupplierKey],
+                      configuration: FrequencyConfiguration) -> (TokenStatistics, [[TokenID]]) {
+        var ids: [String: TokenID] = [:]
+        var strings: [String] = []
+        var holders: [[Int]] = []
+        let recordTokens = names.enumerated().map { record, tokens in
+            tokens.map { token -> TokenID in
+                let id: TokenID
+                if let known = ids[token] {
+                    id = known
+                } else {
+                    id = TokenID(strings.count)
+                    ids[token] = id
+                    strings.append(token)
+                    holders.append([])
+                }
+                holders[Int(id)].append(record)
+                return id
+            }
+        }
+        let places = holders.map { Self.countPlaces(of: $0, positions: positions, configuration: configuration) }
+        let rarity = holders.map { rarityBits(records: $0.count, of: names.count, configuration: configuration) }
+        let agreement = rarity.indices.map { index in
+            rarity[index] * spreadFactor(places: places[index], configuration: configuration)
+        }
+        let statistics = TokenStatistics(
+            recordCount: names.count,
+            strings: strings,
+            characters: strings.map { Array($0.unicodeScalars) },
+            containsDigit: strings.map { $0.utf8.contains { $0 >= 0x30 && $0 <= 0x39 } },
+            records: holders.map(\.count),
+            places: places,
+            rarity: rarity,
+            agreement: agreement,
+            holders: holders,
+            positions: positions,
+            suppliers: Self.numbered(suppliers),
+            recordTokens: recordTokens,
+            configuration: configuration,
+            ids: ids
+        )
+        return (statistics, recordTokens)
+    }
+
+    private static func rarityBits(records: Int, of total: Int, configuration: FrequencyConfiguration) -> Double {
+        max(0, log2((Double(total) + configuration.priorRecords) / Double(records + 1)))
+    }
+
+    private static func spreadFactor(places: Int, configuration: FrequencyConfiguration) -> Double {
+        min(1, Double(configuration.placesBeforeSpread) / Double(max(1, places)))
+    }
+
+    /// How common a name made of all these tokens is.
+    struct NameFrequency: Sendable {
+        /// The rarity of the records whose names have every token, cut in
+        /// proportion when those records are at many places.
+        var bits: Double
+        /// Other hotels with such a name: one less than the most records one
+        /// supplier has with every token and no other distinctive one.
+        var namesakes: Int
+    }
+
+    /// What agreeing on all these tokens together is worth.
+    ///
+    /// This, not the sum of the tokens' weights, is what an exact name is
+    /// worth: "Novotel" and "Nation" are each common, one a brand and one a
+    /// district, but "Novotel Nation" is one hotel; "Grand Hotel" at ten
+    /// places is ten hotels. And when one supplier has two records of that
+    /// name and no more, two hotels may have it (two Mercure Opéra, one of
+    /// them usually "Mercure Opéra Bretagne"), whatever their places.
+    func nameFrequency(_ tokens: [TokenID]) -> NameFrequency {
+        let lists = tokens.map { holders[Int($0)] }.sorted { $0.count < $1.count }
+        guard var common = lists.first else { return NameFrequency(bits: 0, namesakes: 0) }
+        for list in lists.dropFirst() {
+            common = Self.intersection(common, list)
+            if common.isEmpty { break }
+        }
+        let places = Self.countPlaces(of: common, positions: positions, configuration: configuration)
+        var perSupplier: [Int: Int] = [:]
+        let named = Set(tokens)
+        for record in common where !recordTokens[record].contains(where: { !named.contains($0) && rarity[Int($0)] >= configuration.distinctiveBits }) {
+            perSupplier[suppliers[record], default: 0] += 1
+        }
+        let bits = Self.rarityBits(records: common.count, of: recordCount, configuration: configuration)
+            * Self.spreadFactor(places: places, configuration: configuration)
+        return NameFrequency(bits: bits, namesakes: max(0, (perSupplier.values.max() ?? 1) - 1))
+    }
+
+    /// Suppliers as small numbers, in order of first appearance.
+    private static func numbered(_ suppliers: [SupplierKey]) -> [Int] {
+        var numbers: [SupplierKey: Int] = [:]
+        return suppliers.map { supplier in
+            if let number = numbers[supplier] { return number }
+            numbers[supplier] = numbers.count
+            return numbers.count - 1
+        }
+    }
+
+    /// Two ascending lists' common elements.
+    private static func intersection(_ a: [Int], _ b: [Int]) -> [Int] {
+        var result: [Int] = []
+        var (i, j) = (0, 0)
+        while i < a.count, j < b.count {
+            if a[i] == b[j] {
+                result.append(a[i])
+                i += 1
+                j += 1
+            } else if a[i] < b[j] {
+                i += 1
+            } else {
+                j += 1
+            }
+        }
+        return result
+    }
+
+    /// Places found by taking each position in record order and starting a
+    /// new place when it is farther than the radius from every place so far.
+    /// Counting stops at 64: beyond that the token is spread whatever the number.
+    private static func countPlaces(of holders: [Int], positions: [GeoPoint?], configuration: FrequencyConfiguration) -> Int {
+        var leaders: [GeoPoint] = []
+        for record in holders {
+            guard let position = positions[record] else { continue }
+            if !leaders.contains(where: { $0.distance(to: position) <= configuration.placeRadiusMetres }) {
+                leaders.append(position)
+                if leaders.count >= 64 { break }
+            }
+        }
+        return leaders.count
+    }
+
+    /// What the records taught about a token; nil for a token no name has.
+    public func summary(for token: String) -> TokenSummary? {
+        guard let id = ids[token] else { return nil }
+        return summary(id)
+    }
+
+    func summary(_ id: TokenID) -> TokenSummary {
+        let index = Int(id)
+        return TokenSummary(token: strings[index], records: records[index], places: places[index],
+                            rarityBits: rarity[index], agreementBits: agreement[index])
+    }
+
+    /// The most common tokens first, for a report of what was learned.
+    public func mostCommon(_ count: Int) -> [TokenSummary] {
+        strings.indices
+            .sorted { records[$0] != records[$1] ? records[$0] > records[$1] : strings[$0] < strings[$1] }
+            .prefix(max(0, count))
+            .map { summary(TokenID($0)) }
+    }
+}
