@@ -1,0 +1,97 @@
+/// The comparisons of every signal but the name, each to an agreement level.
+enum FieldComparisons {
+    /// Streets agree at this weighted Dice similarity or more.
+    static let sameStreetSimilarity = 0.7
+
+    /// House number and street. The street decides; the number then says
+    /// whether it is the same door.
+    static func address(_ a: NormalisedAddress?, _ b: NormalisedAddress?) -> (level: AgreementLevel, similarity: Double) {
+        guard let a, let b, !a.streetTokens.isEmpty, !b.streetTokens.isEmpty else { return (.missing, 0) }
+        let similarity = streetSimilarity(a.streetTokens, b.streetTokens)
+        guard similarity >= sameStreetSimilarity else { return (.different, similarity) }
+        guard let first = a.houseNumber, let second = b.houseNumber else { return (.sameStreet, similarity) }
+        // "12" and "12 bis" share a door often enough that only the digits are compared.
+        return (leadingDigits(first) == leadingDigits(second) ? .exact : .numberDiffers, similarity)
+    }
+
+    /// Weighted Dice similarity of two streets' words, a street type worth
+    /// half a word; words one typo apart agree, and so do two streets that
+    /// are the same letters once their words are joined ("Champs-Élysées", "Champselysees").
+    static func streetSimilarity(_ a: [String], _ b: [String]) -> Double {
+        if a.joined() == b.joined() { return 1 }
+        func weight(_ word: String) -> Double { AddressWords.streetTypes.contains(word) ? 0.5 : 1 }
+        var unmatched = b
+        var agreeing = 0.0
+        for word in a {
+            let characters = Array(word.unicodeScalars)
+            let found = unmatched.firstIndex(of: word)
+                ?? unmatched.firstIndex { TokenSimilarity.isOneTypoApart(characters, Array($0.unicodeScalars)) }
+            if let found {
+                agreeing += weight(word) + weight(unmatched[found])
+                unmatched.remove(at: found)
+            }
+        }
+        let total = (a + b).reduce(0) { $0 + weight($1) }
+        return total > 0 ? agreeing / total : 0
+    }
+
+    private static func leadingDigits(_ number: String) -> Substring {
+        number.prefix { $0.isASCII && $0.isNumber }
+    }
+
+    static func postalCode(_ a: String?, _ b: String?) -> AgreementLevel {
+        guard let a, let b else { return .missing }
+        return a == b ? .exact : .different
+    }
+
+    /// The last 9 digits (fewer when a number is shorter); all but the last two agreeing is one switchboard.
+    static func phone(_ a: NormalisedPhone?, _ b: NormalisedPhone?) -> AgreementLevel {
+        guard let a, let b else { return .missing }
+        let (first, second) = a.comparedDigits(with: b)
+        if first == second { return .exact }
+        return first.dropLast(2) == second.dropLast(2) ? .sameSwitchboard : .different
+    }
+
+    /// The haversine distance, in levels of what suppliers' positions of one hotel differ by (20 to 300 m).
+    static func distance(_ a: GeoPoint?, _ b: GeoPoint?) -> (level: AgreementLevel, metres: Double?) {
+        guard let a, let b else { return (.missing, nil) }
+        let metres = a.distance(to: b)
+        let level: AgreementLevel = switch metres {
+        case ...150: .veryClose
+        case ...400: .close
+        case ...1000: .near
+        case ...5000: .far
+        default: .veryFar
+        }
+        return (level, metres)
+    }
+
+    static func chain(_ a: String?, _ b: String?) -> AgreementLevel {
+        guard let a, let b else { return .missing }
+        return a == b ? .exact : .different
+    }
+
+    static func rating(_ a: Double?, _ b: Double?) -> AgreementLevel {
+        guard let a, let b else { return .missing }
+        let difference = abs(a - b)
+        if difference < 0.01 { return .exact }
+        return difference <= 1 ? .close : .different
+    }
+
+    /// Only catalogues both records have count; one agreeing code is
+    /// decisive unless another catalogue disagrees.
+    static func references(_ a: [String: String], _ b: [String: String]) -> AgreementLevel {
+        var agreeing = 0
+        var disagreeing = 0
+        for (catalogue, code) in a {
+            guard let other = b[catalogue] else { continue }
+            if other == code { agreeing += 1 } else { disagreeing += 1 }
+        }
+        switch (agreeing, disagreeing) {
+        case (0, 0): return .missing
+        case (_, 0): return .exact
+        case (0, _): return .different
+        default: return .conflicting
+        }
+    }
+}
