@@ -1,0 +1,181 @@
+/// The clustering stage: records into properties, without chaining.
+///
+/// Match-level pairs join groups in descending score order, but a join is
+/// refused when any pair across the two groups scores below
+/// ``ClusteringConfiguration/cannotLinkBelow``, has two codes in one
+/// catalogue, or was decided `different`.
+/// So A≈B and B≈C do not put A with C when A and C disagree strongly (sibling
+/// brands, two catalogue codes): B goes with whichever it matches better,
+/// since that pair comes first. Pairs across groups are scored on demand:
+/// groups are small. `same` decisions are joined before any score.
+public struct PropertyClusterer: Sendable {
+    public var configuration: ClusteringConfiguration
+    public var thresholds: DecisionThresholds
+
+    public init(configuration: ClusteringConfiguration = ClusteringConfiguration(), thresholds: DecisionThresholds = DecisionThresholds()) {
+        self.configuration = configuration
+        self.thresholds = thresholds
+    }
+
+    /// - Parameters:
+    ///   - records: every record to place, each in exactly one property.
+    ///   - pairs: the scored candidate pairs; those at match level may join groups,
+    ///     those at review level mark the properties they lead out of as low.
+    ///   - decisions: what people decided; pairs naming unknown records are ignored.
+    ///   - score: any pair's score, for pairs across groups and within properties.
+    public func cluster(records: [RecordKey], pairs: [ScoredPair], decisions: [PairDecision],
+                        score: (RecordPair) -> ScoredPair) -> Clustering {
+        let keys = Array(Set(records)).sorted()
+        let index = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
+        var groups = Groups(count: keys.count)
+        var cache: [UInt64: ScoredPair] = [:]
+        for pair in pairs { if let key = Self.key(pair.pair, index) { cache[key] = pair } }
+        func scored(_ a: Int, _ b: Int) -> ScoredPair {
+            let key = Self.key(a, b)
+            if let known = cache[key] { return known }
+            // Only pairs of two records are asked for, and `keys` holds each key once.
+            let pair = score(RecordPair(distinct: keys[a], keys[b]))
+            cache[key] = pair
+            return pair
+        }
+
+        var different = Set<UInt64>()
+        var decidedSame = Set<UInt64>()
+        var links: [Int: [PropertyLink]] = [:]
+        var refused: [RefusedLink] = []
+        for decision in decisions.sorted(by: { $0.pair < $1.pair }) {
+            guard let key = Self.key(decision.pair, index) else { continue }
+            switch decision.verdict {
+            case .different: different.insert(key)
+            case .same:
+                decidedSame.insert(key)
+                let (a, b) = Self.indices(key)
+                let known = cache[key]
+                link(a, b, PropertyLink(pair: decision.pair, score: known?.score, reason: .decision, identifierAgrees: known?.identifierAgrees ?? false),
+                     &groups, &links)
+            }
+        }
+        let conflicting = decisions.filter { decision in
+            guard decision.verdict == .different, let key = Self.key(decision.pair, index) else { return false }
+            let (a, b) = Self.indices(key)
+            return groups.group(of: a) == groups.group(of: b)
+        }
+
+        let matches = pairs.filter { $0.decision == .match }
+            .sorted { $0.score != $1.score ? $0.score > $1.score : $0.pair < $1.pair }
+        for pair in matches {
+            guard let key = Self.key(pair.pair, index) else { continue }
+            let (a, b) = Self.indices(key)
+            let (groupA, groupB) = (groups.group(of: a), groups.group(of: b))
+            guard groupA != groupB else { continue }
+            if let reason = obstacle(groups.members(groupA), groups.members(groupB), different: different, scored: scored) {
+                refused.append(RefusedLink(pair: pair, across: reason.pair, acrossScore: reason.score, reason: reason.reason))
+                continue
+            }
+            link(a, b, PropertyLink(pair: pair.pair, score: pair.score, reason: .score, identifierAgrees: pair.identifierAgrees), &groups, &links)
+        }
+
+        let reviewsOut = pairs.filter { $0.decision == .review }.compactMap { pair -> (Int, Int)? in
+            guard let key = Self.key(pair.pair, index) else { return nil }
+            let (a, b) = Self.indices(key)
+            let (groupA, groupB) = (groups.group(of: a), groups.group(of: b))
+            return groupA == groupB ? nil : (groupA, groupB)
+        }
+        let lowGroups = Set(reviewsOut.flatMap { [$0.0, $0.1] })
+        let properties = groups.all().map { group, members in
+            let groupLinks = links[group] ?? []
+            return Property(members: members.sorted().map { keys[$0] },
+                            tier: tier(members, groupLinks, leadsOutForReview: lowGroups.contains(group), decidedSame: decidedSame, scored: scored),
+                            links: groupLinks)
+        }.sorted { $0.members[0] < $1.members[0] }
+        return Clustering(properties: properties, refusedLinks: refused, conflictingDecisions: conflicting.sorted { $0.pair < $1.pair })
+    }
+
+    /// The first pair across two groups that forbids joining them, in member order.
+    private func obstacle(_ first: [Int], _ second: [Int], different: Set<UInt64>, scored: (Int, Int) -> ScoredPair)
+        -> (pair: RecordPair, score: Double?, reason: RefusedLink.Reason)? {
+        for a in first.sorted() {
+            for b in second.sorted() {
+                let key = Self.key(a, b)
+                if different.contains(key) {
+                    let pair = scored(a, b)
+                    return (pair.pair, pair.score, .decision)
+                }
+                let pair = scored(a, b)
+                if pair.score < configuration.cannotLinkBelow { return (pair.pair, pair.score, .disagreement) }
+                if pair.catalogueDisagrees { return (pair.pair, pair.score, .catalogue) }
+            }
+        }
+        return nil
+    }
+
+    private func link(_ a: Int, _ b: Int, _ link: PropertyLink, _ groups: inout Groups, _ links: inout [Int: [PropertyLink]]) {
+        let (groupA, groupB) = (groups.group(of: a), groups.group(of: b))
+        guard groupA != groupB else { return }
+        let joined = (links.removeValue(forKey: groupA) ?? []) + (links.removeValue(forKey: groupB) ?? []) + [link]
+        links[groups.join(groupA, groupB)] = joined
+    }
+
+    private func tier(_ members: [Int], _ links: [PropertyLink], leadsOutForReview: Bool, decidedSame: Set<UInt64>,
+                      scored: (Int, Int) -> ScoredPair) -> ConfidenceTier {
+        if leadsOutForReview { return .low }
+        let sorted = members.sorted()
+        for (position, a) in sorted.enumerated() {
+            for b in sorted[(position + 1)...] where !decidedSame.contains(Self.key(a, b)) && scored(a, b).score < thresholds.reviewAtLeast {
+                return .low
+            }
+        }
+        let strict = links.allSatisfy { link in
+            link.reason == .decision || (link.identifierAgrees && (link.score ?? 0) >= configuration.strictLinkAtLeast)
+        }
+        return strict ? .strict : .medium
+    }
+
+    private static func key(_ a: Int, _ b: Int) -> UInt64 {
+        a < b ? UInt64(a) << 32 | UInt64(b) : UInt64(b) << 32 | UInt64(a)
+    }
+
+    private static func key(_ pair: RecordPair, _ index: [RecordKey: Int]) -> UInt64? {
+        guard let a = index[pair.first], let b = index[pair.second] else { return nil }
+        return key(a, b)
+    }
+
+    private static func indices(_ key: UInt64) -> (Int, Int) {
+        (Int(key >> 32), Int(key & 0xFFFF_FFFF))
+    }
+}
+
+/// Union–find over record indices, each group knowing its members.
+private struct Groups {
+    private var parent: [Int]
+    private var members: [[Int]]
+
+    init(count: Int) {
+        parent = Array(0..<count)
+        members = (0..<count).map { [$0] }
+    }
+
+    mutating func group(of index: Int) -> Int {
+        var root = index
+        while parent[root] != root { root = parent[root] }
+        var node = index
+        while parent[node] != root { (node, parent[node]) = (parent[node], root) }
+        return root
+    }
+
+    func members(_ group: Int) -> [Int] { members[group] }
+
+    /// Joins two roots; the larger group absorbs the smaller (the lower root on a tie). Returns the new root.
+    mutating func join(_ a: Int, _ b: Int) -> Int {
+        let (keep, absorb) = members[a].count > members[b].count || (members[a].count == members[b].count && a < b) ? (a, b) : (b, a)
+        parent[absorb] = keep
+        members[keep] += members[absorb]
+        members[absorb] = []
+        return keep
+    }
+
+    /// Every group's root and members.
+    mutating func all() -> [(Int, [Int])] {
+        parent.indices.compactMap { index in group(of: index) == index ? (index, members[index]) : nil }
+    }
+}

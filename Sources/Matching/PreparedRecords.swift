@@ -1,0 +1,119 @@
+/// Records after the first two stages, normalisation and learning term
+/// frequencies: ready to block, score, explain and cluster.
+///
+/// Everything here depends on the records alone, in key order, never on the
+/// order they came in. Explaining a pair needs the same frequencies the
+/// pair was scored with, so a later `hotels match explain` prepares the
+/// same records and asks ``explain(_:)``.
+public struct PreparedRecords: Sendable {
+    public let configuration: MatchConfiguration
+    /// One record per key, in key order.
+    public let records: [MatchRecord]
+    /// ``records``' fields as compared, in the same order.
+    public let normalised: [Normalised]
+    public let statistics: TokenStatistics
+    /// Records left out because a record with the same key (the same
+    /// supplier and code, from another list) came first, by list id.
+    public let duplicates: [MatchRecord]
+    let scorer: PairScorer
+    private let index: [RecordKey: Int]
+
+    init(_ input: [MatchRecord], configuration: MatchConfiguration) {
+        self.configuration = configuration
+        let sorted = input.sorted { a, b in
+            if a.key != b.key { return a.key < b.key }
+            if a.source.listID != b.source.listID { return a.source.listID < b.source.listID }
+            return (a.hotel.name ?? "", a.hotel.address ?? "") < (b.hotel.name ?? "", b.hotel.address ?? "")
+        }
+        var kept: [MatchRecord] = []
+        var duplicates: [MatchRecord] = []
+        for record in sorted {
+            if kept.last?.key == record.key { duplicates.append(record) } else { kept.append(record) }
+        }
+        records = kept
+        self.duplicates = duplicates
+        index = Dictionary(uniqueKeysWithValues: kept.enumerated().map { ($1.key, $0) })
+
+        let normalised = RecordNormaliser(configuration: configuration.normalisation).normalise(kept)
+        self.normalised = normalised
+        let (statistics, nameTokens) = TokenStatistics.learn(names: normalised.map { $0.name?.tokens ?? [] },
+                                                             positions: normalised.map(\.position),
+                                                             suppliers: kept.map(\.key.supplier),
+                                                             configuration: configuration.frequencies)
+        self.statistics = statistics
+        scorer = PairScorer(records: normalised, nameTokens: nameTokens, statistics: statistics, model: configuration.model,
+                            distinctiveBits: configuration.frequencies.distinctiveBits)
+    }
+
+    /// The keys of ``records``, in order.
+    public var keys: [RecordKey] { records.map(\.key) }
+
+    /// A record's fields as compared.
+    public func normalised(_ key: RecordKey) -> Normalised? {
+        index[key].map { normalised[$0] }
+    }
+
+    /// The blocking stage's pairs.
+    public func candidates() -> CandidatePairs {
+        CandidateBlocker(configuration: configuration.blocking).candidates(normalised, nameTokens: scorer.nameTokens, statistics: statistics)
+    }
+
+    /// The candidate pairs as record keys, in order.
+    public func pairs(of candidates: CandidatePairs) -> [RecordPair] {
+        candidates.pairs.map { RecordPair(distinct: records[$0.first].key, records[$0.second].key) }
+    }
+
+    /// Every candidate pair's score; with `atLeast`, only those scoring that much.
+    public func score(_ candidates: CandidatePairs, atLeast minimum: Double = -.infinity) -> [ScoredPair] {
+        candidates.pairs.compactMap { pair in
+            let comparison = scorer.compare(pair.first, pair.second)
+            let score = scorer.score(comparison)
+            guard score >= minimum else { return nil }
+            return scoredPair(pair.first, pair.second, comparison, score)
+        }
+    }
+
+    /// Any pair's score, candidate or not; nil when a key is unknown or both keys are one record.
+    public func score(_ pair: RecordPair) -> ScoredPair? {
+        guard let a = index[pair.first], let b = index[pair.second], a != b else { return nil }
+        let comparison = scorer.compare(a, b)
+        return scoredPair(a, b, comparison, scorer.score(comparison))
+    }
+
+    /// Every signal of any pair: values, levels, weights, score and decision.
+    public func explain(_ pair: RecordPair) -> PairExplanation? {
+        guard let a = index[pair.first], let b = index[pair.second], a != b else { return nil }
+        return scorer.explain(a, b, pair: pair, thresholds: configuration.thresholds)
+    }
+
+    /// The clustering stage over scored pairs (those below the review threshold may be left out).
+    public func cluster(_ pairs: [ScoredPair], decisions: [PairDecision] = []) -> Clustering {
+        PropertyClusterer(configuration: configuration.clustering, thresholds: configuration.thresholds)
+            .cluster(records: keys, pairs: pairs, decisions: decisions) { pair in
+                // The clusterer asks only for pairs of its own records.
+                score(pair) ?? ScoredPair(pair: pair, score: 0, decision: .noMatch, identifierAgrees: false)
+            }
+    }
+
+    /// Blocking, scoring and clustering, with the review band explained.
+    public func match(decisions: [PairDecision] = []) -> MatchResult {
+        let candidates = candidates()
+        let scored = score(candidates, atLeast: configuration.thresholds.reviewAtLeast)
+        let clustering = cluster(scored, decisions: decisions)
+        let reviews = scored.filter { $0.decision == .review }.compactMap { explain($0.pair) }
+        return MatchResult(
+            clustering: clustering,
+            scoredPairs: scored,
+            reviewPairs: reviews,
+            blocking: BlockingReport(candidates),
+            duplicateKeys: duplicates.map(\.key)
+        )
+    }
+
+    private func scoredPair(_ a: Int, _ b: Int, _ comparison: PairComparison, _ score: Double) -> ScoredPair {
+        ScoredPair(pair: RecordPair(distinct: records[a].key, records[b].key), score: score,
+                   decision: configuration.thresholds.decision(for: score),
+                   identifierAgrees: comparison.phone == .exact || comparison.reference == .exact,
+                   catalogueDisagrees: comparison.reference == .different)
+    }
+}
