@@ -258,11 +258,11 @@ public enum PostgresSchema {
                 ADD COLUMN IF NOT EXISTS city text, ADD COLUMN IF NOT EXISTS country_code text, ADD COLUMN IF NOT EXISTS refs jsonb
             """,
             """
-            DROP FUNCTION hotelkit_append_page(text, text, text, text, text[], text[], text[], float8[], float8[], text[], int8[],
-                                               int8, int8, text, boolean, float8, int8)
+            DROP FUNCTION IF EXISTS hotelkit_append_page(text, text, text, text, text[], text[], text[], float8[], float8[], text[], int8[],
+                                                         int8, int8, text, boolean, float8, int8)
             """,
             """
-            CREATE FUNCTION hotelkit_append_page(text, text, text, text, jsonb, int8, int8, text, boolean, float8, int8)
+            CREATE OR REPLACE FUNCTION hotelkit_append_page(text, text, text, text, jsonb, int8, int8, text, boolean, float8, int8)
             RETURNS SETOF boolean LANGUAGE plpgsql VOLATILE AS $$
             BEGIN
                 RETURN QUERY
