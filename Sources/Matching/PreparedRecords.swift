@@ -39,10 +39,21 @@ public struct PreparedRecords: Sendable {
         let (statistics, nameTokens) = TokenStatistics.learn(names: normalised.map { $0.name?.tokens ?? [] },
                                                              positions: normalised.map(\.position),
                                                              suppliers: kept.map(\.key.supplier),
+                                                             identityKeys: normalised.map(Self.identityKeys),
                                                              configuration: configuration.frequencies)
         self.statistics = statistics
         scorer = PairScorer(records: normalised, nameTokens: nameTokens, statistics: statistics, model: configuration.model,
                             distinctiveBits: configuration.frequencies.distinctiveBits)
+    }
+
+    /// A record's phone and street address, as keys: what tells one supplier's two records of one name apart.
+    private static func identityKeys(_ record: Normalised) -> [String] {
+        var keys: [String] = []
+        if let phone = record.phone { keys.append("phone \(phone.digits.suffix(8))") }
+        if let address = record.address, let number = address.houseNumber, !address.streetTokens.isEmpty {
+            keys.append("address \(number) \(address.streetTokens.joined(separator: " "))")
+        }
+        return keys
     }
 
     /// The keys of ``records``, in order.

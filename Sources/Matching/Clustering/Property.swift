@@ -67,8 +67,18 @@ public struct Clustering: Sendable, Hashable, Codable {
     /// in one property: the `same` decisions win, and this is reported.
     public var conflictingDecisions: [PairDecision]
 
-    /// The property holding a record, if the record was clustered.
+    /// The property holding a record, if the record was clustered. A
+    /// linear search: for many look-ups, use ``propertyIndex()``.
     public func property(of key: RecordKey) -> Property? {
         properties.first { $0.members.contains(key) }
+    }
+
+    /// Each record's property, as an index into ``properties``.
+    public func propertyIndex() -> [RecordKey: Int] {
+        var index: [RecordKey: Int] = [:]
+        for (position, property) in properties.enumerated() {
+            for member in property.members { index[member] = position }
+        }
+        return index
     }
 }

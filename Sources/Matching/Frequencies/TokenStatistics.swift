@@ -37,17 +37,19 @@ public struct TokenStatistics: Sendable {
     let rarity: [Double]
     let agreement: [Double]
     /// Each token's records, in index order.
-    private let holders: [[Int]]
-    private let positions: [GeoPoint?]
+    let holders: [[Int]]
+    let positions: [GeoPoint?]
     /// Each record's supplier, numbered.
-    private let suppliers: [Int]
-    private let recordTokens: [[TokenID]]
-    private let configuration: FrequencyConfiguration
+    let suppliers: [Int]
+    let recordTokens: [[TokenID]]
+    /// Each record's phone and address keys: two records of one supplier that share one are one hotel.
+    let identityKeys: [[String]]
+    let configuration: FrequencyConfiguration
     private let ids: [String: TokenID]
 
     /// Learns from every record's name tokens and cleaned position; returns
     /// the statistics and each record's tokens as ids.
-    static func learn(names: [[String]], positions: [GeoPoint?], suppliers: [SupplierKey],
+    static func learn(names: [[String]], positions: [GeoPoint?], suppliers: [SupplierKey], identityKeys: [[String]],
                       configuration: FrequencyConfiguration) -> (TokenStatistics, [[TokenID]]) {
         var ids: [String: TokenID] = [:]
         var strings: [String] = []
@@ -85,88 +87,25 @@ public struct TokenStatistics: Sendable {
             positions: positions,
             suppliers: Self.numbered(suppliers),
             recordTokens: recordTokens,
+            identityKeys: identityKeys,
             configuration: configuration,
             ids: ids
         )
         return (statistics, recordTokens)
     }
 
-    private static func rarityBits(records: Int, of total: Int, configuration: FrequencyConfiguration) -> Double {
+    static func rarityBits(records: Int, of total: Int, configuration: FrequencyConfiguration) -> Double {
         max(0, log2((Double(total) + configuration.priorRecords) / Double(records + 1)))
     }
 
-    private static func spreadFactor(places: Int, configuration: FrequencyConfiguration) -> Double {
+    static func spreadFactor(places: Int, configuration: FrequencyConfiguration) -> Double {
         min(1, Double(configuration.placesBeforeSpread) / Double(max(1, places)))
-    }
-
-    /// How common a name made of all these tokens is.
-    struct NameFrequency: Sendable {
-        /// The rarity of the records whose names have every token, cut in
-        /// proportion when those records are at many places.
-        var bits: Double
-        /// Other hotels with such a name: one less than the most records one
-        /// supplier has with every token and no other distinctive one.
-        var namesakes: Int
-    }
-
-    /// What agreeing on all these tokens together is worth.
-    ///
-    /// This, not the sum of the tokens' weights, is what an exact name is
-    /// worth: "Novotel" and "Nation" are each common, one a brand and one a
-    /// district, but "Novotel Nation" is one hotel; "Grand Hotel" at ten
-    /// places is ten hotels. And when one supplier has two records of that
-    /// name and no more, two hotels may have it (two Mercure Opéra, one of
-    /// them usually "Mercure Opéra Bretagne"), whatever their places.
-    func nameFrequency(_ tokens: [TokenID]) -> NameFrequency {
-        let lists = tokens.map { holders[Int($0)] }.sorted { $0.count < $1.count }
-        guard var common = lists.first else { return NameFrequency(bits: 0, namesakes: 0) }
-        for list in lists.dropFirst() {
-            common = Self.intersection(common, list)
-            if common.isEmpty { break }
-        }
-        let places = Self.countPlaces(of: common, positions: positions, configuration: configuration)
-        var perSupplier: [Int: Int] = [:]
-        let named = Set(tokens)
-        for record in common where !recordTokens[record].contains(where: { !named.contains($0) && rarity[Int($0)] >= configuration.distinctiveBits }) {
-            perSupplier[suppliers[record], default: 0] += 1
-        }
-        let bits = Self.rarityBits(records: common.count, of: recordCount, configuration: configuration)
-            * Self.spreadFactor(places: places, configuration: configuration)
-        return NameFrequency(bits: bits, namesakes: max(0, (perSupplier.values.max() ?? 1) - 1))
-    }
-
-    /// Suppliers as small numbers, in order of first appearance.
-    private static func numbered(_ suppliers: [SupplierKey]) -> [Int] {
-        var numbers: [SupplierKey: Int] = [:]
-        return suppliers.map { supplier in
-            if let number = numbers[supplier] { return number }
-            numbers[supplier] = numbers.count
-            return numbers.count - 1
-        }
-    }
-
-    /// Two ascending lists' common elements.
-    private static func intersection(_ a: [Int], _ b: [Int]) -> [Int] {
-        var result: [Int] = []
-        var (i, j) = (0, 0)
-        while i < a.count, j < b.count {
-            if a[i] == b[j] {
-                result.append(a[i])
-                i += 1
-                j += 1
-            } else if a[i] < b[j] {
-                i += 1
-            } else {
-                j += 1
-            }
-        }
-        return result
     }
 
     /// Places found by taking each position in record order and starting a
     /// new place when it is farther than the radius from every place so far.
     /// Counting stops at 64: beyond that the token is spread whatever the number.
-    private static func countPlaces(of holders: [Int], positions: [GeoPoint?], configuration: FrequencyConfiguration) -> Int {
+    static func countPlaces(of holders: [Int], positions: [GeoPoint?], configuration: FrequencyConfiguration) -> Int {
         var leaders: [GeoPoint] = []
         for record in holders {
             guard let position = positions[record] else { continue }

@@ -67,7 +67,7 @@ struct NameComparison: Sendable {
 
         let onlyFirst = first.indices.filter { !matchedFirst[$0] }.map { first[$0] }
         let onlySecond = second.indices.filter { !matchedSecond[$0] }.map { second[$0] }
-        let totalRarity = (first + second).reduce(0) { $0 + statistics.rarity[Int($1)] }
+        let totalRarity = first.reduce(0) { $0 + statistics.rarity[Int($1)] } + second.reduce(0) { $0 + statistics.rarity[Int($1)] }
         let similarity = totalRarity > 0 ? min(1, matchedRarity / totalRarity) : 0
 
         let extraFirst = onlyFirst.contains { statistics.rarity[Int($0)] >= distinctiveBits }
@@ -115,6 +115,10 @@ struct NameComparison: Sendable {
         let restFirst = first.indices.filter { !matchedFirst[$0] }
         let restSecond = second.indices.filter { !matchedSecond[$0] }
         guard restFirst.count + restSecond.count > 2, !restFirst.isEmpty, !restSecond.isEmpty else { return }
+        // Most names that reach here are two hotels' names: their lengths tell without joining.
+        let lengthFirst = restFirst.reduce(0) { $0 + statistics.characters[Int(first[$1])].count }
+        let lengthSecond = restSecond.reduce(0) { $0 + statistics.characters[Int(second[$1])].count }
+        guard abs(lengthFirst - lengthSecond) <= 1 else { return }
         let joinedFirst = restFirst.map { statistics.strings[Int(first[$0])] }.joined()
         let joinedSecond = restSecond.map { statistics.strings[Int(second[$0])] }.joined()
         guard joinedFirst == joinedSecond

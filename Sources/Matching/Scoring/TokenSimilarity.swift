@@ -11,14 +11,28 @@ enum TokenSimilarity {
         guard max(a.count, b.count) >= shortestTypoWord.longer, min(a.count, b.count) >= shortestTypoWord.shorter,
               abs(a.count - b.count) <= 1, a != b else { return false }
         if a.count == b.count {
-            guard let first = a.indices.first(where: { a[$0] != b[$0] }) else { return false }
-            if a[(first + 1)...] == b[(first + 1)...] { return true }
+            var first = 0
+            while first < a.count, a[first] == b[first] { first += 1 }
+            if sameTail(a, from: first + 1, b, from: first + 1) { return true }
             return first + 1 < a.count && a[first] == b[first + 1] && a[first + 1] == b[first]
-                && a[(first + 2)...] == b[(first + 2)...]
+                && sameTail(a, from: first + 2, b, from: first + 2)
         }
         let (longer, shorter) = a.count > b.count ? (a, b) : (b, a)
-        let first = shorter.indices.first(where: { shorter[$0] != longer[$0] }) ?? shorter.count
-        return shorter[first...] == longer[(first + 1)...]
+        var first = 0
+        while first < shorter.count, shorter[first] == longer[first] { first += 1 }
+        return sameTail(shorter, from: first, longer, from: first + 1)
+    }
+
+    /// Whether `a` from `i` on equals `b` from `j` on.
+    private static func sameTail(_ a: [Unicode.Scalar], from i: Int, _ b: [Unicode.Scalar], from j: Int) -> Bool {
+        guard a.count - i == b.count - j else { return false }
+        var (i, j) = (i, j)
+        while i < a.count {
+            if a[i] != b[j] { return false }
+            i += 1
+            j += 1
+        }
+        return true
     }
 
     /// Whether a word is two neighbouring words written together ("champselysees").
