@@ -33,7 +33,9 @@ public struct MatchResult: Sendable {
     public var clustering: Clustering
     /// The candidate pairs at review level or above, in pair order.
     public var scoredPairs: [ScoredPair]
-    /// The pairs in the review band, explained, in pair order.
+    /// The pairs in the review band whose records are in two properties,
+    /// explained, in pair order: the joins a person may want to make. (Pairs
+    /// in the band inside a property, joined through others, are in ``scoredPairs``.)
     public var reviewPairs: [PairExplanation]
     public var blocking: BlockingReport
     /// Keys given more than once; the record of the lowest list id was used.

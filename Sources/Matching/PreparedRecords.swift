@@ -111,7 +111,9 @@ public struct PreparedRecords: Sendable {
         let candidates = candidates()
         let scored = score(candidates, atLeast: configuration.thresholds.reviewAtLeast)
         let clustering = cluster(scored, decisions: decisions)
-        let reviews = scored.filter { $0.decision == .review }.compactMap { explain($0.pair) }
+        let property = clustering.propertyIndex()
+        let reviews = scored.filter { $0.decision == .review && property[$0.pair.first] != property[$0.pair.second] }
+            .compactMap { explain($0.pair) }
         return MatchResult(
             clustering: clustering,
             scoredPairs: scored,

@@ -25,7 +25,7 @@ public struct MatchSource: Sendable, Hashable, Codable {
 }
 
 /// A hotel as one supplier lists it: what matching takes in.
-public struct MatchRecord: Sendable, Hashable {
+public struct MatchRecord: Sendable, Hashable, Codable {
     public var hotel: Hotel
     public var source: MatchSource
 
