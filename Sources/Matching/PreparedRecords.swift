@@ -49,7 +49,7 @@ public struct PreparedRecords: Sendable {
     /// A record's phone and street address, as keys: what tells one supplier's two records of one name apart.
     private static func identityKeys(_ record: Normalised) -> [String] {
         var keys: [String] = []
-        if let phone = record.phone { keys.append("phone \(phone.digits.suffix(8))") }
+        if let phone = record.phone { keys.append("phone \(RecordNormaliser.phoneKey(phone))") }
         if let address = record.address, let number = address.houseNumber, !address.streetTokens.isEmpty {
             keys.append("address \(number) \(address.streetTokens.joined(separator: " "))")
         }

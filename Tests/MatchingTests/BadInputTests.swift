@@ -101,3 +101,17 @@ import Testing
         #expect(prepared.duplicates.map(\.source.listID) == [7])
     }
 }
+
+@Suite struct SharedIdentifierTests {
+    @Test func aCentralReservationsNumberIsNoOneHotelsPhone() throws {
+        // Ten Ibis hotels across Paris, every one listed with the chain's central number.
+        let records = (0..<10).map { index in
+            Fixtures.record(1 + index % 2, "IB\(index)", name: "Ibis Paris \(["Bastille", "Opéra", "Nation", "Bercy", "Italie"][index / 2])",
+                            at: (48.83 + Double(index / 2) * 0.01, 2.30 + Double(index / 2) * 0.02), phone: "+33 1 40 00 00 00")
+        }
+        let prepared = Matcher().prepare(records)
+        #expect(prepared.normalised.allSatisfy { $0.phone == nil })
+        let result = prepared.match()
+        #expect(result.properties.count == 5)
+    }
+}

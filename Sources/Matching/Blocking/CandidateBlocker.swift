@@ -46,7 +46,7 @@ struct CandidateBlocker {
         byRule[.nameTokenPair] = sharedKeyPairs(nameTokens.indices.map { index in
             tokenPairKeys(nameTokens[index], statistics: statistics).map { "\(records[index].cityKey)\u{1F}\($0)" }
         })
-        byRule[.phone] = sharedKeyPairs(records.map { record in record.phone.map { [String($0.digits.suffix(8))] } ?? [] })
+        byRule[.phone] = sharedKeyPairs(records.map { record in record.phone.map { [RecordNormaliser.phoneKey($0)] } ?? [] })
         byRule[.reference] = sharedKeyPairs(records.map { record in record.references.map { "\($0.key)\u{1F}\($0.value)" } })
 
         let found = byRule.values.reduce(into: Set<UInt64>()) { $0.formUnion($1) }

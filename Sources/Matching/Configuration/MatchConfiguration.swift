@@ -60,6 +60,10 @@ public struct NormalisationConfiguration: Sendable, Hashable, Codable {
     /// The same position (to about a metre) on more records than this is a
     /// placeholder, such as the city's centre given for every hotel: dropped.
     public var placeholderPositionRecords = 12
+    /// A phone number or catalogue code on more records than this belongs
+    /// to no one hotel (a chain's central reservations, a placeholder) and
+    /// is dropped: one hotel has a record at each supplier and seldom more.
+    public var sharedIdentifierRecords = 8
 
     public init() {}
 }

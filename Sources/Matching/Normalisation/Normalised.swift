@@ -32,9 +32,31 @@ struct RecordNormaliser {
             return folded.isEmpty ? "list \(record.source.listID)" : folded
         }
         let positions = PositionCleaner(configuration: configuration).clean(records, cityKeys: cityKeys)
-        return records.indices.map { index in
+        var normalised = records.indices.map { index in
             normalise(records[index].hotel, source: records[index].source, cityKey: cityKeys[index], position: positions[index])
         }
+        dropSharedIdentifiers(&normalised)
+        return normalised
+    }
+
+    /// Phones and catalogue codes that too many records carry to be any one hotel's.
+    private func dropSharedIdentifiers(_ records: inout [Normalised]) {
+        let limit = configuration.sharedIdentifierRecords
+        var phones: [String: Int] = [:]
+        var references: [String: Int] = [:]
+        for record in records {
+            if let phone = record.phone { phones[Self.phoneKey(phone), default: 0] += 1 }
+            for reference in record.references { references["\(reference.key) \(reference.value)", default: 0] += 1 }
+        }
+        for index in records.indices {
+            if let phone = records[index].phone, phones[Self.phoneKey(phone), default: 0] > limit { records[index].phone = nil }
+            records[index].references = records[index].references.filter { references["\($0.key) \($0.value)", default: 0] <= limit }
+        }
+    }
+
+    /// The digits phones are compared by, as far as blocking and counting need: the last 8.
+    static func phoneKey(_ phone: NormalisedPhone) -> String {
+        String(phone.digits.suffix(8))
     }
 
     private func normalise(_ hotel: Hotel, source: MatchSource, cityKey: String, position: (position: GeoPoint?, note: PositionNote)) -> Normalised {
