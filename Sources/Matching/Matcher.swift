@@ -56,6 +56,7 @@ public struct BlockingReport: Sendable, Hashable, Codable {
     public var pairsPerRecord: Double
     public var proposedBy: [BlockingRule: Int]
 
+    /// The counts of the blocking stage's pairs.
     public init(_ candidates: CandidatePairs) {
         records = candidates.recordCount
         candidatePairs = candidates.count

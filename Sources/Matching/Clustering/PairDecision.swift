@@ -1,5 +1,6 @@
 /// A person's decision about a pair, which the scores never override.
 public struct PairDecision: Sendable, Hashable, Codable {
+    /// What the person decided.
     public enum Verdict: String, Sendable, Hashable, Codable {
         /// Always one property.
         case same

@@ -41,6 +41,7 @@ public struct Property: Sendable, Hashable, Codable {
 
 /// A match-level pair that was not joined, and why.
 public struct RefusedLink: Sendable, Hashable, Codable {
+    /// What forbade the join.
     public enum Reason: String, Sendable, Hashable, Codable {
         /// A person decided a pair across the two groups is different.
         case decision

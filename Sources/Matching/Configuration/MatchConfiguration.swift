@@ -26,6 +26,7 @@ public struct MatchConfiguration: Sendable, Hashable, Codable {
         self.clustering = clustering
     }
 
+    /// The rules model, thresholds of 8 and 3 bits, and every stage's defaults.
     public static let `default` = MatchConfiguration()
 }
 
@@ -41,6 +42,7 @@ public struct DecisionThresholds: Sendable, Hashable, Codable {
         self.reviewAtLeast = min(reviewAtLeast, matchAtLeast)
     }
 
+    /// Match, review or no match, for a pair's score.
     public func decision(for score: Double) -> MatchDecision {
         if score >= matchAtLeast { return .match }
         if score >= reviewAtLeast { return .review }

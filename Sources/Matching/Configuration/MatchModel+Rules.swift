@@ -6,7 +6,7 @@ extension MatchModel {
     /// | signal | levels |
     /// |---|---|
     /// | reference | exact +20, conflicting +3.3, different −10 |
-    /// | name | exact +3.3…+8.6 (by how rare the name is), contained 0, partial −2, weak −3.3, different −3.9 |
+    /// | name | exact +3.3…+8.6 (by how rare the name is, less with namesakes), contained 0, partial −2, weak −3.3, different −3.8 |
     /// | address | exact +2.8, sameStreet +1, numberDiffers −1, different −2.9 |
     /// | postalCode | exact +1, different −2.5 |
     /// | phone | exact +10.7, sameSwitchboard 0, different −3 |
