@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "Browsing", targets: ["Browsing"]),
         .library(name: "Console", targets: ["Console"]),
         .library(name: "Dashboard", targets: ["Dashboard"]),
+        .library(name: "Matching", targets: ["Matching"]),
         .executable(name: "hotels", targets: ["hotels"]),
     ],
     dependencies: [
