@@ -230,7 +230,9 @@ struct TransportTests {
         let client = try sampleClient(server.url)
         for _ in 0..<5 { _ = try await client.page(firstPage) }
         #expect(server.requests.count == 5)
-        #expect(server.connectionCount == 1)
+        // By the connection each request came on, not by accepts: under load another test's
+        // client can connect to a port its stopped server gave back, and send nothing.
+        #expect(Set(server.requests.map(\.connection)).count == 1)
     }
 
     @Test("cancelling aborts the transfer, and the server sees the connection close", .timeLimit(.minutes(2)))

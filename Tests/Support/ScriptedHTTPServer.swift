@@ -15,6 +15,8 @@ public final class ScriptedHTTPServer: Sendable {
         public var path: String
         public var headers: [String: String]
         public var body: [UInt8]
+        /// Which accepted connection carried it, counting from 1.
+        public var connection: Int
     }
 
     /// What a script can do to its connection.
@@ -124,12 +126,15 @@ public final class ScriptedHTTPServer: Sendable {
             // A client that resets before it is accepted must not stop the server.
             if client < 0, errno == EINTR || errno == ECONNABORTED { continue }
             guard client >= 0 else { return }
-            state.withLock { $0.connections += 1 }
+            let serial = state.withLock { state in
+                state.connections += 1
+                return state.connections
+            }
             Thread.detachNewThread { [self] in
                 let connection = Connection(descriptor: client)
                 defer { close(client) }
                 var buffer: [UInt8] = []
-                while !connection.closed, let request = readRequest(client, buffer: &buffer) {
+                while !connection.closed, let request = readRequest(client, connection: serial, buffer: &buffer) {
                     state.withLock { $0.requests.append(request) }
                     script(request, connection)
                 }
@@ -137,10 +142,12 @@ public final class ScriptedHTTPServer: Sendable {
         }
     }
 
-    private func readRequest(_ descriptor: Int32, buffer: inout [UInt8]) -> Request? {
+    private func readRequest(_ descriptor: Int32, connection: Int, buffer: inout [UInt8]) -> Request? {
         var chunk = [UInt8](repeating: 0, count: 16384)
         func fill() -> Bool {
-            let count = recv(descriptor, &chunk, chunk.count, 0)
+            var count: Int
+            // A signal meant for another thread (a child's SIGCHLD) must not end the connection.
+            repeat { count = recv(descriptor, &chunk, chunk.count, 0) } while count < 0 && errno == EINTR
             guard count > 0 else { return false }
             buffer += chunk[..<count]
             return true
@@ -163,6 +170,6 @@ public final class ScriptedHTTPServer: Sendable {
         while buffer.count < headEnd + length { if !fill() { return nil } }
         let body = Array(buffer[headEnd..<(headEnd + length)])
         buffer.removeFirst(headEnd + length)
-        return Request(method: String(parts[0]), path: String(parts[1]), headers: headers, body: body)
+        return Request(method: String(parts[0]), path: String(parts[1]), headers: headers, body: body, connection: connection)
     }
 }
