@@ -279,7 +279,7 @@ struct FetchTests {
                              serve.endpoint + "?wsdl", "Paris", "4"]
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("zeep-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: output) }
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        try #require(FileManager.default.createFile(atPath: output.path, contents: nil))
         process.standardOutput = try FileHandle(forWritingTo: output)
         let child = try ChildProcess(starting: process)
         await child.ended()
