@@ -22,7 +22,7 @@ Configured as a competent splink user would, from splink's own guidance:
   code and city taken out, the house number apart; phones as their last 9
   digits; postal codes upper case without spaces; 0,0 and impossible positions
   are missing;
-- blocking (predictions): a ~1.1 km geographic cell with its neighbours (each
+- blocking (predictions): a ~550 m geographic cell with its neighbours (each
   record carries the 2x2 cells nearest to it, so two records less than half a
   cell apart on each axis always share one), the first name token with the
   city, the sorted name with the city, postal code with house number, phone,
@@ -54,7 +54,7 @@ GENERIC_WORDS = ["hotel", "hotels", "the", "by", "and", "de", "du", "des", "la",
 ABBREVIATIONS = {"st": "street", "str": "strasse", "strasse": "strasse", "av": "avenue", "ave": "avenue",
                  "rd": "road", "blvd": "boulevard", "bd": "boulevard", "r": "rue", "sq": "square",
                  "ln": "lane", "pl": "place", "dr": "drive"}
-CELL_DEGREES = 0.01  # ~1.1 km of latitude; longitude is scaled by cos(latitude)
+CELL_DEGREES = 0.005  # ~550 m of latitude; longitude is scaled by cos(latitude)
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
