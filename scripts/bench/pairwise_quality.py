@@ -21,8 +21,9 @@ its groups, how many of those are true (precision) and how many true pairs
 inside them were found.
 
 Pairs are counted per cluster, per hotel and per (cluster, hotel) cell by
-n·(n−1)/2, never listed, so a million records take seconds and the memory of
-three dictionaries of them.
+n·(n−1)/2, never listed: 1,010,179 records (5 x 200,000 and their duplicates)
+took 109 s and 577 MB peak RSS on this 2-core machine while other builds ran
+(load average 10); memory is a few dictionaries keyed by record.
 """
 import argparse
 import json
