@@ -1,0 +1,112 @@
+import Foundation
+
+/// A property as the last run stored it: what the next run's ids follow.
+public struct PropertyIdentity: Sendable, Hashable {
+    public var id: String
+    public var members: [RecordKey]
+    public var createdAt: Date
+
+    public init(id: String, members: [RecordKey], createdAt: Date) {
+        self.id = id
+        self.members = members
+        self.createdAt = createdAt
+    }
+}
+
+/// The stable-id stage: a run's properties take the ids of the last run's.
+///
+/// - Each stored id goes to the new property holding most of its members
+///   (on a split, the larger part keeps it; a tie goes to the property whose
+///   first member comes first).
+/// - A property given several ids (a merge) keeps the oldest; the others are
+///   retired with it as their successor.
+/// - A property given none gets a new id, made from its scope and first
+///   member, and never one in use or retired.
+///
+/// So an id lasts as long as any of its members does.
+public struct PropertyIdentities: Sendable {
+    /// Each property's id, in the order the properties were given.
+    public var ids: [String]
+    /// When each id was first given.
+    public var createdAt: [Date]
+    /// The stored ids no property keeps.
+    public var retired: [RetiredPropertyID]
+
+    /// - Parameters:
+    ///   - properties: each new property's members.
+    ///   - previous: the scope's properties as last stored.
+    ///   - taken: every id in use elsewhere or retired: never given anew.
+    public init(assigning properties: [[RecordKey]], scope: String, previous: [PropertyIdentity], taken: Set<String>, now: Date) {
+        var owner: [RecordKey: Int] = [:]
+        for (index, identity) in previous.enumerated() {
+            for member in identity.members { owner[member] = index }
+        }
+        // overlap[previous][new]: how many of a stored property's members each new one holds.
+        var overlap = [[Int: Int]](repeating: [:], count: previous.count)
+        for (index, members) in properties.enumerated() {
+            for member in members { if let stored = owner[member] { overlap[stored][index, default: 0] += 1 } }
+        }
+        var claims = [[Int]](repeating: [], count: properties.count)
+        var unclaimed: [Int] = []
+        for (stored, counts) in overlap.enumerated() {
+            guard let winner = counts.max(by: { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }) else {
+                unclaimed.append(stored)
+                continue
+            }
+            claims[winner.key].append(stored)
+        }
+
+        var used = taken.union(previous.map(\.id))
+        var ids: [String] = []
+        var createdAt: [Date] = []
+        var retired = unclaimed.map { RetiredPropertyID(id: previous[$0].id, successor: nil) }
+        for (index, members) in properties.enumerated() {
+            let oldestFirst = claims[index].sorted { a, b in
+                previous[a].createdAt != previous[b].createdAt ? previous[a].createdAt < previous[b].createdAt : previous[a].id < previous[b].id
+            }
+            if let kept = oldestFirst.first {
+                ids.append(previous[kept].id)
+                createdAt.append(previous[kept].createdAt)
+                retired += oldestFirst.dropFirst().map { RetiredPropertyID(id: previous[$0].id, successor: previous[kept].id) }
+            } else {
+                let id = Self.newID(scope: scope, first: members.min(), avoiding: used)
+                used.insert(id)
+                ids.append(id)
+                createdAt.append(now)
+            }
+        }
+        self.ids = ids
+        self.createdAt = createdAt
+        self.retired = retired.sorted { $0.id < $1.id }
+    }
+
+    /// `P` and 12 hexadecimal digits of a hash of the scope and first member:
+    /// the same records give the same id on any machine, and a clash with an
+    /// id in use moves to the next attempt.
+    static func newID(scope: String, first: RecordKey?, avoiding used: Set<String>) -> String {
+        let seed = [scope, first?.supplier.profile ?? "", first?.supplier.endpoint ?? "", first?.code ?? ""].joined(separator: "\u{1F}")
+        var attempt = 0
+        while true {
+            let hash = fnv1a(seed + "\u{1F}\(attempt)")
+            let id = "P" + String(String(hash, radix: 16, uppercase: true).suffix(12)).leftPadded(to: 12)
+            if !used.contains(id) { return id }
+            attempt += 1
+        }
+    }
+
+    /// FNV-1a, 64 bits: stable across processes, unlike `Hasher`.
+    private static func fnv1a(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return hash
+    }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
