@@ -97,7 +97,7 @@ let package = Package(
             dependencies: [
                 // HTTP: ListSync tells an offline service by its TransportError. Undeclared, a change to that
                 // enum left OfflineStore built against the old one, and the process crashed.
-                "HTTP", "Hotels", "Imaging", logging, .product(name: "GRDB", package: "GRDB.swift"),
+                "HTTP", "Hotels", "Imaging", "Matching", logging, .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, as GRDB links it: the store binds new rows' values with it.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
@@ -106,7 +106,7 @@ let package = Package(
         .target(
             name: "PostgresStore",
             dependencies: [
-                "Hotels", "Imaging", "Locking", "OfflineStore", logging,
+                "Hotels", "Imaging", "Locking", "Matching", "OfflineStore", logging,
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -115,7 +115,7 @@ let package = Package(
         .target(
             name: "Fetching",
             dependencies: [
-                "AtomicFiles", "HTTP", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Logos", "OfflineStore", "WSDL",
+                "AtomicFiles", "HTTP", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Logos", "Matching", "OfflineStore", "WSDL",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -123,7 +123,8 @@ let package = Package(
         // the clients, the logo pipelines, several lists at once. Everything above builds through it.
         .target(
             name: "Runtime",
-            dependencies: ["Fetching", "HTTP", "Hotels", "Imaging", "Locking", "Logos", "OfflineStore", "PostgresStore", "SOAP", logging]
+            dependencies: ["Fetching", "HTTP", "Hotels", "Imaging", "Locking", "Logos", "Matching", "OfflineStore", "PostgresStore", "SOAP",
+                           logging]
         ),
         // Workers: lists as jobs in the shared store, claimed, leased, fenced and retried.
         .target(
@@ -169,7 +170,7 @@ let package = Package(
             name: "hotels",
             dependencies: [
                 "AtomicFiles", "HTTP", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Seeding", "Logos", "OfflineStore", "Fetching",
-                "PostgresStore", "Runtime", "Workers", "Browsing", "Console", "Dashboard", "Simulation", "SampleService", "WSDL", logging,
+                "PostgresStore", "Runtime", "Workers", "Browsing", "Console", "Dashboard", "Matching", "Simulation", "SampleService", "WSDL", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Sources/HotelsCLI"
@@ -198,7 +199,8 @@ let package = Package(
             dependencies: ["AtomicFiles", "Fetching", "Locking", "OfflineStore", "Hotels", "HTTP", "SOAP", "Imaging", "Logos", "Scheduling", "TestSupport"]
         ),
         // The store suite on SQLite and on a PostgreSQL server the tests start (TestSupport's TestPostgres).
-        .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "OfflineStore", "Hotels", "Imaging", "TestSupport", "hotels"]),
+        .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "OfflineStore", "Hotels", "Imaging", "Matching", "Runtime", "TestSupport",
+                                                               "hotels"]),
         // The worker loop on fakes and a real server; the hotels worker processes against hotels serve.
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "Fetching", "HTTP", "Hotels", "Imaging", "Locking", "OfflineStore", "PostgresStore", "Runtime",
                                                           "SampleService", "TestSupport", "Workers", "hotels",

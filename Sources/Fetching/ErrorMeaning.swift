@@ -4,6 +4,7 @@ import HTTP
 import Hotels
 import Imaging
 import Logos
+import Matching
 import OfflineStore
 import SOAP
 import WSDL
@@ -128,6 +129,8 @@ public struct ErrorMeaning: Sendable, Equatable {
             self = Self.meaning(of: error)
         case is LogoError:
             self.init(kind: .unavailable, status: .unavailable)
+        case let error as CatalogueError:
+            self = Self.meaning(of: error)
         default:
             self.init(kind: .badData, status: .dataError)
         }
@@ -222,6 +225,21 @@ public struct ErrorMeaning: Sendable, Equatable {
         case .staleRefused(_, let reason):
             ErrorMeaning(kind: .transient, status: .unavailable, hint: "without --require-fresh the cached list is served, with a banner",
                          isRetryable: reason != nil)
+        }
+    }
+}
+
+extension ErrorMeaning {
+    private static func meaning(of error: CatalogueError) -> ErrorMeaning {
+        switch error.kind {
+        case .nothingToMatch:
+            ErrorMeaning(kind: .noInput, status: .noInput, hint: "hotels fetch --city CITY --endpoint URL fills the store; hotels cache stats shows what is there")
+        case .malformedReference, .sameRecord, .acrossScopes:
+            ErrorMeaning(kind: .usage, status: .usage, hint: "name a record as LIST:CODE; hotels match review prints pairs that way")
+        case .unknownList, .unknownRecord:
+            ErrorMeaning(kind: .noInput, status: .noInput, hint: "hotels cache stats lists the lists; hotels list --city CITY prints a list's codes")
+        case .unknownProperty:
+            ErrorMeaning(kind: .noInput, status: .noInput, hint: "hotels properties lists the ids; hotels match makes them")
         }
     }
 }

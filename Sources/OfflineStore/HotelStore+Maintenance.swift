@@ -87,10 +87,10 @@ extension HotelStore {
         }
     }
 
-    /// Forgets every list and logo index entry.
+    /// Forgets every list, logo index entry and property; people's match decisions and retired property ids stay.
     public func clear() throws {
         try writer.write { db in
-            try db.execute(sql: "DELETE FROM hotels; DELETE FROM lists; DELETE FROM images")
+            try db.execute(sql: "DELETE FROM hotels; DELETE FROM lists; DELETE FROM images; DELETE FROM properties; DELETE FROM match_reviews")
         }
     }
 

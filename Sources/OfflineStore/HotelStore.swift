@@ -133,7 +133,10 @@ public final class HotelStore: ListStorage, ImageIndex {
             let before = try writer.read { db in try migrator.appliedIdentifiers(db) }
             do {
                 try migrator.migrate(writer)
-                return try writer.write(addMissingFieldColumns)
+                return try writer.write { db in
+                    try addMissingFieldColumns(db)
+                    try createCatalogueTables(db)
+                }
             } catch {
                 let after = try writer.read { db in try migrator.appliedIdentifiers(db) }
                 guard after.isStrictSuperset(of: before) else { throw error }

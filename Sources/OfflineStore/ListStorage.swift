@@ -1,6 +1,7 @@
 import Foundation
 import Hotels
 import Imaging
+import Matching
 
 /// Where cached lists live: what ``ListSync`` needs of a store. ``HotelStore``
 /// keeps them in SQLite; a server-side store (PostgreSQL, shared by many
@@ -23,9 +24,11 @@ public protocol ListStorage: Sendable {
     /// Merges a fresh first page: new codes inserted, changed rows updated,
     /// and the page's rows take the top of the list in its order. A page that
     /// shares no row with the cache replaces the list, paging included.
+    @discardableResult
     func mergeFirstPage(_ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date) async throws -> MergeResult
 
     /// Appends a "load more" page and saves where paging stands. Returns how many rows were new.
+    @discardableResult
     func appendPage(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date) async throws -> Int
 }
 
@@ -161,7 +164,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
 
 /// A whole store, beside its lists' pages: what `hotels list` and
 /// `hotels cache` ask of one, whichever the backend.
-public protocol HotelStorage: ListStorage, ImageIndex {
+public protocol HotelStorage: ListStorage, ImageIndex, PropertyStorage {
     /// Where the store is, fit to print: a file, or a server's URL without its password.
     var location: String { get }
 
@@ -183,7 +186,8 @@ public protocol HotelStorage: ListStorage, ImageIndex {
     /// What the store holds.
     func stats() async throws -> StoreStats
 
-    /// Forgets every list and logo index entry.
+    /// Forgets every list, logo index entry and property; people's match
+    /// decisions and retired property ids stay.
     func clear() async throws
 
     /// The processed logo of `url` under the filter chain `filter` (its

@@ -28,6 +28,8 @@ extension PostgresHotelStore {
             try await connection.query("DELETE FROM hotels", logger: logger)
             try await connection.query("DELETE FROM lists", logger: logger)
             try await connection.query("DELETE FROM images", logger: logger)
+            try await connection.query("DELETE FROM properties", logger: logger)
+            try await connection.query("DELETE FROM match_reviews", logger: logger)
         }
     }
 }

@@ -291,6 +291,31 @@ public enum PostgresSchema {
             $$
             """,
         ]),
+        Migration(version: 9, name: "the catalogue: properties, members, reviews, decisions, retired ids", statements: [
+            """
+            CREATE TABLE IF NOT EXISTS properties (
+                id text PRIMARY KEY, scope text NOT NULL, name text, city text, latitude double precision, longitude double precision,
+                confidence text NOT NULL, suppliers integer NOT NULL, created_at double precision NOT NULL, matched_at double precision NOT NULL)
+            """,
+            "CREATE INDEX IF NOT EXISTS properties_by_scope ON properties (scope, id)",
+            """
+            CREATE TABLE IF NOT EXISTS property_members (
+                property_id text NOT NULL REFERENCES properties (id) ON DELETE CASCADE, scope text NOT NULL,
+                profile text NOT NULL, endpoint text NOT NULL, code text NOT NULL, list_id bigint NOT NULL, name text,
+                PRIMARY KEY (scope, profile, endpoint, code))
+            """,
+            "CREATE INDEX IF NOT EXISTS property_members_by_property ON property_members (property_id)",
+            "CREATE TABLE IF NOT EXISTS match_reviews (scope text NOT NULL, score double precision NOT NULL, pair text NOT NULL)",
+            "CREATE INDEX IF NOT EXISTS match_reviews_by_scope ON match_reviews (scope)",
+            """
+            CREATE TABLE IF NOT EXISTS match_decisions (
+                first_profile text NOT NULL, first_endpoint text NOT NULL, first_code text NOT NULL,
+                second_profile text NOT NULL, second_endpoint text NOT NULL, second_code text NOT NULL,
+                verdict text NOT NULL, decided_at double precision NOT NULL,
+                PRIMARY KEY (first_profile, first_endpoint, first_code, second_profile, second_endpoint, second_code))
+            """,
+            "CREATE TABLE IF NOT EXISTS retired_property_ids (id text PRIMARY KEY, successor text, retired_at double precision NOT NULL)",
+        ]),
     ]
 
     /// The SQLSTATE of `hotelkit_refuse`: a statement that undid itself on purpose.

@@ -104,7 +104,7 @@ struct SharedStoreCommandTests {
         victim.arguments = arguments
         victim.standardOutput = FileHandle.nullDevice
         let victimErrors = folder("victim-stderr")
-        FileManager.default.createFile(atPath: victimErrors, contents: nil)
+        try #require(FileManager.default.createFile(atPath: victimErrors, contents: nil))
         victim.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: victimErrors))
         let child = try ChildProcess(starting: victim)
         let rows: @Sendable () -> Int = { Int((try? server.psqlBlocking("SELECT count(*) FROM hotels", database: database))?.trimmed ?? "") ?? 0 }

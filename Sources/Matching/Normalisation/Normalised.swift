@@ -27,10 +27,7 @@ struct RecordNormaliser {
     let configuration: NormalisationConfiguration
 
     func normalise(_ records: [MatchRecord]) -> [Normalised] {
-        let cityKeys = records.map { record in
-            let folded = TextFolding.fold(record.source.listCity, maxCharacters: 80).trimmingCharacters(in: .whitespaces)
-            return folded.isEmpty ? "list \(record.source.listID)" : folded
-        }
+        let cityKeys = records.map(\.source.scope)
         let positions = PositionCleaner(configuration: configuration).clean(records, cityKeys: cityKeys)
         var normalised = records.indices.map { index in
             normalise(records[index].hotel, source: records[index].source, cityKey: cityKeys[index], position: positions[index])

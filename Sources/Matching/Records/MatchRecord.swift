@@ -22,6 +22,17 @@ public struct MatchSource: Sendable, Hashable, Codable {
 
     /// The profile and endpoint together.
     public var supplier: SupplierKey { SupplierKey(profile: profile, endpoint: endpoint) }
+
+    /// The catalogue's unit of matching: the list's city, folded, so that
+    /// "Paris" and "PARIS" lists are matched together; "list N" for a list
+    /// with no city. Properties, runs and match jobs are per scope.
+    public var scope: String { MatchSource.scope(ofCity: listCity, listID: listID) }
+
+    /// The scope of lists of `city`; `listID` names a list with no city.
+    public static func scope(ofCity city: String, listID: Int64) -> String {
+        let folded = TextFolding.fold(city, maxCharacters: 80).trimmingCharacters(in: .whitespaces)
+        return folded.isEmpty ? "list \(listID)" : folded
+    }
 }
 
 /// A hotel as one supplier lists it: what matching takes in.

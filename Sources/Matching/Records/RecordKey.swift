@@ -72,3 +72,27 @@ public struct RecordPair: Sendable, Hashable, Comparable, Codable {
 extension RecordPair: CustomStringConvertible {
     public var description: String { "\(first) ~ \(second)" }
 }
+
+extension RecordPair {
+    /// The same pair with each key's endpoint transformed (an endpoint as
+    /// pages show it, say), in the same order: for output, never for look-ups.
+    public func mappingEndpoints(_ transform: (String) -> String) -> RecordPair {
+        func mapped(_ key: RecordKey) -> RecordKey {
+            RecordKey(profile: key.supplier.profile, endpoint: transform(key.supplier.endpoint), code: key.code)
+        }
+        return RecordPair(ordered: mapped(first), mapped(second))
+    }
+
+    private init(ordered first: RecordKey, _ second: RecordKey) {
+        (self.first, self.second) = (first, second)
+    }
+}
+
+extension PairExplanation {
+    /// The explanation with its pair's endpoints transformed, for output.
+    public func mappingEndpoints(_ transform: (String) -> String) -> PairExplanation {
+        var explanation = self
+        explanation.pair = pair.mappingEndpoints(transform)
+        return explanation
+    }
+}

@@ -1,0 +1,230 @@
+import Foundation
+import Logging
+import Matching
+import OfflineStore
+import PostgresNIO
+
+/// The catalogue in the shared store (schema version 9): properties, their
+/// members, the pairs to review, decisions and retired ids.
+extension PostgresHotelStore {
+    public func propertyIdentities(scope: String) async throws -> [PropertyIdentity] {
+        try await reading { [logger] connection in
+            let rows = try await connection.query("""
+                SELECT p.id, p.created_at, m.profile, m.endpoint, m.code FROM properties p JOIN property_members m ON m.property_id = p.id
+                WHERE p.scope = \(scope) ORDER BY p.id
+                """, logger: logger)
+            var identities: [PropertyIdentity] = []
+            for try await (id, createdAt, profile, endpoint, code) in rows.decode((String, Double, String, String, String).self) {
+                let key = RecordKey(profile: profile, endpoint: endpoint, code: code)
+                if identities.last?.id == id {
+                    identities[identities.count - 1].members.append(key)
+                } else {
+                    identities.append(PropertyIdentity(id: id, members: [key], createdAt: Date(timeIntervalSince1970: createdAt)))
+                }
+            }
+            return identities
+        }
+    }
+
+    public func takenPropertyIDs() async throws -> Set<String> {
+        try await reading { [logger] connection in
+            var ids = Set<String>()
+            let rows = try await connection.query("SELECT id FROM properties UNION ALL SELECT id FROM retired_property_ids", logger: logger)
+            for try await id in rows.decode(String.self) { ids.insert(id) }
+            return ids
+        }
+    }
+
+    public func propertyScopes() async throws -> [String] {
+        try await reading { [logger] connection in
+            var scopes: [String] = []
+            for try await scope in try await connection.query("SELECT DISTINCT scope FROM properties ORDER BY scope", logger: logger)
+                .decode(String.self) { scopes.append(scope) }
+            return scopes
+        }
+    }
+
+    /// Rows go as `jsonb` arrays, a few thousand a statement: one round trip
+    /// for many rows, as ``Rows`` sends a page of hotels.
+    public func replaceProperties(_ match: ScopeMatch) async throws {
+        let matchedAt = match.matchedAt.timeIntervalSince1970
+        var properties: [[String: JSONValue]] = []
+        var members: [[String: JSONValue]] = []
+        for (property, keys) in zip(match.properties, match.memberKeys) {
+            properties.append([
+                "id": .text(property.id), "scope": .text(match.scope), "name": .optionalText(property.name), "city": .optionalText(property.city),
+                "latitude": .optionalNumber(property.latitude), "longitude": .optionalNumber(property.longitude),
+                "confidence": .text(property.confidence.rawValue), "suppliers": .integer(Int64(property.supplierCount)),
+                "created_at": .number(property.createdAt.timeIntervalSince1970), "matched_at": .number(matchedAt),
+            ])
+            for (member, key) in zip(property.members, keys) {
+                members.append([
+                    "property_id": .text(property.id), "scope": .text(match.scope), "profile": .text(key.supplier.profile),
+                    "endpoint": .text(key.supplier.endpoint), "code": .text(key.code), "list_id": .integer(member.list),
+                    "name": .optionalText(member.name),
+                ])
+            }
+        }
+        let propertyChunks = try Self.jsonChunks(properties)
+        let memberChunks = try Self.jsonChunks(members)
+        let reviews = try match.reviews.map { ($0.score, try String(decoding: JSONEncoder().encode($0), as: UTF8.self)) }
+        let scope = match.scope
+        try await writing { [logger] connection in
+            try await connection.query("DELETE FROM properties WHERE scope = \(scope)", logger: logger)
+            try await connection.query("DELETE FROM match_reviews WHERE scope = \(scope)", logger: logger)
+            for chunk in propertyChunks {
+                try await connection.query("INSERT INTO properties SELECT * FROM jsonb_populate_recordset(NULL::properties, \(chunk)::jsonb)",
+                                           logger: logger)
+            }
+            for chunk in memberChunks {
+                try await connection.query("""
+                    INSERT INTO property_members SELECT * FROM jsonb_populate_recordset(NULL::property_members, \(chunk)::jsonb)
+                    """, logger: logger)
+            }
+            for retired in match.retired {
+                try await connection.query("""
+                    INSERT INTO retired_property_ids (id, successor, retired_at) VALUES (\(retired.id), \(retired.successor), \(matchedAt))
+                    ON CONFLICT (id) DO UPDATE SET successor = EXCLUDED.successor, retired_at = EXCLUDED.retired_at
+                    """, logger: logger)
+            }
+            for (score, pair) in reviews {
+                try await connection.query("INSERT INTO match_reviews (scope, score, pair) VALUES (\(scope), \(score), \(pair))", logger: logger)
+            }
+        }
+    }
+
+    public func properties(_ query: PropertyQuery) async throws -> [CatalogueProperty] {
+        let limit = query.limit.map(Int64.init)
+        return try await reading { [logger] connection in
+            let rows = try await connection.query("""
+                SELECT id, scope, name, city, latitude, longitude, confidence, created_at FROM properties
+                WHERE (\(query.scope)::text IS NULL OR scope = \(query.scope)) AND suppliers >= \(query.minimumSuppliers)
+                  AND (\(query.after)::text IS NULL OR id > \(query.after))
+                ORDER BY id LIMIT \(limit)
+                """, logger: logger)
+            return try await Self.properties(rows, connection, logger: logger)
+        }
+    }
+
+    public func property(id: String) async throws -> CatalogueProperty? {
+        try await reading { [logger] connection in
+            let rows = try await connection.query("""
+                SELECT id, scope, name, city, latitude, longitude, confidence, created_at FROM properties WHERE id = \(id)
+                """, logger: logger)
+            return try await Self.properties(rows, connection, logger: logger).first
+        }
+    }
+
+    public func property(holding key: RecordKey) async throws -> CatalogueProperty? {
+        try await reading { [logger] connection in
+            let rows = try await connection.query("""
+                SELECT p.id, p.scope, p.name, p.city, p.latitude, p.longitude, p.confidence, p.created_at
+                FROM properties p JOIN property_members m ON m.property_id = p.id
+                WHERE m.profile = \(key.supplier.profile) AND m.endpoint = \(key.supplier.endpoint) AND m.code = \(key.code)
+                ORDER BY p.matched_at DESC LIMIT 1
+                """, logger: logger)
+            return try await Self.properties(rows, connection, logger: logger).first
+        }
+    }
+
+    public func retiredPropertyID(_ id: String) async throws -> RetiredPropertyID? {
+        try await reading { [logger] connection in
+            let rows = try await connection.query("SELECT id, successor FROM retired_property_ids WHERE id = \(id)", logger: logger)
+            for try await (id, successor) in rows.decode((String, String?).self) { return RetiredPropertyID(id: id, successor: successor) }
+            return nil
+        }
+    }
+
+    public func reviewPairs(scope: String?) async throws -> [ReviewPair] {
+        let pairs = try await reading { [logger] connection in
+            var pairs: [String] = []
+            let rows = try await connection.query("""
+                SELECT pair FROM match_reviews WHERE \(scope)::text IS NULL OR scope = \(scope) ORDER BY score DESC, ctid
+                """, logger: logger)
+            for try await pair in rows.decode(String.self) { pairs.append(pair) }
+            return pairs
+        }
+        return try pairs.map { try JSONDecoder().decode(ReviewPair.self, from: Data($0.utf8)) }
+    }
+
+    public func decisions() async throws -> [PairDecision] {
+        try await reading { [logger] connection in
+            var decisions: [PairDecision] = []
+            let rows = try await connection.query("""
+                SELECT first_profile, first_endpoint, first_code, second_profile, second_endpoint, second_code, verdict FROM match_decisions
+                """, logger: logger)
+            for try await (firstProfile, firstEndpoint, firstCode, secondProfile, secondEndpoint, secondCode, verdict)
+                in rows.decode((String, String, String, String, String, String, String).self) {
+                guard let verdict = PairDecision.Verdict(rawValue: verdict),
+                      let decision = PairDecision(RecordKey(profile: firstProfile, endpoint: firstEndpoint, code: firstCode),
+                                                  RecordKey(profile: secondProfile, endpoint: secondEndpoint, code: secondCode), verdict)
+                else { continue }
+                decisions.append(decision)
+            }
+            return decisions.sorted { $0.pair < $1.pair }
+        }
+    }
+
+    public func recordDecision(_ decision: PairDecision, at date: Date) async throws {
+        let (first, second) = (decision.pair.first, decision.pair.second)
+        try await writingOneStatement { [logger] connection in
+            try await connection.query("""
+                INSERT INTO match_decisions (first_profile, first_endpoint, first_code, second_profile, second_endpoint, second_code, verdict, decided_at)
+                VALUES (\(first.supplier.profile), \(first.supplier.endpoint), \(first.code), \(second.supplier.profile), \(second.supplier.endpoint),
+                        \(second.code), \(decision.verdict.rawValue), \(date.timeIntervalSince1970))
+                ON CONFLICT (first_profile, first_endpoint, first_code, second_profile, second_endpoint, second_code)
+                DO UPDATE SET verdict = EXCLUDED.verdict, decided_at = EXCLUDED.decided_at
+                """, logger: logger)
+        }
+    }
+
+    /// Property rows with their members, endpoints as pages show them.
+    private static func properties(_ rows: PostgresRowSequence, _ connection: PostgresConnection, logger: Logger) async throws -> [CatalogueProperty] {
+        var properties: [CatalogueProperty] = []
+        for try await (id, scope, name, city, latitude, longitude, confidence, createdAt)
+            in rows.decode((String, String, String?, String?, Double?, Double?, String, Double).self) {
+            properties.append(CatalogueProperty(id: id, scope: scope, name: name, city: city, latitude: latitude, longitude: longitude,
+                                                confidence: ConfidenceTier(rawValue: confidence) ?? .low, members: [],
+                                                createdAt: Date(timeIntervalSince1970: createdAt)))
+        }
+        guard !properties.isEmpty else { return [] }
+        let index = Dictionary(uniqueKeysWithValues: properties.enumerated().map { ($1.id, $0) })
+        let members = try await connection.query("""
+            SELECT property_id, list_id, profile, endpoint, code, name FROM property_members
+            WHERE property_id = ANY(\(properties.map(\.id))) ORDER BY property_id, profile, endpoint, code
+            """, logger: logger)
+        for try await (propertyID, list, profile, endpoint, code, name) in members.decode((String, Int64, String, String, String, String?).self) {
+            guard let position = index[propertyID] else { continue }
+            properties[position].members.append(CatalogueMember(list: list, profile: profile, endpoint: ShownURL.of(endpoint), code: code, name: name))
+        }
+        return properties
+    }
+
+    /// Rows as JSON arrays of at most 5,000 objects each.
+    private static func jsonChunks(_ rows: [[String: JSONValue]]) throws -> [String] {
+        try stride(from: 0, to: rows.count, by: 5_000).map { start in
+            String(decoding: try JSONEncoder().encode(Array(rows[start..<min(rows.count, start + 5_000)])), as: UTF8.self)
+        }
+    }
+}
+
+/// A cell of a row sent as JSON: text, a number, or null.
+enum JSONValue: Encodable {
+    case text(String)
+    case number(Double)
+    case integer(Int64)
+    case null
+
+    static func optionalText(_ text: String?) -> JSONValue { text.map(JSONValue.text) ?? .null }
+    static func optionalNumber(_ number: Double?) -> JSONValue { number.map(JSONValue.number) ?? .null }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .text(let text): try container.encode(text)
+        case .number(let number): try container.encode(number)
+        case .integer(let integer): try container.encode(integer)
+        case .null: try container.encodeNil()
+        }
+    }
+}
