@@ -35,6 +35,6 @@ struct HotelsCommand: AsyncParsableCommand {
         version: HotelKitVersion.string,
         subcommands: [ParseCommand.self, FetchCommand.self, ServeCommand.self, ImageCommand.self, ListCommand.self, CacheCommand.self, SimulateCommand.self, DemoCommand.self, BrowseCommand.self,
                       ProfileCommand.self, CallCommand.self, StoreCommand.self, EnqueueCommand.self, WorkerCommand.self, JobsCommand.self,
-                      SchedulesCommand.self, DashboardCommand.self]
+                      SchedulesCommand.self, DashboardCommand.self, MatchCommand.self, PropertiesCommand.self]
     )
 }

@@ -46,6 +46,9 @@ public final class HotelRuntime: Sendable {
         http = configuration.httpClient ?? HTTPTransport(configuration: configuration.transport)
     }
 
+    /// Matching through the runtime's store: properties, reviews and decisions.
+    public var catalogue: Catalogue { Catalogue(storage: storage) }
+
     /// The shared store, when the runtime's store is one: what workers and their jobs need.
     public var sharedStore: PostgresHotelStore? { storage as? PostgresHotelStore }
 

@@ -1,0 +1,271 @@
+import Foundation
+import Hotels
+import Matching
+import OfflineStore
+
+/// Matching through a store: every list's records grouped into properties,
+/// kept in the same store with stable ids, reviewed and decided.
+///
+/// A run works scope by scope (a scope is the lists of one city, folded: see
+/// ``/Matching/MatchSource/scope``): it reads the scope's records, matches
+/// them with the people's decisions, gives the properties the ids of the
+/// last run (``/Matching/PropertyIdentities``), and replaces the scope's
+/// properties and review pairs in one transaction.
+///
+/// ```swift
+/// let catalogue = Catalogue(storage: runtime.storage)
+/// let summary = try await catalogue.match()
+/// print(summary)   // 12,480 records from 5 suppliers → 3,210 properties (…); 41 pairs to review
+/// ```
+public struct Catalogue: Sendable {
+    public let storage: any HotelStorage
+    public let matcher: Matcher
+    /// The clock of ids' creation and decisions.
+    public let now: @Sendable () -> Date
+
+    public init(storage: any HotelStorage, configuration: MatchConfiguration = .default, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.storage = storage
+        matcher = Matcher(configuration: configuration)
+        self.now = now
+    }
+
+    /// Matches every list's records (only those of `cities`' lists when given), scope by scope.
+    /// - Parameter progress: called after each scope, with the scopes done and their number.
+    public func match(cities: [String] = [], progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> CatalogueSummary {
+        let wanted = Set(cities.map { MatchSource.scope(ofCity: $0, listID: 0) })
+        let scopes = try await listsByScope().filter { wanted.isEmpty || wanted.contains($0.key) }
+        guard !scopes.isEmpty else {
+            let asked = cities.isEmpty ? "" : " of " + cities.joined(separator: ", ")
+            throw CatalogueError(.nothingToMatch, "the store \(storage.location) holds no list\(asked) to match")
+        }
+        var summary = CatalogueSummary()
+        // A full run also empties the scopes whose lists are all gone.
+        let gone = cities.isEmpty ? Set(try await storage.propertyScopes()).subtracting(scopes.keys) : []
+        let order = scopes.keys.sorted() + gone.sorted()
+        for (done, scope) in order.enumerated() {
+            summary.add(try await matchScope(scope, lists: scopes[scope] ?? []))
+            progress(done + 1, order.count)
+        }
+        return summary
+    }
+
+    /// Matches one scope's lists and stores the result in place of its last run's.
+    @discardableResult
+    public func matchScope(_ scope: String, lists: [CachedList]) async throws -> CatalogueSummary {
+        let records = try await records(of: lists)
+        let prepared = matcher.prepare(records)
+        let result = prepared.match(decisions: try await storage.decisions())
+        let previous = try await storage.propertyIdentities(scope: scope)
+        let taken = try await storage.takenPropertyIDs()
+        let date = now()
+        let memberKeys = result.properties.map(\.members)
+        let identities = PropertyIdentities(assigning: memberKeys, scope: scope, previous: previous, taken: taken, now: date)
+        let builder = PropertyBuilder(prepared: prepared)
+        let properties = result.properties.indices.map { index in
+            builder.property(result.properties[index], id: identities.ids[index], scope: scope, createdAt: identities.createdAt[index])
+        }
+        let reviews = result.reviewPairs.map { explanation in
+            ReviewPair(scope: scope, first: builder.member(explanation.pair.first), second: builder.member(explanation.pair.second),
+                       score: explanation.score, explanation: explanation.mappingEndpoints(ShownURL.of))
+        }
+        try await storage.replaceProperties(ScopeMatch(scope: scope, properties: properties, memberKeys: memberKeys,
+                                                       retired: identities.retired, reviews: reviews, matchedAt: date))
+        return CatalogueSummary(records: prepared.records, properties: properties, reviews: reviews.count)
+    }
+
+    /// Every signal of a pair of records, as the run that matches their scopes scores it.
+    public func explain(_ first: RecordReference, _ second: RecordReference) async throws -> PairExplanation {
+        let (pair, prepared, _) = try await resolve(first, second)
+        // Both keys are records of `prepared`: resolve found them there.
+        guard let explanation = prepared.explain(pair) else { throw CatalogueError(.unknownRecord, "\(first) or \(second) is not in the store") }
+        return explanation.mappingEndpoints(ShownURL.of)
+    }
+
+    /// Records a person's decision, then matches the records' scopes again so the catalogue follows it at once.
+    /// - Returns: the properties holding the two records afterwards.
+    public func decide(_ first: RecordReference, _ second: RecordReference, _ verdict: PairDecision.Verdict) async throws
+        -> (first: CatalogueProperty?, second: CatalogueProperty?) {
+        let (pair, _, scopes) = try await resolve(first, second)
+        if verdict == .same && scopes.count > 1 {
+            throw CatalogueError(.acrossScopes, "\(first) and \(second) are in lists of two cities, which are matched apart")
+        }
+        try await storage.recordDecision(PairDecision(pair: pair, verdict: verdict), at: now())
+        let lists = try await listsByScope()
+        for scope in scopes.sorted() { try await matchScope(scope, lists: lists[scope] ?? []) }
+        return (try await storage.property(holding: pair.first), try await storage.property(holding: pair.second))
+    }
+
+    /// The stored pairs to review, best score first; only `city`'s when given.
+    public func reviews(city: String? = nil) async throws -> [ReviewPair] {
+        try await storage.reviewPairs(scope: city.map { MatchSource.scope(ofCity: $0, listID: 0) })
+    }
+
+    /// The stored property with `id`; a retired id is followed to its successor.
+    public func property(id: String) async throws -> CatalogueProperty {
+        var seen = Set<String>()
+        var current = id
+        while seen.insert(current).inserted {
+            if let property = try await storage.property(id: current) { return property }
+            guard let successor = try await storage.retiredPropertyID(current)?.successor else { break }
+            current = successor
+        }
+        throw CatalogueError(.unknownProperty, "no property has the id \(id)")
+    }
+
+    /// The records' pair, their scopes' records prepared, and the scopes.
+    private func resolve(_ first: RecordReference, _ second: RecordReference) async throws -> (RecordPair, PreparedRecords, Set<String>) {
+        var lists: [CachedList] = []
+        for reference in [first, second] {
+            guard let list = try await storage.list(id: reference.list) else {
+                throw CatalogueError(.unknownList, "the store \(storage.location) has no list \(reference.list) (in \(reference))")
+            }
+            lists.append(list)
+        }
+        let scopes = Set(lists.map { MatchSource.scope(ofCity: $0.key.city, listID: $0.id) })
+        let byScope = try await listsByScope()
+        let records = try await records(of: scopes.flatMap { byScope[$0] ?? [] })
+        var keys: [RecordKey] = []
+        for (reference, list) in zip([first, second], lists) {
+            guard records.contains(where: { $0.source.listID == list.id && $0.hotel.code == reference.code }) else {
+                throw CatalogueError(.unknownRecord, "list \(list.id) (\(list.key)) has no hotel with the code \(reference.code)")
+            }
+            keys.append(RecordKey(profile: list.key.profile, endpoint: list.key.endpoint, code: reference.code))
+        }
+        guard let pair = RecordPair(keys[0], keys[1]) else {
+            throw CatalogueError(.sameRecord, "\(first) and \(second) are one record (one supplier's code)")
+        }
+        return (pair, matcher.prepare(records), scopes)
+    }
+
+    /// Every list, by scope.
+    private func listsByScope() async throws -> [String: [CachedList]] {
+        Dictionary(grouping: try await storage.allLists()) { MatchSource.scope(ofCity: $0.key.city, listID: $0.id) }
+    }
+
+    /// The lists' rows as records, read a batch at a time.
+    private func records(of lists: [CachedList]) async throws -> [MatchRecord] {
+        var records: [MatchRecord] = []
+        for list in lists.sorted(by: { $0.id < $1.id }) {
+            let source = MatchSource(listID: list.id, profile: list.key.profile, endpoint: list.key.endpoint, listCity: list.key.city)
+            try await storage.forEachBatch(in: list, batchSize: 10_000) { batch in
+                records += batch.map { MatchRecord(hotel: $0, source: source) }
+            }
+        }
+        return records
+    }
+}
+
+/// What a run made: records, suppliers, properties and pairs to review.
+public struct CatalogueSummary: Sendable, Equatable, Codable, CustomStringConvertible {
+    public var records = 0
+    public var suppliers = 0
+    public var properties = 0
+    /// Properties listed by 2 or more suppliers.
+    public var multiSupplierProperties = 0
+    /// Properties by confidence tier.
+    public var strict = 0
+    public var medium = 0
+    public var low = 0
+    public var reviewPairs = 0
+    public var scopes = 0
+    private var supplierKeys: Set<SupplierKey> = []
+
+    public init() {}
+
+    init(records: [MatchRecord], properties: [CatalogueProperty], reviews: Int) {
+        self.records = records.count
+        supplierKeys = Set(records.map(\.source.supplier))
+        suppliers = supplierKeys.count
+        self.properties = properties.count
+        multiSupplierProperties = properties.count(where: { $0.supplierCount >= 2 })
+        strict = properties.count(where: { $0.confidence == .strict })
+        medium = properties.count(where: { $0.confidence == .medium })
+        low = properties.count(where: { $0.confidence == .low })
+        reviewPairs = reviews
+        scopes = 1
+    }
+
+    mutating func add(_ other: CatalogueSummary) {
+        records += other.records
+        supplierKeys.formUnion(other.supplierKeys)
+        suppliers = supplierKeys.count
+        properties += other.properties
+        multiSupplierProperties += other.multiSupplierProperties
+        strict += other.strict
+        medium += other.medium
+        low += other.low
+        reviewPairs += other.reviewPairs
+        scopes += other.scopes
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case records, suppliers, properties, multiSupplierProperties, strict, medium, low, reviewPairs, scopes
+    }
+
+    /// "12,480 records from 5 suppliers → 3,210 properties (2,874 with 2 or more suppliers); 41 pairs to review".
+    public var description: String {
+        "\(grouped(records)) record\(records == 1 ? "" : "s") from \(grouped(suppliers)) supplier\(suppliers == 1 ? "" : "s")"
+            + " → \(grouped(properties)) propert\(properties == 1 ? "y" : "ies")"
+            + " (\(grouped(multiSupplierProperties)) with 2 or more suppliers); "
+            + "\(grouped(reviewPairs)) pair\(reviewPairs == 1 ? "" : "s") to review"
+    }
+
+    private func grouped(_ number: Int) -> String {
+        let digits = String(number)
+        var result = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { result += "," }
+            result.append(digit)
+        }
+        return result
+    }
+}
+
+/// Stored properties from a clustering: a name, a city and a centre each.
+struct PropertyBuilder {
+    let prepared: PreparedRecords
+    private let records: [RecordKey: MatchRecord]
+
+    init(prepared: PreparedRecords) {
+        self.prepared = prepared
+        records = Dictionary(uniqueKeysWithValues: prepared.records.map { ($0.key, $0) })
+    }
+
+    func member(_ key: RecordKey) -> CatalogueMember {
+        let record = records[key]
+        return CatalogueMember(list: record?.source.listID ?? 0, profile: key.supplier.profile, endpoint: ShownURL.of(key.supplier.endpoint),
+                               code: key.code, name: record?.hotel.name)
+    }
+
+    func property(_ property: Property, id: String, scope: String, createdAt: Date) -> CatalogueProperty {
+        let members = property.members.compactMap { records[$0] }
+        let positions = property.members.compactMap { prepared.normalised($0)?.position }
+        return CatalogueProperty(
+            id: id, scope: scope,
+            name: Self.mostGiven(members.compactMap(\.hotel.name)),
+            city: Self.mostGiven(members.compactMap(\.hotel.city)) ?? members.first?.source.listCity,
+            latitude: Self.median(positions.map(\.latitude)), longitude: Self.median(positions.map(\.longitude)),
+            confidence: property.tier, members: property.members.map(member), createdAt: createdAt)
+    }
+
+    /// The value most members give, trimmed; on a tie the longest (it says most), then the first in order.
+    static func mostGiven(_ values: [String]) -> String? {
+        let trimmed = values.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        var counts: [String: Int] = [:]
+        for value in trimmed { counts[value, default: 0] += 1 }
+        return trimmed.enumerated().max { a, b in
+            let (countA, countB) = (counts[a.element] ?? 0, counts[b.element] ?? 0)
+            if countA != countB { return countA < countB }
+            if a.element.count != b.element.count { return a.element.count < b.element.count }
+            return a.offset > b.offset
+        }?.element
+    }
+
+    /// The middle value: one stray position moves a median less than a mean.
+    static func median(_ values: [Double]) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+}
