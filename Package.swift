@@ -150,12 +150,14 @@ let package = Package(
         .target(
             name: "Dashboard",
             dependencies: [
-                "Hotels", "OfflineStore", "PostgresStore", "Runtime", "Workers", logging, .product(name: "Hummingbird", package: "hummingbird"),
+                "Hotels", "Matching", "OfflineStore", "PostgresStore", "Runtime", "Workers", logging,
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
-        // Issue 47, one hotel, one property: which records of several suppliers' lists are one hotel.
-        // Normalises, learns name frequencies, blocks, scores pairs with explanations, clusters. No store, no CLI.
+        // One hotel, one property: which records of several suppliers' lists are one hotel. Normalises, learns
+        // name frequencies, blocks, scores pairs with explanations, clusters, keeps ids stable; the stores keep
+        // the catalogue (PropertyStorage) and Runtime's Catalogue runs it over a store.
         .target(name: "Matching", dependencies: ["Hotels"]),
         .target(
             name: "SampleService",
@@ -202,7 +204,8 @@ let package = Package(
         .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "OfflineStore", "Hotels", "Imaging", "Matching", "Runtime", "TestSupport",
                                                                "hotels"]),
         // The worker loop on fakes and a real server; the hotels worker processes against hotels serve.
-        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "Fetching", "HTTP", "Hotels", "Imaging", "Locking", "OfflineStore", "PostgresStore", "Runtime",
+        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "Fetching", "HTTP", "Hotels", "Imaging", "Locking", "Matching", "OfflineStore",
+                                                          "PostgresStore", "Runtime",
                                                           "SampleService", "TestSupport", "Workers", "hotels",
                                                           .product(name: "HummingbirdTesting", package: "hummingbird")],
                     // The Chromium drivers, run by path with python3: not part of the build.

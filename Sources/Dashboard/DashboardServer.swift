@@ -55,6 +55,7 @@ public struct DashboardServer: Sendable {
         router.get("queue") { request, _ in try await queuePage(request) }
         router.post("queue") { request, _ in try await queueAction(request) }
         router.get("schedules") { _, _ in try await schedulesPage() }
+        propertyRoutes(router)
         router.get("logo") { request, _ in try await logo(request) }
         router.get("static/dashboard.js") { _, _ in DashboardScript.response }
         router.get("static/dashboard.css") { _, _ in DashboardStyle.stylesheet }

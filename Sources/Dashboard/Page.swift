@@ -3,6 +3,7 @@ import Foundation
 import PostgresStore
 import Hotels
 import Hummingbird
+import Matching
 import OfflineStore
 import Workers
 
@@ -39,7 +40,7 @@ enum Page {
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
             <title>\(escaped(title)) · HotelKit</title><link rel="icon" href="/static/icon.svg" type="image/svg+xml">
             <link rel="stylesheet" href="/static/dashboard.css"><script src="/static/dashboard.js" defer></script></head>
-            <body><nav><a href="/lists">Lists</a> · <a href="/queue">Queue</a> · <a href="/schedules">Schedules</a></nav>
+            <body><nav><a href="/lists">Lists</a> · <a href="/queue">Queue</a> · <a href="/schedules">Schedules</a> · <a href="/properties">Properties</a> · <a href="/review">Review</a></nav>
             <h1>\(escaped(title))</h1>
             \(body)
             </body></html>
@@ -229,13 +230,25 @@ enum JSONBody {
 
     /// A page of a list's rows: `{"hotels": [...], "next": URL or null}`, each hotel as a line of `hotels list`.
     static func hotels(_ hotels: [Hotel], next: String?) -> Response {
-        var body = Array(#"{"hotels":["#.utf8)
-        for (index, hotel) in hotels.enumerated() {
+        lines("hotels", hotels.map(HotelJSONLines.line), next: next)
+    }
+
+    /// A page of properties: `{"properties": [...], "next": URL or null}`, each as a line of `hotels properties --json`.
+    static func properties(_ properties: [CatalogueProperty], next: String?) -> Response {
+        lines("properties", properties.map(\.jsonLine), next: next)
+    }
+
+    /// JSON lines as an array under `key`, with the URL of the next page.
+    private static func lines(_ key: String, _ lines: [String], next: String?) -> Response {
+        var body = Array("{\"\(key)\":[".utf8)
+        for (index, line) in lines.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }
-            body += HotelJSONLines.line(hotel).utf8
+            body += line.utf8
         }
         body += #"],"next":"#.utf8
-        body += next.map { #"""# + $0 + #"""# }.map { Array($0.utf8) } ?? Array("null".utf8)
+        var nextValue: [UInt8] = []
+        HotelJSONLines.appendString(next, to: &nextValue)
+        body += nextValue
         body += "}".utf8
         return json(Data(body))
     }

@@ -74,6 +74,14 @@ extension HotelStore {
 
     /// Each batch is one read that goes on after the last row's position
     /// (the `hotels_by_position` index), so none skips rows again as an offset would.
+    public func hotel(inList listID: Int64, code: String) async throws -> Hotel? {
+        try await writer.read { db in
+            let statement = try db.cachedStatement(sql: Self.selectHotels + " FROM hotels WHERE listId = ? AND code = ?")
+            let decoder = HotelRowDecoder(columns: statement.columnNames)
+            return try Row.fetchOne(statement, arguments: [listID, code]).map(decoder.hotel)
+        }
+    }
+
     public func rows(in list: CachedList, after: Int64? = nil, limit: Int, matching: String? = nil) async throws -> ListRows {
         let pattern = ListRows.likePattern(matching)
         return try await writer.read { db in

@@ -183,6 +183,9 @@ public protocol HotelStorage: ListStorage, ImageIndex, PropertyStorage {
     /// deep in a long list costs what the first one costs.
     func rows(in list: CachedList, after: Int64?, limit: Int, matching: String?) async throws -> ListRows
 
+    /// The row of `code` in the list with id `listID`, or nil.
+    func hotel(inList listID: Int64, code: String) async throws -> Hotel?
+
     /// What the store holds.
     func stats() async throws -> StoreStats
 

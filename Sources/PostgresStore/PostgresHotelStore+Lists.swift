@@ -44,6 +44,15 @@ extension PostgresHotelStore {
         }
     }
 
+    public func hotel(inList listID: Int64, code: String) async throws -> Hotel? {
+        try await reading { [logger] connection in
+            let rows = try await connection.query("""
+                SELECT \(unescaped: HotelRowDecoder.selectList) FROM hotels WHERE list_id = \(listID) AND code = \(code)
+                """, logger: logger)
+            return try await Self.hotels(rows).first
+        }
+    }
+
     public func rows(in list: CachedList, after: Int64? = nil, limit: Int, matching: String? = nil) async throws -> ListRows {
         let pattern = ListRows.likePattern(matching)
         return try await reading { [logger] connection in
