@@ -129,8 +129,8 @@ let package = Package(
         // Workers: lists as jobs in the shared store, claimed, leased, fenced and retried.
         .target(
             name: "Workers",
-            dependencies: ["Fetching", "HTTP", "Hotels", "Imaging", "Locking", "Logos", "OfflineStore", "PostgresStore", "Runtime", logging,
-                           .product(name: "Metrics", package: "swift-metrics")]
+            dependencies: ["Fetching", "HTTP", "Hotels", "Imaging", "Locking", "Logos", "Matching", "OfflineStore", "PostgresStore", "Runtime",
+                           logging, .product(name: "Metrics", package: "swift-metrics")]
         ),
         // The tutorials' table view in a real terminal: raw mode, keys and the
         // mouse, frames written as diffs, logos painted by libchafa; the list

@@ -7,6 +7,11 @@ import SOAP
 /// What a ``ListJob`` run did: everything `hotels fetch` prints.
 public struct ListJobSummary: Sendable {
     public var key: ListKey
+    /// Whether the run added, changed or moved rows, or replaced the list: what its city's properties follow.
+    public var changedRows: Bool {
+        added > 0 || merge.map { $0.inserted + $0.updated + $0.moved > 0 || $0.replaced } ?? false
+    }
+
     /// Pages fetched in this run.
     public var pages = 0
     /// Rows in the list now, cached and fetched.

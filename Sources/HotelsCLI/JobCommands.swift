@@ -124,7 +124,7 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @OptionGroup var storeOptions: JobStoreOptions
     @Option(help: "Jobs run at once.") var concurrency = 4
-    @Option(help: "The kinds of job to take: list, logos, or both.") var kinds = "list,logos"
+    @Option(help: "The kinds of job to take, comma-separated: list, logos, match.") var kinds = "list,logos,match"
     @Option(help: ArgumentHelp("How long running jobs may take to finish once stopped.", valueName: "duration")) var grace = Seconds(seconds: 30)
     @Option(help: ArgumentHelp("How long a claim holds without a heartbeat.", valueName: "duration")) var lease = Seconds(seconds: 30)
     @Option(help: "A JSON file of credentials for the profiles' {env:NAME} placeholders (mode 600).") var credentials: String?
@@ -143,7 +143,7 @@ struct WorkerCommand: AsyncParsableCommand {
     }
 
     private func parsedKinds() throws -> [JobKind] {
-        guard let parsed = JobKind.list(kinds) else { throw ValidationError("--kinds: “\(kinds)” names a kind of job that is not list or logos") }
+        guard let parsed = JobKind.list(kinds) else { throw ValidationError("--kinds: “\(kinds)” names a kind of job that is not list, logos or match") }
         return parsed
     }
 
@@ -242,7 +242,7 @@ struct JobsCommand: AsyncParsableCommand {
 extension JobsCommand {
     /// `--kind list|logos`, or every kind.
     struct KindOptions: ParsableArguments {
-        @Option(help: "The kind of job: list or logos (default: both).") var kind: JobKind?
+        @Option(help: "The kind of job: list, logos or match (default: all).") var kind: JobKind?
 
         var kinds: [JobKind] { kind.map { [$0] } ?? JobKind.allCases }
     }

@@ -10,6 +10,8 @@ public enum JobKind: String, Sendable, Codable, CaseIterable {
     case list
     /// A page of a list's rows: their logos processed into the store's logo index.
     case logos
+    /// A city's lists matched into properties again, after a list job changed one.
+    case match
 
     /// The kinds in `text`, comma-separated (`list,logos`); nil when one is not a kind.
     public static func list(_ text: String) -> [JobKind]? {

@@ -291,7 +291,7 @@ public enum PostgresSchema {
             $$
             """,
         ]),
-        Migration(version: 9, name: "the catalogue: properties, members, reviews, decisions, retired ids", statements: [
+        Migration(version: 9, name: "the catalogue: properties, members, reviews, decisions, retired ids; match jobs", statements: [
             """
             CREATE TABLE IF NOT EXISTS properties (
                 id text PRIMARY KEY, scope text NOT NULL, name text, city text, latitude double precision, longitude double precision,
@@ -315,6 +315,15 @@ public enum PostgresSchema {
                 PRIMARY KEY (first_profile, first_endpoint, first_code, second_profile, second_endpoint, second_code))
             """,
             "CREATE TABLE IF NOT EXISTS retired_property_ids (id text PRIMARY KEY, successor text, retired_at double precision NOT NULL)",
+            // A list job that changed rows queues a match job for its city.
+            """
+            ALTER TABLE jobs DROP CONSTRAINT IF EXISTS jobs_kind_check,
+                ADD CONSTRAINT jobs_kind_check CHECK (kind IN ('list', 'logos', 'match'))
+            """,
+            """
+            ALTER TABLE schedules DROP CONSTRAINT IF EXISTS schedules_kind_check,
+                ADD CONSTRAINT schedules_kind_check CHECK (kind IN ('list', 'logos', 'match'))
+            """,
         ]),
     ]
 

@@ -39,6 +39,7 @@ public enum JobAction: Sendable, Equatable {
     }
 
     private static func named(_ kinds: [JobKind]) -> String {
-        kinds.map(\.rawValue).joined(separator: " and ") + " jobs"
+        let names = kinds.map(\.rawValue)
+        return (names.count > 1 ? names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1] : names.joined()) + " jobs"
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hotels
+import Matching
 import OfflineStore
 import PostgresStore
 
@@ -84,9 +85,12 @@ public struct ListJobArguments: Codable, Sendable, Equatable {
 
     /// `kind|profile|endpoint|city|keyword[␟area][|suffix]`, each part escaped so none can pass for another's.
     static func uniqueKey(kind: JobKind, _ key: ListKey, suffix: String?) -> String {
-        ([kind.rawValue, key.profile, key.endpoint, key.city, key.storedKeyword] + (suffix.map { [$0] } ?? []))
-            .map { $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "|", with: "\\|") }
-            .joined(separator: "|")
+        uniqueKey([kind.rawValue, key.profile, key.endpoint, key.city, key.storedKeyword] + (suffix.map { [$0] } ?? []))
+    }
+
+    /// The parts joined by `|`, each escaped so none can pass for another's.
+    static func uniqueKey(_ parts: [String]) -> String {
+        parts.map { $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "|", with: "\\|") }.joined(separator: "|")
     }
 
     static func encode(_ value: some Encodable) -> String {
@@ -115,6 +119,28 @@ public struct LogosJobArguments: Codable, Sendable, Equatable {
     public func job(priority: Int = 0, maxAttempts: Int = 5, timeout: Double? = defaultTimeout) -> NewJob {
         NewJob(kind: .logos, arguments: ListJobArguments.encode(self),
                uniqueKey: ListJobArguments.uniqueKey(kind: .logos, list.key, suffix: "\(list.filter)|\(offset)|\(limit)"),
+               priority: priority, maxAttempts: maxAttempts, timeout: timeout)
+    }
+}
+
+/// What a `match` job matches: the lists of one city (a scope, see
+/// ``/Matching/MatchSource/scope``), into the store's properties.
+public struct MatchJobArguments: Codable, Sendable, Equatable {
+    /// The city as a list names it; its scope is what the job matches.
+    public var city: String
+
+    public init(city: String) {
+        self.city = city
+    }
+
+    public var scope: String { MatchSource.scope(ofCity: city, listID: 0) }
+
+    /// A match job's deadline unless one is given: half an hour.
+    public static let defaultTimeout: Double = 1800
+
+    /// At most one live per city's scope: "Paris" and "PARIS" queue one job.
+    public func job(priority: Int = 0, maxAttempts: Int = 5, timeout: Double? = defaultTimeout) -> NewJob {
+        NewJob(kind: .match, arguments: ListJobArguments.encode(self), uniqueKey: ListJobArguments.uniqueKey([JobKind.match.rawValue, scope]),
                priority: priority, maxAttempts: maxAttempts, timeout: timeout)
     }
 }

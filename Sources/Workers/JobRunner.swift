@@ -5,6 +5,7 @@ import Hotels
 import Imaging
 import Locking
 import Logos
+import Matching
 import OfflineStore
 import PostgresStore
 import Runtime
@@ -71,6 +72,7 @@ public final class HotelJobRunner: JobRunner {
         switch job.kind {
         case .list: try await runList(try job.arguments(as: ListJobArguments.self), job: job, queue: queue)
         case .logos: try await runLogos(try job.arguments(as: LogosJobArguments.self))
+        case .match: try await runMatch(try job.arguments(as: MatchJobArguments.self))
         }
     }
 
@@ -98,6 +100,7 @@ public final class HotelJobRunner: JobRunner {
             if let refused = failure as? StoreError, refused.kind == .leaseLost { throw refused }
             throw JobFailure(failure, redactedBy: client.secrets)
         }
+        if summary.changedRows { try await queue.enqueue([MatchJobArguments(city: arguments.city).job()]) }
         guard arguments.logos, summary.hotels > 0 else { return }
         let pages = stride(from: 0, to: summary.hotels, by: arguments.pageSize).map { offset in
             LogosJobArguments(list: arguments, offset: offset, limit: arguments.pageSize).job()
@@ -127,6 +130,25 @@ public final class HotelJobRunner: JobRunner {
         // A logo that failed for good (a corrupt image) does not hold the others back; one that may work later retries the job.
         if let retryable = failures.first(where: { ErrorMeaning($0).isRetryable }) {
             throw JobFailure("\(failures.count) of the page's logos failed, first: \(retryable)", isPermanent: false)
+        }
+    }
+
+    /// Matches the city's lists. The job is unique per city, so no two workers match one city at once; a list
+    /// job that ends meanwhile finds it live and queues nothing, so a list fetched after this run read the
+    /// lists is matched again here, before the job ends (at most three rounds: lists fetched faster than
+    /// that are left to their next job's match).
+    private func runMatch(_ arguments: MatchJobArguments) async throws {
+        var readAt: Date?
+        for _ in 0..<3 {
+            let lists = try await store.allLists().filter { MatchSource.scope(ofCity: $0.key.city, listID: $0.id) == arguments.scope }
+            if let readAt, !lists.contains(where: { $0.fetchedAt >= readAt }) { return }
+            readAt = Date()
+            do {
+                try await runtime.catalogue.matchScope(arguments.scope, lists: lists)
+            } catch {
+                throw JobFailure(error)
+            }
+            try Task.checkCancellation()
         }
     }
 

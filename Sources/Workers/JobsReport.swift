@@ -47,6 +47,10 @@ public struct JobsReport: Encodable {
                 } else {
                     (list, arguments) = (nil, "")
                 }
+            case .match:
+                // A city holds no secret.
+                list = nil
+                arguments = (try? decoder.decode(MatchJobArguments.self, from: Data(job.arguments.utf8))).map(ListJobArguments.encode) ?? ""
             case nil:
                 (list, arguments) = (nil, "")
             }

@@ -54,6 +54,8 @@ struct WorkerCommandTests {
         #expect(try await server.psql("SELECT city, hotel_count, exhausted FROM lists ORDER BY city", database: database).trimmed
             == "Paris|20|t\nRome|0|t\nTokyo|10|t")
         #expect(try await server.psql("SELECT count(*), count(DISTINCT (list_id, code)) FROM hotels", database: database).trimmed == "30|30")
+        // A match job for each city whose list gained rows (Rome's is empty).
+        #expect(try await server.psql("SELECT count(*) FROM jobs WHERE kind = 'match'", database: database).trimmed == "2")
         // A logos job a page of 5 rows, and every row's logo processed into the index.
         #expect(try await server.psql("SELECT count(*) FROM jobs WHERE kind = 'logos'", database: database).trimmed == "6")
         #expect(try await server.psql("""
@@ -62,15 +64,15 @@ struct WorkerCommandTests {
             """, database: database).trimmed == "30|30")
 
         let jobs = try await HotelsProcess.run(["jobs", "--store", url, "--json"])
-        #expect(jobs.status == 0 && jobs.stdout.contains(#""counts":{"available":0,"cancelled":0,"completed":9,"dead":0,"retryable":0,"running":0}"#),
+        #expect(jobs.status == 0 && jobs.stdout.contains(#""counts":{"available":0,"cancelled":0,"completed":11,"dead":0,"retryable":0,"running":0}"#),
                 "\(jobs.stdout)\(jobs.stderr)")
         #expect(jobs.stdout.contains(#""workers":[]"#), "the workers signed off")
         let text = try await HotelsProcess.run(["jobs", "--store", url])
-        #expect(text.status == 0 && text.stdout.hasPrefix("jobs: 0 available, 0 running, 0 retryable, 9 completed, 0 dead, 0 cancelled"))
+        #expect(text.status == 0 && text.stdout.hasPrefix("jobs: 0 available, 0 running, 0 retryable, 11 completed, 0 dead, 0 cancelled"))
         for output in [queued, jobs, text] { #expect(!(output.stdout + output.stderr).contains(TestPostgres.password)) }
     }
 
-    @Test("hotels worker --drain fetches what is queued, the logos jobs its lists add too, and exits 0 by itself; a job scheduled later is left")
+    @Test("hotels worker --drain fetches what is queued, the logos and match jobs its lists add too, and exits 0 by itself; a job scheduled later is left")
     func drains() async throws {
         let server = try TestPostgres.shared()
         let url = try await server.makeDatabase()
@@ -84,9 +86,11 @@ struct WorkerCommandTests {
                               database: database)
         let drained = try await HotelsProcess.run(workerArguments(url, ["--drain"]), timeLimit: 120)
         #expect(drained.status == 0, "\(drained.stderr)")
-        // Paris's 20 rows and Tokyo's 10 in pages of 5: a logos job a page.
-        #expect(try await server.psql("SELECT kind, state, count(*) FROM jobs GROUP BY 1, 2 ORDER BY 1, 2", database: database).trimmed
-            == "list|available|1\nlist|completed|2\nlogos|completed|6")
+        // Paris's 20 rows and Tokyo's 10 in pages of 5: a logos job a page; each city's new rows, a match job.
+        let jobs = try await server.psql("SELECT kind, state, count(*) FROM jobs GROUP BY 1, 2 ORDER BY 1, 2", database: database).trimmed
+        #expect(jobs == "list|available|1\nlist|completed|2\nlogos|completed|6\nmatch|completed|2")
+        let properties = try await server.psql("SELECT scope, count(*) FROM properties GROUP BY 1 ORDER BY 1", database: database).trimmed
+        #expect(properties == "paris|20\ntokyo|10")
         #expect(try await server.psql("SELECT count(*) FROM workers", database: database).trimmed == "0")
     }
 
@@ -172,7 +176,7 @@ struct WorkerCommandTests {
         let text = try await HotelsProcess.run(["jobs", "--store", url])
         #expect(text.stdout.contains("paused: list") && text.stdout.contains("stale: 1 scheduled lists not refreshed for two periods"), "\(text.stdout)")
         #expect(text.stdout.contains("Paris (sample at http://127.0.0.1:1/soap) (schedule 1): since 13 h ago"), "\(text.stdout)")
-        #expect(try await HotelsProcess.run(["jobs", "resume", "--store", url]).stdout == "list and logos jobs resumed\n")
+        #expect(try await HotelsProcess.run(["jobs", "resume", "--store", url]).stdout == "list, logos and match jobs resumed\n")
         #expect(try await HotelsProcess.run(["jobs", "--store", url, "--json"]).stdout.contains(#""paused":[]"#))
 
         #expect(try await HotelsProcess.run(["schedules", "remove", "1", "--store", url]).stdout == "schedule 1 removed\n")
