@@ -63,8 +63,18 @@ struct ListFetch: Sendable {
             throw Diagnostics.report(error, context: labelled ? city : "").code
         }
         writeAll(Array(((json ? JSONLine.string(summary) : label(city) + Diagnostics.shown(summary.description)) + "\n").utf8), to: STDOUT_FILENO)
+        if summary.changedRows { await rematch(city) }
         if let failure = summary.failure, let page = summary.failedPage {
             throw Diagnostics.report(failure, context: "\(label(city))page \(page) of \(client.endpoint)").code
+        }
+    }
+
+    /// The city's properties follow its list, when it has been matched before; a failure is a warning, the list is stored.
+    private func rematch(_ city: String) async {
+        do {
+            if let matched = try await runtime.catalogue.rematch(city: city) { Diagnostics.note("\(label(city))matched again: \(matched)") }
+        } catch {
+            Diagnostics.warning("\(label(city))the list is stored, but matching its city again failed: \(error)")
         }
     }
 

@@ -49,6 +49,14 @@ public struct Catalogue: Sendable {
         return summary
     }
 
+    /// After a list of `city` changed: matches its scope again when it has been matched before (its
+    /// catalogue is in use), so the properties follow the lists; nil when it has not.
+    public func rematch(city: String) async throws -> CatalogueSummary? {
+        let scope = MatchSource.scope(ofCity: city, listID: 0)
+        guard try await storage.propertyScopes().contains(scope) else { return nil }
+        return try await matchScope(scope, lists: try await listsByScope()[scope] ?? [])
+    }
+
     /// Matches one scope's lists and stores the result in place of its last run's.
     @discardableResult
     public func matchScope(_ scope: String, lists: [CachedList]) async throws -> CatalogueSummary {
