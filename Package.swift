@@ -159,10 +159,13 @@ let package = Package(
         // name frequencies, blocks, scores pairs with explanations, clusters, keeps ids stable; the stores keep
         // the catalogue (PropertyStorage) and Runtime's Catalogue runs it over a store.
         .target(name: "Matching", dependencies: ["Hotels"]),
+        // Issue 47's test data: a world of true hotels across cities, and five suppliers' records of it with the truth
+        // (`hotels serve --supplier N`, and the matching tests' synthetic city).
+        .target(name: "SupplierWorlds", dependencies: ["Hotels", "Seeding"]),
         .target(
             name: "SampleService",
             dependencies: [
-                "SOAP", "Imaging", "Locking", "Seeding",
+                "SOAP", "Imaging", "Locking", "Seeding", "Hotels", "SupplierWorlds",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -213,7 +216,7 @@ let package = Package(
         .testTarget(name: "WorkersTests", dependencies: ["Workers", "PostgresStore", "OfflineStore", "Hotels", "HTTP", "Locking", "Runtime", "TestSupport", "hotels"]),
         .testTarget(name: "SchedulingTests", dependencies: ["Locking", "Scheduling", "Logos", "Imaging", "HTTP", "Simulation", "TestSupport", "hotels"]),
         // The issue's hard cases by name, and a synthetic city of suppliers with known truth.
-        .testTarget(name: "MatchingTests", dependencies: ["Matching", "Hotels", "Seeding"]),
+        .testTarget(name: "MatchingTests", dependencies: ["Matching", "Hotels", "Seeding", "SupplierWorlds"]),
         // The view's parts on their own, and hotels browse in tmux against hotels serve.
         .testTarget(name: "BrowsingTests", dependencies: ["Browsing", "Imaging", "Scheduling", "Hotels", "TestSupport", "hotels"]),
     ],

@@ -1,10 +1,10 @@
 import Hotels
 import Matching
-import Seeding
+import SupplierWorlds
 
-/// A city's hotels as several suppliers list them, with the truth: which records are one hotel.
+/// The matching tests' world (``SupplierWorld``, Paris alone, one stream) as match records, with the truth: which records are one hotel.
 struct SyntheticWorld {
-    var city: SyntheticCity
+    var world: SupplierWorld
     var records: [MatchRecord]
     /// Each record's true hotel.
     var truth: [RecordKey: Int]
@@ -12,33 +12,14 @@ struct SyntheticWorld {
     /// Each supplier lists a hotel with probability `coverage`, and lists
     /// about 1.5 % of its hotels twice under two codes.
     init(hotels: Int, suppliers: Int, seed: UInt64, coverage: Double = 0.7, radiusMetres: Double = 4_500) {
-        var random = SeededGenerator(seed: seed)
-        city = SyntheticCity(hotels: hotels, radiusMetres: radiusMetres, random: &random)
-        let allGiata = city.hotels.map(\.giata)
+        world = SupplierWorld(.matchingTests(hotels: hotels, seed: seed, coverage: coverage, radiusMetres: radiusMetres),
+                              suppliers: 1...max(1, suppliers))
         records = []
         truth = [:]
-        for supplier in 1...max(1, suppliers) {
-            let style = SupplierStyle(number: supplier)
-            var serial = 0
-            for hotel in city.hotels where Double.random(in: 0..<1, using: &random) < coverage {
-                let copies = Double.random(in: 0..<1, using: &random) < 0.015 ? 2 : 1
-                for _ in 0..<copies {
-                    serial += 1
-                    let code = "S\(supplier)-\(String(serial * 13 + supplier))"
-                    let position = style.position(hotel, random: &random)
-                    let record = Hotel(
-                        code: code, name: style.name(hotel, random: &random), address: style.address(hotel, random: &random),
-                        latitude: position?.0, longitude: position?.1,
-                        logoURL: Double.random(in: 0..<1, using: &random) < 0.5 ? "https://img.example/\(code).jpg" : nil,
-                        phone: style.phone(hotel, random: &random), chainCode: style.chainCode(hotel),
-                        rating: style.rating(hotel, random: &random), postalCode: style.postalCode(hotel, random: &random),
-                        city: "Paris", countryCode: "FR", references: style.references(hotel, allGiata: allGiata, random: &random)
-                    )
-                    let matchRecord = MatchRecord(hotel: record, source: Fixtures.source(supplier: supplier))
-                    records.append(matchRecord)
-                    truth[matchRecord.key] = hotel.id
-                }
-            }
+        for record in world.records {
+            let matchRecord = MatchRecord(hotel: record.hotel, source: Fixtures.source(supplier: record.supplier))
+            records.append(matchRecord)
+            truth[matchRecord.key] = record.hotelID
         }
     }
 

@@ -3,15 +3,19 @@ import Seeding
 
 /// How one supplier writes a hotel: case, word order, abbreviations, phone
 /// form, which fields it sends. Five styles, after the issue's examples.
-struct SupplierStyle {
-    var number: Int
+public struct SupplierStyle: Sendable {
+    public var number: Int
+
+    public init(number: Int) {
+        self.number = number
+    }
 
     /// 0: as the hotel writes itself; 1: a GDS, upper case with the postal
     /// code in the street line; 2: "Paris Marriott Champs-Élysées Hotel"; 3:
     /// short names, no city; 4: "Hotel …" with saints abbreviated.
-    private var style: Int { (number - 1) % 5 }
+    var style: Int { (number - 1) % 5 }
 
-    func name(_ hotel: TrueHotel, random: inout SeededGenerator) -> String {
+    func name(_ hotel: TrueHotel, in city: WorldCity, random: inout SeededGenerator) -> String {
         var words = hotel.nameWords
         if let descriptor = hotel.descriptor, Double.random(in: 0..<1, using: &random) >= 0.1 { words.append(descriptor) }
         // A distinguishing word left out now and then ("Ibis Paris Gare de Lyon Diderot" as "… Gare de Lyon").
@@ -20,21 +24,21 @@ struct SupplierStyle {
         switch style {
         case 1:
             name = ([hotel.brand.map { $0 + " -" }].compactMap { $0 } + words).joined(separator: " ")
-            name = Self.plain(name).uppercased()
+            name = Self.plain(name, in: city).uppercased()
         case 2:
             if let brand = hotel.brand {
-                let rest = words.filter { $0 != "Paris" }
-                name = (["Paris", brand] + rest + ["Hotel"]).joined(separator: " ")
+                let rest = words.filter { $0 != city.name }
+                name = ([city.name, brand] + rest + ["Hotel"]).joined(separator: " ")
             } else {
-                name = (words.filter { $0 != "Hôtel" } + ["Hotel"]).joined(separator: " ")
+                name = (words.filter { $0 != city.hotelWord } + ["Hotel"]).joined(separator: " ")
             }
         case 3:
-            name = ([hotel.brand].compactMap { $0 } + words.filter { $0 != "Paris" && $0 != "Hôtel" && $0 != "Le" })
-                .joined(separator: " ")
-            name = Self.plain(name)
+            let left = [city.name, city.hotelWord] + city.articles
+            name = ([hotel.brand].compactMap { $0 } + words.filter { !left.contains($0) }).joined(separator: " ")
+            name = Self.plain(name, in: city)
         case 4:
-            name = (["Hotel"] + [hotel.brand].compactMap { $0 } + words.filter { $0 != "Hôtel" }).joined(separator: " ")
-                .replacingOccurrences(of: "Saint-", with: "St ").replacingOccurrences(of: "-", with: " ")
+            name = (["Hotel"] + [hotel.brand].compactMap { $0 } + words.filter { $0 != city.hotelWord }).joined(separator: " ")
+            for (long, short) in city.nameAbbreviations { name = name.replacingBytes(of: long, with: short) }
         default:
             name = ([hotel.brand].compactMap { $0 } + words).joined(separator: " ")
         }
@@ -42,7 +46,7 @@ struct SupplierStyle {
         return name
     }
 
-    func address(_ hotel: TrueHotel, random: inout SeededGenerator) -> String? {
+    func address(_ hotel: TrueHotel, in city: WorldCity, random: inout SeededGenerator) -> String? {
         if Double.random(in: 0..<1, using: &random) < 0.10 { return nil }
         var street = hotel.street.name
         if Double.random(in: 0..<1, using: &random) < 0.05 { street = Self.typo(in: street, random: &random) }
@@ -50,34 +54,39 @@ struct SupplierStyle {
         let type = hotel.street.type
         switch style {
         case 1:
-            let short = ["Avenue": "AV", "Boulevard": "BD", "Rue": "R", "Place": "PL", "Quai": "QUAI"][type] ?? type
-            return Self.plain("\(number) \(short) \(street) \(hotel.postalCode) PARIS").uppercased()
-        case 2: return "\(number), \(type.lowercased()) \(street.replacingOccurrences(of: "-", with: " "))"
+            let line = city.numbered(number, city.street(type: city.upperAbbreviations[type] ?? type, name: street))
+            return Self.plain("\(line) \(hotel.postalCode) \(city.name)", in: city).uppercased()
+        case 2:
+            return city.numbered(number, city.street(type: type.lowercased(), name: street.replacingBytes(of: "-", with: " ")), separator: ", ")
         case 3:
-            let short = ["Avenue": "av.", "Boulevard": "bd", "Rue": "r.", "Place": "pl.", "Quai": "quai"][type] ?? type
-            return Self.plain("\(number) \(short) \(street)")
-        case 4: return "\(number) \(type) \(street), Paris"
-        default: return "\(number) \(type) \(street)"
+            return Self.plain(city.numbered(number, city.street(type: city.shortAbbreviations[type] ?? type, name: street)), in: city)
+        case 4: return city.numbered(number, city.street(type: type, name: street)) + ", \(city.name)"
+        default: return city.numbered(number, city.street(type: type, name: street))
         }
     }
 
-    func postalCode(_ hotel: TrueHotel, random: inout SeededGenerator) -> String? {
+    func postalCode(_ hotel: TrueHotel, in city: WorldCity, random: inout SeededGenerator) -> String? {
         if style == 1 || Double.random(in: 0..<1, using: &random) < 0.15 { return nil }
-        return style == 4 ? "F-\(hotel.postalCode)" : hotel.postalCode
+        return style == 4 ? (city.postalCountryLetter.map { "\($0)-" } ?? "") + hotel.postalCode : hotel.postalCode
     }
 
-    func phone(_ hotel: TrueHotel, random: inout SeededGenerator) -> String? {
+    func phone(_ hotel: TrueHotel, in city: WorldCity, random: inout SeededGenerator) -> String? {
         let draw = Double.random(in: 0..<1, using: &random)
         if draw < 0.15 { return nil }
         // Now and then the supplier's own reservations line instead of the hotel's.
-        let digits = draw < 0.18 ? "1" + String(Int.random(in: 10_000_000...99_999_999, using: &random)) : hotel.phone
-        let pairs = stride(from: 1, to: 9, by: 2).map { digits.dropFirst($0).prefix(2) }.joined(separator: " ")
+        let digits = draw < 0.18
+            ? city.areaCode + String(Int.random(in: 10_000_000...99_999_999, using: &random)).prefix(city.subscriberDigits)
+            : hotel.phone
+        let groups = city.groups(of: digits)
+        let first = groups.first ?? ""
+        let rest = groups.dropFirst()
+        let code = city.diallingCode
         switch style {
-        case 1: return "+33\(digits)"
-        case 2: return "0033 \(digits.prefix(1)) \(pairs)"
-        case 3: return "0\(digits.prefix(1)).\(pairs.replacingOccurrences(of: " ", with: "."))"
-        case 4: return "(+33) \(digits.prefix(1))-\(pairs.replacingOccurrences(of: " ", with: "-"))"
-        default: return "+33 \(digits.prefix(1)) \(pairs)"
+        case 1: return "+\(code)\(digits)"
+        case 2: return "00\(code) \(groups.joined(separator: " "))"
+        case 3: return city.trunkPrefix + groups.joined(separator: ".")
+        case 4: return "(+\(code)) \(first)-\(rest.joined(separator: "-"))"
+        default: return "+\(code) \(groups.joined(separator: " "))"
         }
     }
 
@@ -108,9 +117,19 @@ struct SupplierStyle {
         return ["giata": hotel.giata]
     }
 
-    /// Without diacritics, as older systems write.
-    static func plain(_ text: String) -> String {
-        text.folding(options: [.diacriticInsensitive], locale: nil)
+    /// Decimal places of the positions it sends: a GDS rounds to about 10 m.
+    public var coordinateDecimals: Int { [6, 4, 5, 6, 5][style] }
+
+    /// How it re-encodes a hotel's logo: the size in pixels, PNG or JPEG, and the JPEG quality.
+    public var logoEncoding: (size: Int, isPNG: Bool, quality: Int) {
+        [(400, true, 90), (120, false, 70), (256, true, 90), (64, false, 80), (600, false, 88)][style]
+    }
+
+    /// Without diacritics, as older systems write: the city's transliterations first (ü as ue), then accents dropped.
+    static func plain(_ text: String, in city: WorldCity) -> String {
+        var text = text
+        for (letter, spelling) in city.transliterations { text = text.replacingBytes(of: letter, with: spelling) }
+        return Folding.withoutDiacritics(text)
     }
 
     /// One character of one long word substituted, dropped or exchanged with the next.
