@@ -14,6 +14,11 @@ struct ServeCommand: AsyncParsableCommand {
         QueryHotels(city, pageSize, before?) at POST /soap (SOAP 1.1 and 1.2), the WSDL at \
         GET /soap?wsdl, and logos at GET /logos/CODE.png|jpg. Hotels are made from --seed: \
         Shanghai, Beijing, Paris, New York, Tokyo and London.
+
+        --supplier N serves instead supplier N's records of a world of --hotels true hotels in \
+        Paris, London, Berlin and New York (about 0.71 records per hotel: --hotels 281500 gives \
+        200,000), each supplier with its own habits and noise, and the matching hard cases \
+        planted in Paris. --truth FILE writes which codes are one hotel, as JSON Lines.
         """
     )
 
@@ -30,6 +35,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Cache-Control max-age of logos, in seconds (0: clients revalidate every time).") var logoMaxAge = 3600
     @Option(help: "Demand authentication: basic:USER:PASS (HTTP 401 when wrong) or wsse:USER:PASS[:digest] (WS-Security faults).")
     var auth: String?
+    @Option(help: "Serve supplier N's view (1 to 5) of a world of --hotels true hotels made from --seed, for matching.")
+    var supplier: Int?
+    @Option(help: ArgumentHelp(
+        "With --supplier: write the truth here before listening, one JSON line per served record.",
+        discussion: #"{"supplier": 2, "code": "S2-28", "hotel": 17, "city": "Paris"}: records with the same hotel are one hotel."#,
+        valueName: "file"))
+    var truth: String?
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
@@ -38,6 +50,8 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("rates are from 0 to 1")
         }
         guard retryAfter >= 0 else { throw ValidationError("--retry-after must not be negative") }
+        if let supplier, !(1...5).contains(supplier) { throw ValidationError("--supplier must be 1 to 5, not \(supplier)") }
+        if truth != nil, supplier == nil { throw ValidationError("--truth goes with --supplier") }
         if let auth, SampleAuthentication(argument: auth) == nil {
             throw ValidationError("--auth takes basic:USER:PASS, wsse:USER:PASS or wsse:USER:PASS:digest, not “\(auth)”")
         }
@@ -57,11 +71,16 @@ struct ServeCommand: AsyncParsableCommand {
         options.logFile = log
         options.logoMaxAge = logoMaxAge
         options.authentication = auth.flatMap(SampleAuthentication.init(argument:))
+        options.supplier = supplier
+        options.truthFile = truth
         do {
             try await SampleServer.run(options) { port in
                 writeAll(Array("listening on http://127.0.0.1:\(port)/soap (WSDL: http://127.0.0.1:\(port)/soap?wsdl)\n".utf8),
                          to: STDOUT_FILENO)
             }
+        } catch let error as SampleTruthError {
+            Diagnostics.error(error.description, hint: "is the folder there and writable?")
+            throw ExitStatus.ioError.code
         } catch {
             Diagnostics.error("cannot serve on 127.0.0.1:\(port): \(error)", hint: "is the port in use? --port 0 picks a free one")
             throw ExitStatus.unavailable.code

@@ -17,11 +17,13 @@ final class LogoGenerator: Sendable {
     }
 
     /// The encoded logo and its ETag.
-    func logo(for hotel: SampleHotel) throws -> (bytes: [UInt8], etag: String) {
+    func logo(for hotel: SampleHotel, _ logo: SampleLogo) throws -> (bytes: [UInt8], etag: String) {
         let etag = "\"\(hotel.code)-\(seed)\""
         if let bytes = cache.withLock({ $0.logos[hotel.code] }) { return (bytes, etag) }
-        var random = SeededGenerator(seed: seed ^ UInt64(truncatingIfNeeded: hotel.code.hashValueStable))
-        let size = Int.random(in: 64...1024, using: &random)
+        var random = SeededGenerator(seed: logo.picture)
+        let drawn = Int.random(in: 64...1024, using: &random)
+        // A supplier's copy of a picture is the same drawing at its own size: the pattern scales with the side.
+        let size = logo.size ?? drawn
         let background = (UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random))
         var pixels = [UInt8](repeating: 255, count: size * size * 4)
         let centre = Double(size) / 2, radius = Double(size) * 0.35
@@ -36,19 +38,12 @@ final class LogoGenerator: Sendable {
             }
         }
         let image = RGBAImage(width: size, height: size, pixels: pixels)
-        let bytes = try (hotel.logoIsPNG ? ImageEncoding.png(compressionLevel: 3) : ImageEncoding.jpeg(quality: 85)).encode(image)
+        let bytes = try (logo.isPNG ? ImageEncoding.png(compressionLevel: 3) : ImageEncoding.jpeg(quality: logo.jpegQuality)).encode(image)
         cache.withLock { cache in
             guard cache.logos[hotel.code] == nil, cache.bytes + bytes.count <= Self.cacheBudget else { return }
             cache.logos[hotel.code] = bytes
             cache.bytes += bytes.count
         }
         return (bytes, etag)
-    }
-}
-
-extension String {
-    /// FNV-1a: stable across runs, unlike `hashValue`.
-    fileprivate var hashValueStable: UInt64 {
-        utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
     }
 }

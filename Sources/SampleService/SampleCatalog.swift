@@ -1,14 +1,18 @@
+import Hotels
 import SOAP
 import Seeding
+import SupplierWorlds
 
 /// One hotel of the sample service.
 struct SampleHotel: Sendable {
     var code: String
     var name: String
-    var address: String
-    var latitude: Double
-    var longitude: Double
-    var logoIsPNG: Bool
+    /// Always there in the seeded catalogue; a supplier's record may lack them (``SampleCatalog/init(supplier:seed:)``).
+    var address: String?
+    var latitude: Double?
+    var longitude: Double?
+    /// The logo at `/logos/CODE.png|jpg`; nil: the record has no logoURL.
+    var logo: SampleLogo?
     /// Unix seconds; unique across the catalogue.
     var addtime: Int64
     /// What real suppliers send besides, each missing for some hotels (``SampleCatalog/details``).
@@ -20,6 +24,16 @@ struct SampleHotel: Sendable {
     var countryCode: String
     /// Catalogue name to code: none, one, or two.
     var references: [(catalog: String, code: String)]
+}
+
+/// Which picture a logo is, and how it is encoded.
+struct SampleLogo: Sendable {
+    var isPNG: Bool
+    /// Seeds the picture's colours: one picture, one value.
+    var picture: UInt64
+    /// The side in pixels; nil: drawn from the picture's seed (64 to 1024).
+    var size: Int?
+    var jpegQuality = 85
 }
 
 /// The sample service's hotels, newest first per city, made from a seed.
@@ -68,13 +82,14 @@ struct SampleCatalog: Sendable {
             let name = city.isChinese
                 ? Self.chineseParts.randomElement(using: &random)! + Self.chineseParts.randomElement(using: &random)! + Self.chineseKinds.randomElement(using: &random)!
                 : "\(Self.latinParts.randomElement(using: &random)!) \(Self.latinParts.randomElement(using: &random)!) Hotel \(city.name)"
+            let code = String(format: "H%06d", index)
             var hotel = SampleHotel(
-                code: String(format: "H%06d", index),
+                code: code,
                 name: name,
                 address: "\(Int.random(in: 1...999, using: &random)) \(Self.streets.randomElement(using: &random)!), \(city.name)",
                 latitude: ((city.latitude + Double.random(in: -0.2...0.2, using: &random)) * 1e6).rounded() / 1e6,
                 longitude: ((city.longitude + Double.random(in: -0.2...0.2, using: &random)) * 1e6).rounded() / 1e6,
-                logoIsPNG: index % 2 == 0,
+                logo: SampleLogo(isPNG: index % 2 == 0, picture: seed ^ code.hashValueStable),
                 addtime: addtime,
                 city: city.name,
                 countryCode: city.countryCode,
@@ -100,6 +115,33 @@ struct SampleCatalog: Sendable {
         }
         if index % 10 != 9 { hotel.references.append(("giata", String(100_000 + index * 7))) }
         if index % 6 == 2 { hotel.references.append(("hotelbeds", String(format: "HB%05d", index))) }
+    }
+
+    /// One supplier's view of a ``SupplierWorld`` (`hotels serve --supplier N`): its records of every city, in an
+    /// order of their own (newest first by addtimes from the seed), positions rounded as the supplier rounds them,
+    /// and each logo the true hotel's picture at the supplier's size and format.
+    init(supplier records: [SupplierRecord], seed: UInt64) {
+        var random = SeededGenerator(seed: seed ^ 0x5EED_0F5D_1E55)
+        let order = records.indices.shuffled(using: &random)
+        var lists: [String: [SampleHotel]] = [:]
+        var addtime: Int64 = 1_760_000_000
+        for position in order {
+            let record = records[position]
+            let hotel = record.hotel
+            addtime -= Int64.random(in: 1...90, using: &random)
+            let decimals = SupplierStyle(number: record.supplier).coordinateDecimals
+            let scale = (0..<decimals).reduce(1.0) { value, _ in value * 10 }
+            lists[record.listCity, default: []].append(SampleHotel(
+                code: hotel.code, name: hotel.name ?? "", address: hotel.address,
+                latitude: hotel.latitude.map { ($0 * scale).rounded() / scale }, longitude: hotel.longitude.map { ($0 * scale).rounded() / scale },
+                logo: record.logo.map { SampleLogo(isPNG: $0.isPNG, picture: seed ^ $0.picture, size: $0.size, jpegQuality: $0.jpegQuality) },
+                addtime: addtime, phone: hotel.phone, chainCode: hotel.chainCode, rating: hotel.rating, postalCode: hotel.postalCode,
+                city: hotel.city ?? record.listCity, countryCode: hotel.countryCode ?? "",
+                references: (hotel.references ?? [:]).sorted { $0.key < $1.key }.map { (catalog: $0.key, code: $0.value) }
+            ))
+        }
+        byCity = lists
+        byCode = Dictionary(lists.values.joined().map { ($0.code, $0) }) { first, _ in first }
     }
 
     /// Up to `pageSize` hotels of `city` older than `before`, newest first,
@@ -130,5 +172,12 @@ struct SampleCatalog: Sendable {
 
     func hotel(code: String) -> SampleHotel? {
         byCode[code]
+    }
+}
+
+extension String {
+    /// FNV-1a: stable across runs, unlike `hashValue`.
+    var hashValueStable: UInt64 {
+        utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
     }
 }

@@ -117,17 +117,24 @@ enum SampleMessages {
             XMLEscaping.escape(hotel.code, into: &xml)
             xml += "</h:code><h:name>".utf8
             XMLEscaping.escape(hotel.name, into: &xml)
-            xml += "</h:name><h:address>".utf8
-            XMLEscaping.escape(hotel.address, into: &xml)
-            xml += "</h:address><h:latitude>".utf8
-            xml += hotel.latitude.description.utf8
-            xml += "</h:latitude><h:longitude>".utf8
-            xml += hotel.longitude.description.utf8
-            xml += "</h:longitude><h:logoURL>".utf8
-            xml += logoFolder
-            XMLEscaping.escape(hotel.code, into: &xml)
-            xml += (hotel.logoIsPNG ? ".png" : ".jpg").utf8
-            xml += "</h:logoURL><h:addtime>".utf8
+            xml += "</h:name>".utf8
+            // A supplier's record may lack any of these; the seeded catalogue's hotels have them all.
+            element("address", hotel.address, into: &xml)
+            if let latitude = hotel.latitude, let longitude = hotel.longitude {
+                xml += "<h:latitude>".utf8
+                xml += latitude.description.utf8
+                xml += "</h:latitude><h:longitude>".utf8
+                xml += longitude.description.utf8
+                xml += "</h:longitude>".utf8
+            }
+            if let logo = hotel.logo {
+                xml += "<h:logoURL>".utf8
+                xml += logoFolder
+                XMLEscaping.escape(hotel.code, into: &xml)
+                xml += (logo.isPNG ? ".png" : ".jpg").utf8
+                xml += "</h:logoURL>".utf8
+            }
+            xml += "<h:addtime>".utf8
             xml += String(hotel.addtime).utf8
             xml += "</h:addtime>".utf8
             element("phone", hotel.phone, into: &xml)
@@ -168,8 +175,19 @@ enum SampleMessages {
         }
     }
 
-    /// A WSDL 1.1 description, document/literal, with SOAP 1.1 and 1.2 bindings.
-    static func wsdl(endpoint: String) -> String {
+    /// A WSDL 1.1 description, document/literal, with SOAP 1.1 and 1.2 bindings. A supplier's view
+    /// (`hotels serve --supplier N`) may leave out a hotel's address, position and logo: `optionalFields` says so.
+    static func wsdl(endpoint: String, optionalFields: Bool = false) -> String {
+        guard optionalFields else { return wsdl(endpoint: endpoint) }
+        var text = wsdl(endpoint: endpoint)
+        for (name, type) in [("address", "string"), ("latitude", "double"), ("longitude", "double"), ("logoURL", "string")] {
+            text = text.replacingOccurrences(of: #"<xs:element name="\#(name)" type="xs:\#(type)"/>"#,
+                                             with: #"<xs:element name="\#(name)" type="xs:\#(type)" minOccurs="0"/>"#)
+        }
+        return text
+    }
+
+    private static func wsdl(endpoint: String) -> String {
         #"""
         <?xml version="1.0" encoding="utf-8"?>
         <wsdl:definitions xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/" xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/"

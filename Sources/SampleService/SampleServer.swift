@@ -4,6 +4,7 @@ import Locking
 import Logging
 import SOAP
 import Seeding
+import SupplierWorlds
 
 /// What `hotels serve` is started with.
 public struct SampleServiceOptions: Sendable {
@@ -30,8 +31,21 @@ public struct SampleServiceOptions: Sendable {
     public var authentication: SampleAuthentication?
     /// The least severe of the web server's own log messages that are shown.
     public var logLevel: Logger.Level = .warning
+    /// Serve supplier N's view (1 to 5) of a world of `hotels` true hotels made from `seed` (``SupplierWorld``)
+    /// instead of the seeded catalogue.
+    public var supplier: Int?
+    /// With `supplier`: where the truth is written before the server listens, as JSON Lines
+    /// (``SupplierWorld/truthLines(_:)``): which of the served codes are one hotel.
+    public var truthFile: String?
 
     public init() {}
+}
+
+/// The truth of `hotels serve --supplier N --truth FILE` could not be written.
+public struct SampleTruthError: Error, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public var description: String { "cannot write the truth to \(path): \(reason)" }
 }
 
 /// HotelKit's sample SOAP service: `QueryHotels` at `POST /soap` in SOAP 1.1
@@ -103,7 +117,19 @@ private final class SampleServiceState: Sendable {
 
     init(options: SampleServiceOptions) throws {
         self.options = options
-        catalog = SampleCatalog(seed: options.seed, count: options.hotels)
+        if let supplier = options.supplier {
+            let world = SupplierWorld(.served(hotels: options.hotels, seed: options.seed), suppliers: [supplier])
+            catalog = SampleCatalog(supplier: world.records, seed: options.seed)
+            if let path = options.truthFile {
+                do {
+                    try Data(SupplierWorld.truthLines(world.records).utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+                } catch {
+                    throw SampleTruthError(path: path, reason: (error as NSError).localizedDescription)
+                }
+            }
+        } else {
+            catalog = SampleCatalog(seed: options.seed, count: options.hotels)
+        }
         logos = LogoGenerator(seed: options.seed)
         authenticator = SampleAuthenticator(options.authentication)
         random = PosixMutex(SeededGenerator(seed: options.seed &+ 0x5EED))
@@ -160,7 +186,7 @@ private final class SampleServiceState: Sendable {
         guard request.uri.query?.lowercased() == "wsdl" else {
             return record(request, response: Response(status: .notFound))
         }
-        let xml = SampleMessages.wsdl(endpoint: baseURL(request) + "/soap")
+        let xml = SampleMessages.wsdl(endpoint: baseURL(request) + "/soap", optionalFields: options.supplier != nil)
         return streamed(request, status: .ok, bytes: Array(xml.utf8), headers: [.contentType: "text/xml; charset=utf-8"])
     }
 
@@ -180,15 +206,15 @@ private final class SampleServiceState: Sendable {
         }
         let code = (file as NSString).deletingPathExtension
         let ext = (file as NSString).pathExtension
-        guard let hotel = catalog.hotel(code: code), ext == (hotel.logoIsPNG ? "png" : "jpg") else {
+        guard let hotel = catalog.hotel(code: code), let logo = hotel.logo, ext == (logo.isPNG ? "png" : "jpg") else {
             return record(request, response: Response(status: .notFound), arrived: arrived)
         }
-        let (bytes, etag) = try logos.logo(for: hotel)
+        let (bytes, etag) = try logos.logo(for: hotel, logo)
         let lastModified = Date(timeIntervalSince1970: TimeInterval(hotel.addtime)).httpDate
         if request.headers[.ifNoneMatch] == etag || (request.headers[.ifNoneMatch] == nil && request.headers[.ifModifiedSince] == lastModified) {
             return record(request, response: Response(status: .notModified, headers: [.eTag: etag, .lastModified: lastModified]), arrived: arrived)
         }
-        let headers: HTTPFields = [.contentType: hotel.logoIsPNG ? "image/png" : "image/jpeg", .eTag: etag,
+        let headers: HTTPFields = [.contentType: logo.isPNG ? "image/png" : "image/jpeg", .eTag: etag,
                                    .lastModified: lastModified, .cacheControl: "max-age=\(options.logoMaxAge)"]
         return streamed(request, status: .ok, bytes: bytes, headers: headers, arrived: arrived)
     }
