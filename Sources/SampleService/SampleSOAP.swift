@@ -178,8 +178,8 @@ enum SampleMessages {
     /// A WSDL 1.1 description, document/literal, with SOAP 1.1 and 1.2 bindings. A supplier's view
     /// (`hotels serve --supplier N`) may leave out a hotel's address, position and logo: `optionalFields` says so.
     static func wsdl(endpoint: String, optionalFields: Bool = false) -> String {
-        guard optionalFields else { return wsdl(endpoint: endpoint) }
-        var text = wsdl(endpoint: endpoint)
+        guard optionalFields else { return catalogueWSDL(endpoint: endpoint) }
+        var text = catalogueWSDL(endpoint: endpoint)
         for (name, type) in [("address", "string"), ("latitude", "double"), ("longitude", "double"), ("logoURL", "string")] {
             text = text.replacingOccurrences(of: #"<xs:element name="\#(name)" type="xs:\#(type)"/>"#,
                                              with: #"<xs:element name="\#(name)" type="xs:\#(type)" minOccurs="0"/>"#)
@@ -187,7 +187,7 @@ enum SampleMessages {
         return text
     }
 
-    private static func wsdl(endpoint: String) -> String {
+    private static func catalogueWSDL(endpoint: String) -> String {
         #"""
         <?xml version="1.0" encoding="utf-8"?>
         <wsdl:definitions xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/" xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/"
