@@ -159,9 +159,13 @@ public struct SupplierWorld: Sendable {
                         references: style.references(hotel, allGiata: allGiata, random: &random)
                     )
                     if let hardCase {
-                        // Noise aside, a planted hotel's records have a position and a logo, but for the field its case leaves out.
+                        // Noise aside, a planted hotel's records have a position and a logo (and the no-address case an address),
+                        // but for the field its case leaves out.
                         if record.latitude == nil || record.latitude == 0 { (record.latitude, record.longitude) = (hotel.latitude, hotel.longitude) }
                         if record.logoURL == nil { record.logoURL = "https://img.example/\(code).jpg" }
+                        if hardCase == .noAddress, record.address == nil {
+                            record.address = city.city.numbered(String(hotel.houseNumber), city.city.street(type: hotel.street.type, name: hotel.street.name))
+                        }
                         switch hardCase {
                         case .noPosition where HardCases.lacks(hardCase, supplier: supplier): (record.latitude, record.longitude) = (nil, nil)
                         case .noAddress where HardCases.lacks(hardCase, supplier: supplier): record.address = nil
