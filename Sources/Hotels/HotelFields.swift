@@ -12,19 +12,19 @@ public enum HotelFields {
     /// Every field, in the order of the JSON keys; `code`, the key, first.
     public static let all: [HotelFieldSpec] = [
         .text(.code, read: { $0.code }, write: { hotel, value in hotel.code = value ?? "" }),
-        .text(.name, read: \.name, write: { $0.name = $1 }),
-        .text(.address, read: \.address, write: { $0.address = $1 }),
-        .real(.latitude, read: \.latitude, write: { $0.latitude = $1 }),
-        .real(.longitude, read: \.longitude, write: { $0.longitude = $1 }),
-        .text(.logoURL, column: "logoURL", postgresColumn: "logo_url", read: \.logoURL, write: { $0.logoURL = $1 }),
-        .integer(.addtime, read: \.addtime, write: { $0.addtime = $1 }),
-        .text(.phone, read: \.phone, write: { $0.phone = $1 }),
-        .text(.chainCode, column: "chainCode", postgresColumn: "chain_code", read: \.chainCode, write: { $0.chainCode = $1 }),
-        .real(.rating, read: \.rating, write: { $0.rating = $1 }),
-        .text(.postalCode, column: "postalCode", postgresColumn: "postal_code", read: \.postalCode, write: { $0.postalCode = $1 }),
-        .text(.city, read: \.city, write: { $0.city = $1 }),
-        .text(.countryCode, column: "countryCode", postgresColumn: "country_code", read: \.countryCode, write: { $0.countryCode = $1 }),
-        .references(read: \.references, write: { $0.references = $1 }),
+        .text(.name, read: { $0.name }, write: { $0.name = $1 }),
+        .text(.address, read: { $0.address }, write: { $0.address = $1 }),
+        .real(.latitude, read: { $0.latitude }, write: { $0.latitude = $1 }),
+        .real(.longitude, read: { $0.longitude }, write: { $0.longitude = $1 }),
+        .text(.logoURL, column: "logoURL", postgresColumn: "logo_url", read: { $0.logoURL }, write: { $0.logoURL = $1 }),
+        .integer(.addtime, read: { $0.addtime }, write: { $0.addtime = $1 }),
+        .text(.phone, read: { $0.phone }, write: { $0.phone = $1 }),
+        .text(.chainCode, column: "chainCode", postgresColumn: "chain_code", read: { $0.chainCode }, write: { $0.chainCode = $1 }),
+        .real(.rating, read: { $0.rating }, write: { $0.rating = $1 }),
+        .text(.postalCode, column: "postalCode", postgresColumn: "postal_code", read: { $0.postalCode }, write: { $0.postalCode = $1 }),
+        .text(.city, read: { $0.city }, write: { $0.city = $1 }),
+        .text(.countryCode, column: "countryCode", postgresColumn: "country_code", read: { $0.countryCode }, write: { $0.countryCode = $1 }),
+        .references(read: { $0.references }, write: { $0.references = $1 }),
     ]
 
     /// The fields a store adds to one made before them: all but the first seven.

@@ -12,11 +12,34 @@ public enum HotelJSONLines {
         Array(((index == 0 ? "{" : ",") + "\"\(spec.jsonKey)\":").utf8)
     }
 
-    /// Appends `hotel` as one line, newline included.
+    /// The fields in the table's order.
+    private static let fields = HotelFields.all.map(\.field)
+
+    /// Appends `hotel` as one line, newline included. The keys and their order
+    /// are the table's; each value is read straight from the hotel rather than
+    /// through the table's reader, which costs a closure call and a boxed value
+    /// per field at parser speed. The switch names every field, so a field
+    /// added to the table does not build until it is written here too.
     public static func append(_ hotel: Hotel, to output: inout [UInt8]) {
-        for (index, spec) in HotelFields.all.enumerated() {
+        for (index, field) in fields.enumerated() {
             output.append(contentsOf: keyPrefixes[index])
-            appendValue(spec.value(hotel), to: &output)
+            switch field {
+            case .code: appendString(hotel.code, to: &output)
+            case .name: appendString(hotel.name, to: &output)
+            case .address: appendString(hotel.address, to: &output)
+            case .latitude: appendNumber(hotel.latitude, to: &output)
+            case .longitude: appendNumber(hotel.longitude, to: &output)
+            case .logoURL: appendString(hotel.logoURL, to: &output)
+            case .addtime: appendNumber(hotel.addtime, to: &output)
+            case .phone: appendString(hotel.phone, to: &output)
+            case .chainCode: appendString(hotel.chainCode, to: &output)
+            case .rating: appendNumber(hotel.rating, to: &output)
+            case .postalCode: appendString(hotel.postalCode, to: &output)
+            case .city: appendString(hotel.city, to: &output)
+            case .countryCode: appendString(hotel.countryCode, to: &output)
+            case .references:
+                if let references = hotel.references { appendReferences(references, to: &output) } else { output.append(contentsOf: "null".utf8) }
+            }
         }
         output.append(contentsOf: "}\n".utf8)
     }
@@ -46,8 +69,6 @@ public enum HotelJSONLines {
     private static let postgresKeyPrefixes: [[UInt8]] = HotelFields.all.enumerated().map { index, spec in
         Array(((index == 0 ? "{" : ",") + "\"\(spec.postgresColumn)\":").utf8)
     }
-
-
 
     /// One field's value as JSON.
     public static func appendValue(_ value: HotelFieldSpec.Value, to output: inout [UInt8]) {
@@ -119,5 +140,9 @@ public enum HotelJSONLines {
 
     private static func appendNumber(_ number: some CustomStringConvertible, to output: inout [UInt8]) {
         output.append(contentsOf: number.description.utf8)
+    }
+
+    private static func appendNumber(_ number: (some CustomStringConvertible)?, to output: inout [UInt8]) {
+        if let number { appendNumber(number, to: &output) } else { output.append(contentsOf: "null".utf8) }
     }
 }
