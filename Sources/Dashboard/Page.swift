@@ -14,21 +14,7 @@ import Workers
 /// interpolation too, and without it `[SQL].joined()` was chosen, which
 /// printed a description of SQL in place of the lists page's headings.
 enum Page {
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    static func escaped(_ text: String) -> String { HTMLText.escaped(text) }
 
     static func queryEscaped(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
@@ -256,5 +242,25 @@ enum JSONBody {
     private static func json(_ data: Data) -> Response {
         Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                  body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// Text fit for HTML: what every page of HotelKit's writes around supplier data.
+public enum HTMLText {
+    /// `&`, `<`, `>`, `"` and `'` as entities: safe in text and in quoted attributes.
+    public static func escaped(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
     }
 }

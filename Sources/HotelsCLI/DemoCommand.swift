@@ -1,10 +1,14 @@
 import ArgumentParser
+import AtomicFiles
 import Console
 import Fetching
 import Browsing
+import Dashboard
 import Foundation
 import Hotels
 import Imaging
+import Matching
+import OfflineStore
 import Runtime
 import SampleService
 import Simulation
@@ -73,7 +77,59 @@ struct DemoCommand: AsyncParsableCommand {
         let outcome = try await runSimulation(list: list, window: window, script: script, speed: 1, cache: cache,
                                               trace: folder.appendingPathComponent("trace.jsonl").path)
         outcome.summary.print(json: false, report: try outcome.writeReport(to: folder.appendingPathComponent("report")).path)
-        Diagnostics.note("next: hotels dashboard --cache \(cache.path) --filter '\(filter)', then open http://127.0.0.1:8080/lists")
+        try await matchSuppliers(cache: cache, folder: folder)
+        Diagnostics.note("next: hotels dashboard --cache \(cache.path) --filter '\(filter)', then open http://127.0.0.1:8080/lists "
+            + "and http://127.0.0.1:8080/properties")
+    }
+
+    /// Three suppliers' views of one world of hotels (`hotels serve --supplier 1…3`), their Paris lists fetched
+    /// into the demo's store with their logos, matched into properties; `matching.html` shows a few properties
+    /// every supplier lists, their records and logos side by side.
+    private func matchSuppliers(cache: URL, folder: URL) async throws {
+        var servers: [SampleServer.Running] = []
+        for supplier in 1...3 {
+            var options = SampleServiceOptions()
+            options.supplier = supplier
+            options.hotels = 400
+            options.logLevel = .critical
+            do {
+                servers.append(try await SampleServer.start(options))
+            } catch {
+                for server in servers { await server.stop() }
+                Diagnostics.error("cannot start supplier \(supplier)'s sample service: \(error)", hint: nil)
+                throw ExitStatus.unavailable.code
+            }
+        }
+        let runtime = try await openRuntime(store: nil, folder: cache)
+        let outcome: Result<(CatalogueSummary, URL), any Error>
+        do {
+            outcome = .success(try await fetchAndMatch(servers, runtime: runtime, folder: folder))
+        } catch {
+            outcome = .failure(error)
+        }
+        await runtime.close()
+        for server in servers { await server.stop() }
+        let (summary, report) = try reported("demo") { try outcome.get() }
+        Diagnostics.note("matching three suppliers' Paris lists: \(summary); side by side in \(report.path)")
+    }
+
+    private func fetchAndMatch(_ servers: [SampleServer.Running], runtime: HotelRuntime, folder: URL) async throws -> (CatalogueSummary, URL) {
+        let logos = try FilterChain(parsing: "resize:48x48:fit")
+        let matching = folder.appendingPathComponent("matching")
+        try? FileManager.default.removeItem(at: matching)
+        var suppliers: [String: Int] = [:]
+        for (index, server) in servers.enumerated() {
+            let client = try runtime.client(profile: try .named("sample"), endpoint: server.endpoint)
+            let sink = FolderSink(folder: matching.appendingPathComponent("supplier-\(index + 1)"))
+            let summary = try await runtime.listJob(client, city: "Paris", logos: logos, sink: sink).run()
+            if let failure = summary.failure { throw failure }
+            suppliers[ShownURL.of(server.endpoint)] = index + 1
+        }
+        let summary = try await runtime.catalogue.match(cities: ["Paris"])
+        let shown = try await runtime.storage.properties(PropertyQuery(city: "Paris", minimumSuppliers: 3, limit: 8))
+        let report = folder.appendingPathComponent("matching.html")
+        try AtomicFile.write(Array(MatchingReport.html(shown, summary: summary, suppliers: suppliers, folder: folder).utf8), to: report)
+        return (summary, report)
     }
 
     /// The sample's Shanghai list in the view, from an in-memory store, so every demo starts cold.
@@ -84,5 +140,32 @@ struct DemoCommand: AsyncParsableCommand {
         try await runBrowse(BrowseConfiguration(runtime: runtime, client: client, city: "Shanghai", filter: chain,
                                                 title: "hotels demo: Shanghai from the sample service, \(latency) ms latency"),
                             withoutTerminal: "leave out --browse for the simulation, which needs no terminal")
+    }
+}
+
+/// `matching.html` of `hotels demo`: properties with their members side by side, each with its logo.
+enum MatchingReport {
+    /// - Parameter folder: where the report goes; a member's logo is shown when its supplier's folder in it has one.
+    static func html(_ properties: [CatalogueProperty], summary: CatalogueSummary, suppliers: [String: Int], folder: URL) -> String {
+        let escaped = HTMLText.escaped
+        let sections = properties.map { property -> String in
+            let cells = property.members.map { member -> String in
+                let supplier = suppliers[member.endpoint].map { "supplier-\($0)" } ?? ""
+                let logo = "matching/\(supplier)/logos/\(SafeFileName.base(for: member.code)).png"
+                let image = FileManager.default.fileExists(atPath: folder.appendingPathComponent(logo).path)
+                    ? "<img src=\"\(escaped(logo))\" alt=\"\" width=\"48\" height=\"48\">" : "<small>no logo</small>"
+                return "<td>\(image)<br>\(escaped(supplier)) \(escaped(member.code))"
+                    + "<br><b>\(escaped(member.name ?? ""))</b></td>"
+            }.joined()
+            return "<h2>\(escaped(property.name ?? property.id)) <small>\(property.id), \(property.confidence.rawValue)</small></h2>"
+                + "<table><tr>\(cells)</tr></table>"
+        }.joined(separator: "\n")
+        return """
+            <!doctype html><html lang="en"><head><meta charset="utf-8"><title>hotels demo: matching</title>
+            <style>body{font:15px system-ui;margin:2em}td{vertical-align:top;padding:.5em 1.5em .5em 0}small{color:#666}</style></head>
+            <body><h1>Three suppliers, one catalogue</h1><p>\(escaped(summary.description))</p>
+            \(sections)
+            </body></html>
+            """
     }
 }

@@ -233,7 +233,7 @@ struct SimulateEndToEndTests {
     }
 
     /// A regression: the embedded server's shutdown printed two error lines at the end of every demo.
-    @Test("hotels demo runs its own service, scrolls, writes its report, ends without an error line, and names the dashboard over its cache as the next step")
+    @Test("hotels demo runs its own service, scrolls, writes its report, matches three suppliers' lists, ends without an error line, and names the dashboard over its cache as the next step")
     func demo() async throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("demo-\(UUID().uuidString)").path
         let result = try await HotelsProcess.run(["demo", "--out", out, "--rows", "30", "--latency", "20",
@@ -249,5 +249,11 @@ struct SimulateEndToEndTests {
                 "\(result.stderr)")
         let listed = try await HotelsProcess.run(["list", "--cache", out + "/cache", "--city", "Shanghai", "--limit", "1"])
         #expect(listed.status == 0 && listed.stdout.contains("\"code\""), "\(listed.stderr)")
+        // Three suppliers' Paris lists matched: the summary, and a page of properties every supplier lists, logos beside each record.
+        #expect(result.stderr.contains("matching three suppliers' Paris lists: ") && result.stderr.contains(" from 3 suppliers → "), "\(result.stderr)")
+        let matching = try String(contentsOfFile: out + "/matching.html", encoding: .utf8)
+        #expect(matching.contains("<h2>") && matching.contains("<img src=\"matching/supplier-1/logos/"))
+        let properties = try await HotelsProcess.run(["properties", "--cache", out + "/cache", "--city", "Paris", "--suppliers", "3", "--json"])
+        #expect(properties.status == 0 && !properties.stdout.isEmpty, "\(properties.stderr)")
     }
 }
