@@ -11,11 +11,20 @@ struct AccessGuard: RouterMiddleware {
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
 
     let token: String?
+    let hosts: HostCheck
     var onResponse: (@Sendable (DashboardServer.Access) -> Void)?
+
+    static let host = HTTPField.Name("Host")!
+    static let origin = HTTPField.Name("Origin")!
+    static let fetchSite = HTTPField.Name("Sec-Fetch-Site")!
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
-        if let token, request.uri.path != "/login", !Self.presents(token, in: request) {
+        if !hosts.accepts(authority: request.head.authority ?? request.headers[Self.host]) {
+            response = Response(status: .misdirectedRequest, body: ResponseBody(byteBuffer: ByteBuffer(string: hosts.refusal)))
+        } else if request.method == .post, let refusal = crossSite(request) {
+            response = Response(status: .forbidden, body: ResponseBody(byteBuffer: ByteBuffer(string: refusal)))
+        } else if let token, request.uri.path != "/login", !Self.presents(token, in: request) {
             response = request.uri.path.hasPrefix("/api/")
                 ? Response(status: .unauthorized, headers: [.wwwAuthenticate: "Bearer"], body: ResponseBody(byteBuffer: ByteBuffer(string: "a token is required\n")))
                 : Response(status: .seeOther, headers: [.location: "/login"])
@@ -32,6 +41,17 @@ struct AccessGuard: RouterMiddleware {
                                               logo: path == "/logo" ? request.uri.queryParameters.get("url") : nil))
         }
         return response
+    }
+
+    /// Why a POST is refused as another site's, on top of its CSRF token: an `Origin` that is not one of the
+    /// dashboard's names, or the browser's own `Sec-Fetch-Site: cross-site`. Nil when neither says so.
+    /// `Origin: null` says nothing: Chromium sends it for the dashboard's own forms, whose pages ask for no referrer.
+    private func crossSite(_ request: Request) -> String? {
+        if request.headers[Self.fetchSite] == "cross-site" { return "a form of another site cannot post here\n" }
+        if let origin = request.headers[Self.origin], origin != "null", !hosts.accepts(origin: origin) {
+            return "a form of another origin (\(origin)) cannot post here\n"
+        }
+        return nil
     }
 
     /// Whether the request carries `token`, as a bearer header or the login cookie.

@@ -17,6 +17,9 @@ extension DashboardServer {
         /// The filter chain (its description) whose logos the list pages show from the store's logo
         /// index, as `hotels fetch --logos --filter` or `hotels enqueue --logos --filter` stored them.
         public var logoFilter = ""
+        /// Host names the dashboard answers to besides its address and `localhost` (a reverse proxy's):
+        /// a request under any other name gets 421 (``HostCheck``).
+        public var allowedHosts: [String] = []
         /// Told of every answered request: an access log.
         public var onResponse: (@Sendable (Access) -> Void)?
 

@@ -45,7 +45,7 @@ public struct DashboardServer: Sendable {
 
     func router() -> Router<BasicRequestContext> {
         let router = Router()
-        router.add(middleware: AccessGuard(token: configuration.token, onResponse: configuration.onResponse))
+        router.add(middleware: AccessGuard(token: configuration.token, hosts: HostCheck(configuration: configuration), onResponse: configuration.onResponse))
         router.get("login") { _, _ in Page.login(failed: false) }
         router.post("login") { request, _ in try await AccessGuard.logIn(request, token: configuration.token) }
         router.get("/") { _, _ in Response(status: .seeOther, headers: [.location: "/lists"]) }
@@ -151,7 +151,7 @@ public struct DashboardServer: Sendable {
     }
 
     private func queuePage(_ request: Request) async throws -> Response {
-        guard let queue else { return Page.notFound("the queue is in a shared store: start the dashboard with --store") }
+        guard let queue else { return Page.needsSharedStore("Queue", "The job queue lives") }
         let said = request.uri.queryParameters.get("said").map { String($0) }
         return Page.queue(JobsReport(try await queue.overview()), csrf: csrf, said: said,
                           partOnly: request.uri.queryParameters.get("part") == "main")
@@ -159,7 +159,7 @@ public struct DashboardServer: Sendable {
 
     /// A button of the queue page: what the matching `hotels jobs` command does, then back to the page, saying what happened.
     private func queueAction(_ request: Request) async throws -> Response {
-        guard let queue else { return Page.notFound("the queue is in a shared store: start the dashboard with --store") }
+        guard let queue else { return Page.needsSharedStore("Queue", "The job queue lives") }
         let form = try await Form(request)
         guard AccessGuard.constantTimeEqual(form["csrf"] ?? "", csrf) else {
             return Page.html("Refused", "<p>The form is out of date or from another site: reload the queue and try again.</p>", status: .forbidden)
@@ -180,7 +180,7 @@ public struct DashboardServer: Sendable {
     }
 
     private func schedulesPage() async throws -> Response {
-        guard let queue else { return Page.notFound("schedules live in a shared store: start the dashboard with --store") }
+        guard let queue else { return Page.needsSharedStore("Schedules", "Schedules live") }
         return Page.schedules(Self.staleFirst(try await queue.schedules().map(ScheduleReport.init)))
     }
 

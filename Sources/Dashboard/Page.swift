@@ -35,6 +35,12 @@ enum Page {
                         body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
     }
 
+    /// The queue's and schedules' pages of a dashboard over SQLite: where they are, not a 404.
+    static func needsSharedStore(_ title: String, _ what: String) -> Response {
+        html(title, "<p>\(escaped(what)) in a shared PostgreSQL store: start the dashboard with <code>--store postgres://…</code> "
+            + "to see them. This one shows a SQLite cache.</p>")
+    }
+
     static func notFound(_ reason: String) -> Response {
         html("Not found", "<p>\(escaped(reason))</p>", status: .notFound)
     }

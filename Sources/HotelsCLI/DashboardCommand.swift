@@ -21,6 +21,9 @@ struct DashboardCommand: AsyncParsableCommand {
     @OptionGroup var cacheOptions: CacheOptions
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port; 0 picks a free one.") var port = 8080
+    @Option(help: ArgumentHelp("A host name browsers may use besides the address and localhost, e.g. a reverse proxy's (repeatable).",
+                               valueName: "name"))
+    var allowedHost: [String] = []
     @Option(help: ArgumentHelp("A file holding the token browsers and scripts must show (mode 600).", valueName: "file"))
     var tokenFile: String?
     @Option(help: "The filter chain of the logos the list pages show from the store's logo index (hotels fetch --logos --filter).")
@@ -36,6 +39,7 @@ struct DashboardCommand: AsyncParsableCommand {
         let token = try tokenFile.map { path in try reported("--token-file") { try DashboardServer.Configuration.token(file: path) } }
         let chain = try reported("--filter") { try FilterChain(parsing: filter) }
         var configuration = DashboardServer.Configuration(host: host, port: port, token: token, logoFilter: chain.description)
+        configuration.allowedHosts = allowedHost
         if accessLog { configuration.onResponse = { access in Diagnostics.note("dashboard: \(access)") } }
         do {
             try configuration.check()

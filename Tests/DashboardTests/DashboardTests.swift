@@ -310,4 +310,49 @@ struct DashboardTests {
         #expect(run.stdout.contains("dashboard on http://127.0.0.1:\(port)/"))
         #expect(!(run.stdout + run.stderr).contains(Self.token))
     }
+
+    @Test("over loopback, a request under another host name gets 421 naming the accepted ones (DNS rebinding); the address, localhost and [::1] pass with or without a port, and --allowed-host adds a name; a POST another site sends is refused on top of the CSRF token; the queue's link says it needs --store")
+    func hostAndOrigin() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dashboard-host-\(UUID().uuidString)")
+        let port = try TestPostgres.freePort()
+        let child = Locked<ChildProcess?>(nil)
+        async let finished = HotelsProcess.run(["dashboard", "--cache", folder.path, "--port", String(port), "--allowed-host", "Hotels.Example.org"],
+                                               timeLimit: 120) { running in child.withLock { $0 = running } }
+        let transport = HTTPTransport()
+        let base = "http://127.0.0.1:\(port)"
+        while (try? await transport.data(for: HTTP.HTTPRequest(url: base + "/lists"))) == nil { try await Task.sleep(for: .milliseconds(50)) }
+        func status(_ path: String, host: String? = nil, method: HTTP.HTTPRequest.Method = .get, headers: [(String, String)] = [],
+                    body: String? = nil) async throws -> (Int, String) {
+            let request = HTTP.HTTPRequest(url: base + path, method: method, headers: (host.map { [("Host", $0)] } ?? []) + headers.map { (name: $0.0, value: $0.1) },
+                                           body: body.map { Array($0.utf8) })
+            let (head, bytes) = try await transport.data(for: request)
+            return (head.status, String(decoding: bytes, as: UTF8.self))
+        }
+        var answers: [String: Int] = [:]
+        for host in ["127.0.0.1", "127.0.0.1:\(port)", "localhost", "LOCALHOST:\(port)", "[::1]:\(port)", "hotels.example.org", "evil.example",
+                     "evil.example:\(port)", "127.0.0.1.nip.io", "localhost.evil.example"] {
+            answers[host] = try await status("/api/lists", host: host).0
+        }
+        let (refusedStatus, refusal) = try await status("/lists", host: "evil.example")
+        let form = [("Content-Type", "application/x-www-form-urlencoded")]
+        let crossSite = try await status("/review", method: .post, headers: form + [("Sec-Fetch-Site", "cross-site")], body: "csrf=x")
+        let otherOrigin = try await status("/review", method: .post, headers: form + [("Origin", "http://evil.example")], body: "csrf=x")
+        let sameOrigin = try await status("/review", method: .post, headers: form + [("Origin", base), ("Sec-Fetch-Site", "same-origin")], body: "csrf=x")
+        // Chromium's own forms under Referrer-Policy: no-referrer say Origin: null, which decides nothing.
+        let nullOrigin = try await status("/review", method: .post, headers: form + [("Origin", "null"), ("Sec-Fetch-Site", "same-origin")], body: "csrf=x")
+        let queue = try await status("/queue")
+        child.value?.signal(SIGTERM)
+        let run = try await finished
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(answers == ["127.0.0.1": 200, "127.0.0.1:\(port)": 200, "localhost": 200, "LOCALHOST:\(port)": 200, "[::1]:\(port)": 200,
+                            "hotels.example.org": 200, "evil.example": 421, "evil.example:\(port)": 421, "127.0.0.1.nip.io": 421,
+                            "localhost.evil.example": 421])
+        #expect(refusedStatus == 421 && refusal.contains("127.0.0.1, localhost, [::1], hotels.example.org") && refusal.contains("--allowed-host"))
+        #expect(crossSite.0 == 403 && crossSite.1.contains("another site"))
+        #expect(otherOrigin.0 == 403 && otherOrigin.1.contains("another origin (http://evil.example)"))
+        // From its own origin the form reaches the CSRF check, which refuses a wrong token with its own words.
+        #expect(sameOrigin.0 == 403 && sameOrigin.1.contains("out of date or from another site"))
+        #expect(nullOrigin.0 == 403 && nullOrigin.1.contains("out of date or from another site"))
+        #expect(queue.0 == 200 && queue.1.contains("--store postgres://"))
+    }
 }
