@@ -12,7 +12,8 @@ build: deps
 test: deps
 	@python3 -c "import zeep" 2>/dev/null || python3 -m pip install -q zeep
 	@python3 -c "import selenium" 2>/dev/null || python3 -m pip install -q selenium
-	$(SWIFT) build --build-tests
+	# The build fails on a warning in HotelKit's own files (scripts/build-tests).
+	SWIFT=$(SWIFT) scripts/build-tests
 	# Line by line: the test log then says which tests were running should one hang (scripts/watchdog names them).
 	stdbuf -oL -eL $(SWIFT) test
 

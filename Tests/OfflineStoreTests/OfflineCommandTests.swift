@@ -29,10 +29,10 @@ struct OfflineCommandTests {
         let server = try ServeProcess(["--hotels", "1000"])
         defer { withExtendedLifetime(server) {} }
         let fetch = FetchRun(endpoint: server.endpoint, cache: temporaryFolder("cache").path)
-        let first = await try fetch(["--max-pages", "2", "--json"])
+        let first = try await fetch(["--max-pages", "2", "--json"])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(try fetch.json(first)["hotels"] as? Int == 40)
-        let second = await try fetch(["--max-pages", "2", "--json"])
+        let second = try await fetch(["--max-pages", "2", "--json"])
         let summary = try fetch.json(second)
         #expect(summary["cached"] as? Int == 40)
         #expect((summary["merge"] as? [String: Any])?["inserted"] as? Int == 0)
@@ -44,7 +44,7 @@ struct OfflineCommandTests {
         #expect(listed.status == 0)
         #expect(listed.stdout.split(separator: "\n").map(String.init) == fetch.lines)
         // --refresh writes nothing before the network answers, and the list stays whole.
-        let refreshed = await try fetch(["--refresh", "--max-pages", "1", "--json"])
+        let refreshed = try await fetch(["--refresh", "--max-pages", "1", "--json"])
         #expect(try fetch.json(refreshed)["cached"] as? Int == 0)
         #expect(fetch.lines.count == 60)
     }
@@ -57,20 +57,20 @@ struct OfflineCommandTests {
             let server = try ServeProcess(["--hotels", "1000"])
             defer { withExtendedLifetime(server) {} }
             endpoint = server.endpoint
-            let warm = await try FetchRun(endpoint: endpoint, cache: cache)(["--max-pages", "1", "--logos", "--filter", "resize:16x16"])
+            let warm = try await FetchRun(endpoint: endpoint, cache: cache)(["--max-pages", "1", "--logos", "--filter", "resize:16x16"])
             #expect(warm.status == 0, "\(warm.stderr)")
         }
         // The server is gone.
         let fetch = FetchRun(endpoint: endpoint, cache: cache)
-        let offline = await try fetch(["--logos", "--filter", "resize:16x16"])
+        let offline = try await fetch(["--logos", "--filter", "resize:16x16"])
         #expect(offline.status == 0, "\(offline.stderr)")
         #expect(offline.stderr.range(of: #"offline: showing 20 hotels for Paris cached \d+ (s|min) ago"#, options: .regularExpression) != nil,
                 "\(offline.stderr)")
         #expect(fetch.lines.count == 20)
         #expect(try FileManager.default.contentsOfDirectory(atPath: fetch.out + "/logos").count == 20, "cached logos were not served")
-        let json = await try fetch(["--json"])
+        let json = try await fetch(["--json"])
         #expect((try fetch.json(json)["offline"] as? String)?.hasPrefix("offline: showing 20 hotels for Paris") == true)
-        let strict = await try fetch(["--require-fresh"])
+        let strict = try await fetch(["--require-fresh"])
         #expect(strict.status == 69)
         #expect(strict.stderr.contains("--require-fresh"))
         // Never "once offline, always offline": each run asks the network first.
@@ -80,10 +80,10 @@ struct OfflineCommandTests {
     @Test("Offline with nothing cached: exit 69 and a message that says so")
     func offlineEmpty() async throws {
         let fetch = FetchRun(endpoint: "http://127.0.0.1:9/soap", cache: temporaryFolder("empty").path)
-        let result = await try fetch()
+        let result = try await fetch()
         #expect(result.status == 69)
         #expect(result.stderr.contains("nothing is cached for Paris"))
-        let explicit = await try fetch(["--offline"])
+        let explicit = try await fetch(["--offline"])
         #expect(explicit.status == 69)
         let listed = try await HotelsProcess.run(["list", "--city", "Paris", "--cache", fetch.cache])
         #expect(listed.status == 66)
@@ -98,7 +98,7 @@ struct OfflineCommandTests {
         let fetch = FetchRun(endpoint: stale.endpoint, cache: cache)
         let arguments = ["--max-pages", "1", "--logos", "--filter", "resize:16x16", "--json"]
         await #expect(try fetch(arguments).status == 0)
-        let second = await try fetch.json(try fetch(arguments))
+        let second = try await fetch.json(try fetch(arguments))
         let logos = try #require(second["logos"] as? [String: Any])
         #expect(logos["revalidated"] as? Int == 20)
         let statuses = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
@@ -111,7 +111,7 @@ struct OfflineCommandTests {
         let cached = FetchRun(endpoint: fresh.endpoint, cache: temporaryFolder("fresh").path)
         let freshArguments = ["--max-pages", "1", "--logos", "--filter", "resize:16x16", "--json"]
         await #expect(try cached(freshArguments).status == 0)
-        let again = await try cached.json(try cached(freshArguments))
+        let again = try await cached.json(try cached(freshArguments))
         #expect((again["logos"] as? [String: Any])?["fromCache"] as? Int == 20)
     }
 
@@ -151,7 +151,7 @@ struct OfflineCommandTests {
             let server = try ServeProcess(["--hotels", "1000"])
             defer { withExtendedLifetime(server) {} }
             endpoint = server.endpoint
-            let warm = await try FetchRun(endpoint: endpoint, cache: cache)(["--logos"])
+            let warm = try await FetchRun(endpoint: endpoint, cache: cache)(["--logos"])
             #expect(warm.status == 0, "\(warm.stderr)")
         }
         let cold = try await HotelsProcess.run(["simulate", "--endpoint", endpoint, "--city", "Paris", "--script", script, "--cache", cache, "--json"])

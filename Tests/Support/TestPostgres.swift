@@ -53,7 +53,7 @@ public final class TestPostgres: Sendable {
     /// A new, empty database; its URL, password included.
     public func makeDatabase() async throws -> String {
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
-        try await offThePool { try self.runTool("createdb", ["-h", self.folder.path, "-p", String(self.port), "-U", Self.user, name]) }
+        _ = try await offThePool { try self.runTool("createdb", ["-h", self.folder.path, "-p", String(self.port), "-U", Self.user, name]) }
         return url(database: name)
     }
 
