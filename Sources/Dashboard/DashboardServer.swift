@@ -19,6 +19,8 @@ import Workers
 public struct DashboardServer: Sendable {
     public let runtime: HotelRuntime
     public let configuration: Configuration
+    /// The shared store's job queue, made once; nil over SQLite.
+    let queue: JobQueue?
     /// The token every form that changes something carries: a page of this server shows it, another site cannot read it.
     let csrf = (0..<4).map { _ in String(UInt64.random(in: .min ... .max), radix: 16) }.joined()
 
@@ -28,6 +30,7 @@ public struct DashboardServer: Sendable {
         try configuration.check()
         self.runtime = runtime
         self.configuration = configuration
+        queue = runtime.sharedStore.map { JobQueue(store: $0) }
     }
 
     /// Serves until cancelled; `onListening` gets the bound port.
@@ -75,7 +78,6 @@ public struct DashboardServer: Sendable {
         return router
     }
 
-    private var queue: JobQueue? { runtime.sharedStore.map { JobQueue(store: $0) } }
 
     /// The rows after `after`, `pageSize` of them, matching `q` by name; a bad number is the top.
     private func rows(_ request: Request, in list: CachedList) async throws -> (rows: ListRows, next: Int64?, limit: Int) {
