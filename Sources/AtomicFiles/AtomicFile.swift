@@ -49,7 +49,7 @@ public final class AtomicFile {
             try handle.write(contentsOf: bytes)
         } catch {
             discard()
-            throw AtomicFileError(path: destination.path, operation: "write", reason: "\(error)")
+            throw AtomicFileError(path: destination.path, operation: "write", error: error)
         }
     }
 
@@ -62,7 +62,7 @@ public final class AtomicFile {
             try handle.close()
         } catch {
             unlink(temporary.path)
-            throw AtomicFileError(path: destination.path, operation: "flush", reason: "\(error)")
+            throw AtomicFileError(path: destination.path, operation: "flush", error: error)
         }
         guard rename(temporary.path, destination.path) == 0 else {
             let failure = AtomicFileError(path: destination.path, operation: "replace", errno: errno)
@@ -138,7 +138,41 @@ public struct AtomicFileError: Error, Sendable, CustomStringConvertible {
     }
 
     init(path: String, operation: String, errno code: Int32) {
-        self.init(path: path, operation: operation, reason: String(cString: strerror(code)), code: code)
+        self.init(path: path, operation: operation, reason: Self.words(errno: code), code: code)
+    }
+
+    /// A failure Foundation reported, in the OS's words (`no space left on device`) with its `errno`, rather
+    /// than Foundation's (`Error Domain=NSCocoaErrorDomain Code=640 …`), which no user should have to read.
+    public init(path: String, operation: String, error: any Error) {
+        if let code = Self.errno(of: error) {
+            self.init(path: path, operation: operation, errno: code)
+        } else {
+            self.init(path: path, operation: operation, reason: (error as NSError).localizedDescription)
+        }
+    }
+
+    /// `strerror`'s text in lower case, as it reads inside a sentence: `no space left on device`.
+    static func words(errno code: Int32) -> String {
+        let text = String(cString: strerror(code))
+        return text.prefix(1).lowercased() + text.dropFirst()
+    }
+
+    /// The `errno` behind a Foundation file error: a POSIX error, one wrapped in it, or a Cocoa file error's meaning.
+    static func errno(of error: any Error) -> Int32? {
+        let error = error as NSError
+        if error.domain == NSPOSIXErrorDomain { return Int32(error.code) }
+        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return Int32(underlying.code)
+        }
+        guard error.domain == NSCocoaErrorDomain else { return nil }
+        return switch CocoaError.Code(rawValue: error.code) {
+        case .fileWriteOutOfSpace: ENOSPC
+        case .fileWriteNoPermission, .fileReadNoPermission: EACCES
+        case .fileNoSuchFile, .fileReadNoSuchFile: ENOENT
+        case .fileWriteVolumeReadOnly: EROFS
+        case .fileWriteFileExists: EEXIST
+        default: nil
+        }
     }
 
     public var description: String { "cannot \(operation) \(path): \(reason)" }

@@ -30,7 +30,7 @@ public final class FolderSink: ListSink {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
-            throw AtomicFileError(path: folder.path, operation: "create the folder", reason: Self.reason(error))
+            throw AtomicFileError(path: folder.path, operation: "create the folder", error: error)
         }
         AtomicFile.removeLeftovers(in: folder)
         AtomicFile.removeLeftovers(in: logosFolder)
@@ -48,7 +48,7 @@ public final class FolderSink: ListSink {
         do {
             try FileManager.default.createDirectory(at: logosFolder, withIntermediateDirectories: true)
         } catch {
-            throw AtomicFileError(path: logosFolder.path, operation: "create the folder", reason: Self.reason(error))
+            throw AtomicFileError(path: logosFolder.path, operation: "create the folder", error: error)
         }
         try AtomicFile.write(logo.bytes, to: logosFolder.appendingPathComponent(logo.fileName))
     }
@@ -73,10 +73,6 @@ public final class FolderSink: ListSink {
             try write(lines)
             lines.removeAll(keepingCapacity: true)
         }
-    }
-
-    private static func reason(_ error: any Error) -> String {
-        (error as NSError).localizedDescription
     }
 }
 

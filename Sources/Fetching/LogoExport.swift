@@ -43,7 +43,7 @@ public struct LogoExport: Sendable {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
-            throw AtomicFileError(path: folder.path, operation: "create the folder", reason: (error as NSError).localizedDescription)
+            throw AtomicFileError(path: folder.path, operation: "create the folder", error: error)
         }
         var summary = Summary()
         try await storage.forEachBatch(in: list, batchSize: 500) { hotels in

@@ -48,7 +48,7 @@ public struct SimulationReport {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            throw AtomicFileError(path: directory.path, operation: "create the folder", reason: error.localizedDescription)
+            throw AtomicFileError(path: directory.path, operation: "create the folder", error: error)
         }
         let page = directory.appendingPathComponent("report.html")
         try AtomicFile.write(Array(try html().utf8), to: page)
