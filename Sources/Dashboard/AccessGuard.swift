@@ -3,8 +3,9 @@ import HTTPTypes
 import Hummingbird
 
 /// Every response gets the security headers; with a token, every request but
-/// the login form's must show it, as `Authorization: Bearer TOKEN` or the
-/// cookie the form sets. The token is compared in constant time and never logged.
+/// the login form's must show it as `Authorization: Bearer TOKEN`, or carry the
+/// cookie of a live session the form started (``DashboardSessions``: a random
+/// id, never the token). The token is compared in constant time and never logged.
 struct AccessGuard: RouterMiddleware {
     typealias Context = BasicRequestContext
     static let cookieName = "hotelkit_dashboard"
@@ -12,6 +13,7 @@ struct AccessGuard: RouterMiddleware {
 
     let token: String?
     let hosts: HostCheck
+    let sessions: DashboardSessions
     var onResponse: (@Sendable (DashboardServer.Access) -> Void)?
 
     static let host = HTTPField.Name("Host")!
@@ -24,7 +26,7 @@ struct AccessGuard: RouterMiddleware {
             response = Response(status: .misdirectedRequest, body: ResponseBody(byteBuffer: ByteBuffer(string: hosts.refusal)))
         } else if request.method == .post, let refusal = crossSite(request) {
             response = Response(status: .forbidden, body: ResponseBody(byteBuffer: ByteBuffer(string: refusal)))
-        } else if let token, request.uri.path != "/login", !Self.presents(token, in: request) {
+        } else if let token, request.uri.path != "/login", !presents(token, in: request) {
             response = request.uri.path.hasPrefix("/api/")
                 ? Response(status: .unauthorized, headers: [.wwwAuthenticate: "Bearer"], body: ResponseBody(byteBuffer: ByteBuffer(string: "a token is required\n")))
                 : Response(status: .seeOther, headers: [.location: "/login"])
@@ -54,30 +56,51 @@ struct AccessGuard: RouterMiddleware {
         return nil
     }
 
-    /// Whether the request carries `token`, as a bearer header or the login cookie.
-    static func presents(_ token: String, in request: Request) -> Bool {
+    /// Whether the request carries `token` as a bearer header, or the cookie of a live session.
+    func presents(_ token: String, in request: Request) -> Bool {
         if let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") {
-            return constantTimeEqual(String(authorization.dropFirst("Bearer ".count)), token)
+            return Self.constantTimeEqual(String(authorization.dropFirst("Bearer ".count)), token)
         }
+        return Self.session(in: request).map(sessions.touch) ?? false
+    }
+
+    /// The session id the request's cookie carries, if any.
+    static func session(in request: Request) -> String? {
         for header in request.headers[values: .cookie] {
             for pair in header.split(separator: ";") {
                 let parts = pair.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
-                if parts.count == 2, parts[0] == cookieName, constantTimeEqual(String(parts[1]).removingPercentEncoding ?? "", token) {
-                    return true
-                }
+                if parts.count == 2, parts[0] == cookieName { return String(parts[1]) }
             }
         }
-        return false
+        return nil
     }
 
-    /// The login form's POST: the right token sets the cookie, HttpOnly and SameSite=Strict.
-    static func logIn(_ request: Request, token: String?) async throws -> Response {
+    /// The login form's POST: the right token starts a session, whose id the cookie carries (HttpOnly,
+    /// SameSite=Strict, for the sessions' idle limit; Secure behind an `--allowed-host` proxy that says it spoke TLS).
+    func logIn(_ request: Request) async throws -> Response {
         guard let token else { return Response(status: .seeOther, headers: [.location: "/lists"]) }
         let given = try await Form(request)["token"] ?? ""
-        guard constantTimeEqual(given, token) else { return Page.login(failed: true) }
-        let cookie = "\(cookieName)=\(token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""); Path=/; HttpOnly; SameSite=Strict"
+        guard Self.constantTimeEqual(given, token) else { return Page.login(failed: true) }
+        let cookie = "\(Self.cookieName)=\(sessions.start()); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(Int(sessions.idleLimit))"
+            + (isSecure(request) ? "; Secure" : "")
         return Response(status: .seeOther, headers: [.location: "/lists", .setCookie: cookie])
     }
+
+    /// `POST /logout`: the cookie's session ends, and the browser is told to drop the cookie.
+    func logOut(_ request: Request) -> Response {
+        if let id = Self.session(in: request) { sessions.end(id) }
+        let cookie = "\(Self.cookieName)=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0" + (isSecure(request) ? "; Secure" : "")
+        return Response(status: .seeOther, headers: [.location: token == nil ? "/lists" : "/login", .setCookie: cookie])
+    }
+
+    /// Whether the browser spoke TLS: to a proxy named by `--allowed-host` that says so in `X-Forwarded-Proto`.
+    private func isSecure(_ request: Request) -> Bool {
+        guard request.headers[Self.forwardedProto]?.lowercased() == "https",
+              let authority = request.head.authority ?? request.headers[Self.host] else { return false }
+        return hosts.isProxy(authority: authority)
+    }
+
+    static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
 
     /// Equal strings, in a time that depends on their lengths only.
     static func constantTimeEqual(_ given: String, _ expected: String) -> Bool {

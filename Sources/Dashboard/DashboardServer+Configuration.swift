@@ -20,6 +20,10 @@ extension DashboardServer {
         /// Host names the dashboard answers to besides its address and `localhost` (a reverse proxy's):
         /// a request under any other name gets 421 (``HostCheck``).
         public var allowedHosts: [String] = []
+        /// How long a logged-in browser's session lasts without a request: 12 hours.
+        public var sessionIdleLimit: TimeInterval = DashboardSessions.defaultIdleLimit
+        /// The sessions' clock: a test's virtual one.
+        public var now: @Sendable () -> Date = { Date() }
         /// Told of every answered request: an access log.
         public var onResponse: (@Sendable (Access) -> Void)?
 

@@ -21,6 +21,8 @@ public struct DashboardServer: Sendable {
     public let configuration: Configuration
     /// The shared store's job queue, made once; nil over SQLite.
     let queue: JobQueue?
+    /// The browsers logged in with the token.
+    let sessions: DashboardSessions
     /// The token every form that changes something carries: a page of this server shows it, another site cannot read it.
     let csrf = (0..<4).map { _ in String(UInt64.random(in: .min ... .max), radix: 16) }.joined()
 
@@ -31,6 +33,7 @@ public struct DashboardServer: Sendable {
         self.runtime = runtime
         self.configuration = configuration
         queue = runtime.sharedStore.map { JobQueue(store: $0) }
+        sessions = DashboardSessions(idleLimit: configuration.sessionIdleLimit, now: configuration.now)
     }
 
     /// Serves until cancelled; `onListening` gets the bound port.
@@ -48,9 +51,17 @@ public struct DashboardServer: Sendable {
 
     func router() -> Router<BasicRequestContext> {
         let router = Router()
-        router.add(middleware: AccessGuard(token: configuration.token, hosts: HostCheck(configuration: configuration), onResponse: configuration.onResponse))
+        let access = AccessGuard(token: configuration.token, hosts: HostCheck(configuration: configuration), sessions: sessions,
+                                 onResponse: configuration.onResponse)
+        router.add(middleware: access)
         router.get("login") { _, _ in Page.login(failed: false) }
-        router.post("login") { request, _ in try await AccessGuard.logIn(request, token: configuration.token) }
+        router.post("login") { request, _ in try await access.logIn(request) }
+        router.post("logout") { request, _ in
+            guard AccessGuard.constantTimeEqual(try await Form(request)["csrf"] ?? "", csrf) else {
+                return Page.html("Refused", "<p>The form is out of date or from another site: reload the page and try again.</p>", status: .forbidden)
+            }
+            return access.logOut(request)
+        }
         router.get("/") { _, _ in Response(status: .seeOther, headers: [.location: "/lists"]) }
         router.get("lists") { request, _ in try await listsPage(request) }
         router.get("lists/:id") { request, context in try await listPage(request, id: Self.listID(context)) }
@@ -119,7 +130,7 @@ public struct DashboardServer: Sendable {
                 ?? true
         }
         let sorted = lists.sorted { descending ? sort.orders($1, before: $0) : sort.orders($0, before: $1) }
-        return Page.lists(sorted, search: filter ?? "", sort: sort, descending: descending)
+        return Page.lists(sorted, search: filter ?? "", sort: sort, descending: descending, logout: configuration.token == nil ? nil : csrf)
     }
 
     /// One list's page: it and its rows are read by id and position alone, never the other lists.

@@ -12,8 +12,11 @@ import Foundation
 struct HostCheck: Sendable {
     /// Lower-case names, without ports; empty when any name is accepted.
     let accepted: [String]
+    /// The `--allowed-host` names, lower case: the proxies whose `X-Forwarded-Proto` is believed.
+    let proxies: [String]
 
     init(configuration: DashboardServer.Configuration) {
+        proxies = configuration.allowedHosts.map { $0.lowercased() }
         let wildcard = ["0.0.0.0", "::", "[::]"].contains(configuration.host)
         if wildcard && configuration.token != nil && configuration.allowedHosts.isEmpty {
             accepted = []
@@ -33,6 +36,11 @@ struct HostCheck: Sendable {
     func accepts(authority: String?) -> Bool {
         guard !accepted.isEmpty, let authority else { return true }
         return accepted.contains(Self.name(of: authority))
+    }
+
+    /// Whether `authority` names an `--allowed-host` proxy.
+    func isProxy(authority: String) -> Bool {
+        proxies.contains(Self.name(of: authority))
     }
 
     /// Whether an `Origin` (`http://host:port`) is one of this dashboard's names; `null` is not.

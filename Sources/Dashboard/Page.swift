@@ -52,7 +52,8 @@ enum Page {
             """, status: failed ? .unauthorized : .ok)
     }
 
-    static func lists(_ lists: [ListSummary], search: String, sort: ListSummary.Column, descending: Bool) -> Response {
+    /// - Parameter logout: the CSRF token of a "Log out" button, shown when the dashboard has a token.
+    static func lists(_ lists: [ListSummary], search: String, sort: ListSummary.Column, descending: Bool, logout: String? = nil) -> Response {
         let rows = lists.map { (list) -> String in
             """
             <tr><td><a href="/lists/\(list.id)">\(escaped(list.city))</a>\(list.keyword.map { " “" + escaped($0) + "”" } ?? "")\
@@ -75,7 +76,10 @@ enum Page {
             <tbody>
             \(rows)
             </tbody></table>
-            """ + (lists.isEmpty ? "<p>No lists: hotels fetch or hotels enqueue fills the store.</p>" : ""))
+            """ + (lists.isEmpty ? "<p>No lists: hotels fetch or hotels enqueue fills the store.</p>" : "")
+            + (logout.map { """
+                <form method="post" action="/logout"><input type="hidden" name="csrf" value="\(escaped($0))"><button type="submit">Log out</button></form>
+                """ } ?? ""))
     }
 
     /// A list page's columns, in the order ``row(_:position:)`` fills them (the stylesheet's widths follow it).

@@ -264,9 +264,50 @@ struct DashboardTests {
                 #expect(response.status == .seeOther)
                 return try #require(response.headers[.setCookie])
             }
-            #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+            #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Max-Age=43200") && !cookie.contains("Secure"))
             let pair = try #require(cookie.split(separator: ";").first).description
             try await client.execute(uri: "/lists", method: .get, headers: [.cookie: pair]) { #expect($0.status == .ok) }
+            // The cookie is a session's random id: the token is in it in no form, and a made-up id lets no one in.
+            let id = String(pair.dropFirst("hotelkit_dashboard=".count))
+            #expect(id.count == 64 && !id.contains(Self.token) && !pair.contains(Self.token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+            try await client.execute(uri: "/lists", method: .get, headers: [.cookie: "hotelkit_dashboard=" + String(repeating: "0", count: 64)]) {
+                #expect($0.status == .seeOther)
+            }
+            try await client.execute(uri: "/lists", method: .get, headers: [.cookie: "hotelkit_dashboard=\(Self.token)"]) { #expect($0.status == .seeOther) }
+            // Log out: the page's button posts with the CSRF token; the session ends and the cookie is dropped.
+            let lists = try await client.execute(uri: "/lists", method: .get, headers: [.cookie: pair]) { String(buffer: $0.body) }
+            let csrf = try #require(lists.firstMatch(of: /action="\/logout"><input type="hidden" name="csrf" value="([0-9a-f]+)"/)?.1).description
+            try await client.execute(uri: "/logout", method: .post, headers: form + [.cookie: pair], body: ByteBuffer(string: "csrf=0123")) {
+                #expect($0.status == .forbidden)
+            }
+            try await client.execute(uri: "/lists", method: .get, headers: [.cookie: pair]) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/logout", method: .post, headers: form + [.cookie: pair], body: ByteBuffer(string: "csrf=\(csrf)")) { response in
+                #expect(response.status == .seeOther && response.headers[.location] == "/login")
+                #expect(response.headers[.setCookie]?.contains("Max-Age=0") == true)
+            }
+            try await client.execute(uri: "/lists", method: .get, headers: [.cookie: pair]) { #expect($0.status == .seeOther) }
+        }
+        await runtime.close()
+    }
+
+    @Test("a session ends after 12 hours without a request, and each request keeps it alive (a virtual clock)")
+    func sessionLifetime() async throws {
+        let runtime = try await runtime()
+        let clock = Mutex(Date(timeIntervalSince1970: 1_000_000))
+        var configuration = DashboardServer.Configuration(host: "127.0.0.1", port: 0, token: Self.token)
+        configuration.now = { clock.withLock { $0 } }
+        let app = try DashboardServer(runtime: runtime, configuration: configuration).application()
+        try await app.test(.router) { client in
+            let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+            let login = ByteBuffer(string: "token=\(Self.token)")
+            let cookie = try await client.execute(uri: "/login", method: .post, headers: form, body: login) { try #require($0.headers[.setCookie]) }
+            let pair = try #require(cookie.split(separator: ";").first).description
+            for hours in [11.0, 11.0] {
+                clock.withLock { $0 = $0.addingTimeInterval(hours * 3600) }
+                try await client.execute(uri: "/lists", method: .get, headers: [.cookie: pair]) { #expect($0.status == .ok) }
+            }
+            clock.withLock { $0 = $0.addingTimeInterval(12 * 3600 + 1) }
+            try await client.execute(uri: "/lists", method: .get, headers: [.cookie: pair]) { #expect($0.status == .seeOther) }
         }
         await runtime.close()
     }
@@ -293,7 +334,8 @@ struct DashboardTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: tokenFile.path)
         let port = try TestPostgres.freePort()
         let child = Locked<ChildProcess?>(nil)
-        async let finished = HotelsProcess.run(["dashboard", "--cache", folder.path, "--port", String(port), "--token-file", tokenFile.path],
+        async let finished = HotelsProcess.run(["dashboard", "--cache", folder.path, "--port", String(port), "--token-file", tokenFile.path,
+                                                "--allowed-host", "hotels.example.org"],
                                                timeLimit: 120) { running in child.withLock { $0 = running } }
         let transport = HTTPTransport()
         let base = "http://127.0.0.1:\(port)"
@@ -303,8 +345,19 @@ struct DashboardTests {
         for bearer in ["wrong-token-of-some-length", Self.token] {
             answers.append(try await transport.data(for: HTTP.HTTPRequest(url: base + "/api/lists", headers: [("Authorization", "Bearer " + bearer)])).0.status)
         }
+        // Behind the --allowed-host proxy that says the browser spoke TLS, the session cookie is Secure; to anyone else saying so, not.
+        var cookies: [String] = []
+        for host in ["hotels.example.org", "127.0.0.1"] {
+            let body = "token=\(Self.token)"
+            let response = try RawHTTP.exchange(port: port, """
+                POST /login HTTP/1.1\r\nHost: \(host)\r\nX-Forwarded-Proto: https\r\nContent-Type: application/x-www-form-urlencoded\r\n\
+                Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)
+                """)
+            cookies.append(response.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie:") }.map(String.init) ?? "")
+        }
         child.value?.signal(SIGTERM)
         let run = try await finished
+        #expect(cookies.count == 2 && cookies[0].hasSuffix("; Secure") && !cookies[1].contains("Secure") && !cookies[1].isEmpty, "\(cookies)")
         #expect(answers == [401, 200])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("dashboard on http://127.0.0.1:\(port)/"))
