@@ -151,7 +151,7 @@ let package = Package(
             name: "Dashboard",
             dependencies: [
                 "Hotels", "Matching", "OfflineStore", "PostgresStore", "Runtime", "Workers", logging,
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Metrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),

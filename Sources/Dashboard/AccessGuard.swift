@@ -7,13 +7,16 @@ import Hummingbird
 /// cookie of a live session the form started (``DashboardSessions``: a random
 /// id, never the token). The token is compared in constant time and never logged.
 struct AccessGuard: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = DashboardContext
     static let cookieName = "hotelkit_dashboard"
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
 
     let token: String?
     let hosts: HostCheck
     let sessions: DashboardSessions
+    let throttle: LoginThrottle
+    /// How a throttled login waits: `Task.sleep`, or a test's recorder.
+    let pause: @Sendable (Duration) async throws -> Void
     var onResponse: (@Sendable (DashboardServer.Access) -> Void)?
 
     static let host = HTTPField.Name("Host")!
@@ -77,10 +80,22 @@ struct AccessGuard: RouterMiddleware {
 
     /// The login form's POST: the right token starts a session, whose id the cookie carries (HttpOnly,
     /// SameSite=Strict, for the sessions' idle limit; Secure behind an `--allowed-host` proxy that says it spoke TLS).
-    func logIn(_ request: Request) async throws -> Response {
+    /// Failed ones are throttled per client address (``LoginThrottle``) and logged, never with what was typed.
+    func logIn(_ request: Request, context: Context) async throws -> Response {
         guard let token else { return Response(status: .seeOther, headers: [.location: "/lists"]) }
+        switch throttle.verdict(for: context.client) {
+        case .refused(let retryAfter):
+            return Response(status: .tooManyRequests, headers: [.retryAfter: String(retryAfter)],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: "too many failed logins from this address: try again in \(retryAfter) s\n")))
+        case .proceed(let delay):
+            if delay > .zero { try await pause(delay) }
+        }
         let given = try await Form(request)["token"] ?? ""
-        guard Self.constantTimeEqual(given, token) else { return Page.login(failed: true) }
+        guard Self.constantTimeEqual(given, token) else {
+            let count = throttle.failed(context.client)
+            context.logger.notice("dashboard: a failed login from \(context.client), \(count) in the last minute")
+            return Page.login(failed: true)
+        }
         let cookie = "\(Self.cookieName)=\(sessions.start()); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(Int(sessions.idleLimit))"
             + (isSecure(request) ? "; Secure" : "")
         return Response(status: .seeOther, headers: [.location: "/lists", .setCookie: cookie])

@@ -22,8 +22,10 @@ extension DashboardServer {
         public var allowedHosts: [String] = []
         /// How long a logged-in browser's session lasts without a request: 12 hours.
         public var sessionIdleLimit: TimeInterval = DashboardSessions.defaultIdleLimit
-        /// The sessions' clock: a test's virtual one.
+        /// The sessions' and the login throttle's clock: a test's virtual one.
         public var now: @Sendable () -> Date = { Date() }
+        /// How a throttled login waits: a test's recorder instead.
+        public var pause: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
         /// Told of every answered request: an access log.
         public var onResponse: (@Sendable (Access) -> Void)?
 

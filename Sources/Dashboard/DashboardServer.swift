@@ -23,6 +23,8 @@ public struct DashboardServer: Sendable {
     let queue: JobQueue?
     /// The browsers logged in with the token.
     let sessions: DashboardSessions
+    /// Failed logins per client address.
+    let throttle: LoginThrottle
     /// The token every form that changes something carries: a page of this server shows it, another site cannot read it.
     let csrf = (0..<4).map { _ in String(UInt64.random(in: .min ... .max), radix: 16) }.joined()
 
@@ -34,6 +36,7 @@ public struct DashboardServer: Sendable {
         self.configuration = configuration
         queue = runtime.sharedStore.map { JobQueue(store: $0) }
         sessions = DashboardSessions(idleLimit: configuration.sessionIdleLimit, now: configuration.now)
+        throttle = LoginThrottle(now: configuration.now)
     }
 
     /// Serves until cancelled; `onListening` gets the bound port.
@@ -49,13 +52,13 @@ public struct DashboardServer: Sendable {
                     logger: Logger(label: "hotelkit.dashboard"))
     }
 
-    func router() -> Router<BasicRequestContext> {
-        let router = Router()
+    func router() -> Router<DashboardContext> {
+        let router = Router(context: DashboardContext.self)
         let access = AccessGuard(token: configuration.token, hosts: HostCheck(configuration: configuration), sessions: sessions,
-                                 onResponse: configuration.onResponse)
+                                 throttle: throttle, pause: configuration.pause, onResponse: configuration.onResponse)
         router.add(middleware: access)
         router.get("login") { _, _ in Page.login(failed: false) }
-        router.post("login") { request, _ in try await access.logIn(request) }
+        router.post("login") { request, context in try await access.logIn(request, context: context) }
         router.post("logout") { request, _ in
             guard AccessGuard.constantTimeEqual(try await Form(request)["csrf"] ?? "", csrf) else {
                 return Page.html("Refused", "<p>The form is out of date or from another site: reload the page and try again.</p>", status: .forbidden)
@@ -198,7 +201,7 @@ public struct DashboardServer: Sendable {
     }
 
     /// The list's id in the path: a whole number, or 400.
-    static func listID(_ context: BasicRequestContext) throws -> Int64 {
+    static func listID(_ context: DashboardContext) throws -> Int64 {
         guard let id = context.parameters.get("id", as: Int64.self) else {
             throw HTTPError(.badRequest, message: "a list's id is a whole number: /lists/ID\n")
         }

@@ -10,7 +10,7 @@ extension DashboardServer {
     /// How many properties a page or an API answer holds.
     static let propertiesPerPage = 200
 
-    func propertyRoutes(_ router: Router<BasicRequestContext>) {
+    func propertyRoutes(_ router: Router<DashboardContext>) {
         router.get("properties") { request, _ in try await propertiesPage(request) }
         router.get("properties/:id") { _, context in try await propertyPage(id: context.parameters.get("id") ?? "") }
         router.get("review") { request, _ in try await reviewPage(request) }

@@ -408,4 +408,33 @@ struct DashboardTests {
         #expect(nullOrigin.0 == 403 && nullOrigin.1.contains("out of date or from another site"))
         #expect(queue.0 == 200 && queue.1.contains("--store postgres://"))
     }
+
+    @Test("failed logins from one address: five answered at once, then each waits longer (1, 2, 4, 8, 16 s), past twenty a minute 429 with Retry-After, even for the right token; a minute later the form answers again (a virtual clock and a recorded pause)")
+    func loginThrottle() async throws {
+        let runtime = try await runtime()
+        let clock = Mutex(Date(timeIntervalSince1970: 1_000_000))
+        let pauses = Mutex<[Duration]>([])
+        var configuration = DashboardServer.Configuration(host: "127.0.0.1", port: 0, token: Self.token)
+        configuration.now = { clock.withLock { $0 } }
+        configuration.pause = { duration in pauses.withLock { $0.append(duration) } }
+        let app = try DashboardServer(runtime: runtime, configuration: configuration).application()
+        try await app.test(.router) { client in
+            let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+            var statuses: [UInt] = []
+            for _ in 0..<20 {
+                statuses.append(try await client.execute(uri: "/login", method: .post, headers: form, body: ByteBuffer(string: "token=guess")) { UInt($0.status.code) })
+            }
+            #expect(statuses == Array(repeating: 401, count: 20))
+            #expect(pauses.withLock { $0 } == [1, 2, 4, 8, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16].map { Duration.seconds($0) })
+            clock.withLock { $0 = $0.addingTimeInterval(30) }
+            try await client.execute(uri: "/login", method: .post, headers: form, body: ByteBuffer(string: "token=\(Self.token)")) { response in
+                #expect(response.status == .tooManyRequests && response.headers[.retryAfter] == "30" && response.headers[.setCookie] == nil)
+            }
+            clock.withLock { $0 = $0.addingTimeInterval(31) }
+            try await client.execute(uri: "/login", method: .post, headers: form, body: ByteBuffer(string: "token=\(Self.token)")) { response in
+                #expect(response.status == .seeOther && response.headers[.setCookie] != nil)
+            }
+        }
+        await runtime.close()
+    }
 }
