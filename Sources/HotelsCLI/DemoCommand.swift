@@ -126,10 +126,13 @@ struct DemoCommand: AsyncParsableCommand {
             suppliers[ShownURL.of(server.endpoint)] = index + 1
         }
         let summary = try await runtime.catalogue.match(cities: ["Paris"])
-        let shown = try await runtime.storage.properties(PropertyQuery(city: "Paris", minimumSuppliers: 3, limit: 8))
-        let report = folder.appendingPathComponent("matching.html")
-        try AtomicFile.write(Array(MatchingReport.html(shown, summary: summary, suppliers: suppliers, folder: folder).utf8), to: report)
-        return (summary, report)
+        let report = MatchingReport(suppliers: suppliers, folder: folder)
+        // The properties with the most logos side by side show the matching best.
+        let shown = try await runtime.storage.properties(PropertyQuery(city: "Paris", minimumSuppliers: 3))
+            .sorted { report.logoCount($0) > report.logoCount($1) }.prefix(8)
+        let file = folder.appendingPathComponent("matching.html")
+        try AtomicFile.write(Array(report.html(Array(shown), summary: summary).utf8), to: file)
+        return (summary, file)
     }
 
     /// The sample's Shanghai list in the view, from an in-memory store, so every demo starts cold.
@@ -144,17 +147,32 @@ struct DemoCommand: AsyncParsableCommand {
 }
 
 /// `matching.html` of `hotels demo`: properties with their members side by side, each with its logo.
-enum MatchingReport {
-    /// - Parameter folder: where the report goes; a member's logo is shown when its supplier's folder in it has one.
-    static func html(_ properties: [CatalogueProperty], summary: CatalogueSummary, suppliers: [String: Int], folder: URL) -> String {
+struct MatchingReport {
+    /// Each supplier's number, by its endpoint as members show it.
+    let suppliers: [String: Int]
+    /// Where the report goes; each supplier's fetched list and logos are in `matching/supplier-N` under it.
+    let folder: URL
+
+    /// A member's logo, relative to the report, when its supplier's folder has one.
+    func logo(_ member: CatalogueMember) -> String? {
+        let path = "matching/\(supplier(member))/logos/\(SafeFileName.base(for: member.code)).png"
+        return FileManager.default.fileExists(atPath: folder.appendingPathComponent(path).path) ? path : nil
+    }
+
+    func logoCount(_ property: CatalogueProperty) -> Int {
+        property.members.count { logo($0) != nil }
+    }
+
+    private func supplier(_ member: CatalogueMember) -> String {
+        suppliers[member.endpoint].map { "supplier-\($0)" } ?? ""
+    }
+
+    func html(_ properties: [CatalogueProperty], summary: CatalogueSummary) -> String {
         let escaped = HTMLText.escaped
         let sections = properties.map { property -> String in
             let cells = property.members.map { member -> String in
-                let supplier = suppliers[member.endpoint].map { "supplier-\($0)" } ?? ""
-                let logo = "matching/\(supplier)/logos/\(SafeFileName.base(for: member.code)).png"
-                let image = FileManager.default.fileExists(atPath: folder.appendingPathComponent(logo).path)
-                    ? "<img src=\"\(escaped(logo))\" alt=\"\" width=\"48\" height=\"48\">" : "<small>no logo</small>"
-                return "<td>\(image)<br>\(escaped(supplier)) \(escaped(member.code))"
+                let image = logo(member).map { "<img src=\"\(escaped($0))\" alt=\"\" width=\"48\" height=\"48\">" } ?? "<small>no logo</small>"
+                return "<td>\(image)<br>\(escaped(supplier(member))) \(escaped(member.code))"
                     + "<br><b>\(escaped(member.name ?? ""))</b></td>"
             }.joined()
             return "<h2>\(escaped(property.name ?? property.id)) <small>\(property.id), \(property.confidence.rawValue)</small></h2>"
