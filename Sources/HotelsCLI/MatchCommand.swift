@@ -46,12 +46,11 @@ struct MatchCommand: AsyncParsableCommand {
             discussion: "Exit 64 for a malformed LIST:CODE, 66 for a list or code the store does not hold."
         )
         @OptionGroup var cacheOptions: CacheOptions
-        @Argument(help: ArgumentHelp("The first record.", valueName: "list:code")) var first: String
-        @Argument(help: ArgumentHelp("The second record.", valueName: "list:code")) var second: String
+        @OptionGroup var records: RecordPairArguments
         @Flag(help: "Print the explanation as JSON.") var json = false
 
         func run() async throws {
-            let (a, b) = try references(first, second)
+            let (a, b) = try records.references()
             let runtime = try await cacheOptions.runtime()
             let explanation = try await interruptible(closing: runtime, context: "match explain") {
                 try await runtime.catalogue.explain(a, b)
@@ -95,13 +94,12 @@ struct MatchCommand: AsyncParsableCommand {
             discussion: "The records' cities are matched again at once. Exit 64 for a malformed LIST:CODE, 66 for a record the store does not hold."
         )
         @OptionGroup var cacheOptions: CacheOptions
-        @Argument(help: ArgumentHelp("The first record.", valueName: "list:code")) var first: String
-        @Argument(help: ArgumentHelp("The second record.", valueName: "list:code")) var second: String
+        @OptionGroup var records: RecordPairArguments
         @Argument(help: ArgumentHelp("same or different.", valueName: "same|different")) var verdict: String
         @Flag(help: "Print the two records' properties as JSON.") var json = false
 
         func run() async throws {
-            let (a, b) = try references(first, second)
+            let (a, b) = try records.references()
             guard let verdict = PairDecision.Verdict(rawValue: verdict.lowercased()) else {
                 Diagnostics.error("the decision is \"same\" or \"different\", not \"\(verdict)\"")
                 throw ExitStatus.usage.code
@@ -171,7 +169,13 @@ enum PropertyLine {
     }
 }
 
-/// Two `LIST:CODE` arguments; a malformed one is reported and exits 64.
-private func references(_ first: String, _ second: String) throws -> (RecordReference, RecordReference) {
-    try reported("match") { (try RecordReference(parsing: first), try RecordReference(parsing: second)) }
+/// The two records a pair command names, as `LIST:CODE`.
+struct RecordPairArguments: ParsableArguments {
+    @Argument(help: ArgumentHelp("The first record.", valueName: "list:code")) var first: String
+    @Argument(help: ArgumentHelp("The second record.", valueName: "list:code")) var second: String
+
+    /// Both references; a malformed one is reported and exits 64.
+    func references() throws -> (RecordReference, RecordReference) {
+        try reported("match") { (try RecordReference(parsing: first), try RecordReference(parsing: second)) }
+    }
 }
