@@ -23,7 +23,7 @@ final class DashboardSessions: Sendable {
     /// A new session's id: 32 random bytes, in hexadecimal.
     func start() -> String {
         var generator = SystemRandomNumberGenerator()
-        let id = (0..<4).map { _ in String(generator.next() as UInt64, radix: 16).leftPadded(to: 16) }.joined()
+        let id = (0..<4).map { _ in String(format: "%016llx", generator.next() as UInt64) }.joined()
         let time = now()
         lastSeen.withLock { sessions in
             // Ended sessions are forgotten as new ones start, so the table holds the live ones only.
@@ -49,11 +49,5 @@ final class DashboardSessions: Sendable {
 
     func end(_ id: String) {
         _ = lastSeen.withLock { $0.removeValue(forKey: id) }
-    }
-}
-
-private extension String {
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

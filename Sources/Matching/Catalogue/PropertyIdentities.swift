@@ -88,7 +88,7 @@ public struct PropertyIdentities: Sendable {
         var attempt = 0
         while true {
             let hash = fnv1a(seed + "\u{1F}\(attempt)")
-            let id = "P" + String(String(hash, radix: 16, uppercase: true).suffix(12)).leftPadded(to: 12)
+            let id = "P" + String(format: "%012llX", hash & 0xFFFF_FFFF_FFFF)
             if !used.contains(id) { return id }
             attempt += 1
         }
@@ -102,11 +102,5 @@ public struct PropertyIdentities: Sendable {
             hash = hash &* 0x0000_0100_0000_01B3
         }
         return hash
-    }
-}
-
-private extension String {
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
