@@ -5,7 +5,6 @@ import Hotels
 import Imaging
 import Locking
 import Logos
-import Matching
 import OfflineStore
 import PostgresStore
 import Runtime
@@ -140,7 +139,7 @@ public final class HotelJobRunner: JobRunner {
     private func runMatch(_ arguments: MatchJobArguments) async throws {
         var readAt: Date?
         for _ in 0..<3 {
-            let lists = try await store.allLists().filter { MatchSource.scope(ofCity: $0.key.city, listID: $0.id) == arguments.scope }
+            let lists = try await runtime.catalogue.lists(inScope: arguments.scope)
             if let readAt, !lists.contains(where: { $0.fetchedAt >= readAt }) { return }
             readAt = Date()
             do {

@@ -42,8 +42,13 @@ public struct Catalogue: Sendable {
         // A full run also empties the scopes whose lists are all gone.
         let gone = cities.isEmpty ? Set(try await storage.propertyScopes()).subtracting(scopes.keys) : []
         let order = scopes.keys.sorted() + gone.sorted()
+        // Read once for the whole run: each scope's new ids join the taken ones for the next.
+        let decisions = try await storage.decisions()
+        var taken = try await storage.takenPropertyIDs()
         for (done, scope) in order.enumerated() {
-            summary.add(try await matchScope(scope, lists: scopes[scope] ?? []))
+            let (scopeSummary, ids) = try await matchScope(scope, lists: scopes[scope] ?? [], decisions: decisions, taken: taken)
+            summary.add(scopeSummary)
+            taken.formUnion(ids)
             progress(done + 1, order.count)
         }
         return summary
@@ -54,17 +59,27 @@ public struct Catalogue: Sendable {
     public func rematch(city: String) async throws -> CatalogueSummary? {
         let scope = MatchSource.scope(ofCity: city, listID: 0)
         guard try await storage.propertyScopes().contains(scope) else { return nil }
-        return try await matchScope(scope, lists: try await listsByScope()[scope] ?? [])
+        return try await matchScope(scope, lists: try await lists(inScope: scope))
     }
 
     /// Matches one scope's lists and stores the result in place of its last run's.
     @discardableResult
     public func matchScope(_ scope: String, lists: [CachedList]) async throws -> CatalogueSummary {
+        try await matchScope(scope, lists: lists, decisions: try await storage.decisions(), taken: try await storage.takenPropertyIDs()).summary
+    }
+
+    /// The lists of one scope.
+    public func lists(inScope scope: String) async throws -> [CachedList] {
+        try await storage.allLists().filter { $0.matchScope == scope }
+    }
+
+    /// One scope matched with `decisions`, its new ids never one of `taken`; returns its summary and the ids it gave.
+    private func matchScope(_ scope: String, lists: [CachedList], decisions: [PairDecision], taken: Set<String>) async throws
+        -> (summary: CatalogueSummary, ids: [String]) {
         let records = try await records(of: lists)
         let prepared = matcher.prepare(records)
-        let result = prepared.match(decisions: try await storage.decisions())
+        let result = prepared.match(decisions: decisions)
         let previous = try await storage.propertyIdentities(scope: scope)
-        let taken = try await storage.takenPropertyIDs()
         let date = now()
         let memberKeys = result.properties.map(\.members)
         let identities = PropertyIdentities(assigning: memberKeys, scope: scope, previous: previous, taken: taken, now: date)
@@ -78,7 +93,7 @@ public struct Catalogue: Sendable {
         }
         try await storage.replaceProperties(ScopeMatch(scope: scope, properties: properties, memberKeys: memberKeys,
                                                        retired: identities.retired, reviews: reviews, matchedAt: date))
-        return CatalogueSummary(records: prepared.records, properties: properties, reviews: reviews.count)
+        return (CatalogueSummary(records: prepared.records, properties: properties, reviews: reviews.count), identities.ids)
     }
 
     /// Every signal of a pair of records, as the run that matches their scopes scores it.
@@ -129,7 +144,7 @@ public struct Catalogue: Sendable {
             }
             lists.append(list)
         }
-        let scopes = Set(lists.map { MatchSource.scope(ofCity: $0.key.city, listID: $0.id) })
+        let scopes = Set(lists.map(\.matchScope))
         let byScope = try await listsByScope()
         let records = try await records(of: scopes.flatMap { byScope[$0] ?? [] })
         var keys: [RecordKey] = []
@@ -147,7 +162,7 @@ public struct Catalogue: Sendable {
 
     /// Every list, by scope.
     private func listsByScope() async throws -> [String: [CachedList]] {
-        Dictionary(grouping: try await storage.allLists()) { MatchSource.scope(ofCity: $0.key.city, listID: $0.id) }
+        Dictionary(grouping: try await storage.allLists(), by: \.matchScope)
     }
 
     /// The lists' rows as records, read a batch at a time.
@@ -276,4 +291,9 @@ struct PropertyBuilder {
         let middle = sorted.count / 2
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
+}
+
+extension CachedList {
+    /// The scope the list's records are matched in: its city, folded (``/Matching/MatchSource/scope``).
+    public var matchScope: String { MatchSource.scope(ofCity: key.city, listID: id) }
 }
