@@ -25,7 +25,7 @@ struct AccessGuard: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
-        if !hosts.accepts(authority: request.head.authority ?? request.headers[Self.host]) {
+        if !hosts.accepts(authority: Self.authority(of: request)) {
             response = Response(status: .misdirectedRequest, body: ResponseBody(byteBuffer: ByteBuffer(string: hosts.refusal)))
         } else if request.method == .post, let refusal = crossSite(request) {
             response = Response(status: .forbidden, body: ResponseBody(byteBuffer: ByteBuffer(string: refusal)))
@@ -111,11 +111,16 @@ struct AccessGuard: RouterMiddleware {
     /// Whether the browser spoke TLS: to a proxy named by `--allowed-host` that says so in `X-Forwarded-Proto`.
     private func isSecure(_ request: Request) -> Bool {
         guard request.headers[Self.forwardedProto]?.lowercased() == "https",
-              let authority = request.head.authority ?? request.headers[Self.host] else { return false }
+              let authority = Self.authority(of: request) else { return false }
         return hosts.isProxy(authority: authority)
     }
 
     static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
+
+    /// The host the request was sent to: HTTP/1's `Host`, which Hummingbird gives as the authority.
+    private static func authority(of request: Request) -> String? {
+        request.head.authority ?? request.headers[host]
+    }
 
     /// Equal strings, in a time that depends on their lengths only.
     static func constantTimeEqual(_ given: String, _ expected: String) -> Bool {

@@ -22,13 +22,12 @@ struct HostCheck: Sendable {
             accepted = []
             return
         }
-        var names = ["localhost", "127.0.0.1", "[::1]"]
         let bound = configuration.host.contains(":") && !configuration.host.hasPrefix("[") ? "[\(configuration.host)]" : configuration.host
-        if !wildcard { names.insert(bound.lowercased(), at: 0) }
-        for name in configuration.allowedHosts.map({ $0.lowercased() }) where !names.contains(name) { names.append(name) }
-        var unique: [String] = []
-        for name in names where !unique.contains(name) { unique.append(name) }
-        accepted = unique
+        var names: [String] = []
+        for name in (wildcard ? [] : [bound.lowercased()]) + ["localhost", "127.0.0.1", "[::1]"] + proxies where !names.contains(name) {
+            names.append(name)
+        }
+        accepted = names
     }
 
     /// Whether a request whose `Host` is `authority` is for this dashboard. A request without one is not a
