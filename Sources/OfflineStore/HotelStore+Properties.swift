@@ -62,6 +62,9 @@ extension HotelStore {
     public func replaceProperties(_ match: ScopeMatch) throws {
         let reviews = try match.reviews.map { try String(decoding: JSONEncoder().encode($0), as: UTF8.self) }
         try writer.write { db in
+            // Members by their own scope too, not only by the cascade: a file whose members outlived their property
+            // (deleted by a tool that runs SQLite without foreign keys) would otherwise refuse every later run.
+            try db.execute(sql: "DELETE FROM property_members WHERE scope = ?", arguments: [match.scope])
             try db.execute(sql: "DELETE FROM properties WHERE scope = ?", arguments: [match.scope])
             try db.execute(sql: "DELETE FROM match_reviews WHERE scope = ?", arguments: [match.scope])
             let insertProperty = try db.makeStatement(sql: """

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Hotels
 import Matching
 import OfflineStore
@@ -195,5 +196,22 @@ struct CatalogueStoreTests {
         let b = try await Self.reference("supplier2", "2231", in: store)
         let explained = try await catalogue.explain(a, b)
         #expect(!String(describing: explained.pair.first).contains("s3cret") && !explained.pair.first.supplier.endpoint.contains("s3cret"))
+    }
+
+    @Test("a SQLite file whose properties were deleted without their members (a tool that runs SQLite without foreign keys) still matches, every record in one property")
+    func orphanedMembers() async throws {
+        let store = try HotelStore(folder: FileManager.default.temporaryDirectory.appendingPathComponent("orphans-\(UUID().uuidString)"))
+        try await Sample().store(into: store)
+        let catalogue = Catalogue(storage: store)
+        _ = try await catalogue.match()
+        try await store.writer.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+            try db.execute(sql: "DELETE FROM properties")
+            try db.execute(sql: "PRAGMA foreign_keys = ON")
+        }
+        #expect(try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM property_members") } == 24)
+        let summary = try await catalogue.match()
+        #expect(summary.properties == 10)
+        #expect(try await store.properties(PropertyQuery()).reduce(0) { $0 + $1.members.count } == 24)
     }
 }
