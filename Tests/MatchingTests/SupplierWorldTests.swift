@@ -20,6 +20,22 @@ import Testing
         }
     }
 
+    /// Each supplier has noise of its own: two suppliers seldom place one hotel at the very same point.
+    @Test func suppliersDoNotShareTheirNoise() {
+        let positions = Dictionary(grouping: Self.served.records, by: \.supplier).mapValues { records in
+            Dictionary(records.compactMap { record in
+                record.hotel.latitude.map { (record.hotelID, "\($0) \(record.hotel.longitude ?? 0)") }
+            }) { first, _ in first }
+        }
+        for (first, second) in [(1, 3), (3, 5), (2, 4), (1, 2)] {
+            let (a, b) = (positions[first] ?? [:], positions[second] ?? [:])
+            let shared = Set(a.keys).intersection(b.keys)
+            let same = shared.count { a[$0] == b[$0] }
+            #expect(shared.count > 500)
+            #expect(Double(same) < 0.05 * Double(shared.count), "suppliers \(first) and \(second): \(same) of \(shared.count) at one point")
+        }
+    }
+
     /// The matching tests' worlds are the records they were made of before the generator moved here: pinned by a
     /// fingerprint of every field, taken from the generator as it was in the test target.
     @Test(arguments: [(hotels: 700, seed: UInt64(47), records: 1_971, fingerprint: UInt64(0x223B_569E_D13C_6EAF)),
