@@ -20,11 +20,15 @@ public struct PreparedRecords: Sendable {
 
     init(_ input: [MatchRecord], configuration: MatchConfiguration) {
         self.configuration = configuration
-        let sorted = input.sorted { a, b in
-            if a.key != b.key { return a.key < b.key }
-            if a.source.listID != b.source.listID { return a.source.listID < b.source.listID }
-            return (a.hotel.name ?? "", a.hotel.address ?? "") < (b.hotel.name ?? "", b.hotel.address ?? "")
-        }
+        // Key order, suppliers by rank: sorting indices by numbers first moves and compares far less than sorting records by strings.
+        let supplierRanks = Dictionary(uniqueKeysWithValues: Set(input.map(\.key.supplier)).sorted().enumerated().map { ($1, $0) })
+        let ranks = input.map { supplierRanks[$0.key.supplier] ?? 0 }
+        let sorted = input.indices.sorted { i, j in
+            if ranks[i] != ranks[j] { return ranks[i] < ranks[j] }
+            if input[i].key.code != input[j].key.code { return input[i].key.code < input[j].key.code }
+            if input[i].source.listID != input[j].source.listID { return input[i].source.listID < input[j].source.listID }
+            return (input[i].hotel.name ?? "", input[i].hotel.address ?? "") < (input[j].hotel.name ?? "", input[j].hotel.address ?? "")
+        }.map { input[$0] }
         var kept: [MatchRecord] = []
         var duplicates: [MatchRecord] = []
         for record in sorted {
@@ -64,6 +68,11 @@ public struct PreparedRecords: Sendable {
         index[key].map { normalised[$0] }
     }
 
+    /// A record and its fields as compared, found once.
+    public func record(_ key: RecordKey) -> (record: MatchRecord, normalised: Normalised)? {
+        index[key].map { (records[$0], normalised[$0]) }
+    }
+
     /// The blocking stage's pairs.
     public func candidates() -> CandidatePairs {
         CandidateBlocker(configuration: configuration.blocking).candidates(normalised, nameTokens: scorer.nameTokens, statistics: statistics)
@@ -76,11 +85,14 @@ public struct PreparedRecords: Sendable {
 
     /// Every candidate pair's score; with `atLeast`, only those scoring that much.
     public func score(_ candidates: CandidatePairs, atLeast minimum: Double = -.infinity) -> [ScoredPair] {
-        candidates.pairs.compactMap { pair in
-            let comparison = scorer.compare(pair.first, pair.second)
-            let score = scorer.score(comparison)
-            guard score >= minimum else { return nil }
-            return scoredPair(pair.first, pair.second, comparison, score)
+        let pairs = candidates.pairs
+        return ParallelChunks.map(pairs.count, chunkSize: 16_384) { range in
+            pairs[range].compactMap { pair in
+                let comparison = scorer.compare(pair.first, pair.second)
+                let score = scorer.score(comparison)
+                guard score >= minimum else { return nil }
+                return scoredPair(pair.first, pair.second, comparison, score)
+            }
         }
     }
 
@@ -127,6 +139,6 @@ public struct PreparedRecords: Sendable {
         ScoredPair(pair: RecordPair(distinct: records[a].key, records[b].key), score: score,
                    decision: configuration.thresholds.decision(for: score),
                    identifierAgrees: comparison.phone == .exact || comparison.reference == .exact,
-                   catalogueDisagrees: comparison.reference == .different)
+                   catalogueDisagrees: comparison.reference == .different && comparison.phone != .exact)
     }
 }

@@ -22,6 +22,8 @@ import Testing
         ("Hotel", ["hotel"]),
         ("Hotal Bristol", ["bristol"]),
         ("Straßenbahn Hotel Köln", ["strassenbahn", "koln"]),
+        ("Pension Gaipel", ["gaipel"]),
+        ("Hotel Garni Alpenblick", ["alpenblick"]),
     ])
     func names(_ name: String, _ tokens: [String]) throws {
         #expect(try normalised(name: name).name?.tokens == tokens)
@@ -44,6 +46,12 @@ import Testing
         ("Potsdamer Platz 1", "1", ["potsdamer", "place"], nil),
         ("1600 Pennsylvania Ave NW", "1600", ["pennsylvania", "avenue", "nw"], nil),
         ("8 Blvd Haussmann", "8", ["boulevard", "haussmann"], nil),
+        // A British or Canadian code in the line, without the postal code field: "St" before it is the street's type.
+        ("102 OXFORD ST W2 7YA LONDON", "102", ["oxford", "street"], "W27YA"),
+        ("150 Elgin St K2P 1L4 Ottawa", "150", ["elgin", "street"], "K2P1L4"),
+        ("12 Kensington Gdns", "12", ["kensington", "gardens"], nil),
+        ("FRIEDRICHPL 65 10547 BERLIN", "65", ["friedrich", "place"], "10547"),
+        ("Friedrichplatz 65", "65", ["friedrich", "place"], nil),
     ])
     func addresses(_ line: String, _ number: String, _ street: [String], _ postalCode: String?) throws {
         let address = try #require(try normalised(address: line).address)

@@ -1,8 +1,9 @@
 /// Which rule proposed a candidate pair.
 public enum BlockingRule: String, Sendable, Hashable, Codable, CaseIterable, CodingKeyRepresentable {
-    /// Positions in the same or a neighbouring grid cell.
+    /// Positions in the same or a neighbouring grid cell, and either near or
+    /// with names that share a token.
     case grid
-    /// A name token that few records of the city carry.
+    /// A name token that few records of the city carry, or one a typo from it.
     case rareNameToken
     /// Two of the three rarest tokens of a name, together, in one city:
     /// "Holiday Inn Express Saint-Germain" has no rare token, but few names
@@ -40,8 +41,8 @@ struct CandidateBlocker {
     let configuration: BlockingConfiguration
 
     func candidates(_ records: [Normalised], nameTokens: [[TokenID]], statistics: TokenStatistics) -> CandidatePairs {
-        var byRule: [BlockingRule: Set<UInt64>] = [:]
-        byRule[.grid] = gridPairs(records)
+        var byRule: [BlockingRule: [UInt64]] = [:]
+        byRule[.grid] = gridPairs(records, nameTokens: nameTokens, statistics: statistics)
         byRule[.rareNameToken] = rareTokenPairs(records, nameTokens: nameTokens, statistics: statistics)
         byRule[.nameTokenPair] = sharedKeyPairs(nameTokens.indices.map { index in
             tokenPairKeys(nameTokens[index], statistics: statistics).map { "\(records[index].cityKey)\u{1F}\($0)" }
@@ -49,9 +50,22 @@ struct CandidateBlocker {
         byRule[.phone] = sharedKeyPairs(records.map { record in record.phone.map { [RecordNormaliser.phoneKey($0)] } ?? [] })
         byRule[.reference] = sharedKeyPairs(records.map { record in record.references.map { "\($0.key)\u{1F}\($0.value)" } })
 
-        let found = byRule.values.reduce(into: Set<UInt64>()) { $0.formUnion($1) }
-        let pairs = found.sorted().map { (first: Int($0 >> 32), second: Int($0 & 0xFFFF_FFFF)) }
+        let found = Self.sortedUnique(byRule.values.flatMap { $0 })
+        let pairs = found.map { (first: Int($0 >> 32), second: Int($0 & 0xFFFF_FFFF)) }
         return CandidatePairs(pairs: pairs, proposedBy: byRule.mapValues(\.count), recordCount: records.count)
+    }
+
+    /// Pair keys in order, each once: sorting an array is cheaper than hashing into a set at millions of pairs.
+    private static func sortedUnique(_ keys: [UInt64]) -> [UInt64] {
+        var keys = keys
+        keys.sort()
+        var kept = 0
+        for index in keys.indices where index == 0 || keys[index] != keys[kept - 1] {
+            keys[kept] = keys[index]
+            kept += 1
+        }
+        keys.removeLast(keys.count - kept)
+        return keys
     }
 
     /// A pair of record indices as one number, the smaller index first.
@@ -59,38 +73,79 @@ struct CandidateBlocker {
         a < b ? UInt64(a) << 32 | UInt64(b) : UInt64(b) << 32 | UInt64(a)
     }
 
-    private func gridPairs(_ records: [Normalised]) -> Set<UInt64> {
-        var cells: [GridCell: [Int]] = [:]
-        for (index, record) in records.enumerated() {
-            if let position = record.position { cells[GridCell(position, cellMetres: configuration.cellMetres), default: []].append(index) }
+    /// Near records, and records nearby whose names share a token. Each is
+    /// found through an index, never by testing every neighbour: a dense
+    /// city centre has hundreds of records within a cell's reach.
+    private func gridPairs(_ records: [Normalised], nameTokens: [[TokenID]], statistics: TokenStatistics) -> [UInt64] {
+        let positions = records.map(\.position)
+        var nearFilling: [GridCell: [Int]] = [:]
+        var tokenFilling: [GridCell: [TokenID: [Int]]] = [:]
+        for (index, position) in positions.enumerated() {
+            guard let position else { continue }
+            nearFilling[GridCell(position, cellMetres: configuration.nearMetres), default: []].append(index)
+            let cell = GridCell(position, cellMetres: configuration.cellMetres)
+            for token in nameTokens[index] { tokenFilling[cell, default: [:]][token, default: []].append(index) }
         }
-        var pairs = Set<UInt64>()
-        for (index, record) in records.enumerated() {
-            guard let position = record.position else { continue }
-            var neighbours = GridCell.neighbourhood(of: position, cellMetres: configuration.cellMetres)
-                .flatMap { cells[$0] ?? [] }
-                .filter { $0 != index }
-            if neighbours.count > configuration.maxNeighbours {
-                // A dense block: the nearest only, ties broken by index so that every run chooses the same.
-                let distances = neighbours.map { (index: $0, metres: records[$0].position.map(position.distance) ?? .infinity) }
-                neighbours = distances.sorted { ($0.metres, $0.index) < ($1.metres, $1.index) }
-                    .prefix(configuration.maxNeighbours).map(\.index)
+        let (nearCells, tokenCells) = (nearFilling, tokenFilling)
+        let pairs = ParallelChunks.map(records.count, chunkSize: 2_048) { range in
+            var pairs: [UInt64] = []
+            for index in range {
+                guard let position = positions[index] else { continue }
+                var neighbours: [Int] = []
+                for cell in GridCell.neighbourhood(of: position, cellMetres: configuration.nearMetres) {
+                    for other in nearCells[cell] ?? [] where other != index {
+                        if let otherPosition = positions[other], position.isWithin(configuration.nearMetres, of: otherPosition) {
+                            neighbours.append(other)
+                        }
+                    }
+                }
+                for cell in GridCell.neighbourhood(of: position, cellMetres: configuration.cellMetres) {
+                    guard let holders = tokenCells[cell] else { continue }
+                    for token in nameTokens[index] {
+                        for other in holders[token] ?? [] where other != index { neighbours.append(other) }
+                    }
+                }
+                if neighbours.count > configuration.maxNeighbours {
+                    // A dense block: the nearest only, ties broken by index so that every run chooses the same.
+                    let nearest = Set(neighbours).map { (index: $0, metres: positions[$0].map(position.distance) ?? .infinity) }
+                        .sorted { ($0.metres, $0.index) < ($1.metres, $1.index) }
+                    neighbours = nearest.prefix(configuration.maxNeighbours).map(\.index)
+                }
+                // Both records of a pair may propose it, and a neighbour may come twice: kept once below.
+                for neighbour in neighbours { pairs.append(Self.pairKey(index, neighbour)) }
             }
-            for neighbour in neighbours { pairs.insert(Self.pairKey(index, neighbour)) }
+            return pairs
         }
-        return pairs
+        return Self.sortedUnique(pairs)
     }
 
-    private func rareTokenPairs(_ records: [Normalised], nameTokens: [[TokenID]], statistics: TokenStatistics) -> Set<UInt64> {
+    private func rareTokenPairs(_ records: [Normalised], nameTokens: [[TokenID]], statistics: TokenStatistics) -> [UInt64] {
         var groups: [String: [Int]] = [:]
         for (index, tokens) in nameTokens.enumerated() {
             for token in tokens where statistics.records[Int(token)] <= configuration.rareTokenMaxRecords {
                 groups["\(records[index].cityKey)\u{1F}\(token)", default: []].append(index)
             }
         }
-        var pairs = Set<UInt64>()
-        for group in groups.values { addAllPairs(group, to: &pairs) }
-        return pairs
+        var pairs: [UInt64] = []
+        for group in groups.values where group.count <= configuration.rareTokenMaxRecords { addAllPairs(group, to: &pairs) }
+        return Self.sortedUnique(pairs)
+    }
+
+    /// The token, and, when it is long enough to be the longer of two words
+    /// one typo apart (``TokenSimilarity/shortestTypoWord``) and has no
+    /// digit, the token without each one of its characters: two tokens one
+    /// substitution, insertion, deletion or exchange apart share one of these keys.
+    static func typoKeys(_ token: String, containsDigit: Bool) -> [String] {
+        let characters = Array(token.unicodeScalars)
+        guard !containsDigit, characters.count >= TokenSimilarity.shortestTypoWord.longer else { return [token] }
+        var keys = [token]
+        for removed in characters.indices {
+            var key = String.UnicodeScalarView()
+            key.append(contentsOf: characters[..<removed])
+            key.append(contentsOf: characters[(removed + 1)...])
+            keys.append(String(key))
+        }
+        return keys
     }
 
     /// Keys for each pair of the name's three rarest tokens (fewest records, then alphabetical).
@@ -107,20 +162,20 @@ struct CandidateBlocker {
         return keys
     }
 
-    private func sharedKeyPairs(_ keys: [[String]]) -> Set<UInt64> {
+    private func sharedKeyPairs(_ keys: [[String]]) -> [UInt64] {
         var groups: [String: [Int]] = [:]
         for (index, recordKeys) in keys.enumerated() {
             for key in recordKeys { groups[key, default: []].append(index) }
         }
-        var pairs = Set<UInt64>()
+        var pairs: [UInt64] = []
         for group in groups.values where group.count <= configuration.maxSharedKeyRecords { addAllPairs(group, to: &pairs) }
-        return pairs
+        return Self.sortedUnique(pairs)
     }
 
-    private func addAllPairs(_ group: [Int], to pairs: inout Set<UInt64>) {
+    private func addAllPairs(_ group: [Int], to pairs: inout [UInt64]) {
         guard group.count > 1 else { return }
         for a in group.indices {
-            for b in group.indices where b > a { pairs.insert(Self.pairKey(group[a], group[b])) }
+            for b in group.indices where b > a { pairs.append(Self.pairKey(group[a], group[b])) }
         }
     }
 }

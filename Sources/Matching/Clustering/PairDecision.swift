@@ -31,7 +31,9 @@ public struct ScoredPair: Sendable, Hashable, Codable {
     public var decision: MatchDecision
     /// The phone or a catalogue code agrees: an identifier, not only a likeness.
     public var identifierAgrees: Bool
-    /// A catalogue gives the two records different codes: it holds them for two hotels.
+    /// A catalogue gives the two records different codes, and their phones
+    /// do not agree: it holds them for two hotels. (When the phone agrees,
+    /// two identifiers disagree, and the score decides.)
     public var catalogueDisagrees: Bool
 
     public init(pair: RecordPair, score: Double, decision: MatchDecision, identifierAgrees: Bool, catalogueDisagrees: Bool = false) {

@@ -90,11 +90,20 @@ public struct FrequencyConfiguration: Sendable, Hashable, Codable {
 
 /// Which pairs are scored at all.
 public struct BlockingConfiguration: Sendable, Hashable, Codable {
-    /// Grid cells' side; a record meets every record of its cell and the 8 around it.
+    /// Grid cells' side; a record meets the records of its cell and the 8
+    /// around it whose names share a token with its own.
     public var cellMetres = 600.0
+    /// Records this near are paired whatever their names: suppliers' positions
+    /// of one hotel are mostly this close, and a name may be spelt past recognition.
+    /// Farther neighbours are paired only when their names share a token:
+    /// location alone never makes a match, so a pair whose names share
+    /// nothing cannot score one unless its phone or catalogue code agrees,
+    /// and those rules propose it (a rare token one typo away, too).
+    public var nearMetres = 150.0
     /// In a dense neighbourhood a record meets at most this many of the nearest others.
     public var maxNeighbours = 250
-    /// A name token carried by at most this many records of a city pairs them.
+    /// A name token carried by at most this many records of a city pairs
+    /// them, and pairs them with the records of tokens one typo from it.
     public var rareTokenMaxRecords = 40
     /// A phone number or catalogue code on more records than this is a
     /// switchboard or a placeholder, and pairs none of them.

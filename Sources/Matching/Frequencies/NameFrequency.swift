@@ -1,3 +1,5 @@
+import Synchronization
+
 extension TokenStatistics {
     /// How common a name made of some tokens is.
     struct NameFrequency: Sendable {
@@ -24,9 +26,8 @@ extension TokenStatistics {
             if common.isEmpty { break }
         }
         let places = Self.countPlaces(of: common, positions: positions, configuration: configuration)
-        let named = Set(tokens)
         var bySupplier: [Int: [Int]] = [:]
-        for record in common where !recordTokens[record].contains(where: { !named.contains($0) && rarity[Int($0)] >= configuration.distinctiveBits }) {
+        for record in common where !recordTokens[record].contains(where: { !tokens.contains($0) && rarity[Int($0)] >= configuration.distinctiveBits }) {
             bySupplier[suppliers[record], default: []].append(record)
         }
         let bits = Self.rarityBits(records: common.count, of: recordCount, configuration: configuration)
@@ -61,21 +62,46 @@ extension TokenStatistics {
         }
     }
 
-    /// Two ascending lists' common elements.
+    /// Two ascending lists' common elements. A brand's or a district's list
+    /// may hold thousands of records against a landmark's few: the shorter
+    /// list is then looked up in the longer one, in steps that grow.
     static func intersection(_ a: [Int], _ b: [Int]) -> [Int] {
+        let (short, long) = a.count <= b.count ? (a, b) : (b, a)
         var result: [Int] = []
-        var (i, j) = (0, 0)
-        while i < a.count, j < b.count {
-            if a[i] == b[j] {
-                result.append(a[i])
-                i += 1
-                j += 1
-            } else if a[i] < b[j] {
-                i += 1
-            } else {
-                j += 1
+        var low = 0
+        for value in short {
+            // Gallop: the first index from `low` whose element is not below `value`.
+            var step = 1
+            var high = low
+            while high < long.count, long[high] < value {
+                low = high + 1
+                high += step
+                step *= 2
             }
+            high = min(high, long.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if long[middle] < value { low = middle + 1 } else { high = middle }
+            }
+            guard low < long.count else { break }
+            if long[low] == value { result.append(value) }
         }
         return result
+    }
+}
+
+/// Each set of agreeing name tokens' ``TokenStatistics/NameFrequency``,
+/// computed once: every pair of a hotel's records agrees on the same
+/// tokens, and a common name's records take long to count.
+final class NameFrequencyCache: Sendable {
+    private let known = Mutex<[[TokenID]: TokenStatistics.NameFrequency]>([:])
+
+    /// The same as `statistics.nameFrequency(tokens)`, which does not depend on the tokens' order.
+    func frequency(of tokens: [TokenID], in statistics: TokenStatistics) -> TokenStatistics.NameFrequency {
+        let key = tokens.sorted()
+        if let frequency = known.withLock({ $0[key] }) { return frequency }
+        let frequency = statistics.nameFrequency(key)
+        known.withLock { $0[key] = frequency }
+        return frequency
     }
 }

@@ -12,6 +12,7 @@ enum AddressWords {
         "pl": "place", "plz": "place", "platz": "place", "plaza": "place", "piazza": "place", "pza": "place", "pzza": "place",
         "hwy": "highway", "pkwy": "parkway", "ct": "court", "cres": "crescent", "fbg": "faubourg",
         "chem": "chemin", "rte": "route", "imp": "impasse", "ste": "sainte", "mt": "mount", "ctr": "center",
+        "gdns": "gardens", "gdn": "garden", "terr": "terrace",
     ]
 
     /// "St" is a street at the end of the line ("Baker St") and a saint before a name ("Rue St Honoré").
@@ -24,14 +25,14 @@ enum AddressWords {
     /// German and Dutch street types written onto the name ("Friedrichstraße",
     /// "Friedrichstr."), split off so that "Friedrich-Straße" agrees.
     static let compoundSuffixes: [(suffix: String, type: String)] = [
-        ("strasse", "strasse"), ("str", "strasse"), ("platz", "place"), ("gasse", "gasse"), ("straat", "straat"),
+        ("strasse", "strasse"), ("str", "strasse"), ("platz", "place"), ("pl", "place"), ("gasse", "gasse"), ("straat", "straat"),
     ]
 
     /// Street types: agreeing on one says little, so they weigh half a word.
     static let streetTypes: Set<String> = [
         "street", "strasse", "avenue", "boulevard", "road", "lane", "square", "place", "highway", "parkway",
         "court", "crescent", "faubourg", "chemin", "route", "impasse", "rue", "calle", "via", "viale", "gasse",
-        "straat", "drive", "allee", "quai", "way", "corso", "carrer", "rua",
+        "straat", "drive", "allee", "quai", "way", "corso", "carrer", "rua", "gardens", "garden", "terrace",
     ]
 
     /// Articles, prepositions, and the words that announce a number ("No. 5").

@@ -31,6 +31,13 @@ public struct GeoPoint: Sendable, Hashable, Codable {
         return 2 * GeoPoint.earthRadiusMetres * asin(min(1, sqrt(max(0, a))))
     }
 
+    /// Whether the distance is at most `metres`; most far points are told by their latitudes alone, without trigonometry.
+    func isWithin(_ metres: Double, of other: GeoPoint) -> Bool {
+        // A great circle is never shorter than the difference of latitudes along a meridian.
+        if abs(other.latitude - latitude) * (Double.pi / 180) * GeoPoint.earthRadiusMetres > metres { return false }
+        return distance(to: other) <= metres
+    }
+
     static let earthRadiusMetres = 6_371_008.8
 }
 

@@ -8,6 +8,8 @@ enum NameWords {
     /// Suites"), and where they are common the learned frequencies weigh them down.
     static let generic: Set<String> = [
         "hotel", "hotels", "hotell", "hoteles", "otel", "hotelli",
+        // Kinds of lodging that suppliers add to a name or leave out ("Pension Gaipel", "Gaipel").
+        "pension", "garni",
         "the", "a", "an", "and", "by", "of", "at", "in", "on",
         "le", "la", "les", "l", "de", "des", "du", "d", "et", "au", "aux",
         "und", "der", "die", "das", "am", "im", "zum", "zur",

@@ -29,8 +29,10 @@ struct RecordNormaliser {
     func normalise(_ records: [MatchRecord]) -> [Normalised] {
         let cityKeys = records.map(\.source.scope)
         let positions = PositionCleaner(configuration: configuration).clean(records, cityKeys: cityKeys)
-        var normalised = records.indices.map { index in
-            normalise(records[index].hotel, source: records[index].source, cityKey: cityKeys[index], position: positions[index])
+        var normalised = ParallelChunks.map(records.count, chunkSize: 4_096) { range in
+            range.map { index in
+                normalise(records[index].hotel, source: records[index].source, cityKey: cityKeys[index], position: positions[index])
+            }
         }
         dropSharedIdentifiers(&normalised)
         return normalised
@@ -62,7 +64,7 @@ struct RecordNormaliser {
         })
         let postalField = PostalCodes.normalise(hotel.postalCode)
         let address = NormalisedAddress(hotel.address, postalCode: postalField, cityWords: cityWords, configuration: configuration)
-        let chain = hotel.chainCode?.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
+        let chain = hotel.chainCode.map(TextFolding.trimmed)?.uppercased()
         return Normalised(
             name: NormalisedName(hotel.name, cityWords: cityWords, configuration: configuration),
             address: address,

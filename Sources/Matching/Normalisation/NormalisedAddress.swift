@@ -5,26 +5,30 @@ public struct NormalisedAddress: Sendable, Hashable {
     /// The line as the supplier gave it, trimmed and cut.
     public var display: String
     /// The house number with its suffix ("12", "12b", "12bis"), when the line has one.
-    public var houseNumber: String?
+    public private(set) var houseNumber: String?
     /// The street's words: folded, abbreviations written out, no articles,
     /// no postal code or city.
-    public var streetTokens: [String]
+    public private(set) var streetTokens: [String]
+    /// The number and street as they are compared, read once rather than once per pair.
+    let compared: ComparedAddress
     /// A postal code the line carried ("… 75008 PARIS"), for a record whose postal code field is empty.
     public var postalCode: String?
 
     /// Nil when the line has neither a number nor a street.
     init?(_ line: String?, postalCode knownPostalCode: String?, cityWords: Set<String>, configuration: NormalisationConfiguration) {
         guard let line else { return nil }
-        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = TextFolding.trimmed(line)
         guard !trimmed.isEmpty else { return nil }
-        display = trimmed.count > configuration.maxCharacters ? String(trimmed.prefix(configuration.maxCharacters)) : trimmed
+        display = TextFolding.cut(trimmed, to: configuration.maxCharacters)
 
         let folded = TextFolding.fold(display, maxCharacters: configuration.maxCharacters)
         var words = TextFolding.words(folded, maxWords: configuration.maxTokens)
         postalCode = Self.removePostalCode(from: &words, known: knownPostalCode)
         Self.removeTrailingCity(from: &words, cityWords: cityWords)
         houseNumber = Self.takeHouseNumber(from: &words)
-        streetTokens = Self.expand(words).filter { !AddressWords.generic.contains($0) }
+        let streetTokens = Self.expand(words).filter { !AddressWords.generic.contains($0) }
+        self.streetTokens = streetTokens
+        compared = ComparedAddress(houseNumber: houseNumber, street: streetTokens)
         if houseNumber == nil && streetTokens.isEmpty { return nil }
     }
 
@@ -46,6 +50,16 @@ public struct NormalisedAddress: Sendable, Hashable {
             }
         }
         guard let firstWord = words.firstIndex(where: { !TextFolding.startsWithDigit($0) }) else { return nil }
+        // A British or Canadian code of two words ("W2 7YA", "K1A 0B1") after the street, perhaps before the city.
+        let twoWords = words.indices.dropLast().last { index in
+            index > firstWord && isOutwardCode(words[index]) && isInwardCode(words[index + 1])
+                && words[(index + 2)...].allSatisfy { !TextFolding.startsWithDigit($0) }
+        }
+        if let twoWords {
+            let code = (words[twoWords] + words[twoWords + 1]).uppercased()
+            words.removeSubrange(twoWords...)
+            return code
+        }
         let found = words.indices.last { index in
             index > firstWord && TextFolding.isNumber(words[index]) && (4...5).contains(words[index].utf8.count)
                 && words[(index + 1)...].allSatisfy { !TextFolding.startsWithDigit($0) }
@@ -55,6 +69,23 @@ public struct NormalisedAddress: Sendable, Hashable {
         words.removeSubrange(found...)
         return code
     }
+
+    /// "W2", "SW1A", "K1A": a letter first, 2 to 4 letters and digits, a digit among them.
+    private static func isOutwardCode(_ word: String) -> Bool {
+        let bytes = Array(word.utf8)
+        guard (2...4).contains(bytes.count), let first = bytes.first, isLetter(first) else { return false }
+        return bytes.allSatisfy { isLetter($0) || isDigit($0) } && bytes.contains(where: isDigit)
+    }
+
+    /// "7YA", "0B1": a digit, then letters and digits, a letter among them.
+    private static func isInwardCode(_ word: String) -> Bool {
+        let bytes = Array(word.utf8)
+        guard bytes.count == 3, isDigit(bytes[0]) else { return false }
+        return bytes.allSatisfy { isLetter($0) || isDigit($0) } && bytes.contains(where: isLetter)
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool { byte >= 0x61 && byte <= 0x7A }
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
     /// The city's name at the end of a line, as in "12 Rue X Paris".
     private static func removeTrailingCity(from words: inout [String], cityWords: Set<String>) {
@@ -102,5 +133,38 @@ public struct NormalisedAddress: Sendable, Hashable {
             return [String(word.dropLast(suffix.count)), type]
         }
         return [word]
+    }
+}
+
+/// A street line in the forms a pair's comparison reads: the house number's
+/// digits, and the street's words with their characters for typos, each
+/// word's weight, and the words written together. A class, so that
+/// comparing a pair takes it without copying its arrays.
+final class ComparedAddress: Sendable, Hashable {
+    /// "12" of "12", "12b" and "12bis": "12" and "12 bis" share a door often enough that only the digits are compared.
+    let houseDigits: String?
+    let words: [String]
+    let characters: [[Unicode.Scalar]]
+    /// A street type ("street", "rue") is worth half a word: most streets have one.
+    let weights: [Double]
+    let totalWeight: Double
+    let joined: String
+
+    init(houseNumber: String?, street words: [String]) {
+        houseDigits = houseNumber.map { String($0.prefix { $0.isASCII && $0.isNumber }) }
+        self.words = words
+        characters = words.map { Array($0.unicodeScalars) }
+        weights = words.map { AddressWords.streetTypes.contains($0) ? 0.5 : 1 }
+        totalWeight = weights.reduce(0, +)
+        joined = words.joined()
+    }
+
+    static func == (lhs: ComparedAddress, rhs: ComparedAddress) -> Bool {
+        lhs.houseDigits == rhs.houseDigits && lhs.words == rhs.words
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(houseDigits)
+        hasher.combine(words)
     }
 }

@@ -4,7 +4,10 @@ import Foundation
 /// suppliers differ (+33, 0033, 0, or nothing).
 public struct NormalisedPhone: Sendable, Hashable {
     /// The number's digits, the country code included when the supplier gave one.
-    public var digits: String
+    public let digits: String
+    /// The last 9 digits as a number, and how many digits there are: what pairs compare.
+    private let lastNine: UInt64
+    private let digitCount: Int
 
     /// Nil for fewer than 7 digits, or a placeholder such as 0000000.
     init?(_ phone: String?) {
@@ -15,12 +18,16 @@ public struct NormalisedPhone: Sendable, Hashable {
         let digits = String(withoutExtension.unicodeScalars.filter { $0.value >= 0x30 && $0.value <= 0x39 }.map(Character.init))
         guard digits.count >= 7, Set(digits).count > 1 else { return nil }
         self.digits = digits
+        digitCount = digits.utf8.count
+        lastNine = digits.utf8.suffix(9).reduce(0) { $0 * 10 + UInt64($1 - 0x30) }
     }
 
-    /// The digits compared: the last 9, or as many as the shorter number has.
-    func comparedDigits(with other: NormalisedPhone) -> (Substring, Substring) {
-        let length = min(9, digits.count, other.digits.count)
-        return (digits.suffix(length), other.digits.suffix(length))
+    /// The digits compared, as numbers: the last 9, or as many as the shorter number has.
+    func comparedDigits(with other: NormalisedPhone) -> (UInt64, UInt64) {
+        let length = min(9, digitCount, other.digitCount)
+        var modulus: UInt64 = 1
+        for _ in 0..<length { modulus *= 10 }
+        return (lastNine % modulus, other.lastNine % modulus)
     }
 }
 
@@ -28,7 +35,7 @@ public struct NormalisedPhone: Sendable, Hashable {
 enum PostalCodes {
     static func normalise(_ code: String?) -> String? {
         guard let code else { return nil }
-        var text = code.uppercased().trimmingCharacters(in: .whitespacesAndNewlines)
+        var text = TextFolding.trimmed(code.uppercased())
         if let dash = text.firstIndex(of: "-"), text.distance(from: text.startIndex, to: dash) <= 2,
            text[..<dash].allSatisfy(\.isLetter), text[text.index(after: dash)...].first?.isNumber == true {
             text = String(text[text.index(after: dash)...])
@@ -45,8 +52,8 @@ enum References {
         guard let references else { return [:] }
         var result: [String: String] = [:]
         for (catalogue, code) in references {
-            let name = catalogue.lowercased().trimmingCharacters(in: .whitespacesAndNewlines)
-            let value = code.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
+            let name = TextFolding.trimmed(catalogue.lowercased())
+            let value = TextFolding.trimmed(code).uppercased()
             guard !name.isEmpty, !value.isEmpty, value.contains(where: { $0 != "0" }) else { continue }
             result[name] = value
         }

@@ -11,9 +11,9 @@ public struct NormalisedName: Sendable, Hashable {
     /// Nil when the name has nothing to compare.
     init?(_ name: String?, cityWords: Set<String>, configuration: NormalisationConfiguration) {
         guard let name else { return nil }
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = TextFolding.trimmed(name)
         guard !trimmed.isEmpty else { return nil }
-        display = trimmed.count > configuration.maxCharacters ? String(trimmed.prefix(configuration.maxCharacters)) : trimmed
+        display = TextFolding.cut(trimmed, to: configuration.maxCharacters)
 
         var folded = TextFolding.fold(display, maxCharacters: configuration.maxCharacters)
         if folded.unicodeScalars.contains(where: TextFolding.isHanOrKana) || folded.contains("호텔") {

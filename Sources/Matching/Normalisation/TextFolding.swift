@@ -5,7 +5,9 @@ enum TextFolding {
     /// Lower case, no diacritics, full-width forms narrowed, at most `maxCharacters` long.
     static func fold(_ text: String, maxCharacters: Int) -> String {
         // Cut first: folding a 5,000-character name would cost time for nothing.
-        let cut = text.count > maxCharacters ? String(text.prefix(maxCharacters)) : text
+        let cut = cut(text, to: maxCharacters)
+        // Most suppliers write ASCII, whose folding is lower case alone: no need for Foundation's.
+        if cut.utf8.allSatisfy({ $0 < 0x80 }) { return cut.lowercased() }
         let folded = cut.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
         // Letters that are not a base letter plus a mark, so folding keeps them.
         guard folded.unicodeScalars.contains(where: { lettersFoldingKeeps[$0] != nil }) else { return folded }
@@ -61,6 +63,9 @@ enum TextFolding {
 
     /// Letters, digits, and the marks that belong to a letter (Devanagari vowel signs, say).
     static func isWordPart(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.isASCII {
+            return ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+        }
         let properties = scalar.properties
         if properties.isAlphabetic { return true }
         switch properties.generalCategory {
@@ -78,6 +83,22 @@ enum TextFolding {
         default:
             return false
         }
+    }
+
+    /// The text's first `maxCharacters` characters (counting only when its bytes could be more).
+    static func cut(_ text: String, to maxCharacters: Int) -> String {
+        text.utf8.count > maxCharacters && text.count > maxCharacters ? String(text.prefix(maxCharacters)) : text
+    }
+
+    /// The text without white space or line breaks at either end: what
+    /// `trimmingCharacters(in: .whitespacesAndNewlines)` gives (the same
+    /// characters, Unicode's White_Space), without a trip through NSString.
+    static func trimmed(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        if first == scalars.startIndex && last == scalars.index(before: scalars.endIndex) { return text }
+        return String(scalars[first...last])
     }
 
     /// Whether the word is digits only.

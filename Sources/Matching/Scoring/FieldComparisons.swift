@@ -5,38 +5,32 @@ enum FieldComparisons {
 
     /// House number and street. The street decides; the number then says
     /// whether it is the same door.
-    static func address(_ a: NormalisedAddress?, _ b: NormalisedAddress?) -> (level: AgreementLevel, similarity: Double) {
-        guard let a, let b, !a.streetTokens.isEmpty, !b.streetTokens.isEmpty else { return (.missing, 0) }
-        let similarity = streetSimilarity(a.streetTokens, b.streetTokens)
+    static func address(_ a: ComparedAddress?, _ b: ComparedAddress?) -> (level: AgreementLevel, similarity: Double) {
+        guard let a, let b, !a.words.isEmpty, !b.words.isEmpty else { return (.missing, 0) }
+        let similarity = streetSimilarity(a, b)
         guard similarity >= sameStreetSimilarity else { return (.different, similarity) }
-        guard let first = a.houseNumber, let second = b.houseNumber else { return (.sameStreet, similarity) }
-        // "12" and "12 bis" share a door often enough that only the digits are compared.
-        return (leadingDigits(first) == leadingDigits(second) ? .exact : .numberDiffers, similarity)
+        guard let first = a.houseDigits, let second = b.houseDigits else { return (.sameStreet, similarity) }
+        return (first == second ? .exact : .numberDiffers, similarity)
     }
 
     /// Weighted Dice similarity of two streets' words, a street type worth
     /// half a word; words one typo apart agree, and so do two streets that
     /// are the same letters once their words are joined ("Champs-Élysées", "Champselysees").
-    static func streetSimilarity(_ a: [String], _ b: [String]) -> Double {
-        if a.joined() == b.joined() { return 1 }
-        func weight(_ word: String) -> Double { AddressWords.streetTypes.contains(word) ? 0.5 : 1 }
-        var unmatched = b
+    /// Each word of `a` takes the first free word of `b` that equals it, else the first one typo apart.
+    static func streetSimilarity(_ a: ComparedAddress, _ b: ComparedAddress) -> Double {
+        if a.joined == b.joined { return 1 }
+        var taken = [Bool](repeating: false, count: b.words.count)
         var agreeing = 0.0
-        for word in a {
-            let characters = Array(word.unicodeScalars)
-            let found = unmatched.firstIndex(of: word)
-                ?? unmatched.firstIndex { TokenSimilarity.isOneTypoApart(characters, Array($0.unicodeScalars)) }
+        for index in a.words.indices {
+            let found = b.words.indices.first { !taken[$0] && b.words[$0] == a.words[index] }
+                ?? b.words.indices.first { !taken[$0] && TokenSimilarity.isOneTypoApart(a.characters[index], b.characters[$0]) }
             if let found {
-                agreeing += weight(word) + weight(unmatched[found])
-                unmatched.remove(at: found)
+                agreeing += a.weights[index] + b.weights[found]
+                taken[found] = true
             }
         }
-        let total = (a + b).reduce(0) { $0 + weight($1) }
+        let total = a.totalWeight + b.totalWeight
         return total > 0 ? agreeing / total : 0
-    }
-
-    private static func leadingDigits(_ number: String) -> Substring {
-        number.prefix { $0.isASCII && $0.isNumber }
     }
 
     static func postalCode(_ a: String?, _ b: String?) -> AgreementLevel {
@@ -49,7 +43,7 @@ enum FieldComparisons {
         guard let a, let b else { return .missing }
         let (first, second) = a.comparedDigits(with: b)
         if first == second { return .exact }
-        return first.dropLast(2) == second.dropLast(2) ? .sameSwitchboard : .different
+        return first / 100 == second / 100 ? .sameSwitchboard : .different
     }
 
     /// The haversine distance, in levels of what suppliers' positions of one hotel differ by (20 to 300 m).

@@ -115,6 +115,8 @@ extension PairScorer {
                 + " / \(second.streetTokens.joined(separator: " ")), similarity \(String(format: "%.2f", comparison.streetSimilarity))"
         case .distance:
             return comparison.metres.map { String(format: "%.0f m", $0) }
+        case .reference where comparison.reference == .conflicting && FieldComparisons.references(a.references, b.references) == .exact:
+            return "the same code, but the names and phones disagree: a mapping mistake, most likely"
         default:
             return nil
         }

@@ -35,25 +35,42 @@ struct PairScorer: Sendable {
     let statistics: TokenStatistics
     let model: MatchModel
     let distinctiveBits: Double
+    private let weights: WeightTable
+    private let nameFrequencies = NameFrequencyCache()
+
+    init(records: [Normalised], nameTokens: [[TokenID]], statistics: TokenStatistics, model: MatchModel, distinctiveBits: Double) {
+        self.records = records
+        self.nameTokens = nameTokens
+        self.statistics = statistics
+        self.model = model
+        self.distinctiveBits = distinctiveBits
+        weights = WeightTable(model)
+    }
 
     func compare(_ i: Int, _ j: Int) -> PairComparison {
-        let (a, b) = (records[i], records[j])
-        let address = FieldComparisons.address(a.address, b.address)
-        let distance = FieldComparisons.distance(a.position, b.position)
+        // Field by field: binding `records[i]` whole would copy every field of it, for each pair.
+        let address = FieldComparisons.address(records[i].address?.compared, records[j].address?.compared)
+        let distance = FieldComparisons.distance(records[i].position, records[j].position)
         var name = NameComparison.compare(nameTokens[i], nameTokens[j], statistics: statistics, distinctiveBits: distinctiveBits)
-        if name.level == .exact { name.frequency = statistics.nameFrequency(name.agreeing) }
+        if name.level == .exact { name.frequency = nameFrequencies.frequency(of: name.agreeing, in: statistics) }
+        let phone = FieldComparisons.phone(records[i].phone, records[j].phone)
+        var reference = FieldComparisons.references(records[i].references, records[j].references)
+        // A catalogue's mapping is wrong now and then (about 1 in 100 codes): a code
+        // shared by two records whose names and phones both disagree is such a mistake
+        // more often than one hotel renamed and renumbered, so it counts as conflicting.
+        if reference == .exact && name.level == .different && phone == .different { reference = .conflicting }
         return PairComparison(
             name: name,
             address: address.level,
             streetSimilarity: address.similarity,
-            postalCode: FieldComparisons.postalCode(a.postalCode, b.postalCode),
-            phone: FieldComparisons.phone(a.phone, b.phone),
+            postalCode: FieldComparisons.postalCode(records[i].postalCode, records[j].postalCode),
+            phone: phone,
             distance: distance.level,
             metres: distance.metres,
-            chain: FieldComparisons.chain(a.chainCode, b.chainCode),
-            rating: FieldComparisons.rating(a.rating, b.rating),
-            reference: FieldComparisons.references(a.references, b.references),
-            supplier: a.supplier == b.supplier ? .exact : .different
+            chain: FieldComparisons.chain(records[i].chainCode, records[j].chainCode),
+            rating: FieldComparisons.rating(records[i].rating, records[j].rating),
+            reference: reference,
+            supplier: records[i].supplier == records[j].supplier ? .exact : .different
         )
     }
 
@@ -66,8 +83,11 @@ struct PairScorer: Sendable {
         return model.probabilities(signal, level)
     }
 
+    /// What ``probabilities(_:_:)`` gives, as a weight, from the table when it can.
     func weight(_ signal: Signal, _ comparison: PairComparison) -> Double {
-        probabilities(signal, comparison)?.weight ?? 0
+        let level = comparison.level(signal)
+        if signal == .name, level == .exact { return probabilities(signal, comparison)?.weight ?? 0 }
+        return weights[signal, level]
     }
 
     func score(_ comparison: PairComparison) -> Double {

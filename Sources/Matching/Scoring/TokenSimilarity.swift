@@ -8,8 +8,7 @@ enum TokenSimilarity {
     /// One substitution, insertion, deletion, or two neighbours exchanged
     /// (optimal string alignment distance at most 1), between two long enough words.
     static func isOneTypoApart(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Bool {
-        guard max(a.count, b.count) >= shortestTypoWord.longer, min(a.count, b.count) >= shortestTypoWord.shorter,
-              abs(a.count - b.count) <= 1, a != b else { return false }
+        guard mayBeOneTypoApart(a.count, b.count), a != b else { return false }
         if a.count == b.count {
             var first = 0
             while first < a.count, a[first] == b[first] { first += 1 }
@@ -21,6 +20,11 @@ enum TokenSimilarity {
         var first = 0
         while first < shorter.count, shorter[first] == longer[first] { first += 1 }
         return sameTail(shorter, from: first, longer, from: first + 1)
+    }
+
+    /// Whether words of these lengths (in characters) can be one typo apart: the test before reading their characters.
+    static func mayBeOneTypoApart(_ a: Int, _ b: Int) -> Bool {
+        max(a, b) >= shortestTypoWord.longer && min(a, b) >= shortestTypoWord.shorter && abs(a - b) <= 1
     }
 
     /// Whether `a` from `i` on equals `b` from `j` on.

@@ -93,7 +93,8 @@ public struct Catalogue: Sendable {
         }
         try await storage.replaceProperties(ScopeMatch(scope: scope, properties: properties, memberKeys: memberKeys,
                                                        retired: identities.retired, reviews: reviews, matchedAt: date))
-        return (CatalogueSummary(records: prepared.records, properties: properties, reviews: reviews.count), identities.ids)
+        return (CatalogueSummary(records: prepared.records, properties: properties, reviews: reviews.count,
+                                 candidatePairs: result.blocking.candidatePairs), identities.ids)
     }
 
     /// Every signal of a pair of records, as the run that matches their scopes scores it.
@@ -191,12 +192,15 @@ public struct CatalogueSummary: Sendable, Equatable, Codable, CustomStringConver
     public var low = 0
     public var reviewPairs = 0
     public var scopes = 0
+    /// Pairs of records blocking left to score: the work a run did, which grows with the records, not their square.
+    public var candidatePairs = 0
     private var supplierKeys: Set<SupplierKey> = []
 
     public init() {}
 
-    init(records: [MatchRecord], properties: [CatalogueProperty], reviews: Int) {
+    init(records: [MatchRecord], properties: [CatalogueProperty], reviews: Int, candidatePairs: Int) {
         self.records = records.count
+        self.candidatePairs = candidatePairs
         supplierKeys = Set(records.map(\.source.supplier))
         suppliers = supplierKeys.count
         self.properties = properties.count
@@ -219,10 +223,11 @@ public struct CatalogueSummary: Sendable, Equatable, Codable, CustomStringConver
         low += other.low
         reviewPairs += other.reviewPairs
         scopes += other.scopes
+        candidatePairs += other.candidatePairs
     }
 
     private enum CodingKeys: String, CodingKey {
-        case records, suppliers, properties, multiSupplierProperties, strict, medium, low, reviewPairs, scopes
+        case records, suppliers, properties, multiSupplierProperties, strict, medium, low, reviewPairs, scopes, candidatePairs
     }
 
     /// "12,480 records from 5 suppliers → 3,210 properties (2,874 with 2 or more suppliers); 41 pairs to review".
@@ -247,33 +252,40 @@ public struct CatalogueSummary: Sendable, Equatable, Codable, CustomStringConver
 /// Stored properties from a clustering: a name, a city and a centre each.
 struct PropertyBuilder {
     let prepared: PreparedRecords
-    private let records: [RecordKey: MatchRecord]
+    /// Each supplier's endpoint as shown: parsed once, not once per member.
+    private let shownEndpoints: [String: String]
 
     init(prepared: PreparedRecords) {
         self.prepared = prepared
-        records = Dictionary(uniqueKeysWithValues: prepared.records.map { ($0.key, $0) })
+        let endpoints = Set(prepared.records.map(\.key.supplier.endpoint))
+        shownEndpoints = Dictionary(uniqueKeysWithValues: endpoints.map { ($0, ShownURL.of($0)) })
     }
 
     func member(_ key: RecordKey) -> CatalogueMember {
-        let record = records[key]
-        return CatalogueMember(list: record?.source.listID ?? 0, profile: key.supplier.profile, endpoint: ShownURL.of(key.supplier.endpoint),
-                               code: key.code, name: record?.hotel.name)
+        member(key, prepared.record(key)?.record)
+    }
+
+    private func member(_ key: RecordKey, _ record: MatchRecord?) -> CatalogueMember {
+        CatalogueMember(list: record?.source.listID ?? 0, profile: key.supplier.profile,
+                        endpoint: shownEndpoints[key.supplier.endpoint] ?? ShownURL.of(key.supplier.endpoint),
+                        code: key.code, name: record?.hotel.name)
     }
 
     func property(_ property: Property, id: String, scope: String, createdAt: Date) -> CatalogueProperty {
-        let members = property.members.compactMap { records[$0] }
-        let positions = property.members.compactMap { prepared.normalised($0)?.position }
+        let found = property.members.map { prepared.record($0) }
+        let members = found.compactMap { $0?.record }
+        let positions = found.compactMap { $0?.normalised.position }
         return CatalogueProperty(
             id: id, scope: scope,
             name: Self.mostGiven(members.compactMap(\.hotel.name)),
             city: Self.mostGiven(members.compactMap(\.hotel.city)) ?? members.first?.source.listCity,
             latitude: Self.median(positions.map(\.latitude)), longitude: Self.median(positions.map(\.longitude)),
-            confidence: property.tier, members: property.members.map(member), createdAt: createdAt)
+            confidence: property.tier, members: zip(property.members, found).map { member($0, $1?.record) }, createdAt: createdAt)
     }
 
     /// The value most members give, trimmed; on a tie the longest (it says most), then the first in order.
     static func mostGiven(_ values: [String]) -> String? {
-        let trimmed = values.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        let trimmed = values.map(trimmed).filter { !$0.isEmpty }
         var counts: [String: Int] = [:]
         for value in trimmed { counts[value, default: 0] += 1 }
         return trimmed.enumerated().max { a, b in
@@ -282,6 +294,12 @@ struct PropertyBuilder {
             if a.element.count != b.element.count { return a.element.count < b.element.count }
             return a.offset > b.offset
         }?.element
+    }
+
+    /// Most values need no trimming: only those that do go through Foundation.
+    private static func trimmed(_ value: String) -> String {
+        guard value.first?.isWhitespace == true || value.last?.isWhitespace == true else { return value }
+        return value.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// The middle value: one stray position moves a median less than a mean.

@@ -1,0 +1,28 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Independent work over a range of indices, spread over the cores in
+/// chunks, with the results in index order: the same output as one loop,
+/// whatever the number of cores.
+enum ParallelChunks {
+    /// `transform` of each chunk of `0..<count`, concatenated in order.
+    /// - Parameter chunkSize: indices per chunk; small enough that the cores finish together.
+    static func map<T: Sendable>(_ count: Int, chunkSize: Int, cores: Int = ProcessInfo.processInfo.activeProcessorCount,
+                                 _ transform: @Sendable (Range<Int>) -> [T]) -> [T] {
+        let chunks = (count + max(1, chunkSize) - 1) / max(1, chunkSize)
+        guard chunks > 1, cores > 1 else { return transform(0..<count) }
+        let next = Atomic<Int>(0)
+        let results = Mutex<[Int: [T]]>([:])
+        DispatchQueue.concurrentPerform(iterations: min(cores, chunks)) { _ in
+            while true {
+                let chunk = next.add(1, ordering: .relaxed).oldValue
+                guard chunk < chunks else { return }
+                let range = chunk * chunkSize..<min(count, (chunk + 1) * chunkSize)
+                let part = transform(range)
+                results.withLock { $0[chunk] = part }
+            }
+        }
+        return results.withLock { parts in (0..<chunks).flatMap { parts[$0] ?? [] } }
+    }
+}
