@@ -212,6 +212,6 @@ struct CatalogueStoreTests {
         #expect(try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM property_members") } == 24)
         let summary = try await catalogue.match()
         #expect(summary.properties == 10)
-        #expect(try await store.properties(PropertyQuery()).reduce(0) { $0 + $1.members.count } == 24)
+        #expect(try store.properties(PropertyQuery()).reduce(0) { $0 + $1.members.count } == 24)
     }
 }
