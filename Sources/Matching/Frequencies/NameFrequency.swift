@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 extension TokenStatistics {
     /// How common a name made of some tokens is.
@@ -94,7 +94,7 @@ extension TokenStatistics {
 /// computed once: every pair of a hotel's records agrees on the same
 /// tokens, and a common name's records take long to count.
 final class NameFrequencyCache: Sendable {
-    private let known = Mutex<[[TokenID]: TokenStatistics.NameFrequency]>([:])
+    private let known = Locked<[[TokenID]: TokenStatistics.NameFrequency]>([:])
 
     /// The same as `statistics.nameFrequency(tokens)`, which does not depend on the tokens' order.
     func frequency(of tokens: [TokenID], in statistics: TokenStatistics) -> TokenStatistics.NameFrequency {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Locking
 import Synchronization
 
 /// Independent work over a range of indices, spread over the cores in
@@ -13,7 +14,8 @@ enum ParallelChunks {
         let chunks = (count + max(1, chunkSize) - 1) / max(1, chunkSize)
         guard chunks > 1, cores > 1 else { return transform(0..<count) }
         let next = Atomic<Int>(0)
-        let results = Mutex<[Int: [T]]>([:])
+        // A pthread mutex, which ThreadSanitizer sees (``Locking/PosixMutex``); the counter is an atomic, which it sees too.
+        let results = PosixMutex<[Int: [T]]>([:])
         DispatchQueue.concurrentPerform(iterations: min(cores, chunks)) { _ in
             while true {
                 let chunk = next.add(1, ordering: .relaxed).oldValue
