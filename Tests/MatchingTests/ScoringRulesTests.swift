@@ -60,11 +60,12 @@ import Testing
     }
 
     @Test func nearbyRecordsArePairedOnlyWhenNearOrWhenTheirNamesShareAToken() {
-        // 100 m, 450 m and 450 m from the first record; only one of the far two shares a name token.
+        // 100 m, then 450 m from the first record; of the far ones, one shares a name token, one has it with a typo.
         let records = [
             Fixtures.record(1, "A", name: "Hôtel Aurore", at: (48.85000, 2.35000)),
             Fixtures.record(2, "NEAR", name: "Le Petit Zinc", at: (48.85090, 2.35000)),
             Fixtures.record(2, "FAR-SAME", name: "AURORE", at: (48.85405, 2.35000)),
+            Fixtures.record(2, "FAR-TYPO", name: "Hotel Auorre", at: (48.85000, 2.35615)),
             Fixtures.record(2, "FAR-OTHER", name: "Villa Quelconque", at: (48.84595, 2.35000)),
         ]
         let prepared = matcher.prepare(records)
@@ -74,6 +75,7 @@ import Testing
         }
         #expect(paired("NEAR"))
         #expect(paired("FAR-SAME"))
+        #expect(paired("FAR-TYPO"))
         #expect(!paired("FAR-OTHER"))
     }
 

@@ -1,9 +1,9 @@
 /// Which rule proposed a candidate pair.
 public enum BlockingRule: String, Sendable, Hashable, Codable, CaseIterable, CodingKeyRepresentable {
     /// Positions in the same or a neighbouring grid cell, and either near or
-    /// with names that share a token.
+    /// with names that share a token (or two one typo apart).
     case grid
-    /// A name token that few records of the city carry, or one a typo from it.
+    /// A name token that few records of the city carry.
     case rareNameToken
     /// Two of the three rarest tokens of a name, together, in one city:
     /// "Holiday Inn Express Saint-Germain" has no rare token, but few names
@@ -87,6 +87,7 @@ struct CandidateBlocker {
             for token in nameTokens[index] { tokenFilling[cell, default: [:]][token, default: []].append(index) }
         }
         let (nearCells, tokenCells) = (nearFilling, tokenFilling)
+        let typos = typoNeighbours(statistics)
         let pairs = ParallelChunks.map(records.count, chunkSize: 2_048) { range in
             var pairs: [UInt64] = []
             for index in range {
@@ -103,6 +104,9 @@ struct CandidateBlocker {
                     guard let holders = tokenCells[cell] else { continue }
                     for token in nameTokens[index] {
                         for other in holders[token] ?? [] where other != index { neighbours.append(other) }
+                        for variant in typos[Int(token)] {
+                            for other in holders[variant] ?? [] where other != index { neighbours.append(other) }
+                        }
                     }
                 }
                 if neighbours.count > configuration.maxNeighbours {
@@ -131,11 +135,33 @@ struct CandidateBlocker {
         return Self.sortedUnique(pairs)
     }
 
+    /// Each token's tokens one typo away, as the name comparison lets agree
+    /// ("rinatagran", "rinatagren"): tokens that share a typo key, checked.
+    private func typoNeighbours(_ statistics: TokenStatistics) -> [[TokenID]] {
+        var byKey: [String: [TokenID]] = [:]
+        for token in statistics.strings.indices where !statistics.containsDigit[token] {
+            for key in Self.typoKeys(statistics.strings[token], containsDigit: false) { byKey[key, default: []].append(TokenID(token)) }
+        }
+        var neighbours = [[TokenID]](repeating: [], count: statistics.strings.count)
+        // A key that many tokens share is a short common stem: it would pair names that agree on nothing.
+        for group in byKey.values where group.count > 1 && group.count <= configuration.maxSharedKeyRecords {
+            for (position, a) in group.enumerated() {
+                for b in group[(position + 1)...]
+                where TokenSimilarity.isOneTypoApart(statistics.characters[Int(a)], statistics.characters[Int(b)]) {
+                    neighbours[Int(a)].append(b)
+                    neighbours[Int(b)].append(a)
+                }
+            }
+        }
+        // Two tokens may share two keys ("abcde" and "abdce" share "abde" and "abce").
+        return neighbours.map { $0.count > 1 ? Array(Set($0)).sorted() : $0 }
+    }
+
     /// The token, and, when it is long enough to be the longer of two words
     /// one typo apart (``TokenSimilarity/shortestTypoWord``) and has no
     /// digit, the token without each one of its characters: two tokens one
     /// substitution, insertion, deletion or exchange apart share one of these keys.
-    static func typoKeys(_ token: String, containsDigit: Bool) -> [String] {
+    private static func typoKeys(_ token: String, containsDigit: Bool) -> [String] {
         let characters = Array(token.unicodeScalars)
         guard !containsDigit, characters.count >= TokenSimilarity.shortestTypoWord.longer else { return [token] }
         var keys = [token]

@@ -95,15 +95,14 @@ public struct BlockingConfiguration: Sendable, Hashable, Codable {
     public var cellMetres = 600.0
     /// Records this near are paired whatever their names: suppliers' positions
     /// of one hotel are mostly this close, and a name may be spelt past recognition.
-    /// Farther neighbours are paired only when their names share a token:
-    /// location alone never makes a match, so a pair whose names share
-    /// nothing cannot score one unless its phone or catalogue code agrees,
-    /// and those rules propose it (a rare token one typo away, too).
+    /// Farther neighbours are paired only when their names share a token, or
+    /// two tokens one typo apart: location alone never makes a match, so a
+    /// pair whose names share nothing cannot score one unless its phone or
+    /// catalogue code agrees, and those rules propose it.
     public var nearMetres = 150.0
     /// In a dense neighbourhood a record meets at most this many of the nearest others.
     public var maxNeighbours = 250
-    /// A name token carried by at most this many records of a city pairs
-    /// them, and pairs them with the records of tokens one typo from it.
+    /// A name token carried by at most this many records of a city pairs them.
     public var rareTokenMaxRecords = 40
     /// A phone number or catalogue code on more records than this is a
     /// switchboard or a placeholder, and pairs none of them.
