@@ -122,7 +122,7 @@ private final class SampleServiceState: Sendable {
             catalog = SampleCatalog(supplier: world.records, seed: options.seed)
             if let path = options.truthFile {
                 do {
-                    try Data(SupplierWorld.truthLines(world.records).utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+                    try Data(SupplierWorld.truthLines(world.records, hardCases: world.hardCases).utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
                 } catch {
                     throw SampleTruthError(path: path, reason: (error as NSError).localizedDescription)
                 }

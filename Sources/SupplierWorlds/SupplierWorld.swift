@@ -203,11 +203,15 @@ public struct SupplierWorld: Sendable {
 extension SupplierWorld {
     /// The truth as JSON Lines, one line per record: `{"supplier": 2, "code": "S2-28", "hotel": 17, "city": "Paris"}`.
     /// Records with the same `hotel` are one hotel; codes are unique per supplier.
-    public static func truthLines(_ records: some Sequence<SupplierRecord>) -> String {
+    /// - Parameter hardCases: the world's planted hotels (``hardCases``): their records' lines name their case,
+    ///   as `"hardCase": "siblingBrands"`, so that a benchmark can score those pairs on their own.
+    public static func truthLines(_ records: some Sequence<SupplierRecord>, hardCases: [HardCase: [Int]] = [:]) -> String {
+        let caseOf = Dictionary(hardCases.flatMap { entry in entry.value.map { ($0, entry.key) } }) { first, _ in first }
         var text = ""
         for record in records {
+            let hardCase = caseOf[record.hotelID].map { #", "hardCase": "\#($0.rawValue)""# } ?? ""
             text += #"{"supplier": \#(record.supplier), "code": \#(jsonString(record.hotel.code)), "hotel": \#(record.hotelID), "#
-                + #""city": \#(jsonString(record.listCity))}"# + "\n"
+                + #""city": \#(jsonString(record.listCity))\#(hardCase)}"# + "\n"
         }
         return text
     }

@@ -151,6 +151,13 @@ import Testing
             let code = try #require(object["code"] as? String)
             #expect(code == record.hotel.code && codes.insert(code).inserted)
         }
+        // The planted hotels' lines name their case; the others have no such key.
+        let planted = SupplierWorld.truthLines(records, hardCases: Self.served.hardCases).split(separator: "\n")
+        let named = try planted.compactMap { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])["hardCase"] as? String
+        }
+        #expect(Set(named) == Set(HardCase.allCases.map(\.rawValue)))
+        #expect(named.count < records.count / 10)
     }
 
     static func metres(_ a: TrueHotel, _ b: TrueHotel) -> Double {
