@@ -108,6 +108,8 @@ let package = Package(
             dependencies: [
                 "Hotels", "Imaging", "Locking", "Matching", "OfflineStore", logging,
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // Only for the pool's errors, which postgres-nio hands on as they are (StoreFailure).
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]

@@ -79,7 +79,7 @@ public final class PostgresHotelStore: HotelStorage, SharedImageIndex {
             configuration.options.maximumConnections = location.poolSize
             configuration.options.connectTimeout = .seconds(Int64(location.connectTimeout))
             configuration.options.additionalStartupParameters = location.serverDeadlines
-            let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+            let client = PostgresClient(configuration: configuration, backgroundLogger: logger.plainErrors)
             let running = Task { await client.run() }
             // The pool's first connection is made while the probe below checks the schema, not after it:
             // a cold `hotels list` waits for one connection's start-up, not two in a row. It stays idle in the pool.
@@ -120,7 +120,7 @@ public final class PostgresHotelStore: HotelStorage, SharedImageIndex {
                                                               password: location.password, database: location.database, tls: tls)
         configuration.options.connectTimeout = .seconds(Int64(location.connectTimeout))
         configuration.options.additionalStartupParameters = location.serverDeadlines
-        let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger.plainErrors)
         do {
             let result = try await body(connection)
             try? await connection.close()

@@ -1,3 +1,4 @@
+import _ConnectionPoolModule
 import Foundation
 import NIOCore
 import NIOPosix
@@ -37,11 +38,51 @@ enum StoreFailure: Error {
             return storeError(error, location: location, server: server)
         case let error as NIOSSLError:
             return StoreError(path: location, reason: "TLS with \(server) failed: \(error)", kind: .unavailable)
+        case let error as ConnectionPoolError where error == .connectionCreationCircuitBreakerTripped:
+            return StoreError(path: location, reason: "cannot connect to \(server): every attempt failed for too long, so the pool stopped trying",
+                              kind: .unavailable)
+        case let error as ConnectionPoolError where error == .poolShutdown:
+            return StoreError(path: location, reason: "the connections to \(server) are closed: the store is shutting down", kind: .unavailable)
         default:
             if isUnreachable(error) {
-                return StoreError(path: location, reason: "cannot connect to \(server): \(String(describing: error))", kind: .unavailable)
+                return StoreError(path: location, reason: "cannot connect to \(server): \(plainWords(error))", kind: .unavailable)
             }
-            return StoreError(path: location, reason: String(describing: error))
+            return StoreError(path: location, reason: plainWords(error))
+        }
+    }
+
+    /// What went wrong, as a person says it: the operating system's words
+    /// for a failed system call ("connection refused"), never a dump of the
+    /// error's Swift type and fields.
+    static func plainWords(_ error: any Error) -> String {
+        switch error {
+        case let error as IOError:
+            return String(cString: strerror(error.errnoCode)).lowercasedFirstLetter
+        case let error as NIOConnectionError:
+            if let failure = error.connectionErrors.first { return plainWords(failure.error) }
+            if error.dnsAError != nil || error.dnsAAAAError != nil { return "the host name \(error.host) was not found" }
+            return "no address of \(error.host) to connect to"
+        case let error as ChannelError:
+            switch error {
+            case .connectTimeout: return "the connection timed out"
+            case .ioOnClosedChannel, .alreadyClosed, .outputClosed, .inputClosed: return "the connection is closed"
+            case .eof: return "the server closed the connection"
+            default: return "the connection failed"
+            }
+        case let error as PSQLError:
+            if let underlying = error.underlying { return plainWords(underlying) }
+            switch error.code {
+            case .serverClosedConnection: return "the server closed the connection"
+            case .uncleanShutdown: return "the connection ended without a proper goodbye"
+            case .clientClosedConnection, .poolClosed: return "the connection was closed"
+            case .queryCancelled: return "the call was cancelled"
+            default: return "the connection failed"
+            }
+        case let error as CustomStringConvertible:
+            return error.description
+        default:
+            // Without a description of its own, an error would print as its type and fields.
+            return "an unexpected \(type(of: error)) error"
         }
     }
 
@@ -66,10 +107,9 @@ enum StoreFailure: Error {
             return StoreError(path: location, reason: "the server at \(server) does not offer TLS, which sslmode requires", kind: .unavailable)
         default:
             if isConnectionLost(error) || error.underlying.map(isUnreachable) == true {
-                let why = error.underlying.map { ": \(String(describing: $0))" } ?? ""
-                return StoreError(path: location, reason: "cannot reach \(server) (\(error.code))\(why)", kind: .unavailable)
+                return StoreError(path: location, reason: "cannot connect to \(server): \(plainWords(error))", kind: .unavailable)
             }
-            return StoreError(path: location, reason: "\(error.code)")
+            return StoreError(path: location, reason: plainWords(error))
         }
     }
 
@@ -100,5 +140,13 @@ enum StoreFailure: Error {
         case is NIOConnectionError, is ChannelError, is IOError: true
         default: false
         }
+    }
+}
+
+extension String {
+    /// "Connection refused" as "connection refused", to follow a colon.
+    fileprivate var lowercasedFirstLetter: String {
+        guard let first else { return self }
+        return first.lowercased() + dropFirst()
     }
 }
