@@ -106,7 +106,7 @@ let package = Package(
         .target(
             name: "PostgresStore",
             dependencies: [
-                "Hotels", "Imaging", "Locking", "Matching", "OfflineStore", logging,
+                "AtomicFiles", "Hotels", "Imaging", "Locking", "Matching", "OfflineStore", logging,
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 // Only for the pool's errors, which postgres-nio hands on as they are (StoreFailure).
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),

@@ -138,7 +138,7 @@ public struct AtomicFileError: Error, Sendable, CustomStringConvertible {
     }
 
     init(path: String, operation: String, errno code: Int32) {
-        self.init(path: path, operation: operation, reason: Self.words(errno: code), code: code)
+        self.init(path: path, operation: operation, reason: SystemErrorWords.of(errno: code), code: code)
     }
 
     /// A failure Foundation reported, in the OS's words (`no space left on device`) with its `errno`, rather
@@ -149,12 +149,6 @@ public struct AtomicFileError: Error, Sendable, CustomStringConvertible {
         } else {
             self.init(path: path, operation: operation, reason: (error as NSError).localizedDescription)
         }
-    }
-
-    /// `strerror`'s text in lower case, as it reads inside a sentence: `no space left on device`.
-    static func words(errno code: Int32) -> String {
-        let text = String(cString: strerror(code))
-        return text.prefix(1).lowercased() + text.dropFirst()
     }
 
     /// The `errno` behind a Foundation file error: a POSIX error, one wrapped in it, or a Cocoa file error's meaning.

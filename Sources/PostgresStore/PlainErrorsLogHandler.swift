@@ -1,4 +1,4 @@
-import Foundation
+import AtomicFiles
 import Logging
 
 /// postgres-nio's background messages (a connection that could not be made,
@@ -37,10 +37,7 @@ struct PlainErrorsLogHandler: LogHandler {
 
     /// What a dumped error says, in the words of the operating system when it names an errno.
     static func plainWords(_ dump: String) -> String {
-        if let match = dump.firstMatch(of: /errno: (\d+)/), let code = Int32(match.1) {
-            let words = String(cString: strerror(code))
-            return words.prefix(1).lowercased() + words.dropFirst()
-        }
+        if let match = dump.firstMatch(of: /errno: (\d+)/), let code = Int32(match.1) { return SystemErrorWords.of(errno: code) }
         if dump.contains("UnknownHost") { return "the host name was not found" }
         if dump.contains("connectionCreationCircuitBreakerTripped") { return "every attempt to connect failed for too long" }
         if dump.contains("serverClosedConnection") { return "the server closed the connection" }

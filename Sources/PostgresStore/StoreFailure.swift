@@ -1,4 +1,5 @@
 import _ConnectionPoolModule
+import AtomicFiles
 import Foundation
 import NIOCore
 import NIOPosix
@@ -57,7 +58,7 @@ enum StoreFailure: Error {
     static func plainWords(_ error: any Error) -> String {
         switch error {
         case let error as IOError:
-            return String(cString: strerror(error.errnoCode)).lowercasedFirstLetter
+            return SystemErrorWords.of(errno: error.errnoCode)
         case let error as NIOConnectionError:
             if let failure = error.connectionErrors.first { return plainWords(failure.error) }
             if error.dnsAError != nil || error.dnsAAAAError != nil { return "the host name \(error.host) was not found" }
@@ -140,13 +141,5 @@ enum StoreFailure: Error {
         case is NIOConnectionError, is ChannelError, is IOError: true
         default: false
         }
-    }
-}
-
-extension String {
-    /// "Connection refused" as "connection refused", to follow a colon.
-    fileprivate var lowercasedFirstLetter: String {
-        guard let first else { return self }
-        return first.lowercased() + dropFirst()
     }
 }
