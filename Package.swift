@@ -152,7 +152,7 @@ let package = Package(
         .target(
             name: "Dashboard",
             dependencies: [
-                "Hotels", "Matching", "OfflineStore", "PostgresStore", "Runtime", "Workers", logging,
+                "Hotels", "Locking", "Matching", "OfflineStore", "PostgresStore", "Runtime", "Workers", logging,
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Metrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus"),
             ]

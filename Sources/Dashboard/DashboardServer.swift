@@ -92,7 +92,6 @@ public struct DashboardServer: Sendable {
         return router
     }
 
-
     /// The rows after `after`, `pageSize` of them, matching `q` by name; a bad number is the top.
     private func rows(_ request: Request, in list: CachedList) async throws -> (rows: ListRows, next: Int64?, limit: Int) {
         let after = try Self.query(request, "after", as: Int64.self, "a row's position, a whole number")

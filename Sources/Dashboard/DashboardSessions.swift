@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// Logged-in browsers. The login cookie carries a random session id, never the
 /// token in any form: a logged or leaked cookie gives away one session, which
@@ -13,7 +13,7 @@ final class DashboardSessions: Sendable {
     let idleLimit: TimeInterval
     private let now: @Sendable () -> Date
     /// Each session's id and its last request.
-    private let lastSeen = Mutex<[String: Date]>([:])
+    private let lastSeen = Locked<[String: Date]>([:])
 
     init(idleLimit: TimeInterval = defaultIdleLimit, now: @escaping @Sendable () -> Date = { Date() }) {
         self.idleLimit = idleLimit

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
+import Locking
 import NIOCore
-import Synchronization
 
 /// A request's context in the dashboard: Hummingbird's, and the client's address, which failed logins are counted by.
 public struct DashboardContext: RequestContext, RemoteAddressRequestContext {
@@ -28,7 +28,7 @@ final class LoginThrottle: Sendable {
     static let refusedAfter = 20
 
     private let now: @Sendable () -> Date
-    private let failures = Mutex<[String: [Date]]>([:])
+    private let failures = Locked<[String: [Date]]>([:])
 
     init(now: @escaping @Sendable () -> Date = { Date() }) {
         self.now = now
