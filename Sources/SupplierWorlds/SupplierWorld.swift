@@ -112,7 +112,7 @@ public struct SupplierWorld: Sendable {
         }
         self.cities = cities
         self.hardCases = hardCases
-        let caseOf = Dictionary(hardCases.flatMap { entry in entry.value.map { ($0, entry.key) } }) { first, _ in first }
+        let caseOf = Self.caseOfHotel(hardCases)
 
         let allGiata = cities.flatMap { $0.hotels.map(\.giata) }
         let wanted = Set(suppliers.filter { $0 >= 1 })
@@ -130,6 +130,11 @@ public struct SupplierWorld: Sendable {
             }
         }
         self.records = records
+    }
+
+    /// Each planted hotel's case, by hotel id (the inverse of ``hardCases``).
+    static func caseOfHotel(_ hardCases: [HardCase: [Int]]) -> [Int: HardCase] {
+        Dictionary(hardCases.flatMap { entry in entry.value.map { ($0, entry.key) } }) { first, _ in first }
     }
 
     /// A supplier's own stream's seed: one draw of a generator seeded by the world's seed and the
@@ -206,7 +211,7 @@ extension SupplierWorld {
     /// - Parameter hardCases: the world's planted hotels (``hardCases``): their records' lines name their case,
     ///   as `"hardCase": "siblingBrands"`, so that a benchmark can score those pairs on their own.
     public static func truthLines(_ records: some Sequence<SupplierRecord>, hardCases: [HardCase: [Int]] = [:]) -> String {
-        let caseOf = Dictionary(hardCases.flatMap { entry in entry.value.map { ($0, entry.key) } }) { first, _ in first }
+        let caseOf = Self.caseOfHotel(hardCases)
         var text = ""
         for record in records {
             let hardCase = caseOf[record.hotelID].map { #", "hardCase": "\#($0.rawValue)""# } ?? ""

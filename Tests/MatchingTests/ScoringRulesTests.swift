@@ -7,6 +7,12 @@ import Testing
 @Suite struct ScoringRulesTests {
     let matcher = Matcher()
 
+    /// The records matched, and one pair of them explained, from one preparation.
+    private func matchAndExplain(_ records: [MatchRecord], _ a: RecordKey, _ b: RecordKey) throws -> (MatchResult, PairExplanation) {
+        let prepared = matcher.prepare(records)
+        return (prepared.match(), try Fixtures.explain(prepared, a, b))
+    }
+
     @Test func aWrongCatalogueCodeDoesNotVetoAPairWhosePhoneAgrees() throws {
         // One supplier's mapping gives the hotel another hotel's GIATA code.
         let records = [
@@ -15,9 +21,8 @@ import Testing
             Fixtures.record(2, "A", name: "LUTETIA", address: "45 BD RASPAIL 75006 PARIS", at: (48.85120, 2.32700),
                             phone: "01 49 54 46 00", references: ["giata": "116180"]),
         ]
-        let result = matcher.match(records)
+        let (result, explanation) = try matchAndExplain(records, Fixtures.key(1, "A"), Fixtures.key(2, "A"))
         #expect(result.together(Fixtures.key(1, "A"), Fixtures.key(2, "A")))
-        let explanation = try Fixtures.explain(matcher.prepare(records), Fixtures.key(1, "A"), Fixtures.key(2, "A"))
         #expect(explanation[.reference]?.level == .different)
         #expect(explanation[.phone]?.level == .exact)
     }
@@ -43,9 +48,8 @@ import Testing
             Fixtures.record(1, "B", name: "Timhotel Montmartre", address: "11 Rue Ravignan", at: (48.88500, 2.33800),
                             phone: "+33 1 42 55 74 79", references: ["giata": "55"]),
         ]
-        let result = matcher.match(records)
+        let (result, explanation) = try matchAndExplain(records, Fixtures.key(1, "A"), Fixtures.key(1, "B"))
         #expect(!result.together(Fixtures.key(1, "A"), Fixtures.key(1, "B")))
-        let explanation = try Fixtures.explain(matcher.prepare(records), Fixtures.key(1, "A"), Fixtures.key(1, "B"))
         #expect(explanation[.reference]?.level == .conflicting)
         #expect(explanation[.reference]?.detail?.contains("mapping mistake") == true)
         #expect(explanation.decision == .noMatch)

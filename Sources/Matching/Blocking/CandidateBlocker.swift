@@ -131,7 +131,7 @@ struct CandidateBlocker {
             }
         }
         var pairs: [UInt64] = []
-        for group in groups.values where group.count <= configuration.rareTokenMaxRecords { addAllPairs(group, to: &pairs) }
+        for group in groups.values { addAllPairs(group, to: &pairs) }
         return Self.sortedUnique(pairs)
     }
 
@@ -140,7 +140,7 @@ struct CandidateBlocker {
     private func typoNeighbours(_ statistics: TokenStatistics) -> [[TokenID]] {
         var byKey: [String: [TokenID]] = [:]
         for token in statistics.strings.indices where !statistics.containsDigit[token] {
-            for key in Self.typoKeys(statistics.strings[token], containsDigit: false) { byKey[key, default: []].append(TokenID(token)) }
+            for key in Self.typoKeys(statistics.strings[token]) { byKey[key, default: []].append(TokenID(token)) }
         }
         var neighbours = [[TokenID]](repeating: [], count: statistics.strings.count)
         // A key that many tokens share is a short common stem: it would pair names that agree on nothing.
@@ -158,12 +158,13 @@ struct CandidateBlocker {
     }
 
     /// The token, and, when it is long enough to be the longer of two words
-    /// one typo apart (``TokenSimilarity/shortestTypoWord``) and has no
-    /// digit, the token without each one of its characters: two tokens one
-    /// substitution, insertion, deletion or exchange apart share one of these keys.
-    private static func typoKeys(_ token: String, containsDigit: Bool) -> [String] {
+    /// one typo apart (``TokenSimilarity/shortestTypoWord``), the token
+    /// without each one of its characters: two tokens one substitution,
+    /// insertion, deletion or exchange apart share one of these keys.
+    /// (Tokens with a digit never agree by a typo, and get none.)
+    private static func typoKeys(_ token: String) -> [String] {
         let characters = Array(token.unicodeScalars)
-        guard !containsDigit, characters.count >= TokenSimilarity.shortestTypoWord.longer else { return [token] }
+        guard characters.count >= TokenSimilarity.shortestTypoWord.longer else { return [token] }
         var keys = [token]
         for removed in characters.indices {
             var key = String.UnicodeScalarView()
