@@ -27,6 +27,10 @@ extension HotelStore {
                 PRIMARY KEY (firstProfile, firstEndpoint, firstCode, secondProfile, secondEndpoint, secondCode));
             CREATE TABLE IF NOT EXISTS retired_property_ids (id TEXT PRIMARY KEY NOT NULL, successor TEXT, retiredAt REAL NOT NULL);
             """)
+        // A logo's perceptual hash, kept with its index entries (the 64 bits as SQLite's signed integer).
+        if try !db.columns(in: "images").contains(where: { $0.name == "perceptualHash" }) {
+            try db.execute(sql: "ALTER TABLE images ADD COLUMN perceptualHash INTEGER")
+        }
     }
 
     public func propertyIdentities(scope: String) throws -> [PropertyIdentity] {
@@ -156,6 +160,26 @@ extension HotelStore {
                 """, arguments: [first.supplier.profile, first.supplier.endpoint, first.code,
                                  second.supplier.profile, second.supplier.endpoint, second.code,
                                  decision.verdict.rawValue, date.timeIntervalSince1970])
+        }
+    }
+
+    public func logoHashes(lists: [Int64]) throws -> [String: UInt64] {
+        guard !lists.isEmpty else { return [:] }
+        return try writer.read { db in
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT DISTINCT i.url, i.perceptualHash FROM hotels h JOIN images i ON i.url = h.logoURL
+                WHERE h.listId IN (\(lists.map(String.init).joined(separator: ","))) AND i.perceptualHash IS NOT NULL
+                """)
+            var hashes: [String: UInt64] = [:]
+            while let row = try rows.next() { hashes[row["url"]] = UInt64(bitPattern: row["perceptualHash"]) }
+            return hashes
+        }
+    }
+
+    public func storeLogoHashes(_ hashes: [String: UInt64]) throws {
+        try writer.write { db in
+            let update = try db.makeStatement(sql: "UPDATE images SET perceptualHash = ? WHERE url = ?")
+            for (url, hash) in hashes { try update.execute(arguments: [Int64(bitPattern: hash), url]) }
         }
     }
 

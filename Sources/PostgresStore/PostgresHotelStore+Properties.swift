@@ -178,6 +178,30 @@ extension PostgresHotelStore {
         }
     }
 
+    public func logoHashes(lists: [Int64]) async throws -> [String: UInt64] {
+        guard !lists.isEmpty else { return [:] }
+        return try await reading { [logger] connection in
+            let rows = try await connection.query("""
+                SELECT DISTINCT i.url, i.perceptual_hash FROM hotels h JOIN images i ON i.url = h.logo_url
+                WHERE h.list_id = ANY(\(lists)) AND i.perceptual_hash IS NOT NULL
+                """, logger: logger)
+            var hashes: [String: UInt64] = [:]
+            for try await (url, hash) in rows.decode((String, Int64).self) { hashes[url] = UInt64(bitPattern: hash) }
+            return hashes
+        }
+    }
+
+    public func storeLogoHashes(_ hashes: [String: UInt64]) async throws {
+        guard !hashes.isEmpty else { return }
+        let urls = Array(hashes.keys), values = urls.map { Int64(bitPattern: hashes[$0] ?? 0) }
+        try await writingOneStatement { [logger] connection in
+            try await connection.query("""
+                UPDATE images SET perceptual_hash = given.hash
+                FROM unnest(\(urls)::text[], \(values)::bigint[]) AS given (url, hash) WHERE images.url = given.url
+                """, logger: logger)
+        }
+    }
+
     /// Property rows with their members, endpoints as pages show them.
     private static func properties(_ rows: PostgresRowSequence, _ connection: PostgresConnection, logger: Logger) async throws -> [CatalogueProperty] {
         var properties: [CatalogueProperty] = []

@@ -325,6 +325,10 @@ public enum PostgresSchema {
                 ADD CONSTRAINT schedules_kind_check CHECK (kind IN ('list', 'logos', 'match'))
             """,
         ]),
+        // A logo's perceptual hash, kept with its index entries, for matching.
+        Migration(version: 10, name: "logos' perceptual hashes", statements: [
+            "ALTER TABLE images ADD COLUMN IF NOT EXISTS perceptual_hash bigint",
+        ]),
     ]
 
     /// The SQLSTATE of `hotelkit_refuse`: a statement that undid itself on purpose.

@@ -37,4 +37,13 @@ public protocol PropertyStorage: Sendable {
 
     /// Records a decision, replacing an earlier one about the same pair.
     func recordDecision(_ decision: PairDecision, at: Date) async throws
+
+    /// The perceptual hashes kept with the logo index's entries for the logos
+    /// of these lists' hotels, by logo URL.
+    func logoHashes(lists: [Int64]) async throws -> [String: UInt64]
+
+    /// Keeps each hash with its logo's index entries (every filter chain's).
+    /// A logo the index has no entry for keeps none: it is hashed again
+    /// once it is fetched.
+    func storeLogoHashes(_ hashes: [String: UInt64]) async throws
 }
