@@ -14,12 +14,12 @@ enum Fixtures {
     static func record(
         _ supplier: Int, _ code: String, name: String?, address: String? = nil, at position: (Double, Double)? = nil,
         phone: String? = nil, postalCode: String? = nil, chain: String? = nil, rating: Double? = nil,
-        references: [String: String]? = nil, logo: String? = nil, city: String = Fixtures.city, list: Int64? = nil
+        references: [String: String]? = nil, logo: String? = nil, logoHash: UInt64? = nil, city: String = Fixtures.city, list: Int64? = nil
     ) -> MatchRecord {
         let hotel = Hotel(code: code, name: name, address: address, latitude: position?.0, longitude: position?.1, logoURL: logo,
                           phone: phone, chainCode: chain, rating: rating, postalCode: postalCode, city: city, countryCode: "FR",
                           references: references)
-        return MatchRecord(hotel: hotel, source: source(supplier: supplier, list: list, city: city))
+        return MatchRecord(hotel: hotel, source: source(supplier: supplier, list: list, city: city), logoHash: logoHash)
     }
 
     /// The explanation of two records' pair.

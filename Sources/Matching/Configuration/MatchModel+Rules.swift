@@ -13,6 +13,7 @@ extension MatchModel {
     /// | distance | veryClose +2.5, close +1.2, near −1.4, far −2.9, veryFar −4.3 |
     /// | chain | exact +1, different −2.2 |
     /// | rating | exact +1, close −0.7, different −2.3 |
+    /// | logo | exact +5.9, weak (a brand's) 0, different −1.4 |
     /// | supplier | exact (one supplier) −3.6, different +0.4 |
     ///
     /// Location is said three times, by the address, the postal code and the
@@ -27,7 +28,10 @@ extension MatchModel {
     /// agrees, and strong evidence against when the same catalogue gives two.
     /// A supplier seldom lists one hotel twice, so two of its records that
     /// look alike are more likely two hotels of one name than one hotel:
-    /// strong evidence still joins them.
+    /// strong evidence still joins them. The same logo is strong evidence
+    /// unless it is a brand's (one supplier shows it for several hotels);
+    /// two suppliers often send two pictures of one hotel, so different
+    /// logos cost little.
     public static let rules = MatchModel(
         signals: [
             .reference: SignalModel([
@@ -78,6 +82,12 @@ extension MatchModel {
                 .exact: LevelProbabilities(m: 0.70, u: 0.35),
                 .close: LevelProbabilities(m: 0.25, u: 0.40),
                 .different: LevelProbabilities(m: 0.05, u: 0.25),
+            ]),
+            .logo: SignalModel([
+                .exact: LevelProbabilities(m: 0.60, u: 0.01),
+                // The brand's logo says what the chain code and the name already say.
+                .weak: LevelProbabilities(m: 0.05, u: 0.05),
+                .different: LevelProbabilities(m: 0.35, u: 0.94),
             ]),
             // Among four or five suppliers, about a quarter of candidate pairs are one supplier's;
             // of the pairs of one hotel, about 2 in 100.

@@ -17,6 +17,7 @@ public struct Normalised: Sendable, Hashable {
     public var rating: Double?
     /// Catalogue (lower case) to code (upper case).
     public var references: [String: String]
+    public var logo: NormalisedLogo?
     /// The list's city, folded: which records a rare name token may pair.
     public var cityKey: String
     public var supplier: SupplierKey
@@ -31,11 +32,36 @@ struct RecordNormaliser {
         let positions = PositionCleaner(configuration: configuration).clean(records, cityKeys: cityKeys)
         var normalised = ParallelChunks.map(records.count, chunkSize: 4_096) { range in
             range.map { index in
-                normalise(records[index].hotel, source: records[index].source, cityKey: cityKeys[index], position: positions[index])
+                normalise(records[index], cityKey: cityKeys[index], position: positions[index])
             }
         }
         dropSharedIdentifiers(&normalised)
+        markBrandLogos(&normalised)
         return normalised
+    }
+
+    /// A supplier that shows one picture for two or more of its hotels is
+    /// showing a chain's logo (or a placeholder): the same picture on two
+    /// records then says they share a brand, not that they are one hotel.
+    /// So is a picture more records carry than ``NormalisationConfiguration/sharedIdentifierRecords``.
+    private func markBrandLogos(_ records: inout [Normalised]) {
+        struct SupplierLogo: Hashable {
+            let supplier: SupplierKey
+            let hash: UInt64
+        }
+        var bySupplier: [SupplierLogo: Int] = [:]
+        var everywhere: [UInt64: Int] = [:]
+        for record in records {
+            guard let logo = record.logo else { continue }
+            bySupplier[SupplierLogo(supplier: record.supplier, hash: logo.hash), default: 0] += 1
+            everywhere[logo.hash, default: 0] += 1
+        }
+        let brands = Set(bySupplier.filter { $0.value >= 2 }.map(\.key.hash))
+            .union(everywhere.filter { $0.value > configuration.sharedIdentifierRecords }.keys)
+        guard !brands.isEmpty else { return }
+        for index in records.indices {
+            if let hash = records[index].logo?.hash, brands.contains(hash) { records[index].logo?.isBrand = true }
+        }
     }
 
     /// Phones and catalogue codes that too many records carry to be any one hotel's.
@@ -58,7 +84,8 @@ struct RecordNormaliser {
         String(phone.digits.suffix(8))
     }
 
-    private func normalise(_ hotel: Hotel, source: MatchSource, cityKey: String, position: (position: GeoPoint?, note: PositionNote)) -> Normalised {
+    private func normalise(_ record: MatchRecord, cityKey: String, position: (position: GeoPoint?, note: PositionNote)) -> Normalised {
+        let (hotel, source) = (record.hotel, record.source)
         let cityWords = Set([hotel.city ?? "", source.listCity].flatMap {
             TextFolding.words(TextFolding.fold($0, maxCharacters: 80), maxWords: 6)
         })
@@ -75,6 +102,7 @@ struct RecordNormaliser {
             chainCode: chain?.isEmpty == false ? chain : nil,
             rating: hotel.rating.flatMap { $0.isFinite && $0 > 0 ? $0 : nil },
             references: References.normalise(hotel.references),
+            logo: NormalisedLogo(record.logoHash),
             cityKey: cityKey,
             supplier: source.supplier
         )

@@ -60,3 +60,22 @@ enum References {
         return result
     }
 }
+
+/// A logo's perceptual hash, and whether it is a brand's rather than one hotel's.
+public struct NormalisedLogo: Sendable, Hashable, CustomStringConvertible {
+    public let hash: UInt64
+    /// One supplier shows this picture for two or more of its records (or too
+    /// many records show it): a chain's logo, or a placeholder.
+    public internal(set) var isBrand = false
+
+    init?(_ hash: UInt64?) {
+        guard let hash else { return nil }
+        self.hash = hash
+    }
+
+    /// The hash in 16 hex digits, and "brand" for a brand's logo.
+    public var description: String {
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits + (isBrand ? " (brand)" : "")
+    }
+}

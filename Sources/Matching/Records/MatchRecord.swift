@@ -39,10 +39,13 @@ public struct MatchSource: Sendable, Hashable, Codable {
 public struct MatchRecord: Sendable, Hashable, Codable {
     public var hotel: Hotel
     public var source: MatchSource
+    /// The perceptual hash of the hotel's logo (`Imaging`'s `PerceptualHash`), when it has been fetched and hashed.
+    public var logoHash: UInt64?
 
-    public init(hotel: Hotel, source: MatchSource) {
+    public init(hotel: Hotel, source: MatchSource, logoHash: UInt64? = nil) {
         self.hotel = hotel
         self.source = source
+        self.logoHash = logoHash
     }
 
     /// The supplier and the hotel's code.

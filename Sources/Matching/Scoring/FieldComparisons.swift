@@ -65,6 +65,19 @@ enum FieldComparisons {
         return a == b ? .exact : .different
     }
 
+    /// Logos this many bits apart or fewer are one picture, re-encoded: a
+    /// copy at another size, in PNG or JPEG, moves a hash by a few bits,
+    /// while two pictures differ in about half of the 64.
+    static let sameLogoBits = 12
+
+    /// The same picture is exact, or weak when it is a brand's logo (evidence of the brand, not of the hotel).
+    static func logo(_ a: NormalisedLogo?, _ b: NormalisedLogo?) -> (level: AgreementLevel, bits: Int?) {
+        guard let a, let b else { return (.missing, nil) }
+        let bits = (a.hash ^ b.hash).nonzeroBitCount
+        guard bits <= sameLogoBits else { return (.different, bits) }
+        return (a.isBrand || b.isBrand ? .weak : .exact, bits)
+    }
+
     static func rating(_ a: Double?, _ b: Double?) -> AgreementLevel {
         guard let a, let b else { return .missing }
         let difference = abs(a - b)

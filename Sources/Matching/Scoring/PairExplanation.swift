@@ -90,6 +90,7 @@ extension PairScorer {
             return (text(a), text(b))
         case .chain: return (a.chainCode, b.chainCode)
         case .rating: return (a.rating.map { String($0) }, b.rating.map { String($0) })
+        case .logo: return (a.logo?.description, b.logo?.description)
         case .supplier: return (a.supplier.profile, b.supplier.profile)
         }
     }
@@ -115,6 +116,10 @@ extension PairScorer {
                 + " / \(second.streetTokens.joined(separator: " ")), similarity \(String(format: "%.2f", comparison.streetSimilarity))"
         case .distance:
             return comparison.metres.map { String(format: "%.0f m", $0) }
+        case .logo:
+            guard let bits = comparison.logoBits else { return nil }
+            let brand = comparison.logo == .weak ? "; a brand's logo: one supplier shows it for several of its hotels" : ""
+            return "\(bits) of 64 bits differ\(brand)"
         case .reference where comparison.reference == .conflicting && FieldComparisons.references(a.references, b.references) == .exact:
             return "the same code, but the names and phones disagree: a mapping mistake, most likely"
         default:

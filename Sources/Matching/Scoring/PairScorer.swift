@@ -9,6 +9,8 @@ struct PairComparison: Sendable {
     var metres: Double?
     var chain: AgreementLevel
     var rating: AgreementLevel
+    var logo: AgreementLevel
+    var logoBits: Int?
     var reference: AgreementLevel
     var supplier: AgreementLevel
 
@@ -22,6 +24,7 @@ struct PairComparison: Sendable {
         case .distance: distance
         case .chain: chain
         case .rating: rating
+        case .logo: logo
         case .supplier: supplier
         }
     }
@@ -59,6 +62,7 @@ struct PairScorer: Sendable {
         // shared by two records whose names and phones both disagree is such a mistake
         // more often than one hotel renamed and renumbered, so it counts as conflicting.
         if reference == .exact && name.level == .different && phone == .different { reference = .conflicting }
+        let logo = FieldComparisons.logo(records[i].logo, records[j].logo)
         return PairComparison(
             name: name,
             address: address.level,
@@ -69,6 +73,8 @@ struct PairScorer: Sendable {
             metres: distance.metres,
             chain: FieldComparisons.chain(records[i].chainCode, records[j].chainCode),
             rating: FieldComparisons.rating(records[i].rating, records[j].rating),
+            logo: logo.level,
+            logoBits: logo.bits,
             reference: reference,
             supplier: records[i].supplier == records[j].supplier ? .exact : .different
         )

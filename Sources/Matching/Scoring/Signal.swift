@@ -11,6 +11,8 @@ public enum Signal: String, Sendable, Hashable, Codable, CaseIterable, CodingKey
     case distance
     case chain
     case rating
+    /// The logos' perceptual hashes: the same picture, or a brand's.
+    case logo
     /// Whether one supplier lists both records: suppliers seldom list a hotel twice.
     case supplier
 }
@@ -26,7 +28,7 @@ public enum AgreementLevel: String, Sendable, Hashable, Codable, CaseIterable, C
     case contained
     /// Name: a distinctive token shared, and each name has its own as well.
     case partial
-    /// Name: only common words or brands shared.
+    /// Name: only common words or brands shared; logo: the same brand's logo.
     case weak
     /// Address: the same street, a house number on one side only.
     case sameStreet

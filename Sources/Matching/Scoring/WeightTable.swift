@@ -26,7 +26,8 @@ extension Signal {
         case .distance: 5
         case .chain: 6
         case .rating: 7
-        case .supplier: 8
+        case .logo: 8
+        case .supplier: 9
         }
     }
 }
