@@ -83,7 +83,7 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     /// Three suppliers' views of one world of hotels (`hotels serve --supplier 1…3`), their Paris lists fetched
-    /// into the demo's store with their logos, matched into properties; `matching.html` shows a few properties
+    /// into the demo's store with their logos, matched into properties with their logos' hashes; `matching.html` shows a few properties
     /// every supplier lists, their records and logos side by side.
     private func matchSuppliers(cache: URL, folder: URL) async throws {
         var servers: [SampleServer.Running] = []
@@ -125,7 +125,8 @@ struct DemoCommand: AsyncParsableCommand {
             if let failure = summary.failure { throw failure }
             suppliers[ShownURL.of(server.endpoint)] = index + 1
         }
-        let summary = try await runtime.catalogue.match(cities: ["Paris"])
+        // With the logos' perceptual hashes: the same picture from two suppliers is evidence, a brand's is not.
+        let summary = try await runtime.catalogue.match(cities: ["Paris"], logos: runtime.originalLogos)
         let report = MatchingReport(suppliers: suppliers, folder: folder)
         // The properties with the most logos side by side show the matching best.
         let shown = try await runtime.storage.properties(PropertyQuery(city: "Paris", minimumSuppliers: 3))

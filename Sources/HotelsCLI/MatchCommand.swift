@@ -26,16 +26,22 @@ struct MatchCommand: AsyncParsableCommand {
         )
         @OptionGroup var cacheOptions: CacheOptions
         @Option(help: "Only the lists of this city (repeatable); the other cities' properties stay as they are.") var city: [String] = []
+        @Flag(help: "First fetch every logo the records name that has no perceptual hash yet (the caches first), and hash it.")
+        var logos = false
         @Flag(help: "Print the summary as JSON.") var json = false
 
         func run() async throws {
             let runtime = try await cacheOptions.runtime()
             let cities = city
+            let pipeline = logos ? runtime.originalLogos : nil
             let progress = ProgressLine(total: 0, label: "cities", quiet: json)
             let summary = try await interruptible(closing: runtime, context: "match") {
-                try await runtime.catalogue.match(cities: cities) { _, _ in progress.advance() }
+                try await runtime.catalogue.match(cities: cities, logos: pipeline) { _, _ in progress.advance() }
             }
             progress.finish()
+            if let failure = summary.firstLogoFailure, !json {
+                Diagnostics.warning("\(summary.logosFailed) logo\(summary.logosFailed == 1 ? "" : "s") could not be had; the first: \(failure)")
+            }
             writeAll(Array(((json ? JSONLine.string(summary) : summary.description) + "\n").utf8), to: STDOUT_FILENO)
         }
     }

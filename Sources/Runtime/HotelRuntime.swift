@@ -100,6 +100,9 @@ public final class HotelRuntime: Sendable {
         }
     }
 
+    /// The pipeline of logos as their suppliers sent them (no filter): what matching hashes.
+    public var originalLogos: LogoPipeline { logos(filter: FilterChain()) }
+
     /// A logo pipeline of its own: for a view with its own memory budget, or
     /// one that watches every transfer (a simulation's recorder).
     public func makeLogos(filter: FilterChain, memoryCacheLimit: Int? = nil,

@@ -1,5 +1,6 @@
 import Foundation
 import Hotels
+import Logos
 import Matching
 import OfflineStore
 
@@ -30,8 +31,12 @@ public struct Catalogue: Sendable {
     }
 
     /// Matches every list's records (only those of `cities`' lists when given), scope by scope.
+    /// - Parameter logos: First loads, through this pipeline, every logo the records name that has no hash yet, and hashes
+    ///   it (`hotels match --logos`): a pipeline with no filter (``HotelRuntime/originalLogos``), so the hash is of the
+    ///   picture the supplier sent. Nil: the hashes already stored count.
     /// - Parameter progress: called after each scope, with the scopes done and their number.
-    public func match(cities: [String] = [], progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> CatalogueSummary {
+    public func match(cities: [String] = [], logos: LogoPipeline? = nil, progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws
+        -> CatalogueSummary {
         let wanted = Set(cities.map { MatchSource.scope(ofCity: $0, listID: 0) })
         let scopes = try await listsByScope().filter { wanted.isEmpty || wanted.contains($0.key) }
         guard !scopes.isEmpty else {
@@ -46,7 +51,8 @@ public struct Catalogue: Sendable {
         let decisions = try await storage.decisions()
         var taken = try await storage.takenPropertyIDs()
         for (done, scope) in order.enumerated() {
-            let (scopeSummary, ids) = try await matchScope(scope, lists: scopes[scope] ?? [], decisions: decisions, taken: taken)
+            let (scopeSummary, ids) = try await matchScope(scope, lists: scopes[scope] ?? [], decisions: decisions, taken: taken,
+                                                           hashingLogos: logos)
             summary.add(scopeSummary)
             taken.formUnion(ids)
             progress(done + 1, order.count)
@@ -74,9 +80,10 @@ public struct Catalogue: Sendable {
     }
 
     /// One scope matched with `decisions`, its new ids never one of `taken`; returns its summary and the ids it gave.
-    private func matchScope(_ scope: String, lists: [CachedList], decisions: [PairDecision], taken: Set<String>) async throws
-        -> (summary: CatalogueSummary, ids: [String]) {
-        let records = try await records(of: lists)
+    private func matchScope(_ scope: String, lists: [CachedList], decisions: [PairDecision], taken: Set<String>,
+                            hashingLogos logos: LogoPipeline? = nil) async throws -> (summary: CatalogueSummary, ids: [String]) {
+        var records = try await records(of: lists)
+        let hashed = if let logos { try await hashLogos(of: &records, through: logos) } else { LogoHashing.Outcome?.none }
         let prepared = matcher.prepare(records)
         let result = prepared.match(decisions: decisions)
         let previous = try await storage.propertyIdentities(scope: scope)
@@ -93,8 +100,27 @@ public struct Catalogue: Sendable {
         }
         try await storage.replaceProperties(ScopeMatch(scope: scope, properties: properties, memberKeys: memberKeys,
                                                        retired: identities.retired, reviews: reviews, matchedAt: date))
-        return (CatalogueSummary(records: prepared.records, properties: properties, reviews: reviews.count,
-                                 candidatePairs: result.blocking.candidatePairs), identities.ids)
+        var summary = CatalogueSummary(records: prepared.records, properties: properties, reviews: reviews.count,
+                                       candidatePairs: result.blocking.candidatePairs)
+        if let hashed {
+            summary.logosHashed = hashed.hashes.count
+            summary.logosFailed = hashed.failed
+            summary.firstLogoFailure = hashed.firstFailure
+        }
+        return (summary, identities.ids)
+    }
+
+    /// Loads and hashes the logos the records name that have no hash, keeps the hashes in the store, and gives them to the records.
+    private func hashLogos(of records: inout [MatchRecord], through logos: LogoPipeline) async throws -> LogoHashing.Outcome {
+        let missing = Set(records.compactMap { $0.logoHash == nil ? $0.hotel.logoURL : nil }).sorted()
+        let outcome = await LogoHashing(pipeline: logos, parallel: logos.configuration.downloadConcurrency).hash(missing)
+        // The pipeline notes each logo's index entry in the background: the hash joins the entry once it is there.
+        await logos.indexWritten()
+        try await storage.storeLogoHashes(outcome.hashes)
+        for index in records.indices {
+            if records[index].logoHash == nil, let url = records[index].hotel.logoURL { records[index].logoHash = outcome.hashes[url] }
+        }
+        return outcome
     }
 
     /// Every signal of a pair of records, as the run that matches their scopes scores it.
@@ -166,13 +192,14 @@ public struct Catalogue: Sendable {
         Dictionary(grouping: try await storage.allLists(), by: \.matchScope)
     }
 
-    /// The lists' rows as records, read a batch at a time.
+    /// The lists' rows as records, read a batch at a time, with their logos' stored hashes.
     private func records(of lists: [CachedList]) async throws -> [MatchRecord] {
+        let hashes = try await storage.logoHashes(lists: lists.map(\.id))
         var records: [MatchRecord] = []
         for list in lists.sorted(by: { $0.id < $1.id }) {
             let source = MatchSource(listID: list.id, profile: list.key.profile, endpoint: list.key.endpoint, listCity: list.key.city)
             try await storage.forEachBatch(in: list, batchSize: 10_000) { batch in
-                records += batch.map { MatchRecord(hotel: $0, source: source) }
+                records += batch.map { MatchRecord(hotel: $0, source: source, logoHash: $0.logoURL.flatMap { hashes[$0] }) }
             }
         }
         return records
@@ -194,6 +221,10 @@ public struct CatalogueSummary: Sendable, Equatable, Codable, CustomStringConver
     public var scopes = 0
     /// Pairs of records blocking left to score: the work a run did, which grows with the records, not their square.
     public var candidatePairs = 0
+    /// With `--logos`: logos loaded and hashed, and those that could not be had or decoded (the first, why).
+    public var logosHashed = 0
+    public var logosFailed = 0
+    public var firstLogoFailure: String?
     private var supplierKeys: Set<SupplierKey> = []
 
     public init() {}
@@ -224,10 +255,14 @@ public struct CatalogueSummary: Sendable, Equatable, Codable, CustomStringConver
         reviewPairs += other.reviewPairs
         scopes += other.scopes
         candidatePairs += other.candidatePairs
+        logosHashed += other.logosHashed
+        logosFailed += other.logosFailed
+        firstLogoFailure = firstLogoFailure ?? other.firstLogoFailure
     }
 
     private enum CodingKeys: String, CodingKey {
         case records, suppliers, properties, multiSupplierProperties, strict, medium, low, reviewPairs, scopes, candidatePairs
+        case logosHashed, logosFailed, firstLogoFailure
     }
 
     /// "12,480 records from 5 suppliers → 3,210 properties (2,874 with 2 or more suppliers); 41 pairs to review".
@@ -236,6 +271,8 @@ public struct CatalogueSummary: Sendable, Equatable, Codable, CustomStringConver
             + " → \(grouped(properties)) propert\(properties == 1 ? "y" : "ies")"
             + " (\(grouped(multiSupplierProperties)) with 2 or more suppliers); "
             + "\(grouped(reviewPairs)) pair\(reviewPairs == 1 ? "" : "s") to review"
+            + (logosHashed + logosFailed == 0 ? "" : "; \(grouped(logosHashed)) logo\(logosHashed == 1 ? "" : "s") hashed"
+                + (logosFailed == 0 ? "" : ", \(grouped(logosFailed)) could not be had"))
     }
 
     private func grouped(_ number: Int) -> String {

@@ -1,0 +1,53 @@
+import Foundation
+import Imaging
+import Logos
+
+/// The logo stage of `hotels match --logos`: each logo a scope's records name
+/// that the store has no hash for is loaded through the logo pipeline (its
+/// caches first, then the network, as the original bytes) and given its
+/// perceptual hash, which the store keeps with the logo's index entry.
+struct LogoHashing: Sendable {
+    /// A pipeline with no filter: the hash is of the picture the supplier sent.
+    let pipeline: LogoPipeline
+    /// Logos loaded and hashed at once.
+    let parallel: Int
+
+    /// What a run of the stage did.
+    struct Outcome: Sendable {
+        var hashes: [String: UInt64] = [:]
+        /// Logos that could not be had or decoded, with the first reason.
+        var failed = 0
+        var firstFailure: String?
+    }
+
+    func hash(_ urls: [String]) async -> Outcome {
+        await withTaskGroup(of: (String, Result<UInt64, any Error>).self) { group in
+            var outcome = Outcome()
+            var next = 0
+            func start(_ group: inout TaskGroup<(String, Result<UInt64, any Error>)>) {
+                let url = urls[next]
+                next += 1
+                group.addTask { [pipeline] in
+                    do {
+                        let logo = try await pipeline.data(for: url)
+                        guard let data = logo.data else { throw LogoError.notCached(url) }
+                        return (url, .success(try PerceptualHash(data: data, decoder: pipeline.configuration.decoder).value))
+                    } catch {
+                        return (url, .failure(error))
+                    }
+                }
+            }
+            while next < min(max(1, parallel), urls.count) { start(&group) }
+            for await (url, result) in group {
+                switch result {
+                case .success(let hash): outcome.hashes[url] = hash
+                case .failure(let error):
+                    outcome.failed += 1
+                    if outcome.firstFailure == nil { outcome.firstFailure = "\(url): \(error)" }
+                }
+                if next < urls.count { start(&group) }
+            }
+            return outcome
+        }
+    }
+}
