@@ -38,6 +38,12 @@ static inline CURLcode hk_curl_setopt_progress_function(CURL *handle,
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
 }
 
+static inline CURLcode hk_curl_setopt_opensocket_function(CURL *handle,
+                                                          curl_socket_t (*callback)(void *, curlsocktype,
+                                                                                    struct curl_sockaddr *)) {
+    return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, callback);
+}
+
 static inline CURLcode hk_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

@@ -40,6 +40,10 @@ public struct TransportConfiguration: Sendable {
     public var maxRedirects = 5
     /// Off only with `--insecure`.
     public var verifyTLS = true
+    /// Which addresses a transfer may connect to, checked on every connection
+    /// it opens (a redirect's too): ``AddressRule/publicOnly`` for URLs a
+    /// supplier's data names, which must not reach this machine's network.
+    public var addressRule = AddressRule.any
     public var userAgent = "hotelkit/\(HotelKitVersion.string)"
 
     public init() {}
@@ -130,6 +134,8 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     /// HTTP 429 or 503 whose `Retry-After` said when to ask again, in seconds from the answer.
     case retryLater(status: Int, after: Double, snippet: String)
     case tooManyRedirects(Int)
+    /// ``AddressRule/publicOnly`` refused a connection to this private, loopback or link-local address.
+    case refusedAddress(String)
     /// The connection broke mid-response.
     case connectionLost(String)
     case other(String)
@@ -164,6 +170,7 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
         case .retryLater(let status, let after, let snippet):
             "HTTP \(status), asked to retry after \(Int(after.rounded(.up))) s" + (snippet.isEmpty ? "" : ": \(snippet)")
         case .tooManyRedirects(let count): "more than \(count) redirects"
+        case .refusedAddress(let address): "refused to connect to \(address), a private, loopback or link-local address"
         case .connectionLost(let reason): "connection lost: \(reason)"
         case .other(let reason): reason
         }

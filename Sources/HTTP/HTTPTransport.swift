@@ -69,6 +69,7 @@ public final class HTTPTransport: HTTPClient {
         }
         if let failure = transfer.sinkError { throw failure }
         if cancellation.isCancelled { throw TransportError.cancelled }
+        if let refused = transfer.refusedAddress { throw TransportError.refusedAddress(refused) }
         if transfer.exceededLimit { throw TransportError.tooLarge(limit: configuration.maxBodyBytes) }
         switch code {
         case CURLE_OK: break
@@ -109,6 +110,10 @@ public final class HTTPTransport: HTTPClient {
         hk_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
         hk_curl_setopt_header_function(handle, headerCallback)
         hk_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
+        if configuration.addressRule == .publicOnly {
+            hk_curl_setopt_opensocket_function(handle, openSocketCallback)
+            hk_curl_setopt_pointer(handle, CURLOPT_OPENSOCKETDATA, context)
+        }
     }
 
     /// Drives one transfer on the session's multi handle until it ends or is cancelled.
@@ -234,6 +239,8 @@ private final class Transfer {
     var exceededLimit = false
     var sinkError: (any Error)?
     var headers: [String: String] = [:]
+    /// The address ``AddressRule/publicOnly`` refused, which is the transfer's failure.
+    var refusedAddress: String?
 
     init(sink: any HTTPBodySink, limit: Int) {
         self.sink = sink
@@ -327,4 +334,20 @@ extension Duration {
         let (seconds, attoseconds) = components
         return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
+}
+
+/// Opens each connection's socket after ``AddressRule/publicOnly`` has seen
+/// the address libcurl is about to connect to: the name as resolved for this
+/// very connection, so a name that resolves anew (DNS rebinding) or a redirect
+/// cannot slip past the check.
+private let openSocketCallback: @convention(c) (UnsafeMutableRawPointer?, curlsocktype, UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t = {
+    context, _, address in
+    guard let context, let address else { return -1 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+    let peer = withUnsafePointer(to: &address.pointee.addr) { SocketAddress(UnsafeRawPointer($0), family: address.pointee.family) }
+    if let peer, peer.isSpecial {
+        transfer.refusedAddress = peer.description
+        return -1
+    }
+    return socket(address.pointee.family, address.pointee.socktype | Int32(SOCK_CLOEXEC.rawValue), address.pointee.protocol)
 }
