@@ -103,12 +103,17 @@ public final class HotelRuntime: Sendable {
     /// The pipeline of logos as their suppliers sent them (no filter): what matching hashes.
     public var originalLogos: LogoPipeline { logos(filter: FilterChain()) }
 
-    /// A logo pipeline of its own: for a view with its own memory budget, or
-    /// one that watches every transfer (a simulation's recorder).
-    public func makeLogos(filter: FilterChain, memoryCacheLimit: Int? = nil,
+    /// A logo pipeline of its own: for a view with its own memory budget, one
+    /// that watches every transfer (a simulation's recorder), or one whose
+    /// transfers may reach public addresses only (a dashboard's, for lists
+    /// whose service is not on this machine's network).
+    public func makeLogos(filter: FilterChain, memoryCacheLimit: Int? = nil, addressRule: AddressRule = .any,
                           observe: @escaping @Sendable (LogoPipelineEvent) -> Void = { _ in }) -> LogoPipeline {
-        LogoPipeline(configuration: LogoPipeline.Configuration(
-            transport: HTTPLogoTransport(client: http), filter: filter,
+        var transport = configuration.transport
+        transport.addressRule = addressRule
+        let client = addressRule == .any || configuration.httpClient != nil ? http : HTTPTransport(configuration: transport)
+        return LogoPipeline(configuration: LogoPipeline.Configuration(
+            transport: HTTPLogoTransport(client: client), filter: filter,
             memoryCache: memoryCacheLimit.map { MemoryImageCache(costLimit: $0) } ?? MemoryImageCache(), diskCache: logoCache,
             index: storage, downloadConcurrency: configuration.logoConcurrency, logger: configuration.logger, observe: observe))
     }
