@@ -244,6 +244,12 @@ public final class LogoPipeline: LogoLoading {
         if let cached = disk?.data(for: request.key) {
             return load(request, cached: cached, metadata: disk?.metadata(for: request.key))
         }
+        // The logo as its supplier sent it (kept by a pipeline with no filter: `hotels match --logos`, a fetch
+        // without --filter) is filtered from there, not fetched again.
+        let originalKey = DiskImageCache.key(url: request.url, filter: FilterChain())
+        if !configuration.filter.filters.isEmpty, let disk, let original = disk.data(for: originalKey) {
+            return finishFromOriginal(request, original: original, metadata: disk.metadata(for: originalKey))
+        }
         guard let index = configuration.index as? any SharedImageIndex else { return load(request, cached: nil, metadata: nil) }
         // The local disk missed: a shared index may hold the logo as another
         // machine processed it, to serve or to revalidate with its validators.
@@ -335,6 +341,17 @@ public final class LogoPipeline: LogoLoading {
             configuration.memoryCache.store(output.image, for: request.key)
             store(kept, request: request, metadata: metadata, isFirst: isFirst)
             return Logo(image: output.image, data: kept, source: .network, downloadedBytes: paid)
+        }
+    }
+
+    /// A logo filtered from the original the disk cache keeps: stored under this pipeline's key, with the original's validators.
+    private func finishFromOriginal(_ request: Request, original: [UInt8], metadata: CachedImageMetadata?) {
+        decode(request) { [weak self] in
+            guard let self else { throw LogoError.cancelled }
+            let output = try processing.process(original)
+            configuration.memoryCache.store(output.image, for: request.key)
+            store(output.encoded, request: request, metadata: metadata ?? CachedImageMetadata(url: request.url), isFirst: true)
+            return Logo(image: request.wantsImage ? output.image : nil, data: output.encoded, source: .disk)
         }
     }
 

@@ -59,6 +59,25 @@ struct LogoPipelineTests {
         #expect(index.entries.withLock { $0.map(\.filter) } == ["resize:16x16:fill", "resize:16x16:fill"])
     }
 
+    @Test("a logo whose original the disk cache keeps (a pipeline with no filter loaded it) is filtered from there under another chain, not downloaded again")
+    func filteredFromTheOriginal() async throws {
+        let server = try FakeLogoTransport(answersAtOnce: true)
+        let disk = try temporaryCache()
+        let original = LogoPipeline(configuration: .init(transport: server, diskCache: disk))
+        let bytes = try await original.data(for: url)
+        #expect(bytes.source == .network && bytes.data == server.png)
+        let index = FakeIndex()
+        let thumbnails = LogoPipeline(configuration: .init(transport: server, filter: try FilterChain(parsing: "resize:16x16:fill"),
+                                                           diskCache: disk, index: index))
+        let thumbnail = try await thumbnails.image(for: url)
+        #expect(thumbnail.source == .disk && thumbnail.image?.width == 16 && thumbnail.image?.height == 16)
+        #expect(server.requests.count == 1, "the original was not downloaded again")
+        // Kept under its own chain: the next request is a plain disk hit.
+        #expect(disk.data(for: thumbnails.cacheKey(for: url)) == thumbnail.data)
+        await thumbnails.indexWritten()
+        #expect(index.entries.withLock { $0.map(\.filter) } == ["resize:16x16:fill"])
+    }
+
     @Test("a stale entry is revalidated with its validators, and a 304 keeps it")
     func revalidates() async throws {
         let server = try FakeLogoTransport(answersAtOnce: true, maxAge: nil) // no max-age: always ask
