@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hotels
 import OfflineStore
 
@@ -17,6 +18,8 @@ extension DashboardServer {
         /// The filter chain (its description) whose logos the list pages show from the store's logo
         /// index, as `hotels fetch --logos --filter` or `hotels enqueue --logos --filter` stored them.
         public var logoFilter = ""
+        /// Logos from the store's logo index only, as `hotels fetch --logos` left them: none is fetched.
+        public var offline = false
         /// Host names the dashboard answers to besides its address and `localhost` (a reverse proxy's):
         /// a request under any other name gets 421 (``HostCheck``).
         public var allowedHosts: [String] = []
@@ -72,8 +75,11 @@ extension DashboardServer {
             self.logo = logo.map(ShownURL.of)
         }
 
-        /// `GET /logo 200 https://…/logo/H000012.png`.
-        public var description: String { "\(method) \(path) \(status)" + (logo.map { " \($0)" } ?? "") }
+        /// The request ended before its answer: the client went away (a logo's row left the view).
+        public var isCancelled: Bool { status == HTTPResponse.Status.clientClosedRequest.code }
+
+        /// `GET /logo 200 https://…/logo/H000012.png`; `GET /logo cancelled …` for a request the client gave up.
+        public var description: String { "\(method) \(path) \(isCancelled ? "cancelled" : String(status))" + (logo.map { " \($0)" } ?? "") }
     }
 }
 
@@ -83,6 +89,8 @@ public enum DashboardError: Error, Sendable, Equatable, CustomStringConvertible 
     case tokenRequired(host: String)
     /// A token too short to stand a guess.
     case weakToken
+    /// `--filter` is not a filter chain.
+    case badLogoFilter(String)
 
     public var description: String {
         switch self {
@@ -90,6 +98,13 @@ public enum DashboardError: Error, Sendable, Equatable, CustomStringConvertible 
             "\(host) is not a loopback address: anyone who reaches it would see the store and change the queue without a token"
         case .weakToken:
             "the token is shorter than 16 characters"
+        case .badLogoFilter(let reason):
+            reason
         }
     }
+}
+
+extension HTTPResponse.Status {
+    /// nginx's 499: the client closed the connection before the answer. Logged, never sent: nobody is there.
+    static let clientClosedRequest = HTTPResponse.Status(code: 499, reasonPhrase: "Client Closed Request")
 }

@@ -2,8 +2,10 @@ import Crypto
 import Foundation
 import Imaging
 import Hotels
+import HTTP
 import Hummingbird
 import Logging
+import Logos
 import OfflineStore
 import PostgresStore
 import Runtime
@@ -25,6 +27,8 @@ public struct DashboardServer: Sendable {
     let sessions: DashboardSessions
     /// Failed logins per client address.
     let throttle: LoginThrottle
+    /// The logo links of the pages, and the pipelines `/logo` loads through.
+    let logos: DashboardLogos
     /// The token every form that changes something carries: a page of this server shows it, another site cannot read it.
     let csrf = (0..<4).map { _ in String(UInt64.random(in: .min ... .max), radix: 16) }.joined()
 
@@ -37,6 +41,13 @@ public struct DashboardServer: Sendable {
         queue = runtime.sharedStore.map { JobQueue(store: $0) }
         sessions = DashboardSessions(idleLimit: configuration.sessionIdleLimit, now: configuration.now)
         throttle = LoginThrottle(now: configuration.now)
+        let filter: FilterChain
+        do {
+            filter = try FilterChain(parsing: configuration.logoFilter)
+        } catch {
+            throw .badLogoFilter(error.description)
+        }
+        logos = DashboardLogos(runtime: runtime, filter: filter)
     }
 
     /// Serves until cancelled; `onListening` gets the bound port.
@@ -140,14 +151,15 @@ public struct DashboardServer: Sendable {
         guard let list = try await runtime.storage.list(id: id) else { return Page.notFound("no such list") }
         let (rows, next, limit) = try await rows(request, in: list)
         return Page.list(ListSummary(list), rows: rows, search: search(request) ?? "", next: next,
-                         more: next.map { moreRowsURL(list: list.id, after: $0, limit: limit, request) })
+                         more: next.map { moreRowsURL(list: list.id, after: $0, limit: limit, request) }, logo: { logos.link($0, list: list.id) })
     }
 
     /// The rows after `after`, rendered as the page renders its own, for the page's script to insert.
     private func moreRows(_ request: Request, id: Int64) async throws -> Response {
         guard let list = try await runtime.storage.list(id: id) else { return Page.notFound("no such list") }
         let (rows, next, limit) = try await rows(request, in: list)
-        return Page.moreRows(rows, more: next.map { moreRowsURL(list: list.id, after: $0, limit: limit, request) })
+        return Page.moreRows(rows, more: next.map { moreRowsURL(list: list.id, after: $0, limit: limit, request) },
+                             logo: { logos.link($0, list: list.id) })
     }
 
     /// `/lists/ID/rows?after=…&limit=…&q=…`: the next rows, keeping the limit and search asked for.
@@ -211,12 +223,36 @@ public struct DashboardServer: Sendable {
         schedules.sorted { ($0.stale ? 0 : 1, $0.next) < ($1.stale ? 0 : 1, $1.next) }
     }
 
-    /// A logo as the store's logo index holds it under ``Configuration/logoFilter``: never fetched from
-    /// anywhere, so a URL names only what is stored. Revalidated by `ETag` on every use.
+    /// A row's logo under ``Configuration/logoFilter``, for a link a page of this dashboard gave
+    /// (``DashboardLogos``): from the caches or the store's logo index, or fetched now through the logo
+    /// pipeline's window scheduler. A browser that aborts (the row left the view) closes the connection,
+    /// which cancels the transfer; the access log says `cancelled`. Offline, the index only. Revalidated
+    /// by `ETag` on every use.
     private func logo(_ request: Request) async throws -> Response {
+        let notFound = Response(status: .notFound, headers: [.cacheControl: "no-store"])
         guard let url = request.uri.queryParameters.get("url").map({ String($0) }),
-              let bytes = try await runtime.storage.logoData(url: url, filter: configuration.logoFilter) else {
-            return Response(status: .notFound, headers: [.cacheControl: "no-store"])
+              let listID = request.uri.queryParameters.get("list").flatMap({ Int64($0) }),
+              let signature = request.uri.queryParameters.get("sig").map({ String($0) }),
+              logos.verifies(signature, url: url, list: listID),
+              let list = try await runtime.storage.list(id: listID) else {
+            return notFound
+        }
+        let bytes: [UInt8]
+        if configuration.offline {
+            guard let stored = try await runtime.storage.logoData(url: url, filter: configuration.logoFilter) else { return notFound }
+            bytes = stored
+        } else {
+            do {
+                bytes = try await request.body.consumeWithCancellationOnInboundClose { [logos] _ in try await logos.data(url, list: list) }
+            } catch is CancellationError {
+                return Response(status: .clientClosedRequest)
+            } catch LogoError.cancelled, TransportError.cancelled {
+                return Response(status: .clientClosedRequest)
+            } catch TransportError.refusedAddress {
+                return Response(status: .forbidden, headers: [.cacheControl: "no-store"])
+            } catch {
+                return Response(status: .badGateway, headers: [.cacheControl: "no-store"])
+            }
         }
         let tag = "\"" + SHA256.hash(data: bytes).prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
         let headers: HTTPFields = [.eTag: tag, .cacheControl: "no-cache"]

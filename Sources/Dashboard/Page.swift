@@ -82,13 +82,14 @@ enum Page {
                 """ } ?? ""))
     }
 
-    /// A list page's columns, in the order ``row(_:position:)`` fills them (the stylesheet's widths follow it).
+    /// A list page's columns, in the order ``row(_:position:logo:)`` fills them (the stylesheet's widths follow it).
     static let listHeadings = ["Logo", "Name", "Address", "City", "Phone", "Chain", "Rating", "Position", "Added"]
 
     /// One hotel's row: the one renderer of a list's rows, for the page and for the rows the script loads
-    /// later (``moreRows(_:more:)``). Every value is the supplier's, so every value is escaped.
-    static func row(_ hotel: Hotel, position: Int64) -> String {
-        let logo = hotel.logoURL.map { "<img alt=\"\" width=\"32\" height=\"32\" data-logo=\"/logo?url=\(escaped(queryEscaped($0)))\">" } ?? ""
+    /// later (``moreRows(_:more:logo:)``). Every value is the supplier's, so every value is escaped.
+    /// - Parameter logo: the `/logo` link of a logo URL (``DashboardLogos/link(_:list:)``).
+    static func row(_ hotel: Hotel, position: Int64, logo link: (String) -> String) -> String {
+        let logo = hotel.logoURL.map { "<img alt=\"\" width=\"32\" height=\"32\" data-logo=\"\(escaped(link($0)))\">" } ?? ""
         let place = (hotel.latitude.map { String($0) } ?? "") + (hotel.longitude.map { ", " + String($0) } ?? "")
         let cells = [
             logo, escaped(hotel.name ?? hotel.code), escaped(hotel.address ?? ""), escaped(hotel.city ?? ""), escaped(hotel.phone ?? ""),
@@ -103,13 +104,13 @@ enum Page {
         escaped(String(format: "%g", rating))
     }
 
-    static func rows(_ rows: ListRows) -> String {
-        zip(rows.hotels, rows.positions).map { row($0, position: $1) }.joined(separator: "\n")
+    static func rows(_ rows: ListRows, logo: (String) -> String) -> String {
+        zip(rows.hotels, rows.positions).map { row($0, position: $1, logo: logo) }.joined(separator: "\n")
     }
 
     /// A list's page: its first rows, a link to the next page for a browser without the script, and, in the
-    /// table's `data-more`, the URL of ``moreRows(_:more:)``, which the script asks for past 90%.
-    static func list(_ list: ListSummary, rows: ListRows, search: String, next: Int64?, more: String?) -> Response {
+    /// table's `data-more`, the URL of ``moreRows(_:more:logo:)``, which the script asks for past 90%.
+    static func list(_ list: ListSummary, rows: ListRows, search: String, next: Int64?, more: String?, logo: (String) -> String) -> Response {
         let query = search.isEmpty ? "" : "&q=" + queryEscaped(search)
         let headings = listHeadings.map { "<th>\($0)</th>" }.joined()
         return html("\(list.city) · \(list.profile)", """
@@ -117,16 +118,16 @@ enum Page {
             <form method="get" action="/lists/\(list.id)"><label>Name <input type="search" name="q" value="\(escaped(search))"></label></form>
             <table id="hotels" data-list="\(list.id)"\(more.map { " data-more=\"\(escaped($0))\"" } ?? "")><thead><tr>\(headings)</tr></thead>
             <tbody>
-            \(Self.rows(rows))
+            \(Self.rows(rows, logo: logo))
             </tbody></table>
             """ + (next.map { "<p><a rel=\"next\" href=\"/lists/\(list.id)?after=\($0)\(query)\">Next page</a></p>" } ?? ""))
     }
 
-    /// `/lists/ID/rows`: the rows after a position, as ``row(_:position:)`` renders them, in a `<tbody>` whose
+    /// `/lists/ID/rows`: the rows after a position, as ``row(_:position:logo:)`` renders them, in a `<tbody>` whose
     /// `data-more` is the URL of the rows after these (absent at the end). The script parses it in a
     /// `<template>` and moves its rows into the page: no row is built in the script.
-    static func moreRows(_ rows: ListRows, more: String?) -> Response {
-        let fragment = "<tbody\(more.map { " data-more=\"\(escaped($0))\"" } ?? "")>\n\(Self.rows(rows))\n</tbody>\n"
+    static func moreRows(_ rows: ListRows, more: String?, logo: (String) -> String) -> Response {
+        let fragment = "<tbody\(more.map { " data-more=\"\(escaped($0))\"" } ?? "")>\n\(Self.rows(rows, logo: logo))\n</tbody>\n"
         return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: fragment)))
     }

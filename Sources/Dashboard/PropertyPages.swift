@@ -52,7 +52,7 @@ extension DashboardServer {
         if property.id != id { return Response(status: .seeOther, headers: [.location: "/properties/" + Page.queryEscaped(property.id)]) }
         var hotels: [Hotel?] = []
         for member in property.members { hotels.append(try await runtime.storage.hotel(inList: member.list, code: member.code)) }
-        return Page.property(property, hotels: hotels)
+        return Page.property(property, hotels: hotels, logo: logos.link)
     }
 
     private func reviewPage(_ request: Request) async throws -> Response {
@@ -105,10 +105,11 @@ extension Page {
     }
 
     /// The members side by side: the supplier, the code, the name, the address, the distance from the centre, the logo.
-    static func property(_ property: CatalogueProperty, hotels: [Hotel?]) -> Response {
+    /// - Parameter logo: the `/logo` link of a member's logo URL in its list (``DashboardLogos/link(_:list:)``).
+    static func property(_ property: CatalogueProperty, hotels: [Hotel?], logo link: (String, Int64) -> String) -> Response {
         let centre = property.latitude.flatMap { latitude in property.longitude.map { GeoPoint(latitude: latitude, longitude: $0) } }
         let rows = zip(property.members, hotels).map { (member, hotel) -> String in
-            let logo = hotel?.logoURL.map { "<img alt=\"\" width=\"48\" height=\"48\" data-logo=\"/logo?url=\(escaped(queryEscaped($0)))\">" } ?? ""
+            let logo = hotel?.logoURL.map { "<img alt=\"\" width=\"48\" height=\"48\" data-logo=\"\(escaped(link($0, member.list)))\">" } ?? ""
             var distance = ""
             if let centre, let latitude = hotel?.latitude, let longitude = hotel?.longitude {
                 let point = GeoPoint(latitude: latitude, longitude: longitude)

@@ -14,7 +14,7 @@ struct DashboardCommand: AsyncParsableCommand {
         discussion: """
         Binds to 127.0.0.1. Any other --host needs --token-file: the token (16 characters or more) is then asked \
         for by a login form, or taken from an Authorization: Bearer header. Pages read without a script and \
-        are served with Content-Security-Policy: default-src 'self'.
+        are served with Content-Security-Policy: default-src 'self'. A row's logo missing from the caches is         fetched when the row comes into view, and the transfer is cancelled when it leaves; only URLs of the         store's hotels, over http(s), and a private, loopback or link-local address only for a list whose         service is on one. --offline fetches none.
         """
     )
 
@@ -26,8 +26,12 @@ struct DashboardCommand: AsyncParsableCommand {
     var allowedHost: [String] = []
     @Option(help: ArgumentHelp("A file holding the token browsers and scripts must show (mode 600).", valueName: "file"))
     var tokenFile: String?
-    @Option(help: "The filter chain of the logos the list pages show from the store's logo index (hotels fetch --logos --filter).")
+    @Option(help: """
+        The filter chain of the logos the pages show: from the caches and the store's logo index when there,         else fetched as the rows come into view (hotels fetch --logos --filter stores them ahead).
+        """)
     var filter = ""
+    @Flag(help: "Show only the logos the store's logo index holds under --filter: fetch none.")
+    var offline = false
     @Flag(help: "Print each answered request on stderr: method, path, status, and for /logo the logo's URL.")
     var accessLog = false
 
@@ -40,6 +44,7 @@ struct DashboardCommand: AsyncParsableCommand {
         let chain = try reported("--filter") { try FilterChain(parsing: filter) }
         var configuration = DashboardServer.Configuration(host: host, port: port, token: token, logoFilter: chain.description)
         configuration.allowedHosts = allowedHost
+        configuration.offline = offline
         if accessLog { configuration.onResponse = { access in Diagnostics.note("dashboard: \(access)") } }
         do {
             try configuration.check()

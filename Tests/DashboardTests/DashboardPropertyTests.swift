@@ -51,7 +51,8 @@ struct DashboardPropertyTests {
             #expect(lyon.contains("No properties") && !lyon.contains(lutetia.id))
             let detail = try await client.execute(uri: "/properties/\(lutetia.id)", method: .get) { String(buffer: $0.body) }
             #expect(detail.contains("45 BD RASPAIL 75006 PARIS") && detail.contains("45 Boulevard Raspail") && !detail.contains(Self.hostile))
-            #expect(detail.contains(#"data-logo="/logo?url=http%3A%2F%2Flogos%2Etest%2Fa1%2Epng""#) && detail.contains(" m</td>"))
+            #expect(detail.contains(#"data-logo="/logo?list="#) && detail.contains(#"&amp;url=http%3A%2F%2Flogos%2Etest%2Fa1%2Epng&amp;sig="#)
+                && detail.contains(" m</td>"))
             try await client.execute(uri: "/properties/PNOSUCHTHING", method: .get) { #expect($0.status == .notFound) }
             try await client.execute(uri: "/properties?suppliers=many", method: .get) { #expect($0.status == .badRequest) }
         }

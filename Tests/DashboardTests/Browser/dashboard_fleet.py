@@ -181,7 +181,7 @@ try:
         "scrolled": script("return window.scrollY"),
         "logosAsked": [logo for path, _, logo in after_fling if path == "/logo"],
         # Rows within a row and the 64 px margin of the viewport: what may be asked for once it settles.
-        "nearView": [unquote(url.split("url=", 1)[1]) for url in script("""
+        "nearView": [unquote(url.split("url=", 1)[1].split("&", 1)[0]) for url in script("""
             return Array.from(document.querySelectorAll('#hotels tbody tr'))
               .filter(r => { const b = r.getBoundingClientRect(); return b.bottom > -120 && b.top < innerHeight + 120; })
               .map(r => r.querySelector('img[data-logo]')).filter(i => i).map(i => i.dataset.logo)""")],
