@@ -28,7 +28,7 @@ extension HotelStore {
             CREATE TABLE IF NOT EXISTS retired_property_ids (id TEXT PRIMARY KEY NOT NULL, successor TEXT, retiredAt REAL NOT NULL);
             """)
         // A logo's perceptual hash, kept with its index entries (the 64 bits as SQLite's signed integer).
-        if try !db.columns(in: "images").contains(where: { $0.name == "perceptualHash" }) {
+        if try db.tableExists("images"), try !db.columns(in: "images").contains(where: { $0.name == "perceptualHash" }) {
             try db.execute(sql: "ALTER TABLE images ADD COLUMN perceptualHash INTEGER")
         }
     }
