@@ -30,15 +30,20 @@ final class LogoGenerator: Sendable {
         let background = (UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random))
         let shapes = (0..<Int.random(in: 3...5, using: &random)).map { _ in LogoShape(random: &random) }
         var pixels = [UInt8](repeating: 255, count: size * size * 4)
-        for y in 0..<size {
-            for x in 0..<size {
-                let index = (y * size + x) * 4
-                // Where the pixel's centre falls in the unit square: every size draws the same picture.
-                let point = ((Double(x) + 0.5) / Double(size), (Double(y) + 0.5) / Double(size))
-                let colour = shapes.last { $0.covers(point) }?.colour ?? background
-                pixels[index] = colour.0
-                pixels[index + 1] = colour.1
-                pixels[index + 2] = colour.2
+        pixels.withUnsafeMutableBufferPointer { pixels in
+            guard let base = pixels.baseAddress else { return }
+            for y in 0..<size {
+                // Where the row's pixel centres fall in the unit square: every size draws the same picture.
+                let v = (Double(y) + 0.5) / Double(size)
+                let row = base + y * size * 4
+                paint(row, 0..<size, background)
+                // Each shape over the ones before it, as the run of columns it covers on this row.
+                for shape in shapes {
+                    guard let (left, right) = shape.span(atRow: v) else { continue }
+                    let first = max(0, Int((left * Double(size) - 0.5).rounded(.up)))
+                    let last = min(size - 1, Int((right * Double(size) - 0.5).rounded(.down)))
+                    if first <= last { paint(row, first..<(last + 1), shape.colour) }
+                }
             }
         }
         let image = RGBAImage(width: size, height: size, pixels: pixels)
@@ -49,6 +54,15 @@ final class LogoGenerator: Sendable {
             cache.bytes += bytes.count
         }
         return (bytes, etag)
+    }
+}
+
+/// Sets `columns` of a row of RGBA pixels to `colour`, leaving alpha as it is.
+private func paint(_ row: UnsafeMutablePointer<UInt8>, _ columns: Range<Int>, _ colour: (UInt8, UInt8, UInt8)) {
+    for x in columns {
+        row[x * 4] = colour.0
+        row[x * 4 + 1] = colour.1
+        row[x * 4 + 2] = colour.2
     }
 }
 
@@ -66,8 +80,11 @@ private struct LogoShape {
         colour = (UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random))
     }
 
-    func covers(_ point: (Double, Double)) -> Bool {
-        let dx = (point.0 - centre.x) / halfSize.width, dy = (point.1 - centre.y) / halfSize.height
-        return isEllipse ? dx * dx + dy * dy <= 1 : abs(dx) <= 1 && abs(dy) <= 1
+    /// The horizontal extent it covers at height `v`, nil when it does not reach that row.
+    func span(atRow v: Double) -> (Double, Double)? {
+        let dy = (v - centre.y) / halfSize.height
+        guard abs(dy) <= 1 else { return nil }
+        let half = halfSize.width * (isEllipse ? (1 - dy * dy).squareRoot() : 1)
+        return (centre.x - half, centre.x + half)
     }
 }
