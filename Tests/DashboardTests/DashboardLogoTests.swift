@@ -126,9 +126,10 @@ struct DashboardLogoTests {
     func liveInChromium() async throws {
         var options = SampleServiceOptions()
         options.port = 0
-        options.hotels = 3000
-        // Every answer takes a second: logos are still on their way when a fling leaves their rows.
-        options.latency = 1000
+        options.hotels = 1500
+        // Every answer takes 2.5 s: a logo the dashboard asked for is still on its way when a fling leaves its row,
+        // however loaded the machine is.
+        options.latency = 2500
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("sample-\(UUID().uuidString).jsonl").path
         options.logFile = log
         let sample = try await SampleServer.start(options)
@@ -137,7 +138,7 @@ struct DashboardLogoTests {
         let client = try runtime.client(profile: try .named("sample"), endpoint: sample.endpoint)
         // The list without its logos: the dashboard fetches them.
         let summary = try await runtime.listJob(client, city: "Paris", options: ListSync.Options(pageSize: 500, readAhead: true)).run()
-        #expect(summary.failure == nil && summary.hotels >= 300, "\(summary)")
+        #expect(summary.failure == nil && summary.hotels >= 250, "\(summary)")
         let list = try #require(try await runtime.storage.allLists().first)
 
         let answers = Locked<[DashboardServer.Access]>([])
