@@ -1,6 +1,7 @@
 import Foundation
 import Imaging
 import Logos
+import OfflineStore
 
 /// The logo stage of `hotels match --logos`: each logo a scope's records name
 /// that the store has no hash for is loaded through the logo pipeline (its
@@ -30,7 +31,7 @@ struct LogoHashing: Sendable {
                 group.addTask { [pipeline] in
                     do {
                         let logo = try await pipeline.data(for: url)
-                        guard let data = logo.data else { throw LogoError.notCached(url) }
+                        guard let data = logo.data else { throw LogoError.notCached(ShownURL.of(url)) }
                         return (url, .success(try PerceptualHash(data: data, decoder: pipeline.configuration.decoder).value))
                     } catch {
                         return (url, .failure(error))
@@ -43,7 +44,8 @@ struct LogoHashing: Sendable {
                 case .success(let hash): outcome.hashes[url] = hash
                 case .failure(let error):
                     outcome.failed += 1
-                    if outcome.firstFailure == nil { outcome.firstFailure = "\(url): \(error)" }
+                    // As pages show a URL: a supplier may sign its logo URLs.
+                    if outcome.firstFailure == nil { outcome.firstFailure = "\(ShownURL.of(url)): \(error)" }
                 }
                 if next < urls.count { start(&group) }
             }
