@@ -14,13 +14,18 @@ public enum AddressRule: Sendable, Equatable {
     public static func isSpecial(host: String) -> Bool {
         let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         var hints = addrinfo()
+        #if canImport(Glibc)
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #else
+        hints.ai_socktype = SOCK_STREAM
+        #endif
         var found: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(name, nil, &hints, &found) == 0, let first = found else { return false }
         defer { freeaddrinfo(first) }
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let current = entry {
-            if let address = current.pointee.ai_addr, SocketAddress(UnsafeRawPointer(address), family: current.pointee.ai_family)?.isSpecial == true {
+            if let address = current.pointee.ai_addr,
+               SocketAddress(UnsafeRawPointer(address), family: current.pointee.ai_family, length: Int(current.pointee.ai_addrlen))?.isSpecial == true {
                 return true
             }
             entry = current.pointee.ai_next
@@ -38,12 +43,12 @@ struct SocketAddress: CustomStringConvertible {
 
     let bytes: Bytes
 
-    /// Nil for a family other than IPv4 and IPv6.
-    init?(_ address: UnsafeRawPointer, family: Int32) {
+    /// Nil for a family other than IPv4 and IPv6, or an address shorter than its family's.
+    init?(_ address: UnsafeRawPointer, family: Int32, length: Int) {
         switch family {
-        case AF_INET:
+        case AF_INET where length >= MemoryLayout<sockaddr_in>.size:
             bytes = .v4(UInt32(bigEndian: address.loadUnaligned(as: sockaddr_in.self).sin_addr.s_addr))
-        case AF_INET6:
+        case AF_INET6 where length >= MemoryLayout<sockaddr_in6>.size:
             var ipv6 = address.loadUnaligned(as: sockaddr_in6.self).sin6_addr
             bytes = .v6(withUnsafeBytes(of: &ipv6) { Array($0) })
         default:

@@ -113,6 +113,8 @@ public final class HTTPTransport: HTTPClient {
         if configuration.addressRule == .publicOnly {
             hk_curl_setopt_opensocket_function(handle, openSocketCallback)
             hk_curl_setopt_pointer(handle, CURLOPT_OPENSOCKETDATA, context)
+            // Through a proxy the check would see the proxy's address, never the one the proxy reaches: no proxy.
+            hk_curl_setopt_string(handle, CURLOPT_NOPROXY, "*")
         }
     }
 
@@ -344,10 +346,17 @@ private let openSocketCallback: @convention(c) (UnsafeMutableRawPointer?, curlso
     context, _, address in
     guard let context, let address else { return -1 }
     let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-    let peer = withUnsafePointer(to: &address.pointee.addr) { SocketAddress(UnsafeRawPointer($0), family: address.pointee.family) }
-    if let peer, peer.isSpecial {
-        transfer.refusedAddress = peer.description
+    // The address runs on past `struct sockaddr` (an IPv6 one is 28 bytes): read it from the struct's own storage, `addrlen` long.
+    let addressField = UnsafeRawPointer(address) + (MemoryLayout<curl_sockaddr>.offset(of: \curl_sockaddr.addr) ?? 16)
+    let peer = SocketAddress(addressField, family: address.pointee.family, length: Int(address.pointee.addrlen))
+    guard let peer, !peer.isSpecial else {
+        transfer.refusedAddress = peer?.description ?? "an address of family \(address.pointee.family)"
         return -1
     }
-    return socket(address.pointee.family, address.pointee.socktype | Int32(SOCK_CLOEXEC.rawValue), address.pointee.protocol)
+    #if canImport(Glibc)
+    let socketType = address.pointee.socktype | Int32(SOCK_CLOEXEC.rawValue)
+    #else
+    let socketType = address.pointee.socktype
+    #endif
+    return socket(address.pointee.family, socketType, address.pointee.protocol)
 }
