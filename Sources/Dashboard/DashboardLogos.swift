@@ -2,7 +2,6 @@ import Crypto
 import Foundation
 import HTTP
 import Imaging
-import Locking
 import Logos
 import OfflineStore
 import Runtime
@@ -15,23 +14,19 @@ import Runtime
 /// process: `/logo` loads only URLs the dashboard itself took from a hotel of
 /// the store, so a request cannot make it fetch anything else.
 ///
-/// **Which addresses.** A logo is fetched over http or https only, and a
-/// private, loopback or link-local address is reached only for a list whose
-/// own service is on one (the sample service on loopback): a supplier's data
-/// cannot make the dashboard reach `169.254.169.254` or the database. The
-/// check is made on each connection's address (``/HTTP/AddressRule``).
+/// **Which addresses.** A logo is fetched over http or https only, through
+/// ``/Runtime/SupplierLogos``: a private, loopback or link-local address is
+/// reached only for a list whose own service is on one (the sample service
+/// on loopback), so a supplier's data cannot make the dashboard reach
+/// `169.254.169.254` or the database.
 struct DashboardLogos: Sendable {
     /// The links' key: random for each process, so links live as long as the dashboard that gave them.
     private let key = (0..<32).map { _ in UInt8.random(in: .min ... .max) }
-    /// For lists whose service is on a public address; for those on this machine's network.
-    private let publicOnly: LogoPipeline
-    private let anyAddress: LogoPipeline
-    /// Whether each list's service is on a private, loopback or link-local address, looked up once.
-    private let listRules = Locked<[Int64: AddressRule]>([:])
+    /// The pipelines, by where a list's service is.
+    private let logos: SupplierLogos
 
     init(runtime: HotelRuntime, filter: FilterChain) {
-        publicOnly = runtime.makeLogos(filter: filter, addressRule: .publicOnly)
-        anyAddress = runtime.logos(filter: filter)
+        logos = runtime.supplierLogos(filter: filter)
     }
 
     /// The `/logo` link of a hotel's logo in `list`.
@@ -56,17 +51,8 @@ struct DashboardLogos: Sendable {
         guard let scheme = URL(string: url)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw TransportError.other("not an http or https URL")
         }
-        let pipeline = rule(for: list) == .any ? anyAddress : publicOnly
-        guard let data = try await pipeline.data(for: url).data else { throw LogoError.notCached(url) }
+        let pipeline = await logos.pipeline(forServiceAt: list.key.endpoint)
+        guard let data = try await pipeline.data(for: url).data else { throw LogoError.notCached(ShownURL.of(url)) }
         return data
-    }
-
-    /// Any address for a list whose service is on this machine's network; public ones otherwise.
-    private func rule(for list: CachedList) -> AddressRule {
-        if let known = listRules.withLock({ $0[list.id] }) { return known }
-        let host = URL(string: list.key.endpoint)?.host ?? ""
-        let rule: AddressRule = AddressRule.isSpecial(host: host) ? .any : .publicOnly
-        listRules.withLock { $0[list.id] = rule }
-        return rule
     }
 }

@@ -100,8 +100,13 @@ public final class HotelRuntime: Sendable {
         }
     }
 
-    /// The pipeline of logos as their suppliers sent them (no filter): what matching hashes.
-    public var originalLogos: LogoPipeline { logos(filter: FilterChain()) }
+    /// Logos under `filter`, each from a pipeline chosen by where its list's service is (``SupplierLogos``).
+    public func supplierLogos(filter: FilterChain) -> SupplierLogos {
+        SupplierLogos(publicOnly: makeLogos(filter: filter, addressRule: .publicOnly), anyAddress: logos(filter: filter))
+    }
+
+    /// Logos as their suppliers sent them (no filter): what matching hashes.
+    public var originalLogos: SupplierLogos { supplierLogos(filter: FilterChain()) }
 
     /// A logo pipeline of its own: for a view with its own memory budget, one
     /// that watches every transfer (a simulation's recorder), or one whose
@@ -111,6 +116,7 @@ public final class HotelRuntime: Sendable {
                           observe: @escaping @Sendable (LogoPipelineEvent) -> Void = { _ in }) -> LogoPipeline {
         var transport = configuration.transport
         transport.addressRule = addressRule
+        // A client given in the configuration (a test's fake) opens no connection of its own: it has no rule to keep.
         let client = addressRule == .any || configuration.httpClient != nil ? http : HTTPTransport(configuration: transport)
         return LogoPipeline(configuration: LogoPipeline.Configuration(
             transport: HTTPLogoTransport(client: client), filter: filter,

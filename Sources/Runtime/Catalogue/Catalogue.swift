@@ -31,11 +31,11 @@ public struct Catalogue: Sendable {
     }
 
     /// Matches every list's records (only those of `cities`' lists when given), scope by scope.
-    /// - Parameter logos: First loads, through this pipeline, every logo the records name that has no hash yet, and hashes
-    ///   it (`hotels match --logos`): a pipeline with no filter (``HotelRuntime/originalLogos``), so the hash is of the
-    ///   picture the supplier sent. Nil: the hashes already stored count.
+    /// - Parameter logos: First loads, through these pipelines, every logo the records name that has no hash yet, and
+    ///   hashes it (`hotels match --logos`): pipelines with no filter (``HotelRuntime/originalLogos``), so the hash is of
+    ///   the picture the supplier sent, each reaching only what its list's service may. Nil: the hashes already stored count.
     /// - Parameter progress: called after each scope, with the scopes done and their number.
-    public func match(cities: [String] = [], logos: LogoPipeline? = nil, progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws
+    public func match(cities: [String] = [], logos: SupplierLogos? = nil, progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws
         -> CatalogueSummary {
         let wanted = Set(cities.map { MatchSource.scope(ofCity: $0, listID: 0) })
         let scopes = try await listsByScope().filter { wanted.isEmpty || wanted.contains($0.key) }
@@ -81,7 +81,7 @@ public struct Catalogue: Sendable {
 
     /// One scope matched with `decisions`, its new ids never one of `taken`; returns its summary and the ids it gave.
     private func matchScope(_ scope: String, lists: [CachedList], decisions: [PairDecision], taken: Set<String>,
-                            hashingLogos logos: LogoPipeline? = nil) async throws -> (summary: CatalogueSummary, ids: [String]) {
+                            hashingLogos logos: SupplierLogos? = nil) async throws -> (summary: CatalogueSummary, ids: [String]) {
         var records = try await records(of: lists)
         let hashed = if let logos { try await hashLogos(of: &records, through: logos) } else { LogoHashing.Outcome?.none }
         let prepared = matcher.prepare(records)
@@ -111,10 +111,16 @@ public struct Catalogue: Sendable {
     }
 
     /// Loads and hashes the logos the records name that have no hash, keeps the hashes in the store, and gives them to the records.
-    private func hashLogos(of records: inout [MatchRecord], through logos: LogoPipeline) async throws -> LogoHashing.Outcome {
-        let missing = Set(records.compactMap { $0.logoHash == nil ? $0.hotel.logoURL : nil }).sorted()
-        let outcome = await LogoHashing(pipeline: logos, parallel: logos.configuration.downloadConcurrency).hash(missing)
-        // The pipeline notes each logo's index entry in the background: the hash joins the entry once it is there.
+    private func hashLogos(of records: inout [MatchRecord], through logos: SupplierLogos) async throws -> LogoHashing.Outcome {
+        // Each logo through the pipeline of the first list that names it.
+        var missing: [String: String] = [:]
+        for record in records where record.logoHash == nil {
+            if let url = record.hotel.logoURL, missing[url] == nil { missing[url] = record.source.endpoint }
+        }
+        var work: [(url: String, pipeline: LogoPipeline)] = []
+        for (url, endpoint) in missing.sorted(by: { $0.key < $1.key }) { work.append((url, await logos.pipeline(forServiceAt: endpoint))) }
+        let outcome = await LogoHashing(parallel: work.first?.pipeline.configuration.downloadConcurrency ?? 1).hash(work)
+        // The pipelines note each logo's index entry in the background: the hash joins the entry once it is there.
         await logos.indexWritten()
         try await storage.storeLogoHashes(outcome.hashes)
         for index in records.indices {
