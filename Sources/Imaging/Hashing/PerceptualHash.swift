@@ -5,10 +5,12 @@ import Foundation
 /// two different pictures about 32 bits apart.
 ///
 /// The classic DCT hash: the picture flattened onto white (a transparent
-/// logo looks as it does on a page), shrunk to 32×32 grey levels by area
-/// averaging, then the 8×8 lowest frequencies of its two-dimensional DCT
-/// but the first row and column (the average brightness and the plain
-/// gradients); each bit says whether a coefficient is above their median.
+/// logo looks as it does on a page), its centre square (``ResizeMode/fill``)
+/// resampled to 32×32 grey levels, then the 8×8 lowest frequencies of its
+/// two-dimensional DCT but the first row and column (the average brightness
+/// and the plain gradients); each bit says whether a coefficient is above
+/// their median. A picture of one colour has no hash: its coefficients are
+/// rounding noise, the same for every such placeholder.
 ///
 /// ```swift
 /// let hash = try PerceptualHash(data: logoBytes)
@@ -26,17 +28,19 @@ public struct PerceptualHash: Sendable, Hashable, CustomStringConvertible {
         self.value = value
     }
 
-    /// The hash of an encoded PNG or JPEG, decoded straight to 32×32.
-    public init(data: [UInt8], decoder: ImageDecoder = ImageDecoder()) throws(ImageError) {
+    /// The hash of an encoded PNG or JPEG, decoded straight to 32×32; nil for a picture of one colour.
+    public init?(data: [UInt8], decoder: ImageDecoder = ImageDecoder()) throws(ImageError) {
         let side = Self.side
         self.init(of: try decoder.decode(data, resizedTo: ScaleHint(width: side, height: side, mode: .fill)).image)
     }
 
-    /// The hash of a decoded picture of any size.
-    public init(of image: RGBAImage) {
+    /// The hash of a decoded picture of any size; nil for a picture of one colour.
+    public init?(of image: RGBAImage) {
         let side = Self.side
         let small = image.width == side && image.height == side ? image : Resampler.resize(image, width: side, height: side, mode: .fill)
         let grey = Self.greyOnWhite(small)
+        let mean = grey.reduce(0, +) / Double(grey.count)
+        guard grey.contains(where: { abs($0 - mean) >= 1 }) else { return nil }
         let coefficients = Self.lowFrequencies(grey)
         let median = coefficients.sorted()[coefficients.count / 2]
         var value: UInt64 = 0
