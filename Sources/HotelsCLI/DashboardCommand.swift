@@ -14,7 +14,10 @@ struct DashboardCommand: AsyncParsableCommand {
         discussion: """
         Binds to 127.0.0.1. Any other --host needs --token-file: the token (16 characters or more) is then asked \
         for by a login form, or taken from an Authorization: Bearer header. Pages read without a script and \
-        are served with Content-Security-Policy: default-src 'self'. A row's logo missing from the caches is         fetched when the row comes into view, and the transfer is cancelled when it leaves; only URLs of the         store's hotels, over http(s), and a private, loopback or link-local address only for a list whose         service is on one. --offline fetches none.
+        are served with Content-Security-Policy: default-src 'self'. A row's logo missing from the caches is \
+        fetched when the row comes into view, and the transfer is cancelled when it leaves; only URLs of the \
+        store's hotels, over http(s), and a private, loopback or link-local address only for a list whose \
+        service is on one. --offline fetches none.
         """
     )
 
@@ -27,7 +30,8 @@ struct DashboardCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A file holding the token browsers and scripts must show (mode 600).", valueName: "file"))
     var tokenFile: String?
     @Option(help: """
-        The filter chain of the logos the pages show: from the caches and the store's logo index when there,         else fetched as the rows come into view (hotels fetch --logos --filter stores them ahead).
+        The filter chain of the logos the pages show: from the caches and the store's logo index when there, \
+        else fetched as the rows come into view (hotels fetch --logos --filter stores them ahead).
         """)
     var filter = ""
     @Flag(help: "Show only the logos the store's logo index holds under --filter: fetch none.")
