@@ -121,7 +121,7 @@ struct DashboardLogoTests {
         await runtime.close()
     }
 
-    @Test("a logo on a list page of a store without it, in headless Chromium: the rows in view end with their logos, a fling cancels transfers on the server (its access log and the sample service's hang-ups), and nothing is fetched for rows never shown",
+    @Test("a logo on a list page of a store without it, in headless Chromium: the rows in view end with their logos, rows the browser gives up on are cancelled on the server (its access log), and nothing is fetched for rows never shown",
           .timeLimit(.minutes(5)))
     func liveInChromium() async throws {
         var options = SampleServiceOptions()
@@ -160,14 +160,15 @@ struct DashboardLogoTests {
         // The rows in view end with their logos, fetched now.
         #expect(first["loaded"]! >= visible - 1 && first["failed"] == 0, "\(result)")
         #expect(settled["aborted"]! > 0 && settled["failed"] == 0, "\(result)")
-        // The fling's aborts reached the server: cancelled in the dashboard's log, hung up on at the sample service.
+        // The browser's aborts reached the server: cancelled in the dashboard's log. (That a cancelled transfer hangs up
+        // on the logo's service is `abortedRowCancelsTheTransfer`'s, step by step: here, whether an aborted row's
+        // transfer had already reached the service depends on the browser's emulated latency and the machine's load.)
         let logged = answers.withLock { $0 }
         #expect(logged.contains { $0.isCancelled }, "\(logged.map(\.description))")
         let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap {
             try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
         let logoLines = lines.filter { ($0["path"] as? String)?.hasPrefix("/logos/") == true }
-        #expect(logoLines.contains { $0["hungUp"] as? Bool == true }, "\(logoLines.count) logo requests, none hung up on")
         // Nothing for rows never shown: the sample service was asked only for logos the browser asked the dashboard for.
         let asked = Set(logged.compactMap { $0.logo.flatMap { URL(string: $0)?.path } })
         let fetched = Set(logoLines.compactMap { $0["path"] as? String })
