@@ -120,7 +120,10 @@ struct DashboardLogoTests {
         server.cancel()
         await runtime.close()
     }
+}
 
+/// In the browser suite, which the sanitizer runs take in a pass of their own (scripts/sanitize).
+extension DashboardBrowserTests {
     @Test("a logo on a list page of a store without it, in headless Chromium: the rows in view end with their logos, rows the browser gives up on are cancelled on the server (its access log), and nothing is fetched for rows never shown",
           .timeLimit(.minutes(5)))
     func liveInChromium() async throws {
@@ -147,12 +150,12 @@ struct DashboardLogoTests {
         let listening = AsyncStream<Int>.makeStream()
         let server = Task { try await DashboardServer(runtime: runtime, configuration: configuration).run { listening.continuation.yield($0) } }
         let port = try #require(await listening.stream.first { _ in true })
-        let ended = try await HotelsProcess.start(["python3", DashboardBrowserTests.script("list_window.py"), "http://127.0.0.1:\(port)",
-                                                   "/lists/\(list.id)"], executable: DashboardBrowserTests.python).finish()
+        let ended = try await HotelsProcess.start(["python3", Self.script("list_window.py"), "http://127.0.0.1:\(port)",
+                                                   "/lists/\(list.id)"], executable: Self.python).finish()
         server.cancel()
         await runtime.close()
         await sample.stop()
-        let result = try DashboardBrowserTests.printed(ended)
+        let result = try Self.printed(ended)
         func stats(_ key: String) throws -> [String: Int] { try #require(result[key] as? [String: Int], "\(key) in \(result)") }
         let visible = try #require(result["visibleRows"] as? Int)
         let first = try stats("first"), settled = try stats("settled")
