@@ -106,11 +106,15 @@ struct BrowseTmuxTests {
 
         // A held ↓: repeats every 40 ms, as a keyboard's autorepeat sends them.
         let pressed = Self.now()
+        var presses: [Int] = []
         for _ in 0..<24 {
+            presses.append(Self.now())
             try await pane.press("Down")
             try await Task.sleep(for: .milliseconds(40))
         }
         let released = Self.now()
+        // A machine loaded so much that this test paused for the settle time between two repeats has let the key go.
+        let letGo = zip(presses, presses.dropFirst()).contains { $1 - $0 >= 5000 }
         let hotels = try await Self.cachedHotels(cache: cache)
         let screen = try await pane.waitFor("the window at row 24, settled") { screen in
             Self.settled(screen) && screen.contains(hotels[24].name) && !screen.contains(hotels[23].name)
@@ -121,7 +125,8 @@ struct BrowseTmuxTests {
         let requests = try Self.requests(log)
         let logos = requests.filter { $0.path.hasPrefix("/logos/") }
         let duringTheHold = logos.filter { ($0.arrived ?? 0) > pressed && ($0.arrived ?? 0) < released + 500 }
-        #expect(duringTheHold.isEmpty, "logo requests while the key was held: \(duringTheHold.map(\.path))")
+        let gaps = zip(presses, presses.dropFirst()).map { $1 - $0 }
+        #expect(letGo || duringTheHold.isEmpty, "logo requests while the key was held: \(duringTheHold.map(\.path)); repeats sent \(gaps) ms apart")
         for hotel in hotels[24..<24 + Self.visibleHotels] {
             #expect(screen.contains(hotel.name))
             #expect(logos.contains { $0.path == hotel.logo && $0.status == 200 && ($0.arrived ?? 0) >= released },

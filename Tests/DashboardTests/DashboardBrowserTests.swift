@@ -11,8 +11,9 @@ import Testing
 import Workers
 import TestSupport
 
-/// A list page in headless Chromium: the tutorials' window loading, in a browser.
-@Suite("hotels dashboard in Chromium")
+/// A list page in headless Chromium: the tutorials' window loading, in a browser. One browser at a time: three
+/// at once, beside the other suites, loaded a 2-core machine so that the terminal view's timing tests paused.
+@Suite("hotels dashboard in Chromium", .serialized)
 struct DashboardBrowserTests {
     @Test("logos load for the rows in view only, rows a fling leaves are aborted, nothing starts until it settles, the next page loads past 90%, and a second visit gets 304s",
           .timeLimit(.minutes(5)))
