@@ -138,6 +138,12 @@ public final class HotelRuntime: Sendable {
     /// sharing the runtime's clients and pipelines); the results in the order given.
     public func forEach<Item: Sendable, Result: Sendable>(_ items: [Item], parallel: Int,
                                                          _ body: @escaping @Sendable (Item) async -> Result) async -> [Result] {
+        await Self.forEach(items, parallel: parallel, body)
+    }
+
+    /// ``forEach(_:parallel:_:)`` for work that needs no runtime (the logo stage of a match).
+    static func forEach<Item: Sendable, Result: Sendable>(_ items: [Item], parallel: Int,
+                                                         _ body: @escaping @Sendable (Item) async -> Result) async -> [Result] {
         await withTaskGroup(of: (Int, Result).self) { group in
             var results = [Result?](repeating: nil, count: items.count)
             var next = 0

@@ -23,35 +23,25 @@ struct LogoHashing: Sendable {
 
     /// - Parameter work: each logo with the pipeline (no filter: the hash is of the picture the supplier sent) it loads through.
     func hash(_ work: [(url: String, pipeline: LogoPipeline)]) async -> Outcome {
-        await withTaskGroup(of: (String, Result<UInt64?, any Error>).self) { group in
-            var outcome = Outcome()
-            var next = 0
-            func start(_ group: inout TaskGroup<(String, Result<UInt64?, any Error>)>) {
-                let (url, pipeline) = work[next]
-                next += 1
-                group.addTask {
-                    do {
-                        let logo = try await pipeline.data(for: url)
-                        guard let data = logo.data else { throw LogoError.notCached(ShownURL.of(url)) }
-                        return (url, .success(try PerceptualHash(data: data, decoder: pipeline.configuration.decoder)?.value))
-                    } catch {
-                        return (url, .failure(error))
-                    }
-                }
+        let results = await HotelRuntime.forEach(work, parallel: parallel) { job in
+            do {
+                guard let data = try await job.pipeline.data(for: job.url).data else { throw LogoError.notCached(ShownURL.of(job.url)) }
+                return Result<UInt64?, any Error>.success(try PerceptualHash(data: data, decoder: job.pipeline.configuration.decoder)?.value)
+            } catch {
+                return .failure(error)
             }
-            while next < min(max(1, parallel), work.count) { start(&group) }
-            for await (url, result) in group {
-                switch result {
-                case .success(let hash?): outcome.hashes[url] = hash
-                case .success(nil): outcome.flat += 1
-                case .failure(let error):
-                    outcome.failed += 1
-                    // As pages show a URL: a supplier may sign its logo URLs.
-                    if outcome.firstFailure == nil { outcome.firstFailure = "\(ShownURL.of(url)): \(error)" }
-                }
-                if next < work.count { start(&group) }
-            }
-            return outcome
         }
+        var outcome = Outcome()
+        for ((url, _), result) in zip(work, results) {
+            switch result {
+            case .success(let hash?): outcome.hashes[url] = hash
+            case .success(nil): outcome.flat += 1
+            case .failure(let error):
+                outcome.failed += 1
+                // As pages show a URL: a supplier may sign its logo URLs.
+                if outcome.firstFailure == nil { outcome.firstFailure = "\(ShownURL.of(url)): \(error)" }
+            }
+        }
+        return outcome
     }
 }
