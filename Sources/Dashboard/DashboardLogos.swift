@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import HTTP
 import Imaging
 import Logos
 import OfflineStore
@@ -47,10 +46,8 @@ struct DashboardLogos: Sendable {
     /// The logo's bytes as the disk cache keeps them under the dashboard's filter chain: from the caches,
     /// or fetched (then cached and indexed). Cancelling the task cancels the scheduler's operation and
     /// the transfer.
+    /// Only http and https: the transport's own protocols.
     func data(_ url: String, list: CachedList) async throws -> [UInt8] {
-        guard let scheme = URL(string: url)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw TransportError.other("not an http or https URL")
-        }
         let pipeline = await logos.pipeline(forServiceAt: list.key.endpoint)
         guard let data = try await pipeline.data(for: url).data else { throw LogoError.notCached(ShownURL.of(url)) }
         return data

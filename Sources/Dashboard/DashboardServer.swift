@@ -244,9 +244,7 @@ public struct DashboardServer: Sendable {
         } else {
             do {
                 bytes = try await request.body.consumeWithCancellationOnInboundClose { [logos] _ in try await logos.data(url, list: list) }
-            } catch is CancellationError {
-                return Response(status: .clientClosedRequest)
-            } catch LogoError.cancelled, TransportError.cancelled {
+            } catch is CancellationError, LogoError.cancelled, TransportError.cancelled {
                 return Response(status: .clientClosedRequest)
             } catch TransportError.refusedAddress {
                 return Response(status: .forbidden, headers: [.cacheControl: "no-store"])

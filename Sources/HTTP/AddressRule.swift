@@ -56,9 +56,6 @@ struct SocketAddress: CustomStringConvertible {
         }
     }
 
-    init(ipv4: UInt32) { bytes = .v4(ipv4) }
-    init(ipv6: [UInt8]) { bytes = .v6(ipv6) }
-
     /// Private, loopback, link-local, shared, multicast, reserved or unspecified.
     var isSpecial: Bool {
         switch bytes {
