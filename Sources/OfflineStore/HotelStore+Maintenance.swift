@@ -64,10 +64,12 @@ extension HotelStore {
     /// Records a logo written to, or read from, the disk cache.
     public func noteImage(_ entry: ImageIndexEntry) throws {
         try writer.write { db in
-            let before = try Row.fetchOne(db, sql: "SELECT bytes, etag FROM images WHERE url = ? AND filter = ?", arguments: [entry.url, entry.filter])
+            // A note with bytes is a download; only then may the picture have changed (a cache hit or a 304 reads nothing more).
+            let before = entry.data == nil ? nil
+                : try Row.fetchOne(db, sql: "SELECT bytes, etag FROM images WHERE url = ? AND filter = ?", arguments: [entry.url, entry.filter])
             try entry.upsert(db)
             // Other bytes downloaded: the perceptual hash of the picture before no longer holds.
-            if entry.data != nil, let before, before["bytes"] != entry.bytes || before["etag"] != entry.etag {
+            if let before, before["bytes"] != entry.bytes || before["etag"] != entry.etag {
                 try db.execute(sql: "UPDATE images SET perceptualHash = NULL WHERE url = ?", arguments: [entry.url])
             }
         }

@@ -12,10 +12,13 @@ extension PostgresHotelStore {
     public func noteImage(_ entry: ImageIndexEntry) async throws {
         let data = entry.data.map { ByteBuffer(bytes: $0) }
         try await writing { [logger] connection in
+            // A note with bytes is a download; only then may the picture have changed (a cache hit or a 304 reads nothing more).
             var before: (bytes: Int, etag: String?)?
-            for try await row in try await connection.query("SELECT bytes, etag FROM images WHERE url = \(entry.url) AND filter = \(entry.filter)",
-                                                              logger: logger).decode((Int, String?).self) {
-                before = (row.0, row.1)
+            if data != nil {
+                for try await row in try await connection.query("SELECT bytes, etag FROM images WHERE url = \(entry.url) AND filter = \(entry.filter)",
+                                                                  logger: logger).decode((Int, String?).self) {
+                    before = (row.0, row.1)
+                }
             }
             try await connection.query("""
                 INSERT INTO images (url, filter, file, bytes, last_access, etag, last_modified, max_age, stored_at, data)
@@ -27,7 +30,7 @@ extension PostgresHotelStore {
                     data = coalesce(EXCLUDED.data, images.data)
                 """, logger: logger)
             // Other bytes downloaded: the perceptual hash of the picture before no longer holds.
-            if data != nil, let before, before.bytes != entry.bytes || before.etag != entry.etag {
+            if let before, before.bytes != entry.bytes || before.etag != entry.etag {
                 try await connection.query("UPDATE images SET perceptual_hash = NULL WHERE url = \(entry.url)", logger: logger)
             }
         }
