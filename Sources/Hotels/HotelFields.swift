@@ -117,11 +117,27 @@ public struct HotelFieldSpec: Sendable {
 }
 
 extension HotelFieldSpec.Value {
-    /// References as the JSON text both stores keep: keys sorted, so equal maps are equal text.
+    /// References as the JSON text both stores keep: keys sorted, so equal
+    /// maps are equal text; each name and code up to its first NUL, as the
+    /// stores keep all text (``textUpToNUL(_:)``).
     public static func referencesJSON(_ references: [String: String]) -> String {
         var bytes: [UInt8] = []
-        HotelJSONLines.appendReferences(references, to: &bytes)
+        let kept = Dictionary(references.map { (textUpToNUL($0.key), textUpToNUL($0.value)) }, uniquingKeysWith: { first, _ in first })
+        HotelJSONLines.appendReferences(kept, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Text up to its first NUL: what both stores keep of a value (SQLite
+    /// binds text as a C string, PostgreSQL's text cannot hold a NUL). Found
+    /// by `memchr`, since every value of every row is looked at.
+    public static func textUpToNUL(_ text: String) -> String {
+        var text = text
+        let length = text.withUTF8 { bytes -> Int? in
+            guard let base = bytes.baseAddress, let nul = memchr(base, 0, bytes.count) else { return nil }
+            return UnsafeRawPointer(base).distance(to: nul)
+        }
+        guard let length else { return text }
+        return String(decoding: text.utf8.prefix(length), as: UTF8.self)
     }
 
     /// References from the JSON text a store kept; nil when it is not an object of strings.

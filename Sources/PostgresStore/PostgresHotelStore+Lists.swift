@@ -94,23 +94,23 @@ extension PostgresHotelStore {
     /// 23505, cheaper than `ON CONFLICT` for rows that are new), anything
     /// else refuses itself (`hotelkit_refuse`, HK001). Nil then, and the page
     /// goes the general way, in a transaction. One round trip a page instead
-    /// of five; the statement is `hotelkit_append_page` (schema version 8: the rows as `jsonb`, as ``Rows`` writes them).
+    /// of five; the statement is ``appendAtOnceSQL``, its rows bound as ``Rows`` binds them.
     func appendAtOnce(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date, lease: JobLease?) async throws -> Int? {
         // A code twice in the page breaks the key like a stored one, so no set of its codes is made first.
         guard !page.isEmpty else { return nil }
         var rows = Rows()
         for hotel in page { rows.add(hotel, position: nil) }
         let json = try String(decoding: JSONEncoder().encode(checkpoint), as: UTF8.self)
-        var bindings = PostgresBindings(capacity: 11)
-        for value in [key.profile, key.endpoint, key.city, key.storedKeyword, rows.array] { bindings.append(value) }
+        var bindings = PostgresBindings(capacity: 10 + HotelFields.all.count)
+        for value in [key.profile, key.endpoint, key.city, key.storedKeyword] { bindings.append(value) }
         bindings.append(lease?.job)
         bindings.append(lease?.fence)
         bindings.append(json)
         bindings.append(checkpoint.end != nil)
         bindings.append(now.timeIntervalSince1970)
         bindings.append(page.count)
-        let query = PostgresQuery(unsafeSQL: "SELECT * FROM hotelkit_append_page($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11)",
-                                  binds: bindings)
+        rows.appendColumns(to: &bindings)
+        let query = PostgresQuery(unsafeSQL: Self.appendAtOnceSQL, binds: bindings)
         do {
             // The refusal comes with the rows: they are read, or it would go unseen.
             try await withConnection { [logger] connection in
@@ -129,6 +129,38 @@ extension PostgresHotelStore {
             throw StoreFailure.storeError(error, location: location)
         }
     }
+
+    /// The load-more page in one statement, its atomicity its own: the
+    /// lease's fence (when a job writes), the list's row locked, the rows
+    /// inserted at the list's next positions, and the list's count, next
+    /// position and checkpoint, set only when every row went in. Made from
+    /// ``HotelFields`` like every statement of the rows: no function of the
+    /// schema names a field, so a new field is a column and nothing more.
+    /// $1–$4 the list's key, $5–$6 the lease (NULL without one), $7–$9 the
+    /// checkpoint, whether the list is exhausted and the fetch time, $10 the
+    /// page's row count, then the rows' arrays.
+    static let appendAtOnceSQL = """
+        WITH fence AS (
+            SELECT 1 FROM jobs WHERE id = $5::int8 AND fence = $6::int8 AND state = 'running' FOR SHARE
+        ), list AS (
+            SELECT id, next_position FROM lists
+            WHERE profile = $1 AND endpoint = $2 AND city = $3 AND keyword = $4
+              AND ($5::int8 IS NULL OR EXISTS (SELECT 1 FROM fence)) AND \(pageCommit)
+            FOR UPDATE
+        ), inserted AS (
+            INSERT INTO hotels (list_id, position, \(Rows.columnList))
+            SELECT list.id, list.next_position + r.n - 1, \(Rows.selectList) FROM list, \(Rows.source(from: 11))
+            RETURNING 1
+        ), counted AS (
+            SELECT count(*) AS n FROM inserted
+        ), updated AS (
+            UPDATE lists SET hotel_count = lists.hotel_count + counted.n, next_position = lists.next_position + counted.n,
+                checkpoint = $7, exhausted = $8, fetched_at = $9
+            FROM counted WHERE lists.id = (SELECT id FROM list) AND counted.n = $10
+            RETURNING 1
+        )
+        SELECT hotelkit_refuse('the page is not a plain load-more page') FROM counted WHERE NOT EXISTS (SELECT 1 FROM updated)
+        """
 
     // MARK: Transactions
 

@@ -6,52 +6,164 @@ import NIOCore
 import OfflineStore
 import PostgresNIO
 
-/// Rows to insert or update, sent as one `jsonb` array whatever their
-/// number: each row an object keyed by the `hotels` table's column names
-/// (``HotelFields``), read by `jsonb_populate_record` into the table's own
-/// row type. No statement names the record's columns by position, so a
-/// field added to the table needs nothing here.
+/// Rows to insert or update, sent as one binary array per field of
+/// ``HotelFields`` (and one of positions), zipped back into rows by `unnest`
+/// in statements made from the same table: a field added to the table is a
+/// column here with nothing else to write. Binary arrays cost the server no
+/// parse of any value; rows as `jsonb` cost it a parse of every row, and
+/// twice 19ca83b's time per page (BENCHMARKS.md, "The record's fields").
 struct Rows {
-    private var json: [UInt8] = [UInt8(ascii: "[")]
-    private(set) var count = 0
+    private var columns: [Column] = HotelFields.all.map { Column(type: $0.type) }
+    private var positions: [Int64?] = []
+
+    var count: Int { positions.count }
 
     /// `position` nil: the row keeps its place.
     mutating func add(_ hotel: Hotel, position: Int64?) {
-        if count > 0 { json.append(UInt8(ascii: ",")) }
-        HotelJSONLines.appendPostgresRow(hotel, to: &json)
-        json.append(contentsOf: #","position":"#.utf8)
-        json.append(contentsOf: (position.map(String.init) ?? "null").utf8)
-        json.append(UInt8(ascii: "}"))
-        count += 1
+        for index in columns.indices { columns[index].add(HotelFields.all[index].value(hotel)) }
+        positions.append(position)
     }
 
-    /// The rows as one JSON array.
-    var array: String { String(decoding: json + [UInt8(ascii: "]")], as: UTF8.self) }
+    /// Every field's array, as bindings in ``HotelFields`` order: what ``source(from:)`` reads.
+    func appendColumns(to bindings: inout PostgresBindings) {
+        for column in columns { column.append(to: &bindings) }
+    }
+
+    /// The rows, zipped from the field arrays bound from `$first` on (then,
+    /// with `positions`, one array of positions), as `r`: one column per field,
+    /// named as the table names it, and `n`, the row's number from 1.
+    static func source(from first: Int, positions: Bool = false) -> String {
+        let arrays = HotelFields.all.enumerated().map { "$\(first + $0.offset)::\(Column.arrayType($0.element.type))" }
+            + (positions ? ["$\(first + HotelFields.all.count)::int8[]"] : [])
+        let names = HotelFields.all.map(\.postgresColumn) + (positions ? ["position"] : [])
+        return "unnest(" + arrays.joined(separator: ", ") + ") WITH ORDINALITY AS r (" + names.joined(separator: ", ") + ", n)"
+    }
+
+    /// The table's field columns, as an insert names them.
+    static let columnList = HotelFields.all.map(\.postgresColumn).joined(separator: ", ")
+
+    /// `r`'s field columns, as an insert's select list.
+    static let selectList = HotelFields.all.map(fromRow).joined(separator: ", ")
+
+    /// A field of `r` as its column takes it: references made `jsonb` from their text.
+    private static func fromRow(_ spec: HotelFieldSpec) -> String {
+        spec.type == .references ? "r.\(spec.postgresColumn)::jsonb" : "r.\(spec.postgresColumn)"
+    }
 
     func insert(list id: Int64, _ connection: PostgresConnection, logger: Logger) async throws {
         guard count > 0 else { return }
-        try await connection.query("""
-            INSERT INTO hotels
-            SELECT h.* FROM jsonb_array_elements(\(array)::jsonb) AS e (row),
-                jsonb_populate_record(NULL::hotels, e.row || jsonb_build_object('list_id', \(id))) AS h
-            """, logger: logger)
+        try await connection.query(PostgresQuery(unsafeSQL: """
+            INSERT INTO hotels (list_id, \(Self.columnList), position)
+            SELECT $1, \(Self.selectList), r.position FROM \(Self.source(from: 2, positions: true))
+            """, binds: bindings(list: id)), logger: logger)
     }
 
     /// Updates rows in place; their position too, where one was given.
     func update(list id: Int64, _ connection: PostgresConnection, logger: Logger) async throws {
         guard count > 0 else { return }
-        try await connection.query("""
-            UPDATE hotels AS h SET \(unescaped: Self.assignments), position = coalesce(r.position, h.position)
-            FROM jsonb_populate_recordset(NULL::hotels, \(array)::jsonb) AS r
-            WHERE h.list_id = \(id) AND h.code = r.code
-            """, logger: logger)
+        try await connection.query(PostgresQuery(unsafeSQL: """
+            UPDATE hotels AS h SET \(Self.assignments), position = coalesce(r.position, h.position)
+            FROM \(Self.source(from: 2, positions: true))
+            WHERE h.list_id = $1 AND h.code = r.code
+            """, binds: bindings(list: id)), logger: logger)
+    }
+
+    private func bindings(list id: Int64) -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: HotelFields.all.count + 2)
+        bindings.append(id)
+        appendColumns(to: &bindings)
+        bindings.append(NullableArray(positions))
+        return bindings
     }
 
     /// Every field but the code, set from the row: `name = r.name, …`.
-    private static let assignments = HotelFields.all.dropFirst().map { "\($0.postgresColumn) = r.\($0.postgresColumn)" }.joined(separator: ", ")
+    private static let assignments = HotelFields.all.dropFirst().map { "\($0.postgresColumn) = " + fromRow($0) }.joined(separator: ", ")
 
-    /// Text up to its first NUL.
-    static func text(_ value: String) -> String { HotelJSONLines.cutAtNUL(value) }
+    /// Text up to its first NUL, as ``HotelFieldSpec/Value/textUpToNUL(_:)`` keeps it.
+    static func text(_ value: String) -> String { HotelFieldSpec.Value.textUpToNUL(value) }
+
+    /// One field's values, row by row, in the array type its statement reads.
+    /// Text is cut at any NUL, which PostgreSQL's text cannot hold: what SQLite keeps of it too.
+    private struct Column {
+        let type: HotelFieldSpec.ValueType
+        private var texts: [String?] = []
+        private var reals: [Double?] = []
+        private var integers: [Int64?] = []
+
+        init(type: HotelFieldSpec.ValueType) {
+            self.type = type
+        }
+
+        /// References travel as their JSON text (keys sorted), made `jsonb` by the statement.
+        static func arrayType(_ type: HotelFieldSpec.ValueType) -> String {
+            switch type {
+            case .text, .references: "text[]"
+            case .real: "float8[]"
+            case .integer: "int8[]"
+            }
+        }
+
+        mutating func add(_ value: HotelFieldSpec.Value) {
+            switch (type, value) {
+            case (.text, _), (.references, _): texts.append(Self.text(value))
+            case (.real, .real(let number)): reals.append(number)
+            case (.real, _): reals.append(nil)
+            case (.integer, .integer(let number)): integers.append(number)
+            case (.integer, _): integers.append(nil)
+            }
+        }
+
+        private static func text(_ value: HotelFieldSpec.Value) -> String? {
+            switch value {
+            case .text(let text): Rows.text(text)
+            case .references(let references): HotelFieldSpec.Value.referencesJSON(references)
+            default: nil
+            }
+        }
+
+        func append(to bindings: inout PostgresBindings) {
+            switch type {
+            case .text, .references: bindings.append(NullableArray(texts))
+            case .real: bindings.append(NullableArray(reals))
+            case .integer: bindings.append(NullableArray(integers))
+            }
+        }
+    }
+}
+
+/// A one-dimensional array whose elements may be NULL, in PostgreSQL's
+/// binary array format (postgres-nio's own arrays cannot hold a NULL).
+struct NullableArray<Element: PostgresArrayEncodable & PostgresNonThrowingEncodable>: PostgresNonThrowingEncodable {
+    var elements: [Element?]
+
+    init(_ elements: [Element?]) {
+        self.elements = elements
+    }
+
+    static var psqlType: PostgresDataType { Element.psqlArrayType }
+    static var psqlFormat: PostgresFormat { .binary }
+
+    func encode<JSONEncoder: PostgresJSONEncoder>(into buffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
+        // Dimensions, whether any element is NULL, the element type; then the one dimension's length and lower bound.
+        buffer.writeInteger(elements.isEmpty ? 0 : 1, as: Int32.self)
+        buffer.writeInteger(elements.contains { $0 == nil } ? 1 : 0, as: Int32.self)
+        buffer.writeInteger(Element.psqlType.rawValue)
+        guard !elements.isEmpty else { return }
+        buffer.writeInteger(Int32(elements.count))
+        buffer.writeInteger(1, as: Int32.self)
+        for element in elements {
+            guard let element else {
+                buffer.writeInteger(-1, as: Int32.self)
+                continue
+            }
+            // Each element's length, then its bytes.
+            let lengthIndex = buffer.writerIndex
+            buffer.writeInteger(0, as: Int32.self)
+            let start = buffer.writerIndex
+            element.encode(into: &buffer, context: context)
+            buffer.setInteger(Int32(buffer.writerIndex - start), at: lengthIndex)
+        }
+    }
 }
 
 /// Reads a ``Hotel`` from a row by column name, as ``HotelFields`` names the

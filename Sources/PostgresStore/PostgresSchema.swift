@@ -1,4 +1,5 @@
 import Foundation
+import Hotels
 import Logging
 import OfflineStore
 import PostgresNIO
@@ -329,6 +330,12 @@ public enum PostgresSchema {
         Migration(version: 10, name: "logos' perceptual hashes", statements: [
             "ALTER TABLE images ADD COLUMN IF NOT EXISTS perceptual_hash bigint",
         ]),
+        // The load-more page is a statement HotelKit makes from its field table
+        // (PostgresHotelStore.appendAtOnceSQL), its rows one binary array per
+        // field: a function that read them as jsonb cost the server twice the time.
+        Migration(version: 11, name: "the load-more page made from the field table", statements: [
+            "DROP FUNCTION IF EXISTS hotelkit_append_page(text, text, text, text, jsonb, int8, int8, text, boolean, float8, int8)",
+        ]),
     ]
 
     /// The SQLSTATE of `hotelkit_refuse`: a statement that undid itself on purpose.
@@ -374,28 +381,60 @@ public enum PostgresSchema {
         return Status(version: applied.last?.0 ?? 0, applied: applied)
     }
 
-    /// Applies what is missing; returns the migrations applied (none when another process got there first).
+    /// Applies what is missing; returns the migrations applied (none when
+    /// another process got there first). Then gives `hotels` a column for any
+    /// field of ``HotelFields`` it lacks, as SQLite's store does when opened:
+    /// a new field is an entry in that table, and needs no migration.
     static func migrate(_ connection: PostgresConnection, location: String, logger: Logger) async throws -> [Migration] {
         let before = try await status(connection, logger: logger)
         try refuseNewer(before, location: location)
-        guard !before.pending.isEmpty else { return [] }
-        return try await connection.withTransaction(logger: logger) { connection in
+        var applied: [Migration] = []
+        if !before.pending.isEmpty {
+            applied = try await underMigrationLock(connection, logger: logger) { connection in
+                try await connection.query(PostgresQuery(unsafeSQL: versionTable), logger: logger)
+                // Under the lock: what another process applied meanwhile is not applied again.
+                let current = try await status(connection, logger: logger)
+                try refuseNewer(current, location: location)
+                for migration in current.pending {
+                    for statement in migration.statements {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                    try await connection.query("INSERT INTO hotelkit_schema (version, name) VALUES (\(migration.version), \(migration.name))",
+                                               logger: logger)
+                }
+                return current.pending
+            }
+        }
+        let missing = try await missingFieldColumns(connection, logger: logger)
+        if !missing.isEmpty {
+            try await underMigrationLock(connection, logger: logger) { connection in
+                let columns = missing.map { "ADD COLUMN IF NOT EXISTS \($0.postgresColumn) \($0.type.postgresType)" }
+                try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE hotels " + columns.joined(separator: ", ")), logger: logger)
+            }
+        }
+        return applied
+    }
+
+    /// The fields whose column `hotels` lacks.
+    static func missingFieldColumns(_ connection: PostgresConnection, logger: Logger) async throws -> [HotelFieldSpec] {
+        let rows = try await connection.query("""
+            SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'hotels'
+            """, logger: logger)
+        var existing: Set<String> = []
+        for try await name in rows.decode(String.self) { existing.insert(name) }
+        return HotelFields.all.filter { !existing.contains($0.postgresColumn) }
+    }
+
+    /// Runs `body` in a transaction holding the migration lock, however long another process holds it.
+    @discardableResult
+    private static func underMigrationLock<Result: Sendable>(_ connection: PostgresConnection, logger: Logger,
+                                                             _ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await connection.withTransaction(logger: logger) { connection in
             // Waiting out another process's migration, however long it takes, is the point: the connection's deadlines do not apply.
             try await connection.query("SET LOCAL lock_timeout = 0", logger: logger)
             try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
             try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
-            try await connection.query(PostgresQuery(unsafeSQL: versionTable), logger: logger)
-            // Under the lock: what another process applied meanwhile is not applied again.
-            let current = try await status(connection, logger: logger)
-            try refuseNewer(current, location: location)
-            for migration in current.pending {
-                for statement in migration.statements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                }
-                try await connection.query("INSERT INTO hotelkit_schema (version, name) VALUES (\(migration.version), \(migration.name))",
-                                           logger: logger)
-            }
-            return current.pending
+            return try await body(connection)
         }
     }
 

@@ -49,6 +49,48 @@ struct RecordFieldsStoreTests {
         #expect(try await store.hotels(in: list, offset: 2, limit: 1) == [renamed])
     }
 
+    @Test("text is kept up to its first NUL, which PostgreSQL's text cannot hold, the same in both stores and on every path: the one-statement load-more page, the general path and a merge",
+          arguments: Backend.allCases)
+    func textUpToNUL(_ backend: Backend) async throws {
+        let store = try await backend.makeStore()
+        func withNUL(_ code: String) -> Hotel {
+            var hotel = Self.full(code, addtime: 1)
+            hotel.name = "Grand\u{0}Hidden"
+            hotel.address = "\u{0}"
+            hotel.references = ["giata\u{0}x": "9\u{0}1"]
+            return hotel
+        }
+        func cut(_ code: String) -> Hotel {
+            var hotel = Self.full(code, addtime: 1)
+            hotel.name = "Grand"
+            hotel.address = ""
+            hotel.references = ["giata": "9"]
+            return hotel
+        }
+        _ = try await store.mergeFirstPage([Self.full("A", addtime: 1)], into: key, checkpoint: checkpoint, now: Date())
+        #expect(try await store.appendPage([withNUL("B")], to: key, checkpoint: checkpoint, now: Date()) == 1)
+        #expect(try await store.appendPage([withNUL("C"), Self.full("A", addtime: 1)], to: key, checkpoint: checkpoint, now: Date()) == 1)
+        _ = try await store.mergeFirstPage([withNUL("A"), withNUL("B"), withNUL("C")], into: key, checkpoint: checkpoint, now: Date())
+        let list = try #require(try await store.cachedList(key))
+        #expect(try await store.hotels(in: list, offset: 0, limit: nil) == [cut("A"), cut("B"), cut("C")])
+    }
+
+    @Test("a PostgreSQL store whose hotels lack a field's column gets it when opened, as SQLite's does: a new field needs no migration")
+    func missingFieldColumnAdded() async throws {
+        let server = try TestPostgres.shared()
+        let url = try await server.makeDatabase()
+        let first = try await PostgresHotelStore.open(try PostgresLocation(url: url))
+        await first.close()
+        try await server.psql("ALTER TABLE hotels DROP COLUMN refs, DROP COLUMN chain_code", database: TestPostgres.database(in: url))
+        let store = try await PostgresHotelStore.open(try PostgresLocation(url: url))
+        defer { Task { await store.close() } }
+        #expect(store.appliedMigrations.isEmpty)
+        _ = try await store.mergeFirstPage([Self.full("A", addtime: 2)], into: key, checkpoint: checkpoint, now: Date())
+        #expect(try await store.appendPage([Self.full("B", addtime: 1)], to: key, checkpoint: checkpoint, now: Date()) == 1)
+        let list = try #require(try await store.cachedList(key))
+        #expect(try await store.hotels(in: list, offset: 0, limit: nil) == [Self.full("A", addtime: 2), Self.full("B", addtime: 1)])
+    }
+
     @Test("the field table, SQLite's live columns, PostgreSQL's live columns and the JSON keys name the same fields")
     func noDrift() async throws {
         let sqlite = try HotelStore.inMemory()

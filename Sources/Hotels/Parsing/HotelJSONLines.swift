@@ -44,32 +44,6 @@ public enum HotelJSONLines {
         output.append(contentsOf: "}\n".utf8)
     }
 
-    /// Appends `hotel` as one JSON object whose keys are PostgreSQL's column
-    /// names, as `jsonb_populate_record` reads them, without its closing brace
-    /// (the caller may add keys). Text is cut at its first NUL, which
-    /// PostgreSQL's text cannot hold: what SQLite keeps of it too.
-    public static func appendPostgresRow(_ hotel: Hotel, to output: inout [UInt8]) {
-        for (index, spec) in HotelFields.all.enumerated() {
-            output.append(contentsOf: postgresKeyPrefixes[index])
-            switch spec.value(hotel) {
-            case .text(let text): appendString(cutAtNUL(text), to: &output)
-            case .references(let references):
-                appendReferences(Dictionary(references.map { (cutAtNUL($0.key), cutAtNUL($0.value)) }, uniquingKeysWith: { first, _ in first }), to: &output)
-            case let value: appendValue(value, to: &output)
-            }
-        }
-    }
-
-    /// Text up to its first NUL.
-    public static func cutAtNUL(_ text: String) -> String {
-        guard let nul = text.utf8.firstIndex(of: 0) else { return text }
-        return String(text.utf8[..<nul]) ?? ""
-    }
-
-    private static let postgresKeyPrefixes: [[UInt8]] = HotelFields.all.enumerated().map { index, spec in
-        Array(((index == 0 ? "{" : ",") + "\"\(spec.postgresColumn)\":").utf8)
-    }
-
     /// One field's value as JSON.
     public static func appendValue(_ value: HotelFieldSpec.Value, to output: inout [UInt8]) {
         switch value {
