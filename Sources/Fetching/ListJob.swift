@@ -112,7 +112,7 @@ public struct ListJob: Sendable {
                 onEvent(.offline(offline))
                 summary.offline = offline
                 summary.hotels = offline.list.count
-                await logoRun?.save(try await storage.hotels(in: offline.list, offset: 0, limit: nil), policy: .cacheOnly, onEvent: onEvent)
+                await logoRun?.save(try await storage.hotels(in: offline.list, limit: nil), policy: .cacheOnly, onEvent: onEvent)
                 return await ended(summary, logos: logoRun, started: started)
             case .finished(let end):
                 summary.end = end.reason
@@ -124,7 +124,7 @@ public struct ListJob: Sendable {
             // The rows a resumed run took from the store: an earlier run may
             // have lost their logos (a failed download, a killed process).
             do {
-                await logoRun?.save(try await storage.hotels(in: finished, offset: 0, limit: nil), onEvent: onEvent)
+                await logoRun?.save(try await storage.hotels(in: finished, limit: nil), onEvent: onEvent)
             } catch {
                 onEvent(.cachedRowsLogosFailed(error))
             }

@@ -46,7 +46,7 @@ struct ListCommand: AsyncParsableCommand {
         if let logosOut { try await exportLogos(of: list, from: store, to: logosOut) }
         if let limit {
             var lines: [UInt8] = []
-            try await store.hotels(in: list, offset: 0, limit: max(0, limit)).forEach { HotelJSONLines.append($0, to: &lines) }
+            try await store.hotels(in: list, limit: max(0, limit)).forEach { HotelJSONLines.append($0, to: &lines) }
             writeAll(lines, to: STDOUT_FILENO)
         } else {
             try await FolderSink.writeLines(of: list, from: store) { writeAll($0, to: STDOUT_FILENO) }

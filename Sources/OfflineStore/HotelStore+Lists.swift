@@ -26,9 +26,9 @@ extension HotelStore {
         }
     }
 
-    /// Rows of a list in service order: `limit` of them from `offset`, or all.
-    public func hotels(in list: CachedList, offset: Int = 0, limit: Int? = nil) throws -> [Hotel] {
-        try writer.read { db in try Self.hotels(db, list, offset: offset, limit: limit) }
+    /// The first `limit` rows of a list in service order, or all of them.
+    public func hotels(in list: CachedList, limit: Int? = nil) throws -> [Hotel] {
+        try writer.read { db in try Self.hotels(db, list, limit: limit) }
     }
 
     /// Merges a fresh first page: new codes are inserted, changed rows
@@ -58,8 +58,21 @@ extension HotelStore {
         try await writer.read { db in try ListRecord.fetchOne(db, key: id).flatMap { try Self.list(db, $0) } }
     }
 
-    public func hotels(in list: CachedList, offset: Int = 0, limit: Int? = nil) async throws -> [Hotel] {
-        try await writer.read { db in try Self.hotels(db, list, offset: offset, limit: limit) }
+    public func hotels(in list: CachedList, limit: Int? = nil) async throws -> [Hotel] {
+        try await writer.read { db in try Self.hotels(db, list, limit: limit) }
+    }
+
+    public func runBounds(in list: CachedList, rowsPerRun: Int) async throws -> [Int64] {
+        try await writer.read { db in
+            try Int64.fetchAll(db.cachedStatement(sql: """
+                SELECT min(position) - 1 FROM hotels WHERE listId = ?1 HAVING count(*) > 0
+                UNION ALL
+                SELECT position FROM (
+                    SELECT position, row_number() OVER (ORDER BY position) AS n, count(*) OVER () AS total FROM hotels WHERE listId = ?1
+                ) WHERE n % ?2 = 0 OR n = total
+                ORDER BY 1
+                """), arguments: [list.id, max(1, rowsPerRun)])
+        }
     }
 
     @discardableResult
@@ -309,10 +322,10 @@ extension HotelStore {
     /// Every field's column, in ``HotelFields`` order.
     static let selectHotels = "SELECT " + HotelFields.all.map { quoted($0.column) }.joined(separator: ", ")
 
-    private static func hotels(_ db: Database, _ list: CachedList, offset: Int, limit: Int?) throws -> [Hotel] {
-        let statement = try db.cachedStatement(sql: selectHotels + " FROM hotels WHERE listId = ? ORDER BY position LIMIT ? OFFSET ?")
+    private static func hotels(_ db: Database, _ list: CachedList, limit: Int?) throws -> [Hotel] {
+        let statement = try db.cachedStatement(sql: selectHotels + " FROM hotels WHERE listId = ? ORDER BY position LIMIT ?")
         let decoder = HotelRowDecoder(columns: statement.columnNames)
-        return try Array(Row.fetchCursor(statement, arguments: [list.id, limit ?? -1, offset]).map(decoder.hotel))
+        return try Array(Row.fetchCursor(statement, arguments: [list.id, limit ?? -1]).map(decoder.hotel))
     }
 
     /// The list's record, made if new; its fetch time is now.

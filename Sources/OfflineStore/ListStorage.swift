@@ -13,8 +13,10 @@ public protocol ListStorage: Sendable {
     /// The cached list for `key`, or nil if there is none.
     func cachedList(_ key: ListKey) async throws -> CachedList?
 
-    /// Rows of a list in service order: `limit` of them from `offset`, or all.
-    func hotels(in list: CachedList, offset: Int, limit: Int?) async throws -> [Hotel]
+    /// The first `limit` rows of a list in service order, or all of them.
+    /// Deeper reads go by position (``HotelStorage/rows(in:after:limit:matching:)``),
+    /// never by an offset, which a refresh's new rows at the top would shift.
+    func hotels(in list: CachedList, limit: Int?) async throws -> [Hotel]
 
     /// Every row of a list in service order, handed to `body` `batchSize` at
     /// a time, so memory stays flat whatever the list's length: how a whole
@@ -182,6 +184,15 @@ public protocol HotelStorage: ListStorage, ImageIndex, PropertyStorage {
     /// `matching` (case-insensitive) when it is given. Keyset paging: a page
     /// deep in a long list costs what the first one costs.
     func rows(in list: CachedList, after: Int64?, limit: Int, matching: String?) async throws -> ListRows
+
+    /// Where a list is cut into runs of `rowsPerRun` rows in service order,
+    /// for jobs that each read their run by position: the position just
+    /// before the first row, then the last row's of each run (the last,
+    /// shorter run's included). Run *k* is the rows after bound *k* up to
+    /// bound *k + 1*; a refresh that adds rows at the top, or moves or takes
+    /// some out, meanwhile moves no other row into or out of a run. Empty for
+    /// an empty list.
+    func runBounds(in list: CachedList, rowsPerRun: Int) async throws -> [Int64]
 
     /// The row of `code` in the list with id `listID`, or nil.
     func hotel(inList listID: Int64, code: String) async throws -> Hotel?

@@ -27,8 +27,8 @@ public struct FencedListStorage: ListStorage {
         try await store.cachedList(key)
     }
 
-    public func hotels(in list: CachedList, offset: Int, limit: Int?) async throws -> [Hotel] {
-        try await store.hotels(in: list, offset: offset, limit: limit)
+    public func hotels(in list: CachedList, limit: Int?) async throws -> [Hotel] {
+        try await store.hotels(in: list, limit: limit)
     }
 
     public func forEachBatch(in list: CachedList, batchSize: Int, _ body: ([Hotel]) async throws -> Void) async throws {

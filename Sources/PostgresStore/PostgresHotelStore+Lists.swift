@@ -34,13 +34,29 @@ extension PostgresHotelStore {
         }
     }
 
-    public func hotels(in list: CachedList, offset: Int = 0, limit: Int? = nil) async throws -> [Hotel] {
+    public func hotels(in list: CachedList, limit: Int? = nil) async throws -> [Hotel] {
         try await reading { [logger] connection in
             let rows = try await connection.query("""
                 SELECT \(unescaped: HotelRowDecoder.selectList) FROM hotels
-                WHERE list_id = \(list.id) ORDER BY position LIMIT \(limit.map(Int64.init)) OFFSET \(Int64(offset))
+                WHERE list_id = \(list.id) ORDER BY position LIMIT \(limit.map(Int64.init))
                 """, logger: logger)
             return try await Self.hotels(rows)
+        }
+    }
+
+    public func runBounds(in list: CachedList, rowsPerRun: Int) async throws -> [Int64] {
+        try await reading { [logger] connection in
+            let rows = try await connection.query("""
+                SELECT min(position) - 1 FROM hotels WHERE list_id = \(list.id) HAVING count(*) > 0
+                UNION ALL
+                SELECT position FROM (
+                    SELECT position, row_number() OVER (ORDER BY position) AS n, count(*) OVER () AS total FROM hotels WHERE list_id = \(list.id)
+                ) AS runs WHERE n % \(Int64(max(1, rowsPerRun))) = 0 OR n = total
+                ORDER BY 1
+                """, logger: logger)
+            var ends: [Int64] = []
+            for try await position in rows.decode(Int64.self) { ends.append(position) }
+            return ends
         }
     }
 

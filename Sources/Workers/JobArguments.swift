@@ -101,16 +101,26 @@ public struct ListJobArguments: Codable, Sendable, Equatable {
     }
 }
 
-/// What a `logos` job processes: the logos of `limit` rows of a list from `offset`, into the store's logo index.
+/// What a `logos` job processes: the logos of a list's rows whose positions
+/// are after `after` (from the top when nil) and up to `through` (to the end
+/// when nil), into the store's logo index. A run of rows is named by
+/// position, not by offset: a refresh that adds rows at the top meanwhile
+/// shifts no run, so no row is skipped or done twice. (Arguments queued by
+/// a HotelKit that named an offset read as the whole list.)
 public struct LogosJobArguments: Codable, Sendable, Equatable {
     public var list: ListJobArguments
-    public var offset: Int
-    public var limit: Int
+    public var after: Int64?
+    public var through: Int64?
 
-    public init(list: ListJobArguments, offset: Int, limit: Int) {
+    public init(list: ListJobArguments, after: Int64?, through: Int64?) {
         self.list = list
-        self.offset = offset
-        self.limit = limit
+        self.after = after
+        self.through = through
+    }
+
+    /// One job a run of rows, between consecutive `bounds` (``/OfflineStore/HotelStorage/runBounds(in:rowsPerRun:)``).
+    public static func runs(of list: ListJobArguments, between bounds: [Int64]) -> [LogosJobArguments] {
+        zip(bounds, bounds.dropFirst()).map { LogosJobArguments(list: list, after: $0, through: $1) }
     }
 
     /// A logos job's deadline unless one is given: ten minutes.
@@ -118,7 +128,7 @@ public struct LogosJobArguments: Codable, Sendable, Equatable {
 
     public func job(priority: Int = 0, maxAttempts: Int = 5, timeout: Double? = defaultTimeout) -> NewJob {
         NewJob(kind: .logos, arguments: ListJobArguments.encode(self),
-               uniqueKey: ListJobArguments.uniqueKey(kind: .logos, list.key, suffix: "\(list.filter)|\(offset)|\(limit)"),
+               uniqueKey: ListJobArguments.uniqueKey(kind: .logos, list.key, suffix: "\(list.filter)|\(after.map(String.init) ?? "top")|\(through.map(String.init) ?? "end")"),
                priority: priority, maxAttempts: maxAttempts, timeout: timeout)
     }
 }

@@ -100,11 +100,9 @@ public final class HotelJobRunner: JobRunner {
             throw JobFailure(failure, redactedBy: client.secrets)
         }
         if summary.changedRows { try await queue.enqueue([MatchJobArguments(city: arguments.city).job()]) }
-        guard arguments.logos, summary.hotels > 0 else { return }
-        let pages = stride(from: 0, to: summary.hotels, by: arguments.pageSize).map { offset in
-            LogosJobArguments(list: arguments, offset: offset, limit: arguments.pageSize).job()
-        }
-        try await queue.enqueue(pages)
+        guard arguments.logos, summary.hotels > 0, let list = try await store.cachedList(arguments.key) else { return }
+        let bounds = try await store.runBounds(in: list, rowsPerRun: arguments.pageSize)
+        try await queue.enqueue(LogosJobArguments.runs(of: arguments, between: bounds).map { $0.job() })
     }
 
     private func runLogos(_ arguments: LogosJobArguments) async throws {
@@ -120,7 +118,7 @@ public final class HotelJobRunner: JobRunner {
         let pipeline = runtime.logos(filter: chain)
         var run = LogoRun(pipeline: pipeline)
         var failures: [any Error] = []
-        await run.save(try await store.hotels(in: list, offset: arguments.offset, limit: arguments.limit)) { event in
+        await run.save(try await rows(of: list, after: arguments.after, through: arguments.through)) { event in
             if case .logoFailed(_, _, let error) = event { failures.append(error) }
         }
         await pipeline.indexWritten()
@@ -129,6 +127,18 @@ public final class HotelJobRunner: JobRunner {
         // A logo that failed for good (a corrupt image) does not hold the others back; one that may work later retries the job.
         if let retryable = failures.first(where: { ErrorMeaning($0).isRetryable }) {
             throw JobFailure("\(failures.count) of the page's logos failed, first: \(retryable)", isPermanent: false)
+        }
+    }
+
+    /// The list's rows after position `after` up to `through`, read by position a few hundred at a time.
+    private func rows(of list: CachedList, after: Int64?, through: Int64?) async throws -> [Hotel] {
+        var hotels: [Hotel] = []
+        var after = after
+        while true {
+            let page = try await store.rows(in: list, after: after, limit: 500, matching: nil)
+            for (hotel, position) in zip(page.hotels, page.positions) where through.map({ position <= $0 }) ?? true { hotels.append(hotel) }
+            guard let last = page.positions.last, page.positions.count == 500, through.map({ last < $0 }) ?? true else { return hotels }
+            after = last
         }
     }
 

@@ -32,7 +32,7 @@ final class MemorySink: ListSink {
     func open() async throws {}
 
     func showCached(_ list: CachedList, from storage: any ListStorage) async throws {
-        let rows = try await storage.hotels(in: list, offset: 0, limit: nil)
+        let rows = try await storage.hotels(in: list, limit: nil)
         state.withLock { $0.cached = rows }
     }
 
@@ -45,7 +45,7 @@ final class MemorySink: ListSink {
     }
 
     func finish(_ list: CachedList, from storage: any ListStorage) async throws {
-        let rows = try await storage.hotels(in: list, offset: 0, limit: nil)
+        let rows = try await storage.hotels(in: list, limit: nil)
         state.withLock { $0.list = rows }
     }
 }

@@ -126,7 +126,7 @@ struct JobQueueTests {
             (error as? StoreError)?.kind == .leaseLost
         }
         let list = try #require(try await store.cachedList(key))
-        #expect(try await store.hotels(in: list, offset: 0, limit: nil).map(\.code) == ["A", "B", "C"])
+        #expect(try await store.hotels(in: list, limit: nil).map(\.code) == ["A", "B", "C"])
         // A cancelled job's writes are refused too.
         #expect(try await queue.cancel(successor.id))
         await #expect {

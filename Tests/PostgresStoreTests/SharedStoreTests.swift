@@ -31,7 +31,7 @@ struct SharedStoreTests {
 
     func codes(_ store: any HotelStorage) async throws -> [String] {
         guard let list = try await store.cachedList(key) else { return [] }
-        return try await store.hotels(in: list, offset: 0, limit: nil).map(\.code)
+        return try await store.hotels(in: list, limit: nil).map(\.code)
     }
 
     @Test("a first page into an empty store: every row inserted, in order, with its checkpoint", arguments: Backend.allCases)
@@ -42,7 +42,7 @@ struct SharedStoreTests {
         #expect(try await codes(store) == ["A", "B", "C"])
         let list = try #require(try await store.cachedList(key))
         #expect(list.count == 3 && list.checkpoint == checkpoint && !list.isExhausted)
-        #expect(try await store.hotels(in: list, offset: 1, limit: 1).map(\.code) == ["B"])
+        #expect(try await store.hotels(in: list, limit: 2).dropFirst().map(\.code) == ["B"])
     }
 
     @Test("merge: new codes inserted, changed rows updated, a row whose addtime changed moves; the cached checkpoint holds",
@@ -58,7 +58,7 @@ struct SharedStoreTests {
         #expect(result == MergeResult(inserted: 1, updated: 1, moved: 1))
         #expect(try await codes(store) == ["D", "N", "A", "B", "C", "E"])
         let list = try #require(try await store.cachedList(key))
-        #expect(try await store.hotels(in: list, offset: 0, limit: 3).map(\.name) == ["Hotel D", "Hotel N", "Renamed A"])
+        #expect(try await store.hotels(in: list, limit: 3).map(\.name) == ["Hotel D", "Hotel N", "Renamed A"])
         #expect(list.checkpoint == checkpoint)
     }
 
@@ -87,7 +87,7 @@ struct SharedStoreTests {
         #expect(try await codes(store) == first.map(\.code) + (0..<230).map { "B\($0)" })
         let list = try #require(try await store.cachedList(key))
         #expect(list.count == 480 && list.isExhausted && list.checkpoint == end)
-        #expect(try await store.hotels(in: list, offset: 19, limit: 2).map(\.name) == ["Renamed A19", "Hotel A20"])
+        #expect(try await store.hotels(in: list, limit: 21).dropFirst(19).map(\.name) == ["Renamed A19", "Hotel A20"])
     }
 
     @Test("a load-more page of distinct codes, one of them stored already, adds the rest and updates that one in place",
@@ -101,7 +101,7 @@ struct SharedStoreTests {
         #expect(try await codes(store) == ["A", "B", "C", "D"])
         let list = try #require(try await store.cachedList(key))
         #expect(list.count == 4 && list.checkpoint == end && list.isExhausted)
-        #expect(try await store.hotels(in: list, offset: 0, limit: 1).map(\.name) == ["New A"])
+        #expect(try await store.hotels(in: list, limit: 1).map(\.name) == ["New A"])
     }
 
     @Test("a search by position is a list of its own: the same city near two points, and without one, keep three lists",
@@ -119,7 +119,7 @@ struct SharedStoreTests {
         near.area = airport
         let list = try #require(try await store.cachedList(near))
         #expect(list.key == near && list.key.area == airport)
-        #expect(try await store.hotels(in: list, offset: 0, limit: nil).map(\.code) == ["A"])
+        #expect(try await store.hotels(in: list, limit: nil).map(\.code) == ["A"])
         #expect(try await store.latestList(city: key.city, profile: nil, keyword: nil, area: downtown)?.key.area == downtown)
         #expect(try await store.latestList(city: key.city, profile: nil, keyword: nil, area: nil)?.key.area == nil)
         #expect(try await store.allLists().count == 3)
@@ -177,7 +177,7 @@ struct SharedStoreTests {
         ]
         try await store.mergeFirstPage(page, into: key, checkpoint: checkpoint, now: Date())
         let list = try #require(try await store.cachedList(key))
-        #expect(try await store.hotels(in: list, offset: 0, limit: nil) == page)
+        #expect(try await store.hotels(in: list, limit: nil) == page)
     }
 
     @Test("lists are kept apart by profile, endpoint, city and keyword; the latest of a city is found without an endpoint; stats and clear",

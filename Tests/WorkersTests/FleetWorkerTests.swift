@@ -235,3 +235,40 @@ struct FleetWorkerTests {
         #expect(try await psql("SELECT last_success_at IS NULL, last_error LIKE 'offline%' FROM schedules", database) == "t|t")
     }
 }
+
+extension FleetWorkerTests {
+    @Test("a list's logos jobs name their rows by position: a refresh that puts rows at the top before they run shifts no run, so each row's logo is fetched once and none is skipped",
+          .timeLimit(.minutes(5)))
+    func logosRunsByPosition() async throws {
+        let png = try Data(contentsOf: Samples.url("Images/png-palette8.png"))
+        let service = try ScriptedHTTPServer { _, connection in
+            connection.respond(status: 200, headers: ["Content-Type": "image/png"], body: Array(png))
+        }
+        defer { service.stop() }
+        let (queue, database) = try await makeQueue()
+        let arguments = ListJobArguments(profile: try JobProfile(nameOrPath: "sample"), endpoint: service.url + "/soap", city: "Paris",
+                                         pageSize: 5, logos: true)
+        func hotel(_ code: String, addtime: Int64) -> Hotel {
+            Hotel(code: code, name: "Hotel \(code)", logoURL: service.url + "/logos/\(code).png", addtime: addtime)
+        }
+        let end = Pager.Checkpoint(pagesReceived: 1, nextPage: 0, nextCursor: nil, usedCursors: [], end: .endMarker)
+        let listed = (0..<12).map { hotel("H\($0)", addtime: Int64(100 - $0)) }
+        _ = try await queue.store.mergeFirstPage(listed, into: arguments.key, checkpoint: end, now: Date())
+        let list = try #require(try await queue.store.cachedList(arguments.key))
+        let bounds = try await queue.store.runBounds(in: list, rowsPerRun: 5)
+        #expect(bounds.count == 4, "12 rows in runs of 5, 5 and 2")
+        try await queue.enqueue(LogosJobArguments.runs(of: arguments, between: bounds).map { $0.job() })
+        // The refresh, before any logos job runs: three new rows and H0 take the top. By offset, the three jobs would
+        // take N0…H7, H6…H10: N rows and H6 twice, H11 never.
+        let refreshed = [hotel("N0", addtime: 300), hotel("N1", addtime: 300), hotel("N2", addtime: 300), listed[0]]
+        _ = try await queue.store.mergeFirstPage(refreshed, into: arguments.key, checkpoint: end, now: Date())
+        let worker = start(queue, try HotelJobRunner(runtime: HotelRuntime(storage: queue.store)), configuration("w"))
+        try await eventually("the three logos jobs ended") {
+            try await psql("SELECT count(*) FROM jobs WHERE kind = 'logos' AND state = 'completed'", database) == "3"
+        }
+        try await worker.stop()
+        let fetched = service.requests.map(\.path).sorted()
+        // H0 moved above the runs with the refresh: its logo is the refresh's own logos jobs' work.
+        #expect(fetched == listed.dropFirst().map { "/logos/\($0.code).png" }.sorted())
+    }
+}

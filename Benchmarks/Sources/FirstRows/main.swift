@@ -31,7 +31,7 @@ for _ in 0..<runs {
         FileHandle.standardError.write(Data("first-rows: no list of \(city) in \(target)\n".utf8))
         exit(66)
     }
-    rows = try await store.hotels(in: list, offset: 0, limit: 20).count
+    rows = try await store.hotels(in: list, limit: 20).count
     let elapsed = ContinuousClock.now - started
     await (store as? PostgresHotelStore)?.close()
     times.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
