@@ -154,7 +154,8 @@ final class PagesFile: Sendable {
 
     private func append(_ page: [Hotel]) {
         var lines: [UInt8] = []
-        page.forEach { HotelJSONLines.append($0, to: &lines) }
+        // By index: the loop borrows each hotel where forEach would copy it (a retain of every field).
+        for index in page.indices { HotelJSONLines.append(page[index], to: &lines) }
         output.withLock { output in
             guard let file = output.file else { return }
             do {

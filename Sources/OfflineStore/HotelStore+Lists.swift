@@ -245,7 +245,7 @@ extension HotelStore {
     }
 
     /// Binds a statement's arguments in order, as GRDB would bind the same values.
-    private struct Binder {
+    private struct Binder: HotelFieldVisitor {
         /// SQLite copies the bytes before the call returns.
         private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
@@ -257,29 +257,28 @@ extension HotelStore {
         }
 
         /// A row's columns after its list's id, in ``RowInserter/sql(rows:)``'s order.
-        mutating func bind(_ hotel: borrowing Hotel, position: Int64) throws {
-            for spec in HotelFields.all {
-                switch spec.value(hotel) {
-                case .null: try next { sqlite3_bind_null($0, $1) }
-                case .text(let text): try bind(text)
-                case .real(let number): try bind(number)
-                case .integer(let number): try bind(number)
-                case .references(let references): try bind(HotelFieldSpec.Value.referencesJSON(references))
-                }
-            }
+        mutating func bind(_ hotel: borrowing Hotel, position: Int64) throws(DatabaseError) {
+            try hotel.visitFields(&self)
             try bind(position)
         }
 
-        mutating func bind(_ value: Int64?) throws {
+        mutating func visit(_ field: Int, text: String?) throws(DatabaseError) { try bind(text) }
+        mutating func visit(_ field: Int, real: Double?) throws(DatabaseError) { try bind(real) }
+        mutating func visit(_ field: Int, integer: Int64?) throws(DatabaseError) { try bind(integer) }
+        mutating func visit(_ field: Int, references: [String: String]?) throws(DatabaseError) {
+            try bind(references.map(HotelFieldSpec.Value.referencesJSON))
+        }
+
+        mutating func bind(_ value: Int64?) throws(DatabaseError) {
             try next { statement, index in value.map { sqlite3_bind_int64(statement, index, $0) } ?? sqlite3_bind_null(statement, index) }
         }
 
-        mutating func bind(_ value: Double?) throws {
+        mutating func bind(_ value: Double?) throws(DatabaseError) {
             try next { statement, index in value.map { sqlite3_bind_double(statement, index, $0) } ?? sqlite3_bind_null(statement, index) }
         }
 
         /// Text up to its first NUL, as GRDB binds a `String` (as a C string).
-        mutating func bind(_ value: String?) throws {
+        mutating func bind(_ value: String?) throws(DatabaseError) {
             guard var value else { return try next { sqlite3_bind_null($0, $1) } }
             try next { statement, index in
                 value.withUTF8 { bytes in
@@ -292,7 +291,7 @@ extension HotelStore {
             }
         }
 
-        private mutating func next(_ bind: (SQLiteStatement, CInt) -> CInt) throws {
+        private mutating func next(_ bind: (SQLiteStatement, CInt) -> CInt) throws(DatabaseError) {
             index += 1
             let code = bind(statement, index)
             guard code == SQLITE_OK else {

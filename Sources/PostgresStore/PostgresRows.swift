@@ -12,7 +12,7 @@ import PostgresNIO
 /// column here with nothing else to write. Binary arrays cost the server no
 /// parse of any value; rows as `jsonb` cost it a parse of every row, and
 /// twice 19ca83b's time per page (BENCHMARKS.md, "The record's fields").
-struct Rows {
+struct Rows: HotelFieldVisitor {
     private var columns: [Column] = HotelFields.all.map { Column(type: $0.type) }
     private var positions: [Int64?] = []
 
@@ -20,7 +20,7 @@ struct Rows {
 
     /// `position` nil: the row keeps its place.
     mutating func add(_ hotel: Hotel, position: Int64?) {
-        for index in columns.indices { columns[index].add(HotelFields.all[index].value(hotel)) }
+        hotel.visitFields(&self)
         positions.append(position)
     }
 
@@ -79,6 +79,14 @@ struct Rows {
     /// Every field but the code, set from the row: `name = r.name, …`.
     private static let assignments = HotelFields.all.dropFirst().map { "\($0.postgresColumn) = " + fromRow($0) }.joined(separator: ", ")
 
+    mutating func visit(_ field: Int, text: String?) { columns[field].add(text: text) }
+    mutating func visit(_ field: Int, real: Double?) { columns[field].add(real: real) }
+    mutating func visit(_ field: Int, integer: Int64?) { columns[field].add(integer: integer) }
+    /// References travel as their JSON text (keys sorted), made `jsonb` by the statement.
+    mutating func visit(_ field: Int, references: [String: String]?) {
+        columns[field].add(text: references.map(HotelFieldSpec.Value.referencesJSON))
+    }
+
     /// Text up to its first NUL, as ``HotelFieldSpec/Value/textUpToNUL(_:)`` keeps it.
     static func text(_ value: String) -> String { HotelFieldSpec.Value.textUpToNUL(value) }
 
@@ -103,23 +111,9 @@ struct Rows {
             }
         }
 
-        mutating func add(_ value: HotelFieldSpec.Value) {
-            switch (type, value) {
-            case (.text, _), (.references, _): texts.append(Self.text(value))
-            case (.real, .real(let number)): reals.append(number)
-            case (.real, _): reals.append(nil)
-            case (.integer, .integer(let number)): integers.append(number)
-            case (.integer, _): integers.append(nil)
-            }
-        }
-
-        private static func text(_ value: HotelFieldSpec.Value) -> String? {
-            switch value {
-            case .text(let text): Rows.text(text)
-            case .references(let references): HotelFieldSpec.Value.referencesJSON(references)
-            default: nil
-            }
-        }
+        mutating func add(text: String?) { texts.append(text.map(Rows.text)) }
+        mutating func add(real: Double?) { reals.append(real) }
+        mutating func add(integer: Int64?) { integers.append(integer) }
 
         func append(to bindings: inout PostgresBindings) {
             switch type {

@@ -7,41 +7,64 @@
 /// writes one line per record at parser speed, and the encoder drops nil keys
 /// and costs more than the parse itself.
 public enum HotelJSONLines {
-    /// Each field's `"key":`, with the comma before it, made once.
-    private static let keyPrefixes: [[UInt8]] = HotelFields.all.enumerated().map { index, spec in
-        Array(((index == 0 ? "{" : ",") + "\"\(spec.jsonKey)\":").utf8)
+    /// Each field's `"key":`, with the comma before it, made once, one after
+    /// another: field *i*'s is `keyPrefixes[keyStarts[i]..<keyStarts[i + 1]]`.
+    private static let keyPrefixes: [UInt8] = Array(HotelFields.all.enumerated().map { index, spec in
+        (index == 0 ? "{" : ",") + "\"\(spec.jsonKey)\":"
+    }.joined().utf8)
+    private static let keyStarts: [Int] = HotelFields.all.enumerated().reduce(into: [0]) { starts, entry in
+        starts.append(starts[starts.count - 1] + (entry.element.jsonKey.utf8.count + 4))
     }
 
-    /// The fields in the table's order.
-    private static let fields = HotelFields.all.map(\.field)
-
-    /// Appends `hotel` as one line, newline included. The keys and their order
-    /// are the table's; each value is read straight from the hotel rather than
-    /// through the table's reader, which costs a closure call and a boxed value
-    /// per field at parser speed. The switch names every field, so a field
-    /// added to the table does not build until it is written here too.
+    /// Appends `hotel` as one line, newline included: the table's keys in its
+    /// order, each value read straight from the hotel (``HotelFieldVisitor``).
     public static func append(_ hotel: Hotel, to output: inout [UInt8]) {
-        for (index, field) in fields.enumerated() {
-            output.append(contentsOf: keyPrefixes[index])
-            switch field {
-            case .code: appendString(hotel.code, to: &output)
-            case .name: appendString(hotel.name, to: &output)
-            case .address: appendString(hotel.address, to: &output)
-            case .latitude: appendNumber(hotel.latitude, to: &output)
-            case .longitude: appendNumber(hotel.longitude, to: &output)
-            case .logoURL: appendString(hotel.logoURL, to: &output)
-            case .addtime: appendNumber(hotel.addtime, to: &output)
-            case .phone: appendString(hotel.phone, to: &output)
-            case .chainCode: appendString(hotel.chainCode, to: &output)
-            case .rating: appendNumber(hotel.rating, to: &output)
-            case .postalCode: appendString(hotel.postalCode, to: &output)
-            case .city: appendString(hotel.city, to: &output)
-            case .countryCode: appendString(hotel.countryCode, to: &output)
-            case .references:
-                if let references = hotel.references { appendReferences(references, to: &output) } else { output.append(contentsOf: "null".utf8) }
+        keyPrefixes.withUnsafeBufferPointer { prefixes in
+            keyStarts.withUnsafeBufferPointer { starts in
+                var line = LineWriter(prefixes: prefixes, starts: starts)
+                // The writer holds the only reference to the bytes while it appends, so none is copied.
+                swap(&line.output, &output)
+                hotel.visitFields(&line)
+                swap(&line.output, &output)
             }
         }
         output.append(contentsOf: "}\n".utf8)
+    }
+
+    /// Writes each field as `"key":value` after the ones before it.
+    private struct LineWriter: HotelFieldVisitor {
+        let prefixes: UnsafeBufferPointer<UInt8>
+        let starts: UnsafeBufferPointer<Int>
+        var output: [UInt8] = []
+
+        init(prefixes: UnsafeBufferPointer<UInt8>, starts: UnsafeBufferPointer<Int>) {
+            self.prefixes = prefixes
+            self.starts = starts
+        }
+
+        private mutating func key(_ field: Int) {
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: prefixes[starts[field]..<starts[field + 1]]))
+        }
+
+        mutating func visit(_ field: Int, text: String?) {
+            key(field)
+            appendString(text, to: &output)
+        }
+
+        mutating func visit(_ field: Int, real: Double?) {
+            key(field)
+            appendNumber(real, to: &output)
+        }
+
+        mutating func visit(_ field: Int, integer: Int64?) {
+            key(field)
+            appendNumber(integer, to: &output)
+        }
+
+        mutating func visit(_ field: Int, references: [String: String]?) {
+            key(field)
+            if let references { appendReferences(references, to: &output) } else { output.append(contentsOf: "null".utf8) }
+        }
     }
 
     /// One field's value as JSON.
@@ -79,23 +102,30 @@ public enum HotelJSONLines {
     /// A JSON string literal; UTF-8 passes through, control characters are
     /// escaped. Runs that need no escaping are copied whole.
     public static func appendString(_ string: String?, to output: inout [UInt8]) {
-        guard var string else {
+        guard let string else {
             output.append(contentsOf: "null".utf8)
             return
         }
         output.append(UInt8(ascii: "\""))
-        string.withUTF8 { bytes in
-            var runStart = 0
-            for index in bytes.indices {
-                let byte = bytes[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                appendEscaped(byte, to: &output)
-                runStart = index + 1
-            }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
+        // A native string's bytes are read in place: no copy of the string, and no retain of it.
+        if string.utf8.withContiguousStorageIfAvailable({ appendEscaping($0, to: &output) }) == nil {
+            var copy = string
+            copy.withUTF8 { appendEscaping($0, to: &output) }
         }
         output.append(UInt8(ascii: "\""))
+    }
+
+    /// UTF-8 bytes, with what JSON must escape escaped.
+    private static func appendEscaping(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+        var runStart = 0
+        for index in bytes.indices {
+            let byte = bytes[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+            appendEscaped(byte, to: &output)
+            runStart = index + 1
+        }
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
     }
 
     private static func appendEscaped(_ byte: UInt8, to output: inout [UInt8]) {
