@@ -21,7 +21,7 @@ extension DashboardServer {
         /// Logos from the store's logo index only, as `hotels fetch --logos` left them: none is fetched.
         public var offline = false
         /// Host names the dashboard answers to besides its address and `localhost` (a reverse proxy's):
-        /// a request under any other name gets 421 (``HostCheck``).
+        /// a request under any other name gets 421 (`HostCheck`).
         public var allowedHosts: [String] = []
         /// How long a logged-in browser's session lasts without a request: 12 hours.
         public var sessionIdleLimit: TimeInterval = DashboardSessions.defaultIdleLimit
@@ -65,7 +65,7 @@ extension DashboardServer {
         public var path: String
         public var status: Int
         /// For `/logo`, the logo's URL, which says which rows' logos a browser
-        /// asked for: as ``ShownURL`` shows it, since a supplier may sign its logo URLs.
+        /// asked for: as ``/OfflineStore/ShownURL`` shows it, since a supplier may sign its logo URLs.
         public var logo: String?
 
         public init(method: String, path: String, status: Int, logo: String? = nil) {

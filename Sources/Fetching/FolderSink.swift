@@ -9,7 +9,7 @@ import OfflineStore
 /// `hotels.jsonl` (one hotel a line, the keys of `hotels parse`) and
 /// `logos/CODE.png` (`.jpg` for an unfiltered JPEG).
 ///
-/// Every file is replaced atomically (``AtomicFile``), so a reader sees a
+/// Every file is replaced atomically (`AtomicFile`), so a reader sees a
 /// whole old file or a whole new one, and a killed run leaves only hidden
 /// temporary files, which the next run removes. `hotels.jsonl` is written
 /// page by page while the pages are exactly the list, and otherwise

@@ -13,7 +13,7 @@ public enum ListJobEvent: Sendable {
     /// A page was fetched and stored (its logos follow).
     case pageStored(FetchedPage, PageChange)
     /// The service could not be reached (or was not asked): the cached list
-    /// stands in; ``OfflineList/banner(now:)`` says so.
+    /// stands in; ``/OfflineStore/OfflineList/banner(now:)`` says so.
     case offline(OfflineList)
     /// No page follows in this run: its end, or nil after a failed page.
     /// The logos of the rows taken from the cache, and the sink's last write, follow.
@@ -24,7 +24,7 @@ public enum ListJobEvent: Sendable {
     case cachedRowsLogosFailed(any Error)
 }
 
-/// One hotel list, run whole: its pages through the store (``ListSync``:
+/// One hotel list, run whole: its pages through the store (``/OfflineStore/ListSync``:
 /// cache first, merge, resume, offline), each page's logos through a
 /// ``/Logos/LogoPipeline``, and rows and logos into a ``ListSink``.
 ///

@@ -29,7 +29,10 @@ public struct ImageBatch: Sendable {
     }
 
     /// Converts every file of `folder` into `output` (created), each written atomically.
-    /// - Parameter converted: Called after each file, from any thread.
+    /// - Parameters:
+    ///   - folder: The folder whose files are converted.
+    ///   - output: The folder the converted files go into.
+    ///   - converted: Called after each file, from any thread.
     public func run(folder: String, into output: String, converted: @Sendable () -> Void = {}) throws -> Summary {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder))?.sorted() ?? []
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)

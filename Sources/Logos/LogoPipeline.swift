@@ -122,8 +122,10 @@ public final class LogoPipeline: LogoLoading {
     private let processing: ImagePipeline
     private let indexWriter: IndexWriter?
 
-    /// - Parameter decodeExecutor: Where decodes run and complete; tests pass
-    ///   a serial queue, to step through the work.
+    /// - Parameters:
+    ///   - configuration: The filter, the caches, the index, the transport and the limits.
+    ///   - decodeExecutor: Where decodes run and complete; tests pass
+    ///     a serial queue, to step through the work.
     public init(configuration: Configuration = Configuration(), decodeExecutor: DispatchQueue? = nil) {
         self.configuration = configuration
         decodeQueue = WorkQueue(name: "decode", maxConcurrentOperationCount: configuration.decodeConcurrency,
@@ -185,7 +187,7 @@ public final class LogoPipeline: LogoLoading {
 
     // MARK: Operations
 
-    /// An operation that loads `url`'s decoded logo, for a ``WorkQueue`` of
+    /// An operation that loads `url`'s decoded logo, for a ``/Scheduling/WorkQueue`` of
     /// the caller's: the window loader queues, reprioritises and cancels
     /// these. `onStage` is told, on any thread, when it starts downloading
     /// and when it starts decoding; `completion` gets the result on the

@@ -38,7 +38,7 @@ public protocol LogoTransport: Sendable {
                   completion: @escaping @Sendable (Result<LogoDownload, any Error>) -> Void) -> any LogoTransfer
 }
 
-/// ``LogoTransport`` over any ``HTTPClient``, retrying what the network
+/// ``LogoTransport`` over any ``/HTTP/HTTPClient``, retrying what the network
 /// makes worth retrying. Over libcurl, cancelling aborts the transfer, so the
 /// server sees the connection close.
 public struct HTTPLogoTransport: LogoTransport {
@@ -46,7 +46,10 @@ public struct HTTPLogoTransport: LogoTransport {
     private let retry: RetryPolicy
     private let logger: Logger
 
-    /// - Parameter logger: Where retries are logged, as warnings.
+    /// - Parameters:
+    ///   - client: What downloads the logos; libcurl by default.
+    ///   - retry: Which failures are tried again, how often and after how long.
+    ///   - logger: Where retries are logged, as warnings.
     public init(client: any HTTPClient = HTTPTransport(), retry: RetryPolicy = RetryPolicy(),
                 logger: Logger = Logger(label: "hotelkit.logos")) {
         self.client = client

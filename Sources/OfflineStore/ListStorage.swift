@@ -36,7 +36,7 @@ public protocol ListStorage: Sendable {
 
 /// Which list a set of cached rows belongs to.
 ///
-/// One rule for every caller: the profile is named by ``ServiceProfile/name``
+/// One rule for every caller: the profile is named by ``/Hotels/ServiceProfile/name``
 /// (the `name` in a profile file, not the path it was loaded from), and
 /// the endpoint is the URL as given.
 public struct ListKey: Sendable, Hashable, CustomStringConvertible {

@@ -152,7 +152,14 @@ public struct ListSync: AsyncSequence, Sendable {
     public let options: Options
     private let now: @Sendable () -> Date
 
-    /// - Parameter now: The clock that stamps pages as fetched.
+    /// - Parameters:
+    ///   - client: The client that asks the service for pages.
+    ///   - storage: The store that keeps the list.
+    ///   - city: The city asked for.
+    ///   - keyword: A keyword the search is narrowed by, part of the list's key.
+    ///   - area: A search by position, part of the list's key.
+    ///   - options: The page size, the pages to fetch at most, and how a cached list is used.
+    ///   - now: The clock that stamps pages as fetched.
     public init(client: HotelClient, storage: any ListStorage, city: String, keyword: String? = nil, area: SearchArea? = nil,
                 options: Options = Options(), now: @escaping @Sendable () -> Date = Date.init) {
         self.client = client

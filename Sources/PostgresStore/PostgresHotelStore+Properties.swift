@@ -45,7 +45,7 @@ extension PostgresHotelStore {
     }
 
     /// Rows go as `jsonb` arrays, a few thousand a statement: one round trip
-    /// for many rows, as ``Rows`` sends a page of hotels.
+    /// for many rows, as `Rows` sends a page of hotels.
     public func replaceProperties(_ match: ScopeMatch) async throws {
         let matchedAt = match.matchedAt.timeIntervalSince1970
         var properties: [[String: JSONValue]] = []

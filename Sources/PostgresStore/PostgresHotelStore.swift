@@ -29,7 +29,7 @@ import PostgresNIO
 ///   mid-transaction rolls it back; it is tried again on another
 ///   connection for as long as the connect timeout, then reported.
 /// - Its logo index keeps each logo's bytes with its validators
-///   (``/Imaging/SharedImageIndex``): a ``/Logos/LogoPipeline`` given the
+///   (``/Imaging/SharedImageIndex``): a Logos `LogoPipeline` given the
 ///   store as its index serves the logos another machine processed, or
 ///   revalidates them with a 304, instead of downloading them again.
 /// - Jobs live here too: ``JobQueue``, and ``fenced(by:)`` for a job's writes.

@@ -50,6 +50,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
 
     /// Reads `url`; a malformed one is a ``/OfflineStore/StoreError`` of kind `invalidLocation`.
     /// - Parameters:
+    ///   - url: A `postgres://` URL, read as libpq reads it.
     ///   - environment: Where `PG…` variables are read.
     ///   - passwordFile: `~/.pgpass` unless `PGPASSFILE` says otherwise.
     public init(url: String, environment: [String: String] = ProcessInfo.processInfo.environment,

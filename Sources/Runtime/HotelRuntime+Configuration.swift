@@ -8,7 +8,7 @@ import SOAP
 extension HotelRuntime {
     /// Everything a ``HotelRuntime`` is made of, with the defaults of `hotels fetch`.
     public struct Configuration: Sendable {
-        /// The lists and the logo index: SQLite in ``HotelStore/defaultFolder`` by default.
+        /// The lists and the logo index: SQLite in ``/OfflineStore/HotelStore/defaultFolder`` by default.
         public var store: StoreLocation
         /// Where processed logo files are kept on this host (the disk cache, `images/`
         /// beside `hotels.sqlite` by default); nil for none. Opened when logos are first asked for.
@@ -50,7 +50,7 @@ extension HotelRuntime {
             self.logoConcurrency = max(1, logoConcurrency)
         }
 
-        /// `images/` beside a folder's `hotels.sqlite`; in ``HotelStore/defaultFolder`` for a shared store; none in memory.
+        /// `images/` beside a folder's `hotels.sqlite`; in ``/OfflineStore/HotelStore/defaultFolder`` for a shared store; none in memory.
         public static func defaultLogoFolder(for store: StoreLocation) -> URL? {
             switch store {
             case .folder(let folder): folder.appendingPathComponent("images")

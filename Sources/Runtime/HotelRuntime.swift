@@ -126,7 +126,15 @@ public final class HotelRuntime: Sendable {
 
     /// One list through the runtime's store, with its logos through the
     /// pipeline for `logos` (nil: no logos).
-    /// - Parameter storage: Instead of the runtime's store: a worker's fenced view of it.
+    /// - Parameters:
+    ///   - client: The service's client, from ``client(profile:endpoint:)``.
+    ///   - city: The city asked for.
+    ///   - keyword: A keyword the search is narrowed by, part of the list's key.
+    ///   - area: A search by position, part of the list's key.
+    ///   - options: The page size, the pages to fetch at most, and how a cached list is used.
+    ///   - filter: The filter chain of the list's logos; nil: no logos.
+    ///   - sink: Where the rows and logos go besides the store.
+    ///   - storage: Instead of the runtime's store: a worker's fenced view of it.
     public func listJob(_ client: HotelClient, city: String, keyword: String? = nil, area: SearchArea? = nil,
                         options: ListSync.Options = ListSync.Options(readAhead: true), logos filter: FilterChain? = nil,
                         sink: any ListSink = StoreOnlySink(), storage: (any ListStorage)? = nil) -> ListJob {

@@ -30,7 +30,7 @@ public final class SupplierLogos: Sendable {
         await isOnPrivateNetwork(URL(string: endpoint)?.host ?? "") ? anyAddress : publicOnly
     }
 
-    /// Waits for the pipelines' index notes (``LogoPipeline/indexWritten()``).
+    /// Waits for the pipelines' index notes (``/Logos/LogoPipeline/indexWritten()``).
     public func indexWritten() async {
         await publicOnly.indexWritten()
         await anyAddress.indexWritten()

@@ -52,8 +52,11 @@ public final class SOAPResponseReader<Body: SOAPBodyHandler> {
     private let reader: XMLPushReader<SOAPMessageHandler>
     private var sniffer = ContentSniffer()
 
-    /// - Parameter envelope: Whether the payload comes in a SOAP envelope
-    ///   (the default), as the document's root, or either way.
+    /// - Parameters:
+    ///   - limits: The reader's caps: depth, text and input size.
+    ///   - envelope: Whether the payload comes in a SOAP envelope
+    ///     (the default), as the document's root, or either way.
+    ///   - makeBody: Makes the body handler, given the reader's name table.
     public init(limits: XMLReaderLimits = XMLReaderLimits(), envelope: MessageEnvelope = .soap,
                 makeBody: (XMLNameTable) throws -> Body) throws {
         reader = try XMLPushReader(limits: limits) { names in

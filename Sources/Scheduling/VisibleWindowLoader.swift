@@ -57,8 +57,13 @@ public final class VisibleWindowLoader: @unchecked Sendable {
     private var isClosed = false
 
     /// - Parameters:
+    ///   - viewport: Rows that fit on screen.
+    ///   - policy: Which rows get logo work, and when.
+    ///   - logos: Where the rows' logos come from.
     ///   - downloadQueue: Runs the rows' logo operations. Its completion queue
     ///     must be `mainQueue`: a row's completion touches the loader's state.
+    ///   - mainQueue: The serial queue every method of the loader runs on.
+    ///   - clock: The time of events, of drags and of retry delays.
     ///   - requestPage: Asks for the next page ("load more"); nil for a list that is all there.
     ///   - observe: Told of every event, on `mainQueue`, with the time on `clock`.
     public init(viewport: Int, policy: WindowPolicy, logos: any LogoLoading, downloadQueue: WorkQueue, mainQueue: DispatchQueue,

@@ -66,6 +66,9 @@ public final class WorkOperation: Sendable, CustomStringConvertible {
     let state: PosixMutex<State>
 
     /// - Parameters:
+    ///   - name: The operation's name, its description.
+    ///   - priority: How urgently it should start among the queue's waiting operations.
+    ///   - body: The work; it calls `finish` when done.
     ///   - completion: Runs once on the queue's completion queue, whether
     ///     the operation finished or was cancelled.
     public init(name: String, priority: WorkPriority = .normal, body: @escaping Body,
@@ -171,6 +174,8 @@ public final class WorkQueue: Sendable {
     private let state: PosixMutex<State>
 
     /// - Parameters:
+    ///   - name: The queue's name, which labels its default executor.
+    ///   - maxConcurrentOperationCount: Operations running at once at most (1 at least).
     ///   - executor: Where operation bodies start. A concurrent queue by
     ///     default; tests pass a serial one to step through the work.
     ///   - completionQueue: A serial queue for completions.

@@ -5,9 +5,9 @@ import SOAP
 /// A profile written from a WSDL operation: its JSON, the profile that JSON
 /// loads as, and the endpoint the WSDL names.
 public struct ProfileDraft: Sendable {
-    /// The profile file's text, in the format of README.md's "Service profiles".
+    /// The profile file's text, in the format of the Hotels documentation's *Service Profiles* article.
     public var json: String
-    /// The same, loaded and checked by ``ServiceProfile/init(json:source:)``.
+    /// The same, loaded and checked by ``/Hotels/ServiceProfile/init(json:source:)``.
     public var profile: ServiceProfile
     /// The endpoint the WSDL gives the operation's port, if any.
     public var endpoint: String?

@@ -19,8 +19,8 @@ public struct QualifiedName: Hashable, Sendable, Comparable, CustomStringConvert
 }
 
 /// One element of a small document held whole: a WSDL, an XML Schema, or a
-/// recorded response read to guess a profile from. Built by ``XMLTreeBuilder``
-/// on the streaming ``XMLPushReader``, so every document is read under the
+/// recorded response read to guess a profile from. Built by `XMLTreeBuilder`
+/// on the streaming ``/SOAP/XMLPushReader``, so every document is read under the
 /// reader's rules: no DOCTYPE, no entity, nothing loaded, size caps.
 public struct XMLTreeElement: Sendable {
     public var localName: String
@@ -100,7 +100,7 @@ final class XMLTreeBuilder: XMLEventHandler {
 }
 
 extension XMLTreeElement {
-    /// Parses a whole document under `limits`; throws ``XMLReaderError`` for
+    /// Parses a whole document under `limits`; throws ``/SOAP/XMLReaderError`` for
     /// malformed or hostile input (a DOCTYPE, a cap passed).
     public static func parse(_ bytes: [UInt8], limits: XMLReaderLimits) throws(XMLReaderError) -> XMLTreeElement {
         do {

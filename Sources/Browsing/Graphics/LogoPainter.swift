@@ -35,8 +35,10 @@ public struct LogoPainter: Sendable {
     static let maximumPaddedPixels = 4_194_304
 
     /// - Parameters:
-    ///   - cellPixelWidth, cellPixelHeight: the terminal's cell size in pixels
-    ///     (from `TIOCGWINSZ`); kept within 1…512.
+    ///   - support: The protocol logos are drawn with, and the colours of symbols.
+    ///   - cellPixelWidth: The terminal's cell width in pixels (from
+    ///     `TIOCGWINSZ`); kept within 1…512.
+    ///   - cellPixelHeight: The terminal's cell height in pixels, kept within 1…512.
     public init(support: GraphicsSupport, cellPixelWidth: Int = 10, cellPixelHeight: Int = 20) {
         self.support = support
         self.cellPixelWidth = min(max(cellPixelWidth, 1), 512)

@@ -53,9 +53,9 @@ public struct HotelClient: Sendable {
         return HotelPages(client: self, city: city, keyword: keyword, area: area, pager: pager, maxPages: maxPages)
     }
 
-    /// One page. Throws ``SOAPFault``, ``ServiceReportedError``, ``TransportError``
-    /// (``TransportError/httpStatus(_:snippet:)`` for a non-SOAP error page),
-    /// ``NotSOAPEnvelopeError`` or ``XMLReaderError``.
+    /// One page. Throws ``/SOAP/SOAPFault``, ``ServiceReportedError``, ``/HTTP/TransportError``
+    /// (``/HTTP/TransportError/httpStatus(_:snippet:)`` for a non-SOAP error page),
+    /// ``/SOAP/NotSOAPEnvelopeError`` or ``/SOAP/XMLReaderError``.
     ///
     /// Under a session, the call runs in one of the pool's sessions, which it
     /// logs in first if need be; a fault the profile names as expiry starts

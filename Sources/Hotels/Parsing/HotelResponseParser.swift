@@ -13,9 +13,9 @@ import SOAP
 /// let page = try parser.parse(bytes: responseBody)
 /// ```
 ///
-/// A parse throws ``SOAPFault`` for a fault, ``ServiceReportedError`` when the
-/// profile's `error` path matched, ``NotSOAPEnvelopeError`` for an HTML page,
-/// JSON or an empty body, and ``XMLReaderError`` for malformed or hostile XML.
+/// A parse throws ``/SOAP/SOAPFault`` for a fault, ``ServiceReportedError`` when the
+/// profile's `error` path matched, ``/SOAP/NotSOAPEnvelopeError`` for an HTML page,
+/// JSON or an empty body, and ``/SOAP/XMLReaderError`` for malformed or hostile XML.
 public struct HotelResponseParser: Sendable {
     public var profile: ServiceProfile
     public var limits: XMLReaderLimits

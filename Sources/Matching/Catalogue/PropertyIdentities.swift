@@ -34,8 +34,10 @@ public struct PropertyIdentities: Sendable {
 
     /// - Parameters:
     ///   - properties: each new property's members.
+    ///   - scope: the scope the properties belong to; a new id is made from it and the first member.
     ///   - previous: the scope's properties as last stored.
     ///   - taken: every id in use elsewhere or retired: never given anew.
+    ///   - now: when an id given now was created.
     public init(assigning properties: [[RecordKey]], scope: String, previous: [PropertyIdentity], taken: Set<String>, now: Date) {
         var owner: [RecordKey: Int] = [:]
         for (index, identity) in previous.enumerated() {

@@ -31,6 +31,7 @@ public struct Catalogue: Sendable {
     }
 
     /// Matches every list's records (only those of `cities`' lists when given), scope by scope.
+    /// - Parameter cities: The cities whose lists are matched; empty: every list.
     /// - Parameter logos: First loads, through these pipelines, every logo the records name that has no hash yet, and
     ///   hashes it (`hotels match --logos`): pipelines with no filter (``HotelRuntime/originalLogos``), so the hash is of
     ///   the picture the supplier sent, each reaching only what its list's service may. Nil: the hashes already stored count.
