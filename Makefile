@@ -22,7 +22,7 @@ demo: deps
 	$(SWIFT) build -c release --product hotels
 	"$$($(SWIFT) build -c release --show-bin-path)/hotels" demo --out demo-out
 
-# Hardening (README, "Hardening"): the tests under ThreadSanitizer, then AddressSanitizer with leak checks.
+# Hardening (Sources/Runtime/Runtime.docc/Hardening.md): the tests under ThreadSanitizer, then AddressSanitizer with leak checks.
 sanitize: deps
 	@python3 -c "import zeep" 2>/dev/null || python3 -m pip install -q zeep
 	@python3 -c "import selenium" 2>/dev/null || python3 -m pip install -q selenium

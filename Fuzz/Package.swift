@@ -1,6 +1,6 @@
 // swift-tools-version: 6.1
 // libFuzzer targets for HotelKit, a package of its own so `make test` never
-// builds it. Build and run them with scripts/fuzz (README, "Hardening").
+// builds it. Build and run them with scripts/fuzz (Sources/Runtime/Runtime.docc/Hardening.md).
 import PackageDescription
 
 let package = Package(
