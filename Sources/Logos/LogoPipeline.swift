@@ -35,7 +35,7 @@ public struct Logo: Sendable {
 public enum LogoCachePolicy: Sendable {
     /// Fresh cached copies are used, stale ones revalidated; offline, a stale copy beats nothing.
     case revalidate
-    /// The caches only: a miss fails with ``LogoError/notCached``.
+    /// The caches only: a miss fails with ``LogoError/notCached(_:)``.
     case cacheOnly
 }
 

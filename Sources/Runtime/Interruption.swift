@@ -26,7 +26,9 @@ public final class Interruption: Sendable {
     /// The shell's exit status for it: 128 + the signal (130 for SIGINT, 143 for SIGTERM).
     public var exitStatus: Int32? { signal.map { 128 + $0 } }
 
-    /// - Parameter onSignal: What the first signal does; by default it cancels `work`.
+    /// - Parameters:
+    ///   - onSignal: What the first signal does; by default it cancels `work`.
+    ///   - work: The work, run in a task of its own; its result is returned.
     public func run<T: Sendable>(onSignal: (@Sendable () -> Void)? = nil, _ work: @escaping @Sendable () async throws -> T) async -> Result<T, any Error> {
         let task = Task { try await work() }
         let sources = [SIGINT, SIGTERM].map { number in

@@ -5,7 +5,7 @@ import CLibXML2
 ///
 /// Handlers work on borrowed views into libxml2's buffers: copy what you keep.
 /// Throwing from any method stops the parse, and the reader rethrows the error
-/// from ``XMLPushReader/feed(_:)`` or ``XMLPushReader/finish()``.
+/// from `feed(_:)` or ``XMLPushReader/finish()``.
 public protocol XMLEventHandler: AnyObject {
     func startElement(_ element: XMLStartElement) throws
     func endElement(_ localName: XMLName) throws

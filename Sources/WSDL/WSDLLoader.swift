@@ -50,7 +50,7 @@ public struct WSDLDocumentSet: Sendable {
     /// The WSDL first, then the others in the order they were reached.
     public var documents: [LoadedDocument]
     public var root: LoadedDocument { documents[0] }
-    /// Imports of standard schemas that were not read (``notRead``).
+    /// Imports of standard schemas that were not read (``WSDLInspection/notRead``).
     public var skipped: [SkippedImport] = []
     /// Schemas the set refers to that do not exist: vendors ship WSDLs
     /// without every schema. The operations are still read; the types those

@@ -176,7 +176,7 @@ public struct InputReadError: Error, Sendable, Equatable, CustomStringConvertibl
     public var description: String { "read failed: " + String(cString: strerror(errorNumber)) }
 }
 
-/// One streaming parse: ``feed(_:)`` the bytes in any chunks, then ``finish()``.
+/// One streaming parse: `feed(_:)` the bytes in any chunks, then ``finish()``.
 public final class HotelParseSession {
     private var reader: SOAPResponseReader<RecordExtractor>!
     // Counted on the parse's one thread: no exclusivity checks. Records
