@@ -113,7 +113,7 @@ struct CacheCommand: AsyncParsableCommand {
 
         func run() async throws {
             try cacheOptions.refuseSharedStore("vacuum")
-            guard let store = try await cacheOptions.runtime().storage as? HotelStore else { throw ExitStatus.usage.code }
+            guard let store = try await cacheOptions.runtime().embeddedStore else { throw ExitStatus.usage.code }
             let before = store.fileBytes
             try store.vacuum { FileManager.default.fileExists(atPath: $0) }
             writeAll(Array("vacuumed \(store.path): \(before) → \(store.fileBytes) bytes\n".utf8), to: STDOUT_FILENO)

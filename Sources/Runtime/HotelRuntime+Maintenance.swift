@@ -5,7 +5,7 @@ extension HotelRuntime {
     /// (a shared store is checked by PostgreSQL itself), and every logo file's
     /// length and SHA-256. Empty when everything is sound: `hotels cache check`.
     public func damage() throws -> [String] {
-        let store = try (storage as? HotelStore)?.integrityCheck() ?? "ok"
+        let store = try embeddedStore?.integrityCheck() ?? "ok"
         return (store == "ok" ? [] : ["store: \(store)"]) + (logoCache?.damagedEntries() ?? []).map { "damaged logo entry: \($0)" }
     }
 

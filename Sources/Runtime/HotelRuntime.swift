@@ -24,7 +24,8 @@ import PostgresStore
 public final class HotelRuntime: Sendable {
     public let configuration: Configuration
     /// The lists and the logo index.
-    public let storage: any HotelStorage
+    /// The store, and which kind it is.
+    public let store: OpenedStore
     /// The one transport of every client and logo pipeline.
     public let http: any HTTPClient
     /// The clients made so far, one per profile and endpoint, so the lists of one service share its sessions.
@@ -36,21 +37,41 @@ public final class HotelRuntime: Sendable {
 
     /// Opens the store (creating a SQLite one) and makes the transport.
     public static func open(_ configuration: Configuration = Configuration()) async throws -> HotelRuntime {
-        HotelRuntime(storage: try await configuration.store.open(logger: configuration.logger), configuration: configuration)
+        HotelRuntime(store: try await configuration.store.open(logger: configuration.logger), configuration: configuration)
     }
 
     /// A runtime on a store already open: a test's, or one of your own.
-    public init(storage: any HotelStorage, configuration: Configuration = Configuration()) {
-        self.storage = storage
+    public init(store: OpenedStore, configuration: Configuration = Configuration()) {
+        self.store = store
         self.configuration = configuration
         http = configuration.httpClient ?? HTTPTransport(configuration: configuration.transport)
     }
+
+    /// A runtime on a SQLite store already open.
+    public convenience init(storage: HotelStore, configuration: Configuration = Configuration()) {
+        self.init(store: .embedded(storage), configuration: configuration)
+    }
+
+    /// A runtime on a shared store already open.
+    public convenience init(storage: PostgresHotelStore, configuration: Configuration = Configuration()) {
+        self.init(store: .shared(storage), configuration: configuration)
+    }
+
+    /// The store, as every list, logo and catalogue call takes it.
+    public var storage: any HotelStorage { store.storage }
 
     /// Matching through the runtime's store: properties, reviews and decisions.
     public var catalogue: Catalogue { Catalogue(storage: storage) }
 
     /// The shared store, when the runtime's store is one: what workers and their jobs need.
-    public var sharedStore: PostgresHotelStore? { storage as? PostgresHotelStore }
+    public var sharedStore: PostgresHotelStore? {
+        if case .shared(let store) = store { store } else { nil }
+    }
+
+    /// The SQLite store, when the runtime's store is one: what its vacuum and integrity check need.
+    public var embeddedStore: HotelStore? {
+        if case .embedded(let store) = store { store } else { nil }
+    }
 
     /// The client of `profile` at `endpoint`: made the first time, with the
     /// runtime's credentials, and shared afterwards. Throws when a credential

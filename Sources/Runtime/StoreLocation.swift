@@ -33,16 +33,33 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Opens (or creates) the store; a SQLite file that had to be moved aside is logged as a warning.
-    func open(logger: Logger) async throws -> any HotelStorage {
+    func open(logger: Logger) async throws -> OpenedStore {
         switch self {
         case .folder(let folder):
             let store = try HotelStore(folder: folder)
             for warning in store.warnings { logger.warning("\(warning)") }
-            return store
+            return .embedded(store)
         case .shared(let location):
-            return try await PostgresHotelStore.open(location)
+            return .shared(try await PostgresHotelStore.open(location))
         case .inMemory:
-            return try HotelStore.inMemory()
+            return .embedded(try HotelStore.inMemory())
+        }
+    }
+}
+
+/// The store a runtime opened: SQLite's, embedded in the process, or the
+/// shared PostgreSQL one. Which it is is known when it is opened, so what
+/// only one kind can do (a shared store's queue, SQLite's vacuum and
+/// integrity check) is reached through this, never by a downcast.
+public enum OpenedStore: Sendable {
+    case embedded(HotelStore)
+    case shared(PostgresHotelStore)
+
+    /// The store, as every list, logo and catalogue call takes it.
+    public var storage: any HotelStorage {
+        switch self {
+        case .embedded(let store): store
+        case .shared(let store): store
         }
     }
 }
