@@ -34,7 +34,7 @@ public enum ListJobEvent: Sendable {
 /// - ``feed()`` pulls one page when asked, for a table that loads more at 90%.
 ///
 /// ```swift
-/// let job = ListJob(client: client, storage: try HotelStore(), city: "Paris",
+/// let job = ListJob(client: client, storage: try SQLiteHotelStore(), city: "Paris",
 ///                   logos: LogoPipeline(), sink: FolderSink(folder: URL(fileURLWithPath: "paris")))
 /// let summary = try await job.run()
 /// print(summary.hotels, summary.end ?? "failed", summary.logos.saved)

@@ -15,7 +15,7 @@ struct CacheOptions: ParsableArguments {
                                valueName: "url"))
     var store: String?
 
-    var folder: URL { cache.map { URL(fileURLWithPath: $0) } ?? HotelStore.defaultFolder }
+    var folder: URL { cache.map { URL(fileURLWithPath: $0) } ?? SQLiteHotelStore.defaultFolder }
 
     /// `--store`, else `HOTELKIT_STORE`: the shared store's URL, if one is named.
     var storeURL: String? { sharedStoreURL(store) }

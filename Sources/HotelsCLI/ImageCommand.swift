@@ -47,15 +47,15 @@ struct ImageCommand: ParsableCommand {
         if let batch {
             let encoding: ImageEncoding = format == "png" ? .png() : .jpeg()
             let progress = ProgressLine(total: (try? FileManager.default.contentsOfDirectory(atPath: batch).count) ?? 0, label: "images", quiet: json)
-            let summary = try ImageBatch(pipeline: ImagePipeline(decoder: decoder, filter: chain, encoding: encoding), fileExtension: format, jobs: jobs)
+            let summary = try ImageBatch(processor: ImageProcessor(decoder: decoder, filter: chain, encoding: encoding), fileExtension: format, jobs: jobs)
                 .run(folder: batch, into: out) { progress.advance() }
             progress.finish()
             for failure in summary.failures { Diagnostics.error("\(failure.name): \(failure.reason)") }
             print(json ? summary.json : "\(summary) into \(out)")
             if !summary.failures.isEmpty { throw ExitStatus.dataError.code }
         } else if let input, let encoding = ImageEncoding(fileName: out) {
-            let pipeline = ImagePipeline(decoder: decoder, filter: chain, encoding: encoding)
-            try reported(input) { try pipeline.convert(input, to: out) }.forEach { Diagnostics.warning("\(input): \($0)") }
+            let processor = ImageProcessor(decoder: decoder, filter: chain, encoding: encoding)
+            try reported(input) { try processor.convert(input, to: out) }.forEach { Diagnostics.warning("\(input): \($0)") }
         }
     }
 }

@@ -150,7 +150,7 @@ struct WorkerCommand: AsyncParsableCommand {
     func run() async throws {
         let runtime = try await storeOptions.runtime { configuration in
             try configuration.read(credentials: credentials, context: "--credentials")
-            configuration.logoFolder = (cache.map { URL(fileURLWithPath: $0) } ?? HotelStore.defaultFolder).appendingPathComponent("images")
+            configuration.logoFolder = (cache.map { URL(fileURLWithPath: $0) } ?? SQLiteHotelStore.defaultFolder).appendingPathComponent("images")
         }
         let worker = try reported("worker") {
             var configuration = Worker.Configuration(kinds: try parsedKinds(), concurrency: concurrency, lease: lease.value, grace: grace.value)

@@ -4,7 +4,7 @@ import Foundation
 import Locking
 import Synchronization
 
-/// A folder of images through one ``ImagePipeline``, in one process, `jobs`
+/// A folder of images through one ``ImageProcessor``, in one process, `jobs`
 /// files at once: what `hotels image --batch` runs. A file that cannot be
 /// converted is counted and named; the others go on.
 public struct ImageBatch: Sendable {
@@ -17,13 +17,13 @@ public struct ImageBatch: Sendable {
         public var seconds = 0.0
     }
 
-    public var pipeline: ImagePipeline
+    public var processor: ImageProcessor
     /// The output files' extension: `png` or `jpg`.
     public var fileExtension: String
     public var jobs: Int
 
-    public init(pipeline: ImagePipeline, fileExtension: String, jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
-        self.pipeline = pipeline
+    public init(processor: ImageProcessor, fileExtension: String, jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
+        self.processor = processor
         self.fileExtension = fileExtension
         self.jobs = max(1, jobs)
     }
@@ -47,7 +47,7 @@ public struct ImageBatch: Sendable {
                 let name = names[index]
                 let target = (output as NSString).appendingPathComponent(((name as NSString).deletingPathExtension) + "." + fileExtension)
                 do {
-                    _ = try pipeline.convert((folder as NSString).appendingPathComponent(name), to: target)
+                    _ = try processor.convert((folder as NSString).appendingPathComponent(name), to: target)
                 } catch {
                     failures.withLock { $0.append((name, String(describing: error))) }
                 }
@@ -60,7 +60,7 @@ public struct ImageBatch: Sendable {
 
 }
 
-extension ImagePipeline {
+extension ImageProcessor {
     /// One file: decoded, filtered, encoded and written atomically; the decoder's warnings returned.
     public func convert(_ input: String, to output: String) throws -> [String] {
         let result = try process(.file(path: input))

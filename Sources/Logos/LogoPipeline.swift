@@ -119,7 +119,7 @@ public final class LogoPipeline: LogoLoading {
     /// Where ``image(for:policy:)`` runs its operations.
     public let requestQueue: WorkQueue
     private let transfers: SharedTransfers
-    private let processing: ImagePipeline
+    private let processing: ImageProcessor
     private let indexWriter: IndexWriter?
 
     /// - Parameters:
@@ -134,7 +134,7 @@ public final class LogoPipeline: LogoLoading {
         requestQueue = WorkQueue(name: "logos", maxConcurrentOperationCount: configuration.downloadConcurrency,
                                  completionQueue: DispatchQueue(label: "hotelkit.logos.done"))
         transfers = SharedTransfers(transport: configuration.transport, observe: configuration.observe)
-        processing = ImagePipeline(decoder: configuration.decoder, filter: configuration.filter)
+        processing = ImageProcessor(decoder: configuration.decoder, filter: configuration.filter)
         indexWriter = configuration.index.map { IndexWriter(index: $0, logger: configuration.logger) }
     }
 
@@ -318,7 +318,7 @@ public final class LogoPipeline: LogoLoading {
         guard request.wantsImage else { return request.end(.success(Logo(image: nil, data: bytes, source: source))) }
         decode(request) { [weak self] in
             guard let self else { throw LogoError.cancelled }
-            let image = try ImagePipeline(decoder: configuration.decoder).decodeAndFilter(bytes).image
+            let image = try ImageProcessor(decoder: configuration.decoder).decodeAndFilter(bytes).image
             configuration.memoryCache.store(image, for: request.key)
             return Logo(image: image, data: bytes, source: source)
         }

@@ -3,7 +3,7 @@ import Hotels
 import Imaging
 import Matching
 
-/// Where cached lists live: what ``ListSync`` needs of a store. ``HotelStore``
+/// Where cached lists live: what ``ListSync`` needs of a store. ``SQLiteHotelStore``
 /// keeps them in SQLite; a server-side store (PostgreSQL, shared by many
 /// workers) implements the same calls and no caller changes.
 ///

@@ -90,7 +90,7 @@ public enum ListSyncError: Error, Sendable, CustomStringConvertible {
 /// nothing is cached or fresh data is required.
 ///
 /// ```swift
-/// let sync = ListSync(client: client, storage: try HotelStore(), city: "Paris")
+/// let sync = ListSync(client: client, storage: try SQLiteHotelStore(), city: "Paris")
 /// for try await event in sync {
 ///     if case .appended(let page, _) = event { print(page.hotels.count) }
 /// }

@@ -33,7 +33,7 @@ public struct HotelRecord: Sendable, Equatable, FetchableRecord, PersistableReco
 
     public func encode(to container: inout PersistenceContainer) {
         container["listId"] = listId
-        for spec in HotelFields.all { container[spec.column] = HotelStore.databaseValue(spec.value(hotel)) }
+        for spec in HotelFields.all { container[spec.column] = SQLiteHotelStore.databaseValue(spec.value(hotel)) }
         container["position"] = position
     }
 }

@@ -10,7 +10,7 @@ import OfflineStore
 import PostgresNIO
 
 /// The shared store: the same lists, checkpoints and logo index as
-/// ``/OfflineStore/HotelStore``, in PostgreSQL, for many processes on many machines.
+/// ``/OfflineStore/SQLiteHotelStore``, in PostgreSQL, for many processes on many machines.
 ///
 /// ```swift
 /// let store = try await PostgresHotelStore.open(try PostgresLocation(url: "postgres://hotels@db:5432/hotels"))

@@ -8,7 +8,7 @@ import SOAP
 extension HotelRuntime {
     /// Everything a ``HotelRuntime`` is made of, with the defaults of `hotels fetch`.
     public struct Configuration: Sendable {
-        /// The lists and the logo index: SQLite in ``/OfflineStore/HotelStore/defaultFolder`` by default.
+        /// The lists and the logo index: SQLite in ``/OfflineStore/SQLiteHotelStore/defaultFolder`` by default.
         public var store: StoreLocation
         /// Where processed logo files are kept on this host (the disk cache, `images/`
         /// beside `hotels.sqlite` by default); nil for none. Opened when logos are first asked for.
@@ -32,7 +32,7 @@ extension HotelRuntime {
         /// Logo downloads at once, per list.
         public var logoConcurrency: Int
 
-        public init(store: StoreLocation = .folder(HotelStore.defaultFolder), logoFolder: URL? = nil,
+        public init(store: StoreLocation = .folder(SQLiteHotelStore.defaultFolder), logoFolder: URL? = nil,
                     transport: TransportConfiguration = TransportConfiguration(), httpClient: (any HTTPClient)? = nil,
                     credentials: Credentials = .environment, limits: XMLReaderLimits = XMLReaderLimits(), retry: RetryPolicy = RetryPolicy(),
                     warningsPerKind: Int? = 10, exchangeLog: (any ExchangeLog)? = nil, logger: Logger = Logger(label: "hotelkit"),
@@ -50,11 +50,11 @@ extension HotelRuntime {
             self.logoConcurrency = max(1, logoConcurrency)
         }
 
-        /// `images/` beside a folder's `hotels.sqlite`; in ``/OfflineStore/HotelStore/defaultFolder`` for a shared store; none in memory.
+        /// `images/` beside a folder's `hotels.sqlite`; in ``/OfflineStore/SQLiteHotelStore/defaultFolder`` for a shared store; none in memory.
         public static func defaultLogoFolder(for store: StoreLocation) -> URL? {
             switch store {
             case .folder(let folder): folder.appendingPathComponent("images")
-            case .shared: HotelStore.defaultFolder.appendingPathComponent("images")
+            case .shared: SQLiteHotelStore.defaultFolder.appendingPathComponent("images")
             case .inMemory: nil
             }
         }

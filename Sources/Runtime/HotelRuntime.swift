@@ -48,7 +48,7 @@ public final class HotelRuntime: Sendable {
     }
 
     /// A runtime on a SQLite store already open.
-    public convenience init(storage: HotelStore, configuration: Configuration = Configuration()) {
+    public convenience init(storage: SQLiteHotelStore, configuration: Configuration = Configuration()) {
         self.init(store: .embedded(storage), configuration: configuration)
     }
 
@@ -69,7 +69,7 @@ public final class HotelRuntime: Sendable {
     }
 
     /// The SQLite store, when the runtime's store is one: what its vacuum and integrity check need.
-    public var embeddedStore: HotelStore? {
+    public var embeddedStore: SQLiteHotelStore? {
         if case .embedded(let store) = store { store } else { nil }
     }
 

@@ -36,13 +36,13 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     func open(logger: Logger) async throws -> OpenedStore {
         switch self {
         case .folder(let folder):
-            let store = try HotelStore(folder: folder)
+            let store = try SQLiteHotelStore(folder: folder)
             for warning in store.warnings { logger.warning("\(warning)") }
             return .embedded(store)
         case .shared(let location):
             return .shared(try await PostgresHotelStore.open(location))
         case .inMemory:
-            return .embedded(try HotelStore.inMemory())
+            return .embedded(try SQLiteHotelStore.inMemory())
         }
     }
 }
@@ -52,7 +52,7 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
 /// only one kind can do (a shared store's queue, SQLite's vacuum and
 /// integrity check) is reached through this, never by a downcast.
 public enum OpenedStore: Sendable {
-    case embedded(HotelStore)
+    case embedded(SQLiteHotelStore)
     case shared(PostgresHotelStore)
 
     /// The store, as every list, logo and catalogue call takes it.

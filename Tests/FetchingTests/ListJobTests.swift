@@ -22,7 +22,7 @@ struct ListJobTests {
                     configuration: HotelClientConfiguration(transport: http, retry: Self.fastRetry, credentials: Credentials(credentials)))
     }
 
-    func job(_ http: FakeHTTPClient, _ store: HotelStore, options: ListSync.Options = ListSync.Options(pageSize: 5, readAhead: true),
+    func job(_ http: FakeHTTPClient, _ store: SQLiteHotelStore, options: ListSync.Options = ListSync.Options(pageSize: 5, readAhead: true),
              logos: LogoPipeline? = nil, sink: any ListSink = MemorySink()) throws -> ListJob {
         ListJob(client: try client(http), storage: store, city: "Paris", options: options, logos: logos, sink: sink)
     }
@@ -43,7 +43,7 @@ struct ListJobTests {
 
     @Test("a whole list: page 1 merged, the rest appended, every row and logo in the sink, and a summary of it all")
     func wholeList() async throws {
-        let store = try HotelStore.inMemory()
+        let store = try SQLiteHotelStore.inMemory()
         let sink = MemorySink()
         let transport = try FakeLogoTransport(answersAtOnce: true)
         var events: [String] = []
@@ -69,7 +69,7 @@ struct ListJobTests {
 
     @Test("resume: the cached list first, page 1 merged, then load more goes on where the last run stopped, and the folder holds the list")
     func resumes() async throws {
-        let store = try HotelStore.inMemory()
+        let store = try SQLiteHotelStore.inMemory()
         let out = folder()
         defer { try? FileManager.default.removeItem(at: out) }
         let catalog = FakeSampleCatalog(count: 20)
@@ -89,7 +89,7 @@ struct ListJobTests {
 
     @Test("a first page that updates cached rows rewrites hotels.jsonl from the store, in the store's order")
     func rewritesFromTheStore() async throws {
-        let store = try HotelStore.inMemory()
+        let store = try SQLiteHotelStore.inMemory()
         let out = folder()
         defer { try? FileManager.default.removeItem(at: out) }
         _ = try await job(FakeSampleCatalog(count: 8).client(), store, sink: FolderSink(folder: out)).run()
@@ -106,7 +106,7 @@ struct ListJobTests {
 
     @Test("offline: the cached list with its banner and cached logos; fresh data required refuses it; the next run asks the network again")
     func offline() async throws {
-        let store = try HotelStore.inMemory()
+        let store = try SQLiteHotelStore.inMemory()
         let disk = try DiskImageCache(directory: folder().appendingPathComponent("images"))
         defer { try? FileManager.default.removeItem(at: folder()) }
         let transport = try FakeLogoTransport(answersAtOnce: true)
@@ -139,7 +139,7 @@ struct ListJobTests {
     @Test("offline with nothing cached: a typed error that means 69 and says how to fill the cache")
     func offlineWithNothingCached() async throws {
         await #expect {
-            try await job(Self.unreachable, try HotelStore.inMemory()).run()
+            try await job(Self.unreachable, try SQLiteHotelStore.inMemory()).run()
         } throws: { error in
             guard case ListSyncError.nothingCached(_, let reason?) = error, reason is TransportError else { return false }
             let meaning = ErrorMeaning(error)
@@ -157,7 +157,7 @@ struct ListJobTests {
             }
             return catalog.respond(to: body)
         }
-        let store = try HotelStore.inMemory()
+        let store = try SQLiteHotelStore.inMemory()
         let sink = MemorySink()
         let summary = try await job(http, store, sink: sink).run()
         #expect(summary.pages == 1 && summary.failedPage == 2 && summary.hotels == 5 && summary.end == nil)
@@ -169,7 +169,7 @@ struct ListJobTests {
 
     @Test("logos: saved page by page, once each; a resumed run saves those an earlier run stored without them; hostile codes stay in the folder")
     func logoSaving() async throws {
-        let store = try HotelStore.inMemory()
+        let store = try SQLiteHotelStore.inMemory()
         let out = folder()
         defer { try? FileManager.default.removeItem(at: out) }
         let catalog = FakeSampleCatalog(count: 10)
@@ -190,7 +190,7 @@ struct ListJobTests {
         hostile.hotels[2].code = "a/b"
         let elsewhere = folder("hostile")
         defer { try? FileManager.default.removeItem(at: elsewhere) }
-        let written = try await job(hostile.client(), try HotelStore.inMemory(), logos: logos(try FakeLogoTransport(answersAtOnce: true)),
+        let written = try await job(hostile.client(), try SQLiteHotelStore.inMemory(), logos: logos(try FakeLogoTransport(answersAtOnce: true)),
                                     sink: FolderSink(folder: elsewhere)).run()
         #expect(written.logos.saved == 3)
         let names = try FileManager.default.contentsOfDirectory(atPath: elsewhere.appendingPathComponent("logos").path)
@@ -203,7 +203,7 @@ struct ListJobTests {
         let blocker = folder()
         defer { try? FileManager.default.removeItem(at: blocker) }
         try Data("a file, not a folder".utf8).write(to: blocker)
-        let store = try HotelStore.inMemory()
+        let store = try SQLiteHotelStore.inMemory()
         let job = try job(FakeSampleCatalog(count: 12).client(), store, sink: FolderSink(folder: blocker.appendingPathComponent("out")))
         await #expect {
             try await job.run()
@@ -217,7 +217,7 @@ struct ListJobTests {
     @Test("a logo that cannot be had is an event and a count; the list goes on")
     func failedLogo() async throws {
         var failed: [String] = []
-        let summary = try await job(FakeSampleCatalog(count: 3).client(), try HotelStore.inMemory(),
+        let summary = try await job(FakeSampleCatalog(count: 3).client(), try SQLiteHotelStore.inMemory(),
                                     logos: logos(try FakeLogoTransport(answersAtOnce: true, offline: true))).run {
             if case .logoFailed(let code, _, let error) = $0, error is TransportError { failed.append(code) }
         }
@@ -228,7 +228,7 @@ struct ListJobTests {
     @Test("authentication: HTTP 401 and a security fault mean 77, missing credentials 78; no secret reaches the summary")
     func authentication() async throws {
         let denied = FakeHTTPClient { _, _ in .xml("denied", status: 401) }
-        let refused = try await job(denied, try HotelStore.inMemory()).run()
+        let refused = try await job(denied, try SQLiteHotelStore.inMemory()).run()
         #expect(ErrorMeaning(try #require(refused.failure)) == .credentials)
         #expect(refused.pages == 0 && refused.hotels == 0)
 
@@ -238,7 +238,7 @@ struct ListJobTests {
         }
         let client = try client(echoing, profile: Samples.url("Profiles/sample-wsse.json").path,
                                 credentials: ["SAMPLE_USER": "demo", "SAMPLE_PASSWORD": secret])
-        let summary = try await ListJob(client: client, storage: try HotelStore.inMemory(), city: "Paris").run()
+        let summary = try await ListJob(client: client, storage: try SQLiteHotelStore.inMemory(), city: "Paris").run()
         let meaning = ErrorMeaning(try #require(summary.failure))
         #expect(meaning.exitCode == 77 && meaning.kind == .credentials && meaning.hint?.contains("--credentials FILE") == true)
         #expect(summary.failureDescription?.contains("authenticated") == true)

@@ -19,7 +19,7 @@ struct PiecesTests {
         return url
     }
 
-    func feed(_ http: FakeHTTPClient, _ store: HotelStore) throws -> ListFeed {
+    func feed(_ http: FakeHTTPClient, _ store: SQLiteHotelStore) throws -> ListFeed {
         let client = HotelClient(profile: try .named("sample"), endpoint: "http://hotels.test/soap",
                                  configuration: HotelClientConfiguration(transport: http, retry: RetryPolicy(maxRetries: 0)))
         return ListJob(client: client, storage: store, city: "Paris", options: .init(pageSize: 5, firstPage: .resume)).feed()
@@ -40,7 +40,7 @@ struct PiecesTests {
 
     @Test("the pull face: one page per ask, each asked for once; a later feed shows the cache whole, then goes on from it")
     func pullsPages() async throws {
-        let store = try HotelStore.inMemory()
+        let store = try SQLiteHotelStore.inMemory()
         let http = FakeSampleCatalog(count: 12).client()
         let pages = try feed(http, store)
         let first = try await pages.nextPage()
@@ -61,7 +61,7 @@ struct PiecesTests {
 
     @Test("the pull face with refresh: the cached rows, then the whole list with page 1 merged in its place, then load more; the requester says which replace")
     func pullsWithRefresh() async throws {
-        let store = try HotelStore.inMemory()
+        let store = try SQLiteHotelStore.inMemory()
         let warm = try feed(FakeSampleCatalog(count: 12).client(), store)
         _ = try await warm.nextPage()
         _ = try await warm.nextPage()
@@ -85,7 +85,7 @@ struct PiecesTests {
 
     @Test("the pull face offline: the cached rows are the first and last page; with nothing cached, the network's error")
     func pullsOffline() async throws {
-        let store = try HotelStore.inMemory()
+        let store = try SQLiteHotelStore.inMemory()
         _ = try await feed(FakeSampleCatalog(count: 12).client(), store).nextPage()
         let down = FakeHTTPClient { _, _ in throw TransportError.unreachable("down") }
         let client = HotelClient(profile: try .named("sample"), endpoint: "http://hotels.test/soap",
@@ -95,7 +95,7 @@ struct PiecesTests {
         let page = try await offline.nextPage()
         #expect(page.isLast && page.hotels.count == 5 && page.offline?.list.count == 5)
 
-        await #expect(throws: TransportError.self) { try await feed(down, try HotelStore.inMemory()).nextPage() }
+        await #expect(throws: TransportError.self) { try await feed(down, try SQLiteHotelStore.inMemory()).nextPage() }
     }
 
     @Test("an atomic write replaces the whole file and leaves nothing beside it; a discarded one leaves the old file")

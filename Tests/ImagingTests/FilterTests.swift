@@ -80,8 +80,8 @@ struct FilterTests {
 
     @Test("the golden thumbnails still come out the same", arguments: ["jpeg-large.jpg", "png-rgba8-adam7.png", "jpeg-exif-6.jpg"])
     func golden(_ file: String) throws {
-        let pipeline = ImagePipeline(filter: try FilterChain(parsing: "resize:32x32:fill,sepia:0.8,round:6"))
-        let output = try pipeline.process([UInt8](Data(contentsOf: Samples.url("Images/\(file)"))))
+        let processor = ImageProcessor(filter: try FilterChain(parsing: "resize:32x32:fill,sepia:0.8,round:6"))
+        let output = try processor.process([UInt8](Data(contentsOf: Samples.url("Images/\(file)"))))
         let golden = try ImageDecoder().decode([UInt8](Data(contentsOf: Samples.url("Images/golden/\(file).png"))))
         #expect(output.image.width == golden.image.width && output.image.height == golden.image.height)
         #expect(maxDifference(output.image.pixels, golden.image.pixels) <= 2)

@@ -11,7 +11,7 @@ import TestSupport
 struct ListSyncTests {
     static let fastRetry = RetryPolicy(maxRetries: 1, baseDelay: .milliseconds(1), maxDelay: .milliseconds(1))
 
-    func sync(_ http: FakeHTTPClient, _ store: HotelStore, options: ListSync.Options = ListSync.Options(pageSize: 5),
+    func sync(_ http: FakeHTTPClient, _ store: SQLiteHotelStore, options: ListSync.Options = ListSync.Options(pageSize: 5),
               now: Date = Date(), log: LogRecorder = LogRecorder()) throws -> ListSync {
         let client = HotelClient(profile: try .named("sample"), endpoint: "http://hotels.test/soap",
                                  configuration: HotelClientConfiguration(transport: http, retry: Self.fastRetry, logger: log.logger()))
@@ -39,7 +39,7 @@ struct ListSyncTests {
 
     @Test("cold: page 1 merged, the rest appended, each page stored with its checkpoint")
     func cold() async throws {
-        let store = try HotelStore.inMemory()
+        let store = try SQLiteHotelStore.inMemory()
         let http = FakeSampleCatalog(count: 12).client()
         let log = LogRecorder()
         let sync = try sync(http, store, log: log)
@@ -54,7 +54,7 @@ struct ListSyncTests {
 
     @Test("warm: the cached list first, page 1 merged, then load more resumes where the last run stopped")
     func resumes() async throws {
-        let store = try HotelStore.inMemory()
+        let store = try SQLiteHotelStore.inMemory()
         let first = FakeSampleCatalog(count: 20).client()
         #expect(try await run(try sync(first, store, options: .init(pageSize: 5, maxPages: 2)))
             == ["merged 1: +5 ~0", "appended 2: +5", "finished maxPages, 10 in the list"])
@@ -67,7 +67,7 @@ struct ListSyncTests {
 
     @Test("a first page that shares nothing with the cache replaces it, and paging starts over")
     func replaces() async throws {
-        let store = try HotelStore.inMemory()
+        let store = try SQLiteHotelStore.inMemory()
         _ = try await run(try sync(FakeSampleCatalog(count: 10, prefix: "OLD").client(), store))
         let http = FakeSampleCatalog(count: 7, prefix: "NEW").client()
         #expect(try await run(try sync(http, store))
@@ -77,7 +77,7 @@ struct ListSyncTests {
 
     @Test("offline with a cache: the cached list stands in, with its banner; no cache: nothingCached; fresh required: staleRefused")
     func offline() async throws {
-        let store = try HotelStore.inMemory()
+        let store = try SQLiteHotelStore.inMemory()
         let fetchedAt = Date(timeIntervalSince1970: 1_000_000)
         _ = try await run(try sync(FakeSampleCatalog(count: 10).client(), store, now: fetchedAt))
         let down = FakeHTTPClient { _, _ in throw TransportError.unreachable("connection refused") }
@@ -89,7 +89,7 @@ struct ListSyncTests {
         #expect(events.count == 2) // cached, then offline
 
         await #expect(throws: ListSyncError.self) {
-            for try await _ in try sync(down, try HotelStore.inMemory()) {}
+            for try await _ in try sync(down, try SQLiteHotelStore.inMemory()) {}
         }
         await #expect {
             for try await _ in try sync(down, store, options: .init(pageSize: 5, servesCacheWhenOffline: false)) {}
@@ -100,7 +100,7 @@ struct ListSyncTests {
 
     @Test("cache only: the cached list with no request at all")
     func cacheOnly() async throws {
-        let store = try HotelStore.inMemory()
+        let store = try SQLiteHotelStore.inMemory()
         _ = try await run(try sync(FakeSampleCatalog(count: 10).client(), store))
         let http = FakeSampleCatalog(count: 10).client()
         #expect(try await run(try sync(http, store, options: .init(pageSize: 5, cacheOnly: true))) == ["cached 10", "offline 10"])
@@ -109,7 +109,7 @@ struct ListSyncTests {
 
     @Test("a failed later page keeps the pages before it; asking again retries that page, not the ones before")
     func laterPageFails() async throws {
-        let store = try HotelStore.inMemory()
+        let store = try SQLiteHotelStore.inMemory()
         let catalog = FakeSampleCatalog(count: 12)
         let http = FakeHTTPClient { request, index in
             // Page 2 fails, and so does its one retry.
@@ -128,7 +128,7 @@ struct ListSyncTests {
 
     @Test("resume mode (a table's first page): the cached rows stand as page 1 and no page 1 is fetched")
     func resumeMode() async throws {
-        let store = try HotelStore.inMemory()
+        let store = try SQLiteHotelStore.inMemory()
         _ = try await run(try sync(FakeSampleCatalog(count: 20).client(), store, options: .init(pageSize: 5, maxPages: 1)))
         let http = FakeSampleCatalog(count: 20).client()
         #expect(try await run(try sync(http, store, options: .init(pageSize: 5, maxPages: 1, firstPage: .resume)))
@@ -138,7 +138,7 @@ struct ListSyncTests {
 
     @Test("any GRDB writer works: a DatabaseQueue holds the same list")
     func anyWriter() async throws {
-        let store = try HotelStore(writer: DatabaseQueue())
+        let store = try SQLiteHotelStore(writer: DatabaseQueue())
         _ = try await run(try sync(FakeSampleCatalog(count: 7).client(), store))
         let records = try await store.writer.read { db in try HotelRecord.order(HotelRecord.Columns.position).fetchAll(db) }
         #expect(records.map(\.hotel.code) == (1...7).map { String(format: "H%04d", $0) })

@@ -35,7 +35,7 @@ struct MigrationRaceTests {
             }
         }
 
-        #expect(throws: Never.self) { try HotelStore.migrate(migrating, with: migrator) }
+        #expect(throws: Never.self) { try SQLiteHotelStore.migrate(migrating, with: migrator) }
         #expect(interleaved.withLock { $0 })
         #expect(try migrating.read { db in try migrator.hasCompletedMigrations(db) })
         #expect(try migrating.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") } == 0)

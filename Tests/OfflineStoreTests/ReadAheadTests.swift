@@ -55,7 +55,7 @@ struct ReadAheadTests {
             }
         }
         let client = HotelClient(profile: try .named("sample"), endpoint: server.url + "/soap")
-        let store = try HotelStore.inMemory()
+        let store = try SQLiteHotelStore.inMemory()
         let sync = ListSync(client: client, storage: store, city: "Shanghai", options: .init(pageSize: 5, maxPages: 4, readAhead: true))
         var events = sync.makeAsyncIterator()
 

@@ -17,14 +17,14 @@ struct StoreTests {
     let key = ListKey(profile: "sample", endpoint: "http://127.0.0.1:1/soap", city: "Shanghai")
     let checkpoint = Pager.Checkpoint(pagesReceived: 1, nextPage: 0, nextCursor: "100", usedCursors: ["100"], end: nil)
 
-    func codes(_ store: HotelStore) throws -> [String] {
+    func codes(_ store: SQLiteHotelStore) throws -> [String] {
         guard let list = try store.cachedList(key) else { return [] }
         return try store.hotels(in: list).map(\.code)
     }
 
     @Test("Load more appends, never duplicates a code, and saves where paging stands")
     func append() throws {
-        let store = try HotelStore(folder: temporaryFolder("append"))
+        let store = try SQLiteHotelStore(folder: temporaryFolder("append"))
         try store.mergeFirstPage(hotels([("A", 300), ("B", 200)]), into: key, checkpoint: checkpoint)
         let end = Pager.Checkpoint(pagesReceived: 2, nextPage: 0, nextCursor: "100", usedCursors: ["100", "200"], end: .endMarker)
         #expect(try store.appendPage(hotels([("B", 200), ("C", 100)]), to: key, checkpoint: end) == 1)
@@ -32,13 +32,13 @@ struct StoreTests {
         let list = try #require(try store.cachedList(key))
         #expect(list.isExhausted && list.checkpoint == end)
         // A new store on the same file resumes from it.
-        let reopened = try HotelStore(folder: URL(fileURLWithPath: store.path).deletingLastPathComponent())
+        let reopened = try SQLiteHotelStore(folder: URL(fileURLWithPath: store.path).deletingLastPathComponent())
         #expect(try reopened.cachedList(key)?.checkpoint == end)
     }
 
     @Test("Pages longer than one INSERT keep service order and contiguous positions, skip repeated codes, update cached rows")
     func longPages() throws {
-        let store = try HotelStore(folder: temporaryFolder("long"))
+        let store = try SQLiteHotelStore(folder: temporaryFolder("long"))
         let first = hotels((0..<250).map { ("A\($0)", Int64(10_000 - $0)) })
         #expect(try store.mergeFirstPage(first, into: key, checkpoint: checkpoint) == MergeResult(inserted: 250))
         // 230 new codes, one of them twice, then 20 rows already cached (renamed: updated in place).
@@ -78,7 +78,7 @@ struct StoreTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let garbage = Data(repeating: 0x5A, count: 8192)
         try garbage.write(to: folder.appendingPathComponent("hotels.sqlite"))
-        let store = try HotelStore(folder: folder)
+        let store = try SQLiteHotelStore(folder: folder)
         #expect(store.warnings.count == 1)
         #expect(store.warnings.first?.contains("damaged") == true)
         let aside = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("hotels.sqlite.corrupt-") }
@@ -92,13 +92,13 @@ struct StoreTests {
     func futureSchema() throws {
         let folder = temporaryFolder("future")
         do {
-            let store = try HotelStore(folder: folder)
+            let store = try SQLiteHotelStore(folder: folder)
             try store.mergeFirstPage(hotels([("A", 1)]), into: key, checkpoint: checkpoint)
         }
         let queue = try DatabaseQueue(path: folder.appendingPathComponent("hotels.sqlite").path)
         try queue.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9: from the future')") }
         try queue.close()
-        let store = try HotelStore(folder: folder)
+        let store = try SQLiteHotelStore(folder: folder)
         #expect(store.warnings.first?.contains("newer HotelKit") == true)
         #expect(try codes(store).isEmpty)
         let aside = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("hotels.sqlite.newer-") && !$0.contains("-wal") && !$0.contains("-shm") }
@@ -109,7 +109,7 @@ struct StoreTests {
 
     @Test("The image index records logos and drops entries whose file is gone on vacuum")
     func imageIndex() throws {
-        let store = try HotelStore(folder: temporaryFolder("images"))
+        let store = try SQLiteHotelStore(folder: temporaryFolder("images"))
         try store.noteImage(ImageIndexEntry(url: "http://x/a.png", filter: "resize:8x8:fit", file: "/nowhere/a.img", bytes: 10, etag: "\"1\""))
         #expect(try store.imageEntry(url: "http://x/a.png", filter: "resize:8x8:fit")?.etag == "\"1\"")
         #expect(try store.stats().images == 1)
@@ -120,7 +120,7 @@ struct StoreTests {
     @Test("SQLite's index leaves a logo's bytes to the disk cache: logoData reads them from its file, and nothing once it is gone")
     func logoData() throws {
         let folder = temporaryFolder("logo-data")
-        let store = try HotelStore(folder: folder)
+        let store = try SQLiteHotelStore(folder: folder)
         let disk = try DiskImageCache(directory: folder.appendingPathComponent("images"))
         let key = "0123456789abcdef"
         try disk.store([1, 2, 3, 4], for: key, metadata: CachedImageMetadata(url: "http://x/a.png"))

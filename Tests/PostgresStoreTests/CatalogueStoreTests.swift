@@ -200,7 +200,7 @@ struct CatalogueStoreTests {
 
     @Test("a SQLite file whose properties were deleted without their members (a tool that runs SQLite without foreign keys) still matches, every record in one property")
     func orphanedMembers() async throws {
-        let store = try HotelStore(folder: FileManager.default.temporaryDirectory.appendingPathComponent("orphans-\(UUID().uuidString)"))
+        let store = try SQLiteHotelStore(folder: FileManager.default.temporaryDirectory.appendingPathComponent("orphans-\(UUID().uuidString)"))
         try await Sample().store(into: store)
         let catalogue = Catalogue(storage: store)
         _ = try await catalogue.match()

@@ -93,7 +93,7 @@ struct RecordFieldsStoreTests {
 
     @Test("the field table, SQLite's live columns, PostgreSQL's live columns and the JSON keys name the same fields")
     func noDrift() async throws {
-        let sqlite = try HotelStore.inMemory()
+        let sqlite = try SQLiteHotelStore.inMemory()
         let sqliteColumns = try await sqlite.writer.read { db in try db.columns(in: "hotels").map(\.name) }
         #expect(sqliteColumns == ["listId"] + Array(HotelFields.all.prefix(7).map(\.column)) + ["position"] + HotelFields.all.dropFirst(7).map(\.column))
         let url = try await TestPostgres.shared().makeDatabase()
@@ -114,7 +114,7 @@ struct RecordFieldsStoreTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("before-fields-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: Samples.url("Stores/before-record-fields.sqlite"), to: folder.appendingPathComponent("hotels.sqlite"))
-        let store = try HotelStore(folder: folder)
+        let store = try SQLiteHotelStore(folder: folder)
         #expect(store.warnings.isEmpty)
         let lists = try store.allLists()
         #expect(Set(lists.map(\.key.city)) == ["Paris", "Tokyo"])
@@ -128,7 +128,7 @@ struct RecordFieldsStoreTests {
         #expect(try await store.appendPage([Self.full("NEW", addtime: 1)], to: paris.key, checkpoint: checkpoint, now: Date()) == 1)
         #expect(try await store.hotels(in: paris, limit: 21).dropFirst(20) == [Self.full("NEW", addtime: 1)])
         // Opened again, nothing changes.
-        #expect(try await HotelStore(folder: folder).hotels(in: paris, limit: nil).count == 21)
+        #expect(try await SQLiteHotelStore(folder: folder).hotels(in: paris, limit: nil).count == 21)
     }
 
     @Test("a PostgreSQL store at schema version 7 migrates to the latest in place: lists, rows, checkpoints, the logo index, jobs and schedules kept; a load-more page then carries the fields")

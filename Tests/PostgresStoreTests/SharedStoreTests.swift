@@ -16,7 +16,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     func makeStore() async throws -> any HotelStorage {
         switch self {
         case .sqlite:
-            return try HotelStore(folder: FileManager.default.temporaryDirectory.appendingPathComponent("shared-store-\(UUID().uuidString)"))
+            return try SQLiteHotelStore(folder: FileManager.default.temporaryDirectory.appendingPathComponent("shared-store-\(UUID().uuidString)"))
         case .postgres:
             return try await PostgresHotelStore.open(try PostgresLocation(url: try await TestPostgres.shared().makeDatabase()))
         }

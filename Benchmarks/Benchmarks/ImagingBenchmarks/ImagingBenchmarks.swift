@@ -34,9 +34,9 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("12 MP JPEG to a 64×64 fill thumbnail PNG", configuration: configuration) { benchmark in
-        let pipeline = ImagePipeline(filter: try FilterChain(parsing: "resize:64x64:fill"))
+        let processor = ImageProcessor(filter: try FilterChain(parsing: "resize:64x64:fill"))
         for _ in benchmark.scaledIterations {
-            blackHole(try pipeline.process(jpeg).encoded.count)
+            blackHole(try processor.process(jpeg).encoded.count)
         }
     }
 }

@@ -14,9 +14,9 @@ private let key = ListKey(profile: "sample", endpoint: "http://127.0.0.1:8080/so
 private let checkpoint = Pager.Checkpoint(pagesReceived: 1, nextPage: 0, nextCursor: nil, usedCursors: [], end: nil)
 
 /// A store holding one list of `count` hotels, built in pages of 5,000.
-private func filledStore(_ count: Int) throws -> HotelStore {
+private func filledStore(_ count: Int) throws -> SQLiteHotelStore {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("store-bench-\(UUID().uuidString)")
-    let store = try HotelStore(folder: folder)
+    let store = try SQLiteHotelStore(folder: folder)
     for start in stride(from: 0, to: count, by: 5000) {
         try store.appendPage((start..<min(count, start + 5000)).map { hotel($0) }, to: key, checkpoint: checkpoint)
     }
@@ -36,7 +36,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("Open the store, then the first 20 rows", configuration: configuration) { benchmark in
         let folder = URL(fileURLWithPath: store.path).deletingLastPathComponent()
         for _ in benchmark.scaledIterations {
-            let opened = try HotelStore(folder: folder)
+            let opened = try SQLiteHotelStore(folder: folder)
             guard let cached = try opened.cachedList(key) else { continue }
             blackHole(try opened.hotels(in: cached, limit: 20).count)
         }

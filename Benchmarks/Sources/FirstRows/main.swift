@@ -19,7 +19,7 @@ let isShared = target.hasPrefix("postgres")
 
 func open() async throws -> any HotelStorage {
     isShared ? try await PostgresHotelStore.open(try PostgresLocation(url: target))
-        : try HotelStore(folder: URL(fileURLWithPath: target))
+        : try SQLiteHotelStore(folder: URL(fileURLWithPath: target))
 }
 
 var times: [Double] = []

@@ -3,7 +3,7 @@ import GRDB
 import GRDBSQLite
 import Hotels
 
-extension HotelStore {
+extension SQLiteHotelStore {
     /// The cached list for `key`, or nil if there is none.
     public func cachedList(_ key: ListKey) throws -> CachedList? {
         try writer.read { db in try Self.list(db, key) }

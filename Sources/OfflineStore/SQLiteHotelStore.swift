@@ -9,7 +9,7 @@ import Imaging
 ///
 /// Every page is written with its paging checkpoint in one transaction, so
 /// a process killed at any moment leaves the list and "load more" in step.
-public final class HotelStore: ListStorage, ImageIndex {
+public final class SQLiteHotelStore: ListStorage, ImageIndex {
     /// The database: read it with GRDB and the record types (``HotelRecord``,
     /// ``ListRecord``, `ImageIndexEntry`) as you like.
     public let writer: any DatabaseWriter
@@ -39,9 +39,9 @@ public final class HotelStore: ListStorage, ImageIndex {
     }
 
     /// A store in memory: nothing outlives the process.
-    public static func inMemory() throws(StoreError) -> HotelStore {
+    public static func inMemory() throws(StoreError) -> SQLiteHotelStore {
         do {
-            return try HotelStore(writer: DatabaseQueue())
+            return try SQLiteHotelStore(writer: DatabaseQueue())
         } catch let error as StoreError {
             throw error
         } catch {
@@ -52,7 +52,7 @@ public final class HotelStore: ListStorage, ImageIndex {
     /// Opens (or creates) `folder/hotels.sqlite`. A file that is not a
     /// database, is damaged, or was written by a newer HotelKit is moved
     /// aside, never deleted, and a new one is made; ``warnings`` says so.
-    public init(folder: URL = HotelStore.defaultFolder) throws(StoreError) {
+    public init(folder: URL = SQLiteHotelStore.defaultFolder) throws(StoreError) {
         let file = folder.appendingPathComponent("hotels.sqlite")
         path = file.path
         var warnings: [String] = []

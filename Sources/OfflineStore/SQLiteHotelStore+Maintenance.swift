@@ -60,7 +60,7 @@ extension StoreStats: CustomStringConvertible {
     }
 }
 
-extension HotelStore {
+extension SQLiteHotelStore {
     /// Records a logo written to, or read from, the disk cache.
     public func noteImage(_ entry: ImageIndexEntry) throws {
         try writer.write { db in
@@ -123,7 +123,7 @@ extension HotelStore {
     }
 }
 
-extension HotelStore: HotelStorage {
+extension SQLiteHotelStore: HotelStorage {
     public var location: String { path }
 
     /// SQLite's index leaves the bytes to the disk cache: read its file, when it is still there.

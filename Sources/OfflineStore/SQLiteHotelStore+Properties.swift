@@ -4,7 +4,7 @@ import Matching
 
 /// The catalogue in SQLite: properties, their members, the pairs to review,
 /// decisions and retired ids, beside the lists they were matched from.
-extension HotelStore {
+extension SQLiteHotelStore {
     /// Made when missing, as field columns are, with no version recorded: an
     /// older HotelKit still opens the file and ignores these tables.
     static func createCatalogueTables(_ db: Database) throws {

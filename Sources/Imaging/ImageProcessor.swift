@@ -1,6 +1,6 @@
 /// The stages every logo goes through: decode (at a DCT scale the filters
 /// allow), filter, encode. Each stage is its own type; this runs them in order.
-public struct ImagePipeline: Sendable {
+public struct ImageProcessor: Sendable {
     public var decoder: ImageDecoder
     public var filter: FilterChain
     public var encoding: ImageEncoding
