@@ -206,7 +206,7 @@ let package = Package(
             dependencies: ["AtomicFiles", "Fetching", "Locking", "OfflineStore", "Hotels", "HTTP", "SOAP", "Imaging", "Logos", "Scheduling", "TestSupport"]
         ),
         // The store suite on SQLite and on a PostgreSQL server the tests start (TestSupport's TestPostgres).
-        .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "OfflineStore", "Hotels", "Imaging", "Logos", "Matching", "Runtime",
+        .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "OfflineStore", "Hotels", "Imaging", "Logos", "Matching", "Runtime", "Seeding",
                                                                "TestSupport", "hotels"]),
         // The worker loop on fakes and a real server; the hotels worker processes against hotels serve.
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "Fetching", "HTTP", "Hotels", "Imaging", "Locking", "Matching", "OfflineStore",

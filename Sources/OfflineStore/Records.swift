@@ -83,6 +83,12 @@ public struct ListRecord: Sendable, Equatable, Codable, FetchableRecord, Mutable
     public var exhausted: Bool
     /// Unix seconds.
     public var fetchedAt: Double
+    /// The list's bounds as the last page's plan left them (``PagePlan/top``,
+    /// ``PagePlan/next``), as PostgreSQL's store keeps them: a merge that moves
+    /// the last row up leaves its place free, and a later page does not take
+    /// it. Nil in a file written before they were kept.
+    public var firstPosition: Int64?
+    public var nextPosition: Int64?
 
     public var key: ListKey { ListKey(profile: profile, endpoint: endpoint, city: city, storedKeyword: keyword) }
 

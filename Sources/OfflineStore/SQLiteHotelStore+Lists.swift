@@ -136,6 +136,7 @@ extension SQLiteHotelStore {
             }
             if inserted == page.count {
                 try saveCheckpoint(db, &list, checkpoint)
+                try saveBounds(db, list, top: state.top, next: state.next + Int64(page.count))
                 return page.count
             }
             try db.cachedStatement(sql: "DELETE FROM hotels WHERE listId = ? AND position >= ?").execute(arguments: [id, state.next])
@@ -145,14 +146,23 @@ extension SQLiteHotelStore {
         return plan.added
     }
 
-    /// The list's bounds and checkpoint, as the page's plan needs them.
+    /// The list's bounds and checkpoint, as the page's plan needs them: the
+    /// bounds the last plan left, widened to any row outside them (a row an
+    /// older HotelKit, which kept no bounds, wrote).
     private static func state(_ db: Database, _ list: ListRecord) throws -> PagePlan.ListState {
         // One aggregate per subquery: SQLite answers a lone min() or max() from the index, both in one SELECT by a scan of the list.
-        let bounds = try Row.fetchOne(db.cachedStatement(sql: """
+        let rows = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT (SELECT min(position) FROM hotels WHERE listId = ?1), (SELECT max(position) FROM hotels WHERE listId = ?1)
             """), arguments: [list.id ?? 0])
-        let (top, last): (Int64?, Int64?) = (bounds?[0], bounds?[1])
-        return PagePlan.ListState(isEmpty: top == nil, hasCheckpoint: list.checkpoint != nil, top: top ?? 0, next: (last ?? -1) + 1)
+        guard let first: Int64 = rows?[0], let last: Int64 = rows?[1] else {
+            return PagePlan.ListState(isEmpty: true, hasCheckpoint: list.checkpoint != nil, top: list.firstPosition ?? 0, next: list.nextPosition ?? 0)
+        }
+        return PagePlan.ListState(isEmpty: false, hasCheckpoint: list.checkpoint != nil, top: min(list.firstPosition ?? first, first),
+                                  next: max(list.nextPosition ?? last + 1, last + 1))
+    }
+
+    private static func saveBounds(_ db: Database, _ list: ListRecord, top: Int64, next: Int64) throws {
+        try db.cachedStatement(sql: "UPDATE lists SET firstPosition = ?, nextPosition = ? WHERE id = ?").execute(arguments: [top, next, list.id])
     }
 
     /// Executes a page's plan in its transaction.
@@ -164,6 +174,7 @@ extension SQLiteHotelStore {
             try binder.bind(plan.inserts[index].hotel, position: plan.inserts[index].position ?? 0)
         }
         if plan.savesCheckpoint { try saveCheckpoint(db, &list, checkpoint) }
+        try saveBounds(db, list, top: plan.top, next: plan.next)
     }
 
     /// Updates a row's columns in place; its position too, when given.
@@ -335,7 +346,7 @@ extension SQLiteHotelStore {
             return list
         }
         var list = ListRecord(id: nil, profile: key.profile, endpoint: key.endpoint, city: key.city, keyword: key.storedKeyword,
-                              checkpoint: nil, exhausted: false, fetchedAt: now.timeIntervalSince1970)
+                              checkpoint: nil, exhausted: false, fetchedAt: now.timeIntervalSince1970, firstPosition: nil, nextPosition: nil)
         try list.insert(db)
         return list
     }

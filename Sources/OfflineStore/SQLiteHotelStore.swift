@@ -137,6 +137,7 @@ public final class SQLiteHotelStore: ListStorage, ImageIndex {
                 try migrator.migrate(writer)
                 return try writer.write { db in
                     try addMissingFieldColumns(db)
+                    try addListBounds(db)
                     try createCatalogueTables(db)
                 }
             } catch {
@@ -156,6 +157,16 @@ public final class SQLiteHotelStore: ListStorage, ImageIndex {
         let existing = Set(try db.columns(in: "hotels").map { $0.name.lowercased() })
         for spec in HotelFields.all where !existing.contains(spec.column.lowercased()) {
             try db.execute(sql: "ALTER TABLE hotels ADD COLUMN \(quoted(spec.column)) \(spec.type.sqliteType)")
+        }
+    }
+
+    /// Gives `lists` the columns of its bounds (``ListRecord/nextPosition``)
+    /// when it lacks them, as ``addMissingFieldColumns(_:)`` does for fields.
+    static func addListBounds(_ db: Database) throws {
+        guard try db.tableExists("lists") else { return }
+        let existing = Set(try db.columns(in: "lists").map { $0.name.lowercased() })
+        for column in ["firstPosition", "nextPosition"] where !existing.contains(column.lowercased()) {
+            try db.execute(sql: "ALTER TABLE lists ADD COLUMN \(column) INTEGER")
         }
     }
 
