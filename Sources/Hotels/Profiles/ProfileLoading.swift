@@ -1,36 +1,6 @@
 import Foundation
 import SOAP
 
-/// A profile that cannot be used, with the key at fault and why.
-public struct ProfileError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable {
-        /// Neither a built-in name nor a file path.
-        case unknownName
-        /// The file could not be read.
-        case unreadable
-        /// The profile has a mistake.
-        case invalid
-    }
-
-    public var kind: Kind
-    /// Where the profile came from: a file path or a built-in name.
-    public var source: String
-    /// The key at fault, dotted (`paging.next`), or nil for the whole document.
-    public var key: String?
-    public var reason: String
-
-    public init(kind: Kind = .invalid, source: String, key: String?, reason: String) {
-        self.kind = kind
-        self.source = source
-        self.key = key
-        self.reason = reason
-    }
-
-    public var description: String {
-        "profile \(source): " + (key.map { "“\($0)”: " } ?? "") + reason
-    }
-}
-
 extension ServiceProfile {
     /// The names of the profiles built in: `sample` and `ota-search`.
     public static var builtInNames: [String] { BuiltInProfiles.all.keys.sorted() }
@@ -462,35 +432,6 @@ private struct ProfileDocument: Decodable {
             return .cursor(.document(try checked("paging.next") { () throws(PathSyntaxError) in try DocumentPath(parsing: next) }))
         default:
             throw ProfileKeyError(key: "paging.style", reason: "must be \"page\", \"cursor\", \"flag\" or \"none\", not \"\(paging.style)\"")
-        }
-    }
-}
-
-private struct AnyKey: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
-}
-
-extension Decoder {
-    /// JSONDecoder ignores keys it was not asked for; a profile must not, or a
-    /// typo ("recrod") would silently fall back to a default.
-    func refuseUnknownKeys(_ known: [String], under parent: String?) throws {
-        let container = try container(keyedBy: AnyKey.self)
-        for key in container.allKeys where !known.contains(key.stringValue) {
-            throw ProfileKeyError(key: parent.map { "\($0).\(key.stringValue)" } ?? key.stringValue,
-                                  reason: "unknown key; known keys: " + known.joined(separator: ", "))
-        }
-    }
-}
-
-extension [any CodingKey] {
-    /// `references[0].catalog`: keys joined by dots, an array's index in brackets.
-    fileprivate var dotted: String {
-        reduce("") { path, key in
-            if let index = key.intValue { return path + "[\(index)]" }
-            return path.isEmpty ? key.stringValue : path + "." + key.stringValue
         }
     }
 }
