@@ -57,6 +57,11 @@ public final class HotelRuntime: Sendable {
         self.init(store: .shared(storage), configuration: configuration)
     }
 
+    /// A runtime on a store of your own (``OpenedStore/custom(_:)``).
+    public convenience init(storage: any HotelStorage, configuration: Configuration = Configuration()) {
+        self.init(store: .custom(storage), configuration: configuration)
+    }
+
     /// The store, as every list, logo and catalogue call takes it.
     public var storage: any HotelStorage { store.storage }
 

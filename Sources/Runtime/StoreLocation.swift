@@ -47,19 +47,23 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The store a runtime opened: SQLite's, embedded in the process, or the
-/// shared PostgreSQL one. Which it is is known when it is opened, so what
-/// only one kind can do (a shared store's queue, SQLite's vacuum and
-/// integrity check) is reached through this, never by a downcast.
+/// The store a runtime opened: SQLite's, embedded in the process, the
+/// shared PostgreSQL one, or a store of your own. Which it is is known when it
+/// is opened, so what only one kind can do (a shared store's queue, SQLite's
+/// vacuum and integrity check) is reached through this, never by a downcast.
 public enum OpenedStore: Sendable {
     case embedded(SQLiteHotelStore)
     case shared(PostgresHotelStore)
+    /// Any other ``/OfflineStore/HotelStorage``: lists, logos and matching
+    /// work on it; jobs and workers need a shared store.
+    case custom(any HotelStorage)
 
     /// The store, as every list, logo and catalogue call takes it.
     public var storage: any HotelStorage {
         switch self {
         case .embedded(let store): store
         case .shared(let store): store
+        case .custom(let store): store
         }
     }
 }
