@@ -153,20 +153,20 @@ public final class SQLiteHotelStore: ListStorage, ImageIndex {
     /// fetched again. No version is recorded for it, so an older HotelKit still
     /// opens the file and reads the columns it knows.
     static func addMissingFieldColumns(_ db: Database) throws {
-        guard try db.tableExists("hotels") else { return }
-        let existing = Set(try db.columns(in: "hotels").map { $0.name.lowercased() })
-        for spec in HotelFields.all where !existing.contains(spec.column.lowercased()) {
-            try db.execute(sql: "ALTER TABLE hotels ADD COLUMN \(quoted(spec.column)) \(spec.type.sqliteType)")
-        }
+        try addMissingColumns(db, table: "hotels", HotelFields.all.map { ($0.column, $0.type.sqliteType) })
     }
 
-    /// Gives `lists` the columns of its bounds (``ListRecord/nextPosition``)
-    /// when it lacks them, as ``addMissingFieldColumns(_:)`` does for fields.
+    /// Gives `lists` the columns of its bounds (``ListRecord/nextPosition``) in place, as fields get theirs.
     static func addListBounds(_ db: Database) throws {
-        guard try db.tableExists("lists") else { return }
-        let existing = Set(try db.columns(in: "lists").map { $0.name.lowercased() })
-        for column in ["firstPosition", "nextPosition"] where !existing.contains(column.lowercased()) {
-            try db.execute(sql: "ALTER TABLE lists ADD COLUMN \(column) INTEGER")
+        try addMissingColumns(db, table: "lists", [("firstPosition", "INTEGER"), ("nextPosition", "INTEGER")])
+    }
+
+    /// Adds each of `columns` (name, SQL type) that `table` lacks, when the table exists.
+    private static func addMissingColumns(_ db: Database, table: String, _ columns: [(name: String, type: String)]) throws {
+        guard try db.tableExists(table) else { return }
+        let existing = Set(try db.columns(in: table).map { $0.name.lowercased() })
+        for column in columns where !existing.contains(column.name.lowercased()) {
+            try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(quoted(column.name)) \(column.type)")
         }
     }
 

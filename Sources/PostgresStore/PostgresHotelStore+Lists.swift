@@ -273,7 +273,7 @@ extension PostgresHotelStore {
         guard !codes.isEmpty else { return [:] }
         let rows = try await connection.query("""
             SELECT \(unescaped: HotelRowDecoder.selectList) FROM hotels
-            WHERE list_id = \(id) AND code = ANY(\(codes.map(Rows.text)))
+            WHERE list_id = \(id) AND code = ANY(\(codes.map(HotelFieldSpec.Value.textUpToNUL)))
             """, logger: logger)
         return Dictionary(try await hotels(rows).map { ($0.code, $0) }, uniquingKeysWith: { first, _ in first })
     }

@@ -79,19 +79,16 @@ struct Rows: HotelFieldVisitor {
     /// Every field but the code, set from the row: `name = r.name, …`.
     private static let assignments = HotelFields.all.dropFirst().map { "\($0.postgresColumn) = " + fromRow($0) }.joined(separator: ", ")
 
-    mutating func visit(_ field: Int, text: String?) { columns[field].add(text: text) }
+    mutating func visit(_ field: Int, text: String?) { columns[field].add(text: text.map(HotelFieldSpec.Value.textUpToNUL)) }
     mutating func visit(_ field: Int, real: Double?) { columns[field].add(real: real) }
     mutating func visit(_ field: Int, integer: Int64?) { columns[field].add(integer: integer) }
-    /// References travel as their JSON text (keys sorted), made `jsonb` by the statement.
+    /// References travel as their JSON text (keys sorted, each up to a NUL), made `jsonb` by the statement.
     mutating func visit(_ field: Int, references: [String: String]?) {
         columns[field].add(text: references.map(HotelFieldSpec.Value.referencesJSON))
     }
 
-    /// Text up to its first NUL, as ``HotelFieldSpec/Value/textUpToNUL(_:)`` keeps it.
-    static func text(_ value: String) -> String { HotelFieldSpec.Value.textUpToNUL(value) }
-
-    /// One field's values, row by row, in the array type its statement reads.
-    /// Text is cut at any NUL, which PostgreSQL's text cannot hold: what SQLite keeps of it too.
+    /// One field's values, row by row, in the array type its statement reads;
+    /// text already cut at any NUL, which PostgreSQL's text cannot hold.
     private struct Column {
         let type: HotelFieldSpec.ValueType
         private var texts: [String?] = []
@@ -111,7 +108,7 @@ struct Rows: HotelFieldVisitor {
             }
         }
 
-        mutating func add(text: String?) { texts.append(text.map(Rows.text)) }
+        mutating func add(text: String?) { texts.append(text) }
         mutating func add(real: Double?) { reals.append(real) }
         mutating func add(integer: Int64?) { integers.append(integer) }
 

@@ -50,14 +50,14 @@ public final class Maintenance: Sendable {
                         } catch where Task.isCancelled {
                             return
                         } catch {
-                            log.logger.warning("worker \(worker.id): maintenance (\(service.name)) failed: \(error)")
+                            log.warning("maintenance (\(service.name)) failed: \(error)")
                         }
                     }
                 }
             } catch where Task.isCancelled {
                 break
             } catch {
-                log.logger.warning("worker \(worker.id): maintenance failed: \(error)")
+                log.warning("maintenance failed: \(error)")
             }
             // Read whether the pass failed or not: the gauges matter most when something is wrong.
             do {
@@ -66,7 +66,7 @@ public final class Maintenance: Sendable {
             } catch where Task.isCancelled {
                 break
             } catch {
-                log.logger.warning("worker \(worker.id): could not read the fleet's freshness: \(error)")
+                log.warning("could not read the fleet's freshness: \(error)")
             }
             try? await Task.sleep(for: .seconds(worker.rescueInterval))
         }
@@ -80,7 +80,7 @@ public final class Maintenance: Sendable {
             try await PostgresHotelStore.withCallTimeout(worker.callDeadline) { try await queue.resign(worker.id) }
             leading.withLock { $0 = false }
         } catch {
-            log.logger.warning("worker \(worker.id): could not resign the lead, which lapses in a lease: \(error)")
+            log.warning("could not resign the lead, which lapses in a lease: \(error)")
         }
     }
 

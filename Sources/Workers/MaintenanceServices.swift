@@ -29,6 +29,10 @@ public struct MaintenanceLog: Sendable {
     func notice(_ message: String) {
         logger.notice("worker \(worker): \(message)")
     }
+
+    func warning(_ message: String) {
+        logger.warning("worker \(worker): \(message)")
+    }
 }
 
 /// Enqueues the runs of due schedules (``/PostgresStore/JobQueue/enqueueDue()``).

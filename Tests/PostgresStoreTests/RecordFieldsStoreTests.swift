@@ -53,20 +53,13 @@ struct RecordFieldsStoreTests {
           arguments: Backend.allCases)
     func textUpToNUL(_ backend: Backend) async throws {
         let store = try await backend.makeStore()
-        func withNUL(_ code: String) -> Hotel {
+        func hotel(_ code: String, name: String, address: String, references: [String: String]) -> Hotel {
             var hotel = Self.full(code, addtime: 1)
-            hotel.name = "Grand\u{0}Hidden"
-            hotel.address = "\u{0}"
-            hotel.references = ["giata\u{0}x": "9\u{0}1"]
+            (hotel.name, hotel.address, hotel.references) = (name, address, references)
             return hotel
         }
-        func cut(_ code: String) -> Hotel {
-            var hotel = Self.full(code, addtime: 1)
-            hotel.name = "Grand"
-            hotel.address = ""
-            hotel.references = ["giata": "9"]
-            return hotel
-        }
+        func withNUL(_ code: String) -> Hotel { hotel(code, name: "Grand\u{0}Hidden", address: "\u{0}", references: ["giata\u{0}x": "9\u{0}1"]) }
+        func cut(_ code: String) -> Hotel { hotel(code, name: "Grand", address: "", references: ["giata": "9"]) }
         _ = try await store.mergeFirstPage([Self.full("A", addtime: 1)], into: key, checkpoint: checkpoint, now: Date())
         #expect(try await store.appendPage([withNUL("B")], to: key, checkpoint: checkpoint, now: Date()) == 1)
         #expect(try await store.appendPage([withNUL("C"), Self.full("A", addtime: 1)], to: key, checkpoint: checkpoint, now: Date()) == 1)

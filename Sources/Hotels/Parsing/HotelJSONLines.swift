@@ -7,14 +7,11 @@
 /// writes one line per record at parser speed, and the encoder drops nil keys
 /// and costs more than the parse itself.
 public enum HotelJSONLines {
-    /// Each field's `"key":`, with the comma before it, made once, one after
-    /// another: field *i*'s is `keyPrefixes[keyStarts[i]..<keyStarts[i + 1]]`.
-    private static let keyPrefixes: [UInt8] = Array(HotelFields.all.enumerated().map { index, spec in
-        (index == 0 ? "{" : ",") + "\"\(spec.jsonKey)\":"
-    }.joined().utf8)
-    private static let keyStarts: [Int] = HotelFields.all.enumerated().reduce(into: [0]) { starts, entry in
-        starts.append(starts[starts.count - 1] + (entry.element.jsonKey.utf8.count + 4))
-    }
+    /// Each field's `"key":`, with the comma before it.
+    private static let keys: [String] = HotelFields.all.enumerated().map { index, spec in (index == 0 ? "{" : ",") + "\"\(spec.jsonKey)\":" }
+    /// The keys made once, one after another: field *i*'s is `keyPrefixes[keyStarts[i]..<keyStarts[i + 1]]`.
+    private static let keyPrefixes: [UInt8] = Array(keys.joined().utf8)
+    private static let keyStarts: [Int] = keys.reduce(into: [0]) { starts, key in starts.append(starts[starts.count - 1] + key.utf8.count) }
 
     /// Appends `hotel` as one line, newline included: the table's keys in its
     /// order, each value read straight from the hotel (``HotelFieldVisitor``).
