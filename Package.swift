@@ -2,6 +2,7 @@
 import PackageDescription
 
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 
 let package = Package(
     name: "HotelKit",
@@ -17,6 +18,7 @@ let package = Package(
         .library(name: "WSDL", targets: ["WSDL"]),
         .library(name: "Fetching", targets: ["Fetching"]),
         .library(name: "AtomicFiles", targets: ["AtomicFiles"]),
+        .library(name: "Failures", targets: ["Failures"]),
         .library(name: "PostgresStore", targets: ["PostgresStore"]),
         .library(name: "Runtime", targets: ["Runtime"]),
         .library(name: "Workers", targets: ["Workers"]),
@@ -38,6 +40,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.9.0"),
     ],
     targets: [
         // C shims, one per system library: a module map plus a header of small
@@ -67,7 +70,10 @@ let package = Package(
         // The lock every target uses: a pthread mutex, which ThreadSanitizer sees, and Locked, its shareable box.
         .target(name: "Locking"),
         // Every file that is replaced is replaced through this: temporary file, fsync, rename, fsync of the folder.
-        .target(name: "AtomicFiles"),
+        .target(name: "AtomicFiles", dependencies: ["Failures"]),
+        // What an error means (ErrorMeaning): its sysexits status, a hint, whether a retry may help. Each error
+        // type says its own, as a MeaningfulError in its own module; every library that throws one depends on this.
+        .target(name: "Failures"),
         // A deterministic random source, for the sample catalogue and generated scroll sessions.
         .target(name: "Seeding"),
 
@@ -75,15 +81,17 @@ let package = Package(
         // Imaging → Scheduling (work queue, window loader) → Logos (the logo
         // pipeline); OfflineStore (the store, ListSync) on Hotels; Fetching (the
         // list job: pages, store, logos, sinks) on all of them. Nothing points back.
-        .target(name: "HTTP", dependencies: ["CCurl", "Locking", logging]),
-        .target(name: "SOAP", dependencies: ["CLibXML2", "HTTP"]),
-        .target(name: "Hotels", dependencies: ["SOAP", "HTTP", "Locking", logging, .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "HTTP", dependencies: ["CCurl", "Failures", "Locking", logging]),
+        .target(name: "SOAP", dependencies: ["CLibXML2", "Failures", "HTTP"]),
+        .target(
+            name: "Hotels",
+            dependencies: ["Failures", "SOAP", "HTTP", "Locking", logging, .product(name: "Crypto", package: "swift-crypto")]),
         // From a vendor's WSDL to a profile: loads the set, reads it, guesses a profile.
-        .target(name: "WSDL", dependencies: ["AtomicFiles", "SOAP", "HTTP", "Hotels"]),
+        .target(name: "WSDL", dependencies: ["AtomicFiles", "Failures", "SOAP", "HTTP", "Hotels"]),
         .target(
             name: "Imaging",
             dependencies: [
-                "AtomicFiles", "CJPEG", "CPNG", "Locking",
+                "AtomicFiles", "CJPEG", "CPNG", "Failures", "Locking",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -91,13 +99,13 @@ let package = Package(
             name: "Scheduling",
             dependencies: ["Imaging", "Locking", .product(name: "DequeModule", package: "swift-collections")]
         ),
-        .target(name: "Logos", dependencies: ["HTTP", "Imaging", "Locking", "Scheduling", logging]),
+        .target(name: "Logos", dependencies: ["Failures", "HTTP", "Imaging", "Locking", "Scheduling", logging]),
         .target(
             name: "OfflineStore",
             dependencies: [
                 // HTTP: ListSync tells an offline service by its TransportError. Undeclared, a change to that
                 // enum left OfflineStore built against the old one, and the process crashed.
-                "HTTP", "Hotels", "Imaging", "Matching", logging, .product(name: "GRDB", package: "GRDB.swift"),
+                "Failures", "HTTP", "Hotels", "Imaging", "Matching", logging, .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, as GRDB links it: the store binds new rows' values with it.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
@@ -117,7 +125,7 @@ let package = Package(
         .target(
             name: "Fetching",
             dependencies: [
-                "AtomicFiles", "HTTP", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Logos", "Matching", "OfflineStore", "WSDL",
+                "AtomicFiles", "Failures", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Logos", "OfflineStore",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -125,34 +133,46 @@ let package = Package(
         // the clients, the logo pipelines, several lists at once. Everything above builds through it.
         .target(
             name: "Runtime",
-            dependencies: ["Fetching", "HTTP", "Hotels", "Imaging", "Locking", "Logos", "Matching", "OfflineStore", "PostgresStore", "SOAP",
-                           logging]
+            dependencies: [
+                "Fetching", "HTTP", "Hotels", "Imaging", "Locking", "Logos", "Matching", "OfflineStore", "PostgresStore", "SOAP",
+                logging, serviceLifecycle, .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
         ),
         // Workers: lists as jobs in the shared store, claimed, leased, fenced and retried.
         .target(
             name: "Workers",
-            dependencies: ["Fetching", "HTTP", "Hotels", "Imaging", "Locking", "Logos", "Matching", "OfflineStore", "PostgresStore", "Runtime",
-                           logging, .product(name: "Metrics", package: "swift-metrics")]
+            dependencies: [
+                "Failures", "Fetching", "HTTP", "Hotels", "Imaging", "Locking", "Logos", "Matching", "OfflineStore", "PostgresStore",
+                "Runtime", logging, serviceLifecycle, .product(name: "Metrics", package: "swift-metrics"),
+            ]
         ),
         // The tutorials' table view in a real terminal: raw mode, keys and the
         // mouse, frames written as diffs, logos painted by libchafa; the list
         // and its logos through Fetching, Scheduling and Logos.
         .target(
             name: "Browsing",
-            dependencies: ["CChafa", "Fetching", "Hotels", "Imaging", "Locking", "Logos", "OfflineStore", "Runtime", "Scheduling"]
+            dependencies: [
+                "CChafa", "Failures", "Fetching", "Hotels", "Imaging", "Locking", "Logos", "OfflineStore", "Runtime", "Scheduling",
+            ]
         ),
         // The simulation and the sample server: linked by the executable
         // alone, so library users never pull in a web server.
-        .target(name: "Simulation", dependencies: ["AtomicFiles", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Seeding", "Logos", "OfflineStore", "Fetching", "Runtime", logging]),
+        .target(
+            name: "Simulation",
+            dependencies: [
+                "AtomicFiles", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Seeding", "Logos", "OfflineStore", "Fetching",
+                "Runtime", logging,
+            ]),
         // What a command-line program over HotelKit prints with: errors with their hints and sysexits
         // statuses, secrets redacted; buffered standard output; a progress line on a terminal.
-        .target(name: "Console", dependencies: ["Fetching", "Hotels", "Locking", logging]),
+        .target(name: "Console", dependencies: ["Failures", "Hotels", "Locking", logging]),
         // The web side, on Hummingbird: the dashboard (lists, a list's hotels, the queue; JSON under /api/) and the
         // Prometheus endpoint beside a worker. Linked by the executable alone.
         .target(
             name: "Dashboard",
             dependencies: [
-                "Hotels", "Locking", "Matching", "OfflineStore", "PostgresStore", "Runtime", "Workers", logging,
+                "Failures", "Hotels", "Locking", "Matching", "OfflineStore", "PostgresStore", "Runtime", "Workers", logging,
+                serviceLifecycle,
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Metrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus"),
             ]
@@ -160,14 +180,14 @@ let package = Package(
         // One hotel, one property: which records of several suppliers' lists are one hotel. Normalises, learns
         // name frequencies, blocks, scores pairs with explanations, clusters, keeps ids stable; the stores keep
         // the catalogue (PropertyStorage) and Runtime's Catalogue runs it over a store.
-        .target(name: "Matching", dependencies: ["Hotels", "Locking"]),
+        .target(name: "Matching", dependencies: ["Failures", "Hotels", "Locking"]),
         // Issue 47's test data: a world of true hotels across cities, and five suppliers' records of it with the truth
         // (`hotels serve --supplier N`, and the matching tests' synthetic city).
         .target(name: "SupplierWorlds", dependencies: ["Hotels", "Seeding"]),
         .target(
             name: "SampleService",
             dependencies: [
-                "SOAP", "Imaging", "Locking", "Seeding", "Hotels", "SupplierWorlds",
+                "AtomicFiles", "SOAP", "Imaging", "Locking", "Seeding", "Hotels", "SupplierWorlds",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -176,21 +196,26 @@ let package = Package(
         .executableTarget(
             name: "hotels",
             dependencies: [
-                "AtomicFiles", "HTTP", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Seeding", "Logos", "OfflineStore", "Fetching",
-                "PostgresStore", "Runtime", "Workers", "Browsing", "Console", "Dashboard", "Matching", "Simulation", "SampleService", "WSDL", logging,
+                "AtomicFiles", "Failures", "HTTP", "SOAP", "Hotels", "Imaging", "Locking", "Scheduling", "Seeding", "Logos", "OfflineStore",
+                "Fetching", "PostgresStore", "Runtime", "Workers", "Browsing", "Console", "Dashboard", "Matching", "Simulation",
+                "SampleService",
+                "WSDL", logging, serviceLifecycle,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Sources/HotelsCLI"
         ),
 
         // Small programs that use the libraries as a user would; `make test` builds them.
-        .executableTarget(name: "FetchCity", dependencies: ["Hotels", "Imaging", "Fetching", "Runtime"], path: "Examples/FetchCity"),
+        .executableTarget(
+            name: "FetchCity", dependencies: ["Failures", "Hotels", "Imaging", "Fetching", "Runtime"], path: "Examples/FetchCity"),
         .executableTarget(name: "FleetWorker", dependencies: ["Console", "Runtime", "Workers"], path: "Examples/FleetWorker"),
         .executableTarget(name: "ParseResponse", dependencies: ["Hotels"], path: "Examples/ParseResponse"),
         .executableTarget(name: "Thumbnail", dependencies: ["Logos", "Imaging"], path: "Examples/Thumbnail"),
 
-        .target(name: "TestSupport", dependencies: ["HTTP", "Hotels", "Locking", "Logos", logging, .product(name: "Crypto", package: "swift-crypto")],
-                path: "Tests/Support"),
+        .target(
+            name: "TestSupport",
+            dependencies: ["HTTP", "Hotels", "Locking", "Logos", logging, .product(name: "Crypto", package: "swift-crypto")],
+            path: "Tests/Support"),
         .testTarget(name: "SOAPTests", dependencies: ["SOAP", "Seeding", "TestSupport"]),
         .testTarget(name: "NetworkTests", dependencies: ["HTTP", "Locking", "SOAP", "Hotels", "TestSupport", "hotels"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport", "hotels"]),
@@ -198,25 +223,43 @@ let package = Package(
         .testTarget(name: "LogosTests", dependencies: ["HTTP", "Locking", "Logos", "Imaging", "Scheduling", "TestSupport"]),
         .testTarget(
             name: "OfflineStoreTests",
-            dependencies: ["OfflineStore", "Hotels", "HTTP", "Imaging", "Logos", "TestSupport", "hotels", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "OfflineStore", "Hotels", "HTTP", "Imaging", "Logos", "TestSupport", "hotels",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(name: "WSDLTests", dependencies: ["WSDL", "Hotels", "HTTP", "SOAP", "TestSupport", "hotels"]),
         .testTarget(
             name: "FetchingTests",
-            dependencies: ["AtomicFiles", "Fetching", "Locking", "OfflineStore", "Hotels", "HTTP", "SOAP", "Imaging", "Logos", "Scheduling", "TestSupport"]
+            dependencies: [
+                "AtomicFiles", "Failures", "Fetching", "Locking", "OfflineStore", "Hotels", "HTTP", "SOAP", "Imaging", "Logos",
+                "Matching", "Scheduling", "TestSupport", "WSDL",
+            ]
         ),
         // The store suite on SQLite and on a PostgreSQL server the tests start (TestSupport's TestPostgres).
-        .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "OfflineStore", "Hotels", "Imaging", "Logos", "Matching", "Runtime", "Seeding",
-                                                               "TestSupport", "hotels"]),
+        .testTarget(
+            name: "PostgresStoreTests",
+            dependencies: [
+                "PostgresStore", "OfflineStore", "Hotels", "Imaging", "Logos", "Matching", "Runtime", "Seeding",
+                "TestSupport", "hotels",
+            ]),
         // The worker loop on fakes and a real server; the hotels worker processes against hotels serve.
-        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "Fetching", "HTTP", "Hotels", "Imaging", "Locking", "Matching", "OfflineStore",
-                                                          "PostgresStore", "Runtime",
-                                                          "SampleService", "TestSupport", "Workers", "hotels",
-                                                          .product(name: "HummingbirdTesting", package: "hummingbird")],
-                    // The Chromium drivers, run by path with python3: not part of the build.
-                    exclude: ["Browser"]),
-        .testTarget(name: "WorkersTests", dependencies: ["Workers", "PostgresStore", "OfflineStore", "Hotels", "HTTP", "Locking", "Runtime", "TestSupport", "hotels"]),
-        .testTarget(name: "SchedulingTests", dependencies: ["Locking", "Scheduling", "Logos", "Imaging", "HTTP", "Simulation", "TestSupport", "hotels"]),
+        .testTarget(
+            name: "DashboardTests",
+            dependencies: [
+                "Dashboard", "Fetching", "HTTP", "Hotels", "Imaging", "Locking", "Matching", "OfflineStore",
+                "PostgresStore", "Runtime",
+                "SampleService", "TestSupport", "Workers", "hotels",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            // The Chromium drivers, run by path with python3: not part of the build.
+            exclude: ["Browser"]),
+        .testTarget(
+            name: "WorkersTests",
+            dependencies: ["Workers", "PostgresStore", "OfflineStore", "Hotels", "HTTP", "Locking", "Runtime", "TestSupport", "hotels"]),
+        .testTarget(
+            name: "SchedulingTests",
+            dependencies: ["Locking", "Scheduling", "Logos", "Imaging", "HTTP", "Simulation", "TestSupport", "hotels"]),
         // The issue's hard cases by name, and a synthetic city of suppliers with known truth.
         .testTarget(name: "MatchingTests", dependencies: ["Matching", "Hotels", "Seeding", "SupplierWorlds"]),
         // The view's parts on their own, and hotels browse in tmux against hotels serve.

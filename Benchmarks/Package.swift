@@ -62,9 +62,11 @@ let package = Package(
         // scripts/compare dashboard: the dashboard's API pages of a long list, in process (no socket).
         .executableTarget(
             name: "dashboard-pages",
-            dependencies: [.product(name: "Dashboard", package: "HotelKit"), .product(name: "Runtime", package: "HotelKit"),
-                           .product(name: "PostgresStore", package: "HotelKit"),
-                           .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: [
+                .product(name: "Dashboard", package: "HotelKit"), .product(name: "Runtime", package: "HotelKit"),
+                .product(name: "PostgresStore", package: "HotelKit"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             path: "Sources/DashboardPages"
         ),
         // scripts/compare browse: the view's frames at 100×30, built and diffed, in process.

@@ -13,11 +13,13 @@ let package = Package(
         .executableTarget(name: "fuzz-filter-spec", dependencies: ["FuzzCheck", .product(name: "Imaging", package: "HotelKit")]),
         .executableTarget(name: "fuzz-parse", dependencies: ["FuzzCheck", .product(name: "Hotels", package: "HotelKit")]),
         .executableTarget(name: "fuzz-profile", dependencies: ["FuzzCheck", .product(name: "Hotels", package: "HotelKit")]),
-        .executableTarget(name: "fuzz-scroll-script", dependencies: ["FuzzCheck"]),
-        .executableTarget(name: "fuzz-wsdl", dependencies: [
-            "FuzzCheck", .product(name: "WSDL", package: "HotelKit"), .product(name: "Hotels", package: "HotelKit"),
-            .product(name: "HTTP", package: "HotelKit"),
-        ]),
+        .executableTarget(name: "fuzz-scroll-script", dependencies: ["FuzzCheck", .product(name: "Fetching", package: "HotelKit")]),
+        .executableTarget(
+            name: "fuzz-wsdl",
+            dependencies: [
+                "FuzzCheck", .product(name: "WSDL", package: "HotelKit"), .product(name: "Hotels", package: "HotelKit"),
+                .product(name: "HTTP", package: "HotelKit"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,6 +2,7 @@
 // every hotel's logo, into a folder: OUT/hotels.jsonl and OUT/logos/, as
 // `hotels fetch --logos --out OUT` writes them. Run `hotels serve` and:
 //   swift run FetchCity http://127.0.0.1:8080/soap Paris paris
+import Failures
 import Fetching
 import Foundation
 import Hotels
@@ -17,7 +18,8 @@ do {
     // The store and the logo cache live in ~/.cache/hotelkit, as the tool's do.
     let runtime = try await HotelRuntime.open()
     let client = try runtime.client(profile: try .named("sample"), endpoint: arguments[1])
-    let job = runtime.listJob(client, city: arguments[2], logos: FilterChain(), sink: FolderSink(folder: URL(fileURLWithPath: arguments[3])))
+    let job = runtime.listJob(
+        client, city: arguments[2], logos: FilterChain(), sink: FolderSink(folder: URL(fileURLWithPath: arguments[3])))
     let summary = try await job.run { event in
         switch event {
         case .cached(let list): print("cached: \(list.count) hotels, written at once")

@@ -25,10 +25,10 @@ do {
         default: break
         }
     }
-    // The first signal stops claiming and drains, a second one ends the process.
-    let outcome = await Interruption().run(onSignal: { worker.stop() }) { try await worker.run() }
+    // The worker runs as a service: the first signal stops claiming and drains, a second one ends the process.
+    let failure = await ProcessServices().failure(running: [worker])
     await runtime.close()
-    try outcome.get()
+    if let failure { throw failure }
 } catch {
     // The error, what to do about it, and the exit status that says it to a shell.
     exit(Diagnostics.report(error, context: "").rawValue)

@@ -12,10 +12,11 @@ guard arguments.count == 3 else {
     exit(64)
 }
 do {
-    let pipeline = LogoPipeline(configuration: .init(
-        filter: try FilterChain(parsing: "resize:128x128:fit,sepia:0.5"),
-        diskCache: try DiskImageCache(directory: FileManager.default.temporaryDirectory.appendingPathComponent("thumbnail-example"))
-    ))
+    let pipeline = LogoPipeline(
+        configuration: .init(
+            filter: try FilterChain(parsing: "resize:128x128:fit,sepia:0.5"),
+            diskCache: try DiskImageCache(directory: FileManager.default.temporaryDirectory.appendingPathComponent("thumbnail-example"))
+        ))
     let logo = try await pipeline.data(for: arguments[1])
     try Data(logo.data ?? []).write(to: URL(fileURLWithPath: arguments[2]))
     print("saved \(arguments[2]) (\(logo.data?.count ?? 0) bytes) from \(logo.source)")

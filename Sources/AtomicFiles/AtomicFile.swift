@@ -1,8 +1,10 @@
+import Failures
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Replaces a file so that a reader, a crash or a power cut sees either the
@@ -170,4 +172,11 @@ public struct AtomicFileError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "cannot \(operation) \(path): \(reason)" }
+}
+
+extension AtomicFileError: MeaningfulError {
+    /// Storage (74).
+    public var meaning: ErrorMeaning {
+        ErrorMeaning(kind: .storage, status: .ioError, hint: "check the folder's permissions and free space")
+    }
 }

@@ -1,12 +1,13 @@
-import Fetching
+import Failures
 import Foundation
 import Hotels
 import Locking
 import Logging
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Messages for people go to standard error, with the fix when one is known:
@@ -115,7 +116,10 @@ public final class StandardOutput {
     }
 
     public func write(line: String) {
-        write { $0.append(contentsOf: line.utf8); $0.append(0x0A) }
+        write {
+            $0.append(contentsOf: line.utf8)
+            $0.append(0x0A)
+        }
     }
 
     public func flush() {

@@ -1,7 +1,8 @@
 import Foundation
 import Locking
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A progress bar for a person at a terminal: drawn on standard error, and only

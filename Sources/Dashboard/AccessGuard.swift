@@ -30,8 +30,11 @@ struct AccessGuard: RouterMiddleware {
         } else if request.method == .post, let refusal = crossSite(request) {
             response = Response(status: .forbidden, body: ResponseBody(byteBuffer: ByteBuffer(string: refusal)))
         } else if let token, request.uri.path != "/login", !presents(token, in: request) {
-            response = request.uri.path.hasPrefix("/api/")
-                ? Response(status: .unauthorized, headers: [.wwwAuthenticate: "Bearer"], body: ResponseBody(byteBuffer: ByteBuffer(string: "a token is required\n")))
+            response =
+                request.uri.path.hasPrefix("/api/")
+                ? Response(
+                    status: .unauthorized, headers: [.wwwAuthenticate: "Bearer"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(string: "a token is required\n")))
                 : Response(status: .seeOther, headers: [.location: "/login"])
         } else {
             response = try await next(request, context)
@@ -42,8 +45,10 @@ struct AccessGuard: RouterMiddleware {
         response.headers[Self.referrerPolicy] = "no-referrer"
         if let onResponse {
             let path = request.uri.path
-            onResponse(DashboardServer.Access(method: request.method.rawValue, path: path, status: response.status.code,
-                                              logo: path == "/logo" ? request.uri.queryParameters.get("url") : nil))
+            onResponse(
+                DashboardServer.Access(
+                    method: request.method.rawValue, path: path, status: response.status.code,
+                    logo: path == "/logo" ? request.uri.queryParameters.get("url") : nil))
         }
         return response
     }
@@ -85,8 +90,10 @@ struct AccessGuard: RouterMiddleware {
         guard let token else { return Response(status: .seeOther, headers: [.location: "/lists"]) }
         switch throttle.verdict(for: context.client) {
         case .refused(let retryAfter):
-            return Response(status: .tooManyRequests, headers: [.retryAfter: String(retryAfter)],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: "too many failed logins from this address: try again in \(retryAfter) s\n")))
+            return Response(
+                status: .tooManyRequests, headers: [.retryAfter: String(retryAfter)],
+                body: ResponseBody(
+                    byteBuffer: ByteBuffer(string: "too many failed logins from this address: try again in \(retryAfter) s\n")))
         case .proceed(let delay):
             if delay > .zero { try await pause(delay) }
         }
@@ -96,7 +103,8 @@ struct AccessGuard: RouterMiddleware {
             context.logger.notice("dashboard: a failed login from \(context.client), \(count) in the last minute")
             return Page.login(failed: true)
         }
-        let cookie = "\(Self.cookieName)=\(sessions.start()); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(Int(sessions.idleLimit))"
+        let cookie =
+            "\(Self.cookieName)=\(sessions.start()); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(Int(sessions.idleLimit))"
             + (isSecure(request) ? "; Secure" : "")
         return Response(status: .seeOther, headers: [.location: "/lists", .setCookie: cookie])
     }
@@ -111,7 +119,8 @@ struct AccessGuard: RouterMiddleware {
     /// Whether the browser spoke TLS: to a proxy named by `--allowed-host` that says so in `X-Forwarded-Proto`.
     private func isSecure(_ request: Request) -> Bool {
         guard request.headers[Self.forwardedProto]?.lowercased() == "https",
-              let authority = Self.authority(of: request) else { return false }
+            let authority = Self.authority(of: request)
+        else { return false }
         return hosts.isProxy(authority: authority)
     }
 
@@ -124,7 +133,8 @@ struct AccessGuard: RouterMiddleware {
 
     /// Equal strings, in a time that depends on their lengths only.
     static func constantTimeEqual(_ given: String, _ expected: String) -> Bool {
-        let a = Array(given.utf8), b = Array(expected.utf8)
+        let a = Array(given.utf8)
+        let b = Array(expected.utf8)
         var difference = UInt8(a.count == b.count ? 0 : 1)
         for index in 0..<b.count { difference |= (index < a.count ? a[index] : 0) ^ b[index] }
         return difference == 0

@@ -18,7 +18,8 @@ enum DashboardScript {
 
     /// A static file, served from memory: revalidated on each visit, so a new version is seen at once.
     static func staticFile(_ text: String, type: String) -> Response {
-        Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        Response(
+            status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
     static let source = #"""

@@ -1,3 +1,4 @@
+import Failures
 import Foundation
 import HTTPTypes
 import Hotels
@@ -101,6 +102,19 @@ public enum DashboardError: Error, Sendable, Equatable, CustomStringConvertible 
         case .badLogoFilter(let reason):
             reason
         }
+    }
+}
+
+extension DashboardError: MeaningfulError {
+    /// Usage (64), with what to give instead.
+    public var meaning: ErrorMeaning {
+        let hint: String? =
+            switch self {
+            case .tokenRequired: "give --token-file FILE, or leave --host at 127.0.0.1 and reach it through an SSH tunnel"
+            case .weakToken: "put 16 characters or more in the token file: openssl rand -hex 16 makes one"
+            case .badLogoFilter: nil
+            }
+        return ErrorMeaning(kind: .usage, status: .usage, hint: hint)
     }
 }
 

@@ -1,9 +1,9 @@
 import Crypto
 import Foundation
-import Imaging
-import Hotels
 import HTTP
+import Hotels
 import Hummingbird
+import Imaging
 import Logging
 import Logos
 import OfflineStore
@@ -22,7 +22,7 @@ public struct DashboardServer: Sendable {
     public let runtime: HotelRuntime
     public let configuration: Configuration
     /// The shared store's job queue, made once; nil over SQLite.
-    let queue: JobQueue?
+    let queue: JobQueue<JobKind>?
     /// The browsers logged in with the token.
     let sessions: DashboardSessions
     /// Failed logins per client address.
@@ -38,7 +38,7 @@ public struct DashboardServer: Sendable {
         try configuration.check()
         self.runtime = runtime
         self.configuration = configuration
-        queue = runtime.sharedStore.map { JobQueue(store: $0) }
+        queue = runtime.sharedStore.map { JobQueue<JobKind>(database: $0.database) }
         sessions = DashboardSessions(idleLimit: configuration.sessionIdleLimit, now: configuration.now)
         throttle = LoginThrottle(now: configuration.now)
         let filter: FilterChain
@@ -50,29 +50,34 @@ public struct DashboardServer: Sendable {
         logos = DashboardLogos(runtime: runtime, filter: filter)
     }
 
-    /// Serves until cancelled; `onListening` gets the bound port.
+    /// Serves until cancelled, or until the `ServiceGroup` it runs in shuts down; `onListening` gets the bound port.
     public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
-        try await application(onListening: onListening).runService(gracefulShutdownSignals: [])
+        try await application(onListening: onListening).run()
     }
 
-    /// The web application, to run or to test.
+    /// The web application, to run (it is a service, for a `ServiceGroup`) or to test.
     public func application(onListening: @escaping @Sendable (Int) -> Void = { _ in }) -> some ApplicationProtocol {
-        Application(router: router(), configuration: .init(address: .hostname(configuration.host, port: configuration.port),
-                                                           serverName: "hotelkit-dashboard"),
-                    onServerRunning: { channel in onListening(channel.localAddress?.port ?? configuration.port) },
-                    logger: Logger(label: "hotelkit.dashboard"))
+        Application(
+            router: router(),
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port),
+                serverName: "hotelkit-dashboard"),
+            onServerRunning: { channel in onListening(channel.localAddress?.port ?? configuration.port) },
+            logger: Logger(label: "hotelkit.dashboard"))
     }
 
     func router() -> Router<DashboardContext> {
         let router = Router(context: DashboardContext.self)
-        let access = AccessGuard(token: configuration.token, hosts: HostCheck(configuration: configuration), sessions: sessions,
-                                 throttle: throttle, pause: configuration.pause, onResponse: configuration.onResponse)
+        let access = AccessGuard(
+            token: configuration.token, hosts: HostCheck(configuration: configuration), sessions: sessions,
+            throttle: throttle, pause: configuration.pause, onResponse: configuration.onResponse)
         router.add(middleware: access)
         router.get("login") { _, _ in Page.login(failed: false) }
         router.post("login") { request, context in try await access.logIn(request, context: context) }
         router.post("logout") { request, _ in
             guard AccessGuard.constantTimeEqual(try await Form(request)["csrf"] ?? "", csrf) else {
-                return Page.html("Refused", "<p>The form is out of date or from another site: reload the page and try again.</p>", status: .forbidden)
+                return Page.html(
+                    "Refused", "<p>The form is out of date or from another site: reload the page and try again.</p>", status: .forbidden)
             }
             return access.logOut(request)
         }
@@ -139,7 +144,10 @@ public struct DashboardServer: Sendable {
         let sort = try Self.query(request, "sort", as: ListSummary.Column.self, "a column: \(columns)") ?? .fetched
         let descending = try Self.query(request, "order", as: SortOrder.self, "asc or desc").map { $0 == .desc } ?? (sort == .fetched)
         let lists = try await runtime.storage.allLists().map(ListSummary.init).filter { summary in
-            filter.map { [summary.city, summary.keyword ?? "", summary.profile, summary.endpointHost].joined(separator: " ").lowercased().contains($0) }
+            filter.map {
+                [summary.city, summary.keyword ?? "", summary.profile, summary.endpointHost].joined(separator: " ").lowercased().contains(
+                    $0)
+            }
                 ?? true
         }
         let sorted = lists.sorted { descending ? sort.orders($1, before: $0) : sort.orders($0, before: $1) }
@@ -150,16 +158,18 @@ public struct DashboardServer: Sendable {
     private func listPage(_ request: Request, id: Int64) async throws -> Response {
         guard let list = try await runtime.storage.list(id: id) else { return Page.notFound("no such list") }
         let (rows, next, limit) = try await rows(request, in: list)
-        return Page.list(ListSummary(list), rows: rows, search: search(request) ?? "", next: next,
-                         more: next.map { moreRowsURL(list: list.id, after: $0, limit: limit, request) }, logo: { logos.link($0, list: list.id) })
+        return Page.list(
+            ListSummary(list), rows: rows, search: search(request) ?? "", next: next,
+            more: next.map { moreRowsURL(list: list.id, after: $0, limit: limit, request) }, logo: { logos.link($0, list: list.id) })
     }
 
     /// The rows after `after`, rendered as the page renders its own, for the page's script to insert.
     private func moreRows(_ request: Request, id: Int64) async throws -> Response {
         guard let list = try await runtime.storage.list(id: id) else { return Page.notFound("no such list") }
         let (rows, next, limit) = try await rows(request, in: list)
-        return Page.moreRows(rows, more: next.map { moreRowsURL(list: list.id, after: $0, limit: limit, request) },
-                             logo: { logos.link($0, list: list.id) })
+        return Page.moreRows(
+            rows, more: next.map { moreRowsURL(list: list.id, after: $0, limit: limit, request) },
+            logo: { logos.link($0, list: list.id) })
     }
 
     /// `/lists/ID/rows?after=…&limit=…&q=…`: the next rows, keeping the limit and search asked for.
@@ -172,7 +182,8 @@ public struct DashboardServer: Sendable {
         let (rows, next, limit) = try await rows(request, in: list)
         var nextURL: String?
         if let next {
-            nextURL = "/api/lists/\(list.id)/hotels?after=\(next)&limit=\(limit)" + (search(request).map { "&q=" + Page.queryEscaped($0) } ?? "")
+            nextURL =
+                "/api/lists/\(list.id)/hotels?after=\(next)&limit=\(limit)" + (search(request).map { "&q=" + Page.queryEscaped($0) } ?? "")
         }
         return JSONBody.hotels(rows.hotels, next: nextURL)
     }
@@ -180,8 +191,9 @@ public struct DashboardServer: Sendable {
     private func queuePage(_ request: Request) async throws -> Response {
         guard let queue else { return Page.needsSharedStore("Queue", "The job queue lives") }
         let said = request.uri.queryParameters.get("said").map { String($0) }
-        return Page.queue(JobsReport(try await queue.overview()), csrf: csrf, said: said,
-                          partOnly: request.uri.queryParameters.get("part") == "main")
+        return Page.queue(
+            JobsReport(try await queue.overview()), csrf: csrf, said: said,
+            partOnly: request.uri.queryParameters.get("part") == "main")
     }
 
     /// A button of the queue page: what the matching `hotels jobs` command does, then back to the page, saying what happened.
@@ -189,18 +201,20 @@ public struct DashboardServer: Sendable {
         guard let queue else { return Page.needsSharedStore("Queue", "The job queue lives") }
         let form = try await Form(request)
         guard AccessGuard.constantTimeEqual(form["csrf"] ?? "", csrf) else {
-            return Page.html("Refused", "<p>The form is out of date or from another site: reload the queue and try again.</p>", status: .forbidden)
+            return Page.html(
+                "Refused", "<p>The form is out of date or from another site: reload the queue and try again.</p>", status: .forbidden)
         }
         let id = form["id"].flatMap { Int64($0) }
         let kinds = form["kind"].flatMap(JobKind.init(rawValue:)).map { [$0] } ?? JobKind.allCases
-        let action: JobAction? = switch form["action"] {
-        case "retry": id.map { .retry($0) }
-        case "retry-dead": .retryDead
-        case "cancel": id.map { .cancel($0) }
-        case "pause": .pause(kinds)
-        case "resume": .resume(kinds)
-        default: nil
-        }
+        let action: JobAction? =
+            switch form["action"] {
+            case "retry": id.map { .retry($0) }
+            case "retry-dead": .retryDead
+            case "cancel": id.map { .cancel($0) }
+            case "pause": .pause(kinds)
+            case "resume": .resume(kinds)
+            default: nil
+            }
         guard let action else { return Page.html("Refused", "<p>No such action.</p>", status: .badRequest) }
         let said = try await action.perform(on: queue)
         return Response(status: .seeOther, headers: [.location: "/queue?said=" + Page.queryEscaped(said)])
@@ -231,10 +245,11 @@ public struct DashboardServer: Sendable {
     private func logo(_ request: Request) async throws -> Response {
         let notFound = Response(status: .notFound, headers: [.cacheControl: "no-store"])
         guard let url = request.uri.queryParameters.get("url").map({ String($0) }),
-              let listID = request.uri.queryParameters.get("list").flatMap({ Int64($0) }),
-              let signature = request.uri.queryParameters.get("sig").map({ String($0) }),
-              logos.verifies(signature, url: url, list: listID),
-              let list = try await runtime.storage.list(id: listID) else {
+            let listID = request.uri.queryParameters.get("list").flatMap({ Int64($0) }),
+            let signature = request.uri.queryParameters.get("sig").map({ String($0) }),
+            logos.verifies(signature, url: url, list: listID),
+            let list = try await runtime.storage.list(id: listID)
+        else {
             return notFound
         }
         let bytes: [UInt8]
@@ -254,7 +269,8 @@ public struct DashboardServer: Sendable {
         }
         let tag = "\"" + SHA256.hash(data: bytes).prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
         let headers: HTTPFields = [.eTag: tag, .cacheControl: "no-cache"]
-        if request.headers[.ifNoneMatch]?.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag }) == true {
+        if request.headers[.ifNoneMatch]?.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag }) == true
+        {
             return Response(status: .notModified, headers: headers)
         }
         var withType = headers

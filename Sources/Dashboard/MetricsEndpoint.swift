@@ -1,69 +1,60 @@
+import Failures
 import Hummingbird
 import Logging
 import Metrics
 import Prometheus
-import Workers
+import ServiceLifecycle
 
 /// `GET /metrics` in Prometheus' text format, beside a worker: claims,
-/// outcomes by kind, leases, pages, hotels, logos, stale lists.
+/// outcomes by kind, leases, pages, hotels, logos, stale lists. It is a
+/// service, run in the worker's `ServiceGroup`:
 ///
 /// ```swift
-/// try await MetricsEndpoint(port: 9464).run(worker)
+/// try await ProcessServices().run([worker, MetricsEndpoint(port: 9464)])
 /// ```
-public struct MetricsEndpoint: Sendable {
+///
+/// An endpoint that cannot serve (its port in use, say) throws
+/// ``CannotServe``, and the group stops the worker beside it.
+public struct MetricsEndpoint: Service {
     public var host: String
     public var port: Int
+    /// The process's metrics, from the endpoint's making on.
+    let registry: PrometheusCollectorRegistry
 
-    /// An endpoint on `host` (loopback by default) and `port`.
+    /// An endpoint on `host` (loopback by default) and `port`. The process's
+    /// metrics go to its registry from now on: swift-metrics is bootstrapped
+    /// once per process, so make one endpoint, before the worker.
     public init(host: String = "127.0.0.1", port: Int) {
         self.host = host
         self.port = port
+        registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
     }
 
-    /// The endpoint could not serve (its port in use, say): the worker beside it was stopped.
-    public struct CannotServe: Error, CustomStringConvertible {
+    /// The endpoint could not serve (its port in use, say).
+    public struct CannotServe: MeaningfulError, CustomStringConvertible {
         public var port: Int
         public var underlying: any Error
         public var description: String { "cannot serve metrics: \(underlying)" }
+        /// Unavailable (69): another port may be free.
+        public var meaning: ErrorMeaning { ErrorMeaning(kind: .unavailable, status: .unavailable, hint: "choose a free port") }
     }
 
-    /// Runs `worker` until it stops, with the endpoint serving its metrics.
-    /// The process's metrics go to a Prometheus registry from now on (swift-metrics
-    /// is bootstrapped once per process). An endpoint that cannot serve stops the
-    /// worker, and ``CannotServe`` is thrown once the worker has stopped; the
-    /// worker's own failure comes first.
-    public func run(_ worker: Worker) async throws {
-        let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-        let serving = Task { () -> (any Error)? in
-            do {
-                try await serve(registry)
-                return nil
-            } catch where !Task.isCancelled {
-                worker.stop()
-                return error
-            } catch {
-                return nil
-            }
-        }
-        // The endpoint stops with the worker, however the worker ends.
-        var workerError: (any Error)?
-        do { try await worker.run() } catch { workerError = error }
-        serving.cancel()
-        let endpointError = await serving.value
-        if let workerError { throw workerError }
-        if let endpointError { throw CannotServe(port: port, underlying: endpointError) }
-    }
-
-    /// Serves `registry` until cancelled.
-    public func serve(_ registry: PrometheusCollectorRegistry) async throws {
+    /// Serves the registry until the group shuts down.
+    public func run() async throws {
         let router = Router()
-        router.get("metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                     body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+        router.get("metrics") { [registry] _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
         }
-        let app = Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "hotelkit-worker"),
-                              logger: Logger(label: "hotelkit.metrics"))
-        try await app.runService(gracefulShutdownSignals: [])
+        let app = Application(
+            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "hotelkit-worker"),
+            logger: Logger(label: "hotelkit.metrics"))
+        do {
+            try await app.run()
+        } catch {
+            throw CannotServe(port: port, underlying: error)
+        }
     }
 }

@@ -1,10 +1,10 @@
 import Fetching
 import Foundation
-import PostgresStore
 import Hotels
 import Hummingbird
 import Matching
 import OfflineStore
+import PostgresStore
 import Workers
 
 /// The dashboard's HTML: server-rendered, readable without a script, and
@@ -31,14 +31,17 @@ enum Page {
             \(body)
             </body></html>
             """
-        return Response(status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
+        return Response(
+            status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
     }
 
     /// The queue's and schedules' pages of a dashboard over SQLite: where they are, not a 404.
     static func needsSharedStore(_ title: String, _ what: String) -> Response {
-        html(title, "<p>\(escaped(what)) in a shared PostgreSQL store: start the dashboard with <code>--store postgres://…</code> "
-            + "to see them. This one shows a SQLite cache.</p>")
+        html(
+            title,
+            "<p>\(escaped(what)) in a shared PostgreSQL store: start the dashboard with <code>--store postgres://…</code> "
+                + "to see them. This one shows a SQLite cache.</p>")
     }
 
     static func notFound(_ reason: String) -> Response {
@@ -46,14 +49,17 @@ enum Page {
     }
 
     static func login(failed: Bool) -> Response {
-        html("Log in", (failed ? "<p role=\"alert\">That token is not the dashboard's.</p>" : "") + """
-            <form method="post" action="/login"><label>Token <input type="password" name="token" autocomplete="current-password"></label>
-            <button type="submit">Log in</button></form>
-            """, status: failed ? .unauthorized : .ok)
+        html(
+            "Log in",
+            (failed ? "<p role=\"alert\">That token is not the dashboard's.</p>" : "") + """
+                <form method="post" action="/login"><label>Token <input type="password" name="token" autocomplete="current-password"></label>
+                <button type="submit">Log in</button></form>
+                """, status: failed ? .unauthorized : .ok)
     }
 
     /// - Parameter logout: the CSRF token of a "Log out" button, shown when the dashboard has a token.
-    static func lists(_ lists: [ListSummary], search: String, sort: ListSummary.Column, descending: Bool, logout: String? = nil) -> Response {
+    static func lists(_ lists: [ListSummary], search: String, sort: ListSummary.Column, descending: Bool, logout: String? = nil) -> Response
+    {
         let rows = lists.map { (list) -> String in
             """
             <tr><td><a href="/lists/\(list.id)">\(escaped(list.city))</a>\(list.keyword.map { " “" + escaped($0) + "”" } ?? "")\
@@ -69,7 +75,9 @@ enum Page {
             let query = "sort=\(column.rawValue)&order=\(order)" + (search.isEmpty ? "" : "&q=" + queryEscaped(search))
             return "<th><a href=\"/lists?\(query)\">\(column.heading)</a>\(mark)</th>"
         }.joined()
-        return html("Lists", """
+        return html(
+            "Lists",
+            """
             <form method="get" action="/lists"><label>Search <input type="search" name="q" value="\(escaped(search))"></label>\
             <input type="hidden" name="sort" value="\(sort.rawValue)"><input type="hidden" name="order" value="\(descending ? "desc" : "asc")"></form>
             <table><thead><tr>\(headings)</tr></thead>
@@ -77,9 +85,11 @@ enum Page {
             \(rows)
             </tbody></table>
             """ + (lists.isEmpty ? "<p>No lists: hotels fetch or hotels enqueue fills the store.</p>" : "")
-            + (logout.map { """
-                <form method="post" action="/logout"><input type="hidden" name="csrf" value="\(escaped($0))"><button type="submit">Log out</button></form>
-                """ } ?? ""))
+                + (logout.map {
+                    """
+                    <form method="post" action="/logout"><input type="hidden" name="csrf" value="\(escaped($0))"><button type="submit">Log out</button></form>
+                    """
+                } ?? ""))
     }
 
     /// A list page's columns, in the order ``row(_:position:logo:)`` fills them (the stylesheet's widths follow it).
@@ -110,10 +120,13 @@ enum Page {
 
     /// A list's page: its first rows, a link to the next page for a browser without the script, and, in the
     /// table's `data-more`, the URL of ``moreRows(_:more:logo:)``, which the script asks for past 90%.
-    static func list(_ list: ListSummary, rows: ListRows, search: String, next: Int64?, more: String?, logo: (String) -> String) -> Response {
+    static func list(_ list: ListSummary, rows: ListRows, search: String, next: Int64?, more: String?, logo: (String) -> String) -> Response
+    {
         let query = search.isEmpty ? "" : "&q=" + queryEscaped(search)
         let headings = listHeadings.map { "<th>\($0)</th>" }.joined()
-        return html("\(list.city) · \(list.profile)", """
+        return html(
+            "\(list.city) · \(list.profile)",
+            """
             <p>\(list.rows) rows from \(escaped(list.endpointHost)), \(list.complete ? "complete" : "more to load").</p>
             <form method="get" action="/lists/\(list.id)"><label>Name <input type="search" name="q" value="\(escaped(search))"></label></form>
             <table id="hotels" data-list="\(list.id)"\(more.map { " data-more=\"\(escaped($0))\"" } ?? "")><thead><tr>\(headings)</tr></thead>
@@ -128,15 +141,18 @@ enum Page {
     /// `<template>` and moves its rows into the page: no row is built in the script.
     static func moreRows(_ rows: ListRows, more: String?, logo: (String) -> String) -> Response {
         let fragment = "<tbody\(more.map { " data-more=\"\(escaped($0))\"" } ?? "")>\n\(Self.rows(rows, logo: logo))\n</tbody>\n"
-        return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(string: fragment)))
+        return Response(
+            status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: fragment)))
     }
 
     /// The queue, refreshed every 2 s by the script (which asks for `part=main`, the `<main>` alone), with a
     /// form per button: each a POST carrying `csrf`.
     static func queue(_ report: JobsReport, csrf: String, said: String?, partOnly: Bool) -> Response {
         func button(_ label: String, _ action: String, _ fields: [String: String] = [:]) -> String {
-            let hidden = fields.sorted { $0.key < $1.key }.map { "<input type=\"hidden\" name=\"\($0.key)\" value=\"\(escaped($0.value))\">" }.joined()
+            let hidden = fields.sorted { $0.key < $1.key }.map {
+                "<input type=\"hidden\" name=\"\($0.key)\" value=\"\(escaped($0.value))\">"
+            }.joined()
             return """
                 <form method="post" action="/queue" class="inline"><input type="hidden" name="csrf" value="\(csrf)">\
                 <input type="hidden" name="action" value="\(action)">\(hidden)<button type="submit">\(label)</button></form>
@@ -185,8 +201,9 @@ enum Page {
             </main>
             """
         guard !partOnly else {
-            return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: main)))
+            return Response(
+                status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: main)))
         }
         return html("Queue", main)
     }
@@ -200,7 +217,9 @@ enum Page {
                 + "<td>\(date(schedule.next))</td><td>\(schedule.lastSuccess.map(date) ?? "never")</td>"
                 + "<td>\(escaped(schedule.lastError ?? ""))</td><td>\(schedule.stale ? "stale" : "fresh")</td></tr>"
         }.joined(separator: "\n")
-        return html("Schedules", """
+        return html(
+            "Schedules",
+            """
             <table><thead><tr><th>Id</th><th>List</th><th>Profile</th><th>Every</th><th>Next run</th><th>Last success</th>\
             <th>Last error</th><th>State</th></tr></thead><tbody>
             \(rows)
@@ -251,8 +270,9 @@ enum JSONBody {
     }
 
     private static func json(_ data: Data) -> Response {
-        Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        Response(
+            status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 }
 

@@ -29,7 +29,9 @@ extension DashboardServer {
         let query = PropertyQuery(city: city, minimumSuppliers: max(1, suppliers), limit: Self.propertiesPerPage, after: after)
         let properties = try await runtime.storage.properties(query)
         guard properties.count == Self.propertiesPerPage, let last = properties.last else { return (properties, nil) }
-        let next = "suppliers=\(query.minimumSuppliers)&after=\(Page.queryEscaped(last.id))" + (city.map { "&city=" + Page.queryEscaped($0) } ?? "")
+        let next =
+            "suppliers=\(query.minimumSuppliers)&after=\(Page.queryEscaped(last.id))"
+            + (city.map { "&city=" + Page.queryEscaped($0) } ?? "")
         return (properties, next)
     }
 
@@ -65,16 +67,20 @@ extension DashboardServer {
     private func reviewDecision(_ request: Request) async throws -> Response {
         let form = try await Form(request)
         guard AccessGuard.constantTimeEqual(form["csrf"] ?? "", csrf) else {
-            return Page.html("Refused", "<p>The form is out of date or from another site: reload the review page and try again.</p>", status: .forbidden)
+            return Page.html(
+                "Refused", "<p>The form is out of date or from another site: reload the review page and try again.</p>", status: .forbidden)
         }
         guard let verdict = form["verdict"].flatMap(PairDecision.Verdict.init(rawValue:)),
-              let first = try? RecordReference(parsing: form["first"] ?? ""), let second = try? RecordReference(parsing: form["second"] ?? "") else {
+            let first = try? RecordReference(parsing: form["first"] ?? ""), let second = try? RecordReference(parsing: form["second"] ?? "")
+        else {
             return Page.html("Refused", "<p>A decision names two records and says same or different.</p>", status: .badRequest)
         }
         let said: String
         do {
             let (a, b) = try await runtime.catalogue.decide(first, second, verdict)
-            said = "\(first) and \(second): \(verdict.rawValue)" + (a?.id == b?.id ? ", both in \(a?.id ?? "")" : ", in \(a?.id ?? "–") and \(b?.id ?? "–")")
+            said =
+                "\(first) and \(second): \(verdict.rawValue)"
+                + (a?.id == b?.id ? ", both in \(a?.id ?? "")" : ", in \(a?.id ?? "–") and \(b?.id ?? "–")")
         } catch let error as CatalogueError {
             said = error.message
         }
@@ -91,7 +97,9 @@ extension Page {
             <td>\(property.supplierCount)</td><td>\(property.members.count)</td><td>\(property.confidence.rawValue)</td></tr>
             """
         }.joined(separator: "\n")
-        return html("Properties", """
+        return html(
+            "Properties",
+            """
             <form method="get" action="/properties"><label>City <input type="search" name="city" value="\(escaped(city))"></label>
             <label>Suppliers at least <input type="number" name="suppliers" min="1" value="\(escaped(suppliers))"></label>
             <button type="submit">Filter</button></form>
@@ -101,7 +109,7 @@ extension Page {
             \(rows)
             </tbody></table>
             """ + (properties.isEmpty ? "<p>No properties: <code>hotels match</code> makes them from the lists.</p>" : "")
-            + (next.map { "<p><a rel=\"next\" href=\"\(escaped($0))\">Next page</a></p>" } ?? ""))
+                + (next.map { "<p><a rel=\"next\" href=\"\(escaped($0))\">Next page</a></p>" } ?? ""))
     }
 
     /// The members side by side: the supplier, the code, the name, the address, the distance from the centre, the logo.
@@ -109,18 +117,23 @@ extension Page {
     static func property(_ property: CatalogueProperty, hotels: [Hotel?], logo link: (String, Int64) -> String) -> Response {
         let centre = property.latitude.flatMap { latitude in property.longitude.map { GeoPoint(latitude: latitude, longitude: $0) } }
         let rows = zip(property.members, hotels).map { (member, hotel) -> String in
-            let logo = hotel?.logoURL.map { "<img alt=\"\" width=\"48\" height=\"48\" data-logo=\"\(escaped(link($0, member.list)))\">" } ?? ""
+            let logo =
+                hotel?.logoURL.map { "<img alt=\"\" width=\"48\" height=\"48\" data-logo=\"\(escaped(link($0, member.list)))\">" } ?? ""
             var distance = ""
             if let centre, let latitude = hotel?.latitude, let longitude = hotel?.longitude {
                 let point = GeoPoint(latitude: latitude, longitude: longitude)
                 if point.isValid { distance = String(format: "%.0f m", point.distance(to: centre)) }
             }
-            let cells = [logo, escaped(member.profile), "<a href=\"/lists/\(member.list)\">\(member.list)</a>:" + escaped(member.code),
-                         escaped(hotel?.name ?? member.name ?? ""), escaped(hotel?.address ?? ""), escaped(hotel?.phone ?? ""), distance]
+            let cells = [
+                logo, escaped(member.profile), "<a href=\"/lists/\(member.list)\">\(member.list)</a>:" + escaped(member.code),
+                escaped(hotel?.name ?? member.name ?? ""), escaped(hotel?.address ?? ""), escaped(hotel?.phone ?? ""), distance,
+            ]
             return "<tr>" + cells.map { "<td>\($0)</td>" }.joined() + "</tr>"
         }.joined(separator: "\n")
         let place = centre.map { " at \($0)" } ?? ""
-        return html(property.name ?? property.id, """
+        return html(
+            property.name ?? property.id,
+            """
             <p>\(escaped(property.id)): \(property.members.count) records from \(property.supplierCount) suppliers in \
             \(escaped(property.city ?? property.scope))\(place); confidence \(property.confidence.rawValue).</p>
             <table id="hotels"><thead><tr><th>Logo</th><th>Supplier</th><th>List:code</th><th>Name</th><th>Address</th><th>Phone</th>\
@@ -154,7 +167,9 @@ extension Page {
                 \(button(pair, .same))\(button(pair, .different))</section>
                 """
         }.joined(separator: "\n")
-        return html("Pairs to review", (said.map { "<p role=\"status\">\(escaped($0))</p>" } ?? "")
-            + (pairs.isEmpty ? "<p>No pairs to review.</p>" : items))
+        return html(
+            "Pairs to review",
+            (said.map { "<p role=\"status\">\(escaped($0))</p>" } ?? "")
+                + (pairs.isEmpty ? "<p>No pairs to review.</p>" : items))
     }
 }

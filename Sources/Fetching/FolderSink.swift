@@ -141,7 +141,12 @@ final class PagesFile: Sendable {
     /// Drops the file: the list is no longer just the pages.
     func abandon() {
         guard stopWriting() else { return }
-        queue.sync { output.withLock { $0.file?.discard(); $0 = (nil, 0) } }
+        queue.sync {
+            output.withLock {
+                $0.file?.discard()
+                $0 = (nil, 0)
+            }
+        }
     }
 
     /// Whether pages were being written; they no longer are.

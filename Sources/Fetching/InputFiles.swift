@@ -1,3 +1,4 @@
+import Failures
 import Foundation
 
 /// A file named by the caller cannot be read: missing, a folder, not
@@ -44,4 +45,9 @@ public enum CityList {
         var seen = Set<String>()
         return all.filter { seen.insert($0).inserted }
     }
+}
+
+extension UnreadableFile: MeaningfulError {
+    /// No input (66).
+    public var meaning: ErrorMeaning { ErrorMeaning(kind: .noInput, status: .noInput) }
 }

@@ -69,18 +69,23 @@ public final class ListFeed: Sendable {
         do {
             switch try await events.next() {
             case .cached(let list):
-                return Page(hotels: try await storage.hotels(in: list, limit: nil), isLast: list.isExhausted && !refreshes,
-                            replacesList: true, refreshFollows: refreshes)
+                return Page(
+                    hotels: try await storage.hotels(in: list, limit: nil), isLast: list.isExhausted && !refreshes,
+                    replacesList: true, refreshFollows: refreshes)
             case .merged(let page, let merge):
                 // The merge may have moved, updated and inserted rows anywhere in the cached list: hand out the whole of it.
-                guard let list = try await storage.cachedList(key) else { return Page(hotels: page.hotels, isLast: page.end != nil, replacesList: true) }
-                return Page(hotels: try await storage.hotels(in: list, limit: nil),
-                            isLast: merge.replaced ? page.end != nil : list.isExhausted, replacesList: true)
+                guard let list = try await storage.cachedList(key) else {
+                    return Page(hotels: page.hotels, isLast: page.end != nil, replacesList: true)
+                }
+                return Page(
+                    hotels: try await storage.hotels(in: list, limit: nil),
+                    isLast: merge.replaced ? page.end != nil : list.isExhausted, replacesList: true)
             case .appended(let page, _):
                 return Page(hotels: page.hotels, isLast: page.end != nil)
             case .offline(let offline):
-                return Page(hotels: try await storage.hotels(in: offline.list, limit: nil), isLast: true, offline: offline,
-                            replacesList: true)
+                return Page(
+                    hotels: try await storage.hotels(in: offline.list, limit: nil), isLast: true, offline: offline,
+                    replacesList: true)
             case .finished, nil:
                 return Page(hotels: [], isLast: true)
             }

@@ -61,9 +61,11 @@ public struct ListJob: Sendable {
     /// Stamps pages as fetched.
     public var now: @Sendable () -> Date
 
-    public init(client: HotelClient, storage: any ListStorage, city: String, keyword: String? = nil, area: SearchArea? = nil,
-                options: ListSync.Options = ListSync.Options(readAhead: true), logos: LogoPipeline? = nil,
-                sink: any ListSink = StoreOnlySink(), now: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        client: HotelClient, storage: any ListStorage, city: String, keyword: String? = nil, area: SearchArea? = nil,
+        options: ListSync.Options = ListSync.Options(readAhead: true), logos: LogoPipeline? = nil,
+        sink: any ListSink = StoreOnlySink(), now: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.client = client
         self.storage = storage
         self.city = city
@@ -150,8 +152,10 @@ public struct ListJob: Sendable {
 
     /// The sync's next event; nil at its end, or after a failed page, which
     /// the summary keeps. Offline with nothing to serve is thrown.
-    private func nextEvent(_ events: inout ListSync.Iterator, summary: inout ListJobSummary,
-                           onEvent: (ListJobEvent) -> Void) async throws -> ListSyncEvent? {
+    private func nextEvent(
+        _ events: inout ListSync.Iterator, summary: inout ListJobSummary,
+        onEvent: (ListJobEvent) -> Void
+    ) async throws -> ListSyncEvent? {
         do {
             return try await events.next()
         } catch let error as ListSyncError {
@@ -164,8 +168,10 @@ public struct ListJob: Sendable {
         }
     }
 
-    private func stored(_ page: FetchedPage, _ change: PageChange, summary: inout ListJobSummary, logos: inout LogoRun?,
-                        onEvent: (ListJobEvent) -> Void) async throws {
+    private func stored(
+        _ page: FetchedPage, _ change: PageChange, summary: inout ListJobSummary, logos: inout LogoRun?,
+        onEvent: (ListJobEvent) -> Void
+    ) async throws {
         summary.pages += 1
         summary.fetched += page.hotels.count
         summary.warnings.merge(page.warningsByKind, uniquingKeysWith: +)
@@ -207,26 +213,28 @@ public struct LogoRun {
         // existential error crashed release builds (Swift 6.3.1) while the
         // group copied it out.
         let failures = Locked<[(code: String, url: String, error: any Error)]>([])
-        counts.add(await withTaskGroup(of: LogoCounts.self) { group in
-            for (code, url) in untried {
-                group.addTask {
-                    var counts = LogoCounts()
-                    do {
-                        let logo = try await pipeline.data(for: url, policy: policy)
-                        let bytes = logo.data ?? []
-                        try await sink.saveLogo(LogoFile(code: code, bytes: bytes, format: LogoFile.Format(of: bytes, filtered: filtered)))
-                        counts.count(logo, bytes: bytes.count)
-                    } catch {
-                        counts.failed += 1
-                        failures.withLock { $0.append((code, url, error)) }
+        counts.add(
+            await withTaskGroup(of: LogoCounts.self) { group in
+                for (code, url) in untried {
+                    group.addTask {
+                        var counts = LogoCounts()
+                        do {
+                            let logo = try await pipeline.data(for: url, policy: policy)
+                            let bytes = logo.data ?? []
+                            try await sink.saveLogo(
+                                LogoFile(code: code, bytes: bytes, format: LogoFile.Format(of: bytes, filtered: filtered)))
+                            counts.count(logo, bytes: bytes.count)
+                        } catch {
+                            counts.failed += 1
+                            failures.withLock { $0.append((code, url, error)) }
+                        }
+                        return counts
                     }
-                    return counts
                 }
-            }
-            var total = LogoCounts()
-            for await one in group { total.add(one) }
-            return total
-        })
+                var total = LogoCounts()
+                for await one in group { total.add(one) }
+                return total
+            })
         for failure in failures.value { onEvent(.logoFailed(code: failure.code, url: failure.url, error: failure.error)) }
     }
 }

@@ -32,7 +32,7 @@ public struct ListJobSummary: Sendable {
     /// The cached list served instead of the network, with its banner's data.
     public var offline: OfflineList?
     /// The error that stopped the run after the pages before it were
-    /// stored; ``ErrorMeaning`` says what it means.
+    /// stored; ``/Failures/ErrorMeaning`` says what it means.
     public var failure: (any Error)?
     /// `failure` as text, with every secret the client knows redacted.
     public var failureDescription: String?
@@ -85,7 +85,11 @@ extension ListJobSummary: CustomStringConvertible {
         }
         let rate = seconds > 0 ? Double(fetched) / seconds : 0
         // Page 1's merge counts only its own rows: the run's new rows are said first, so no reader takes the difference for losses.
-        let merged = merge.map { " (page 1 merged: \($0.inserted) new, \($0.updated) updated, \($0.moved) moved" + ($0.replaced ? ", list replaced" : "") + ")" } ?? ""
+        let merged =
+            merge.map {
+                " (page 1 merged: \($0.inserted) new, \($0.updated) updated, \($0.moved) moved" + ($0.replaced ? ", list replaced" : "")
+                    + ")"
+            } ?? ""
         return "fetched \(fetched) hotels in \(pages) pages (\(String(format: "%.0f", rate))/s, end: \(end ?? "error")): "
             + "\(added) new to the list\(merged); \(hotels) in the list"
             + (logos.saved + logos.failed > 0

@@ -8,7 +8,7 @@ import OfflineStore
 /// JPEG): how a reader on another machine serves what a worker processed.
 ///
 /// ```swift
-/// let store = try await PostgresHotelStore.open(location)
+/// let store = PostgresHotelStore(database: try await PostgresDatabase.open(location))
 /// if let list = try await store.cachedList(key) {
 ///     let written = try await LogoExport(storage: store, filter: "resize:64x64:fill").write(list, to: folder)
 /// }
@@ -25,7 +25,8 @@ public struct LogoExport: Sendable {
 
         /// `12 logos (3456 bytes); 2 not in the store's logo index, first P7`.
         public var description: String {
-            "\(written) logos (\(bytes) bytes)" + (missing.first.map { "; \(missing.count) not in the store's logo index, first \($0)" } ?? "")
+            "\(written) logos (\(bytes) bytes)"
+                + (missing.first.map { "; \(missing.count) not in the store's logo index, first \($0)" } ?? "")
         }
     }
 

@@ -7,7 +7,9 @@ import Foundation
 /// folder (`../x`, `a/b`) or a hidden file.
 public enum SafeFileName {
     public static func base(for text: String) -> String {
-        func isLetterOrDigit(_ scalar: Unicode.Scalar) -> Bool { scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)) }
+        func isLetterOrDigit(_ scalar: Unicode.Scalar) -> Bool {
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar))
+        }
         let plain = text.unicodeScalars.allSatisfy { isLetterOrDigit($0) || "-_.".unicodeScalars.contains($0) }
         if plain, !text.isEmpty, !text.hasPrefix("."), text.utf8.count <= 100 { return text }
         let kept = String(text.unicodeScalars.prefix(60).map { isLetterOrDigit($0) ? Character($0) : "_" })

@@ -15,9 +15,9 @@ public enum AddressRule: Sendable, Equatable {
         let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         var hints = addrinfo()
         #if canImport(Glibc)
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         #else
-        hints.ai_socktype = SOCK_STREAM
+            hints.ai_socktype = SOCK_STREAM
         #endif
         var found: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(name, nil, &hints, &found) == 0, let first = found else { return false }
@@ -25,7 +25,9 @@ public enum AddressRule: Sendable, Equatable {
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let current = entry {
             if let address = current.pointee.ai_addr,
-               SocketAddress(UnsafeRawPointer(address), family: current.pointee.ai_family, length: Int(current.pointee.ai_addrlen))?.isSpecial == true {
+                SocketAddress(UnsafeRawPointer(address), family: current.pointee.ai_family, length: Int(current.pointee.ai_addrlen))?
+                    .isSpecial == true
+            {
                 return true
             }
             entry = current.pointee.ai_next
@@ -78,10 +80,10 @@ struct SocketAddress: CustomStringConvertible {
         let embedded = address[12...].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         if address[..<10].allSatisfy({ $0 == 0 }) && address[10] == 0xFF && address[11] == 0xFF { return isSpecial(ipv4: embedded) }
         if address[..<12] == [0x00, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0] { return isSpecial(ipv4: embedded) }
-        if address[..<15].allSatisfy({ $0 == 0 }) { return true }                       // :: and ::1
-        if address[0] & 0xFE == 0xFC { return true }                                     // fc00::/7, unique local
-        if address[0] == 0xFE && address[1] & 0xC0 == 0x80 { return true }               // fe80::/10, link-local
-        return address[0] == 0xFF                                                        // ff00::/8, multicast
+        if address[..<15].allSatisfy({ $0 == 0 }) { return true }  // :: and ::1
+        if address[0] & 0xFE == 0xFC { return true }  // fc00::/7, unique local
+        if address[0] == 0xFE && address[1] & 0xC0 == 0x80 { return true }  // fe80::/10, link-local
+        return address[0] == 0xFF  // ff00::/8, multicast
     }
 
     var description: String {

@@ -1,3 +1,4 @@
+import Failures
 import Foundation
 
 /// What HotelKit asks of HTTP: send one request and stream its body into a
@@ -56,7 +57,10 @@ public enum HotelKitVersion {
 
 /// An HTTP request.
 public struct HTTPRequest: Sendable {
-    public enum Method: String, Sendable { case get = "GET", post = "POST" }
+    public enum Method: String, Sendable {
+        case get = "GET"
+        case post = "POST"
+    }
 
     public var url: String
     public var method: Method
@@ -103,7 +107,8 @@ extension TransportError {
     /// A 429 or 503 whose head says when to retry, as ``retryLater(status:after:snippet:)``; any other error as it is.
     public func honouringRetryAfter(_ head: HTTPResponseHead?, now: Date = Date()) -> TransportError {
         guard case .httpStatus(let status, let snippet) = self, status == 429 || status == 503,
-              let after = head?.retryAfter(now: now) else { return self }
+            let after = head?.retryAfter(now: now)
+        else { return self }
         return .retryLater(status: status, after: after, snippet: snippet)
     }
 }
@@ -177,3 +182,30 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 }
 
+extension TransportError: MeaningfulError {
+    /// No network or HTTP 5xx may pass (69); 401 and 403 are ``/Failures/ErrorMeaning/credentials``; another refusal is 76.
+    public var meaning: ErrorMeaning {
+        switch self {
+        case _ where isOffline:
+            ErrorMeaning(
+                kind: .transient, status: .unavailable, hint: "check that the service is running and the endpoint URL is right",
+                isRetryable: true)
+        case .tls:
+            ErrorMeaning(
+                kind: .unavailable, status: .unavailable, hint: "the certificate could not be verified; --insecure skips the check (unsafe)"
+            )
+        case .httpStatus(let status, _) where status == 401 || status == 403:
+            .credentials
+        case .httpStatus(let status, _) where status >= 500:
+            ErrorMeaning(kind: .transient, status: .unavailable, isRetryable: true)
+        case .retryLater(_, let after, _):
+            ErrorMeaning(
+                kind: .transient, status: .unavailable, hint: "the service asked to be called again in \(Int(after.rounded(.up))) s",
+                isRetryable: true)
+        case .tooLarge:
+            ErrorMeaning(kind: .badData, status: .dataError)
+        default:
+            ErrorMeaning(kind: .refused, status: .protocolError)
+        }
+    }
+}

@@ -50,7 +50,7 @@ public final class HTTPTransport: HTTPClient {
             // (SOAP 1.1 requires a SOAPAction header, and many services' is "").
             headerList = curl_slist_append(headerList, header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)")
         }
-        headerList = curl_slist_append(headerList, "Expect:") // no 100-continue round trip
+        headerList = curl_slist_append(headerList, "Expect:")  // no 100-continue round trip
         defer { curl_slist_free_all(headerList) }
         hk_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headerList))
         let body = request.body ?? []
@@ -93,7 +93,7 @@ public final class HTTPTransport: HTTPClient {
         hk_curl_setopt_long(handle, CURLOPT_MAXREDIRS, configuration.maxRedirects)
         // Keep POST on 301 and 302 as SOAP needs; 303 means GET.
         hk_curl_setopt_long(handle, CURLOPT_POSTREDIR, Int(CURL_REDIR_POST_301 | CURL_REDIR_POST_302))
-        hk_curl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "") // every encoding libcurl decodes
+        hk_curl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")  // every encoding libcurl decodes
         hk_curl_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         hk_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.milliseconds)
         hk_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, configuration.requestTimeout.milliseconds)
@@ -215,7 +215,7 @@ private final class CancellationSignal: Sendable {
         state.withLock { state in
             state.cancelled = true
             if let multi = state.multi, let handle = UnsafeMutableRawPointer(bitPattern: multi) {
-                curl_multi_wakeup(handle) // thread-safe by libcurl's contract
+                curl_multi_wakeup(handle)  // thread-safe by libcurl's contract
             }
         }
     }
@@ -283,7 +283,7 @@ private let writeCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, In
     transfer.received += length
     if transfer.received > transfer.limit {
         transfer.exceededLimit = true
-        return 0 // any other count aborts the transfer
+        return 0  // any other count aborts the transfer
     }
     do {
         try transfer.sink.receive(UnsafeRawBufferPointer(start: data, count: length))
@@ -301,7 +301,7 @@ private let headerCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, I
     let length = size * count
     let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
     if line.hasPrefix("HTTP/") {
-        transfer.headers = [:] // a new response (after a redirect or 100): start over
+        transfer.headers = [:]  // a new response (after a redirect or 100): start over
     } else if let colon = line.firstIndex(of: ":") {
         let name = line[..<colon].lowercased()
         transfer.headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
@@ -318,10 +318,10 @@ extension TransportError {
         case CURLE_OPERATION_TIMEDOUT:
             self = .timeout(reason)
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,
-             CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR:
+            CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR:
             self = .tls(reason)
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_HTTP2,
-             CURLE_HTTP2_STREAM, CURLE_BAD_CONTENT_ENCODING:
+            CURLE_HTTP2_STREAM, CURLE_BAD_CONTENT_ENCODING:
             self = .connectionLost(reason)
         case CURLE_UNSUPPORTED_PROTOCOL:
             self = .other("unsupported protocol (only http and https are followed): \(reason)")
@@ -342,21 +342,22 @@ extension Duration {
 /// the address libcurl is about to connect to: the name as resolved for this
 /// very connection, so a name that resolves anew (DNS rebinding) or a redirect
 /// cannot slip past the check.
-private let openSocketCallback: @convention(c) (UnsafeMutableRawPointer?, curlsocktype, UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t = {
-    context, _, address in
-    guard let context, let address else { return -1 }
-    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-    // The address runs on past `struct sockaddr` (an IPv6 one is 28 bytes): read it from the struct's own storage, `addrlen` long.
-    let addressField = UnsafeRawPointer(address) + (MemoryLayout<curl_sockaddr>.offset(of: \curl_sockaddr.addr) ?? 16)
-    let peer = SocketAddress(addressField, family: address.pointee.family, length: Int(address.pointee.addrlen))
-    guard let peer, !peer.isSpecial else {
-        transfer.refusedAddress = peer?.description ?? "an address of family \(address.pointee.family)"
-        return -1
+private let openSocketCallback:
+    @convention(c) (UnsafeMutableRawPointer?, curlsocktype, UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t = {
+        context, _, address in
+        guard let context, let address else { return -1 }
+        let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+        // The address runs on past `struct sockaddr` (an IPv6 one is 28 bytes): read it from the struct's own storage, `addrlen` long.
+        let addressField = UnsafeRawPointer(address) + (MemoryLayout<curl_sockaddr>.offset(of: \curl_sockaddr.addr) ?? 16)
+        let peer = SocketAddress(addressField, family: address.pointee.family, length: Int(address.pointee.addrlen))
+        guard let peer, !peer.isSpecial else {
+            transfer.refusedAddress = peer?.description ?? "an address of family \(address.pointee.family)"
+            return -1
+        }
+        #if canImport(Glibc)
+            let socketType = address.pointee.socktype | Int32(SOCK_CLOEXEC.rawValue)
+        #else
+            let socketType = address.pointee.socktype
+        #endif
+        return socket(address.pointee.family, socketType, address.pointee.protocol)
     }
-    #if canImport(Glibc)
-    let socketType = address.pointee.socktype | Int32(SOCK_CLOEXEC.rawValue)
-    #else
-    let socketType = address.pointee.socktype
-    #endif
-    return socket(address.pointee.family, socketType, address.pointee.protocol)
-}

@@ -21,8 +21,10 @@ final class TransferThreads: Sendable {
     private let spawn: @Sendable (@escaping @Sendable () -> Void) -> Void
 
     /// - Parameter spawn: Starts a thread; tests count the calls.
-    init(idleTimeout: DispatchTimeInterval = .seconds(30),
-         spawn: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = { Thread.detachNewThread($0) }) {
+    init(
+        idleTimeout: DispatchTimeInterval = .seconds(30),
+        spawn: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = { Thread.detachNewThread($0) }
+    ) {
         self.idleTimeout = idleTimeout
         self.spawn = spawn
     }

@@ -23,7 +23,8 @@ public enum HotelFields {
         .real(.rating, read: { $0.rating }, write: { $0.rating = $1 }),
         .text(.postalCode, column: "postalCode", postgresColumn: "postal_code", read: { $0.postalCode }, write: { $0.postalCode = $1 }),
         .text(.city, read: { $0.city }, write: { $0.city = $1 }),
-        .text(.countryCode, column: "countryCode", postgresColumn: "country_code", read: { $0.countryCode }, write: { $0.countryCode = $1 }),
+        .text(
+            .countryCode, column: "countryCode", postgresColumn: "country_code", read: { $0.countryCode }, write: { $0.countryCode = $1 }),
         .references(read: { $0.references }, write: { $0.references = $1 }),
     ]
 
@@ -81,38 +82,50 @@ public struct HotelFieldSpec: Sendable {
 
     public var jsonKey: String { field.rawValue }
 
-    static func text(_ field: HotelField, column: String? = nil, postgresColumn: String? = nil,
-                     read: @escaping @Sendable (Hotel) -> String?, write: @escaping @Sendable (inout Hotel, String?) -> Void) -> HotelFieldSpec {
-        HotelFieldSpec(field: field, column: column ?? field.rawValue, postgresColumn: postgresColumn ?? field.rawValue, type: .text,
-                       value: { read($0).map(Value.text) ?? .null },
-                       assign: { hotel, value in if case .text(let text) = value { write(&hotel, text) } else { write(&hotel, nil) } })
+    static func text(
+        _ field: HotelField, column: String? = nil, postgresColumn: String? = nil,
+        read: @escaping @Sendable (Hotel) -> String?, write: @escaping @Sendable (inout Hotel, String?) -> Void
+    ) -> HotelFieldSpec {
+        HotelFieldSpec(
+            field: field, column: column ?? field.rawValue, postgresColumn: postgresColumn ?? field.rawValue, type: .text,
+            value: { read($0).map(Value.text) ?? .null },
+            assign: { hotel, value in if case .text(let text) = value { write(&hotel, text) } else { write(&hotel, nil) } })
     }
 
-    static func real(_ field: HotelField, read: @escaping @Sendable (Hotel) -> Double?,
-                     write: @escaping @Sendable (inout Hotel, Double?) -> Void) -> HotelFieldSpec {
-        HotelFieldSpec(field: field, column: field.rawValue, postgresColumn: field.rawValue, type: .real,
-                       value: { read($0).map(Value.real) ?? .null },
-                       assign: { hotel, value in
-                           switch value {
-                           case .real(let number): write(&hotel, number)
-                           case .integer(let number): write(&hotel, Double(number))
-                           default: write(&hotel, nil)
-                           }
-                       })
+    static func real(
+        _ field: HotelField, read: @escaping @Sendable (Hotel) -> Double?,
+        write: @escaping @Sendable (inout Hotel, Double?) -> Void
+    ) -> HotelFieldSpec {
+        HotelFieldSpec(
+            field: field, column: field.rawValue, postgresColumn: field.rawValue, type: .real,
+            value: { read($0).map(Value.real) ?? .null },
+            assign: { hotel, value in
+                switch value {
+                case .real(let number): write(&hotel, number)
+                case .integer(let number): write(&hotel, Double(number))
+                default: write(&hotel, nil)
+                }
+            })
     }
 
-    static func integer(_ field: HotelField, read: @escaping @Sendable (Hotel) -> Int64?,
-                        write: @escaping @Sendable (inout Hotel, Int64?) -> Void) -> HotelFieldSpec {
-        HotelFieldSpec(field: field, column: field.rawValue, postgresColumn: field.rawValue, type: .integer,
-                       value: { read($0).map(Value.integer) ?? .null },
-                       assign: { hotel, value in if case .integer(let number) = value { write(&hotel, number) } else { write(&hotel, nil) } })
+    static func integer(
+        _ field: HotelField, read: @escaping @Sendable (Hotel) -> Int64?,
+        write: @escaping @Sendable (inout Hotel, Int64?) -> Void
+    ) -> HotelFieldSpec {
+        HotelFieldSpec(
+            field: field, column: field.rawValue, postgresColumn: field.rawValue, type: .integer,
+            value: { read($0).map(Value.integer) ?? .null },
+            assign: { hotel, value in if case .integer(let number) = value { write(&hotel, number) } else { write(&hotel, nil) } })
     }
 
-    static func references(read: @escaping @Sendable (Hotel) -> [String: String]?,
-                           write: @escaping @Sendable (inout Hotel, [String: String]?) -> Void) -> HotelFieldSpec {
-        HotelFieldSpec(field: .references, column: "refs", postgresColumn: "refs", type: .references,
-                       value: { read($0).map(Value.references) ?? .null },
-                       assign: { hotel, value in if case .references(let map) = value { write(&hotel, map) } else { write(&hotel, nil) } })
+    static func references(
+        read: @escaping @Sendable (Hotel) -> [String: String]?,
+        write: @escaping @Sendable (inout Hotel, [String: String]?) -> Void
+    ) -> HotelFieldSpec {
+        HotelFieldSpec(
+            field: .references, column: "refs", postgresColumn: "refs", type: .references,
+            value: { read($0).map(Value.references) ?? .null },
+            assign: { hotel, value in if case .references(let map) = value { write(&hotel, map) } else { write(&hotel, nil) } })
     }
 }
 

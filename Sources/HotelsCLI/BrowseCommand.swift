@@ -1,7 +1,8 @@
 import ArgumentParser
-import Console
-import Fetching
 import Browsing
+import Console
+import Failures
+import Fetching
 import Imaging
 import Logging
 import Runtime
@@ -11,21 +12,21 @@ struct BrowseCommand: AsyncParsableCommand {
         commandName: "browse",
         abstract: "Scroll a hotel list in the terminal, with logos drawn inline for the rows on screen.",
         discussion: """
-        The tutorials' table view: cached rows show at once and page 1 merges in as it arrives; \
-        "load more" runs at 90% of the loaded rows. Logos load only for the rows on screen: \
-        a held key, the wheel or a scrollbar drag counts as dragging, and nothing starts until \
-        the list settles; rows that leave are cancelled. Offline, a banner shows over the \
-        cached rows and the service is asked again now and then.
+            The tutorials' table view: cached rows show at once and page 1 merges in as it arrives; \
+            "load more" runs at 90% of the loaded rows. Logos load only for the rows on screen: \
+            a held key, the wheel or a scrollbar drag counts as dragging, and nothing starts until \
+            the list settles; rows that leave are cancelled. Offline, a banner shows over the \
+            cached rows and the service is asked again now and then.
 
-        Keys: ↑/↓ or j/k a row, PgUp/PgDn (b/space) a screen, Home/End (g/G), / to search the \
-        loaded rows (Enter jumps, n to the next match, Esc cancels), ? shows the keys, Ctrl-L redraws, q quits. \
-        Mouse: the wheel, and dragging the scrollbar on the right.
+            Keys: ↑/↓ or j/k a row, PgUp/PgDn (b/space) a screen, Home/End (g/G), / to search the \
+            loaded rows (Enter jumps, n to the next match, Esc cancels), ? shows the keys, Ctrl-L redraws, q quits. \
+            Mouse: the wheel, and dragging the scrollbar on the right.
 
-        Logos are drawn with libchafa: kitty, sixel or iTerm2 graphics where the terminal has \
-        them (detected from TERM, TERM_PROGRAM, KITTY_WINDOW_ID and a device-attributes query), \
-        else Unicode symbols in truecolor or 256 colours; under tmux, symbols. Needs a terminal \
-        (exit 64 without one: use hotels fetch).
-        """
+            Logos are drawn with libchafa: kitty, sixel or iTerm2 graphics where the terminal has \
+            them (detected from TERM, TERM_PROGRAM, KITTY_WINDOW_ID and a device-attributes query), \
+            else Unicode symbols in truecolor or 256 colours; under tmux, symbols. Needs a terminal \
+            (exit 64 without one: use hotels fetch).
+            """
     )
 
     @OptionGroup var service: ServiceOptions
@@ -58,8 +59,9 @@ struct BrowseCommand: AsyncParsableCommand {
             configuration.logoConcurrency = concurrency
         }
         let client = try await runtime.client(profile, endpoint: service.endpoint, named: service.profile)
-        var configuration = BrowseConfiguration(runtime: runtime, client: client, city: city, keyword: query.keyword, area: try query.area(),
-                                                pageSize: query.pageSize, filter: chain)
+        var configuration = BrowseConfiguration(
+            runtime: runtime, client: client, city: city, keyword: query.keyword, area: try query.area(),
+            pageSize: query.pageSize, filter: chain)
         configuration.offline = offline
         configuration.concurrency = concurrency
         configuration.graphics = GraphicsMode(rawValue: graphics)
@@ -76,8 +78,10 @@ let browseLogger = Logger(label: "hotelkit.browse") { _ in SwiftLogNoOpLogHandle
 
 /// Runs the view for `browse` and `demo --browse`: 64 without a terminal;
 /// the terminal is restored however the view ends; a signal's exit status is 128 + its number.
-func runBrowse(_ configuration: BrowseConfiguration,
-               withoutTerminal hint: String = "to fetch a list without one, use hotels fetch --endpoint URL --city CITY (it writes hotels.jsonl)") async throws {
+func runBrowse(
+    _ configuration: BrowseConfiguration,
+    withoutTerminal hint: String = "to fetch a list without one, use hotels fetch --endpoint URL --city CITY (it writes hotels.jsonl)"
+) async throws {
     let session = BrowseSession(configuration: configuration)
     let end: BrowseEnd
     do {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Console
+import Failures
 import Fetching
 import Foundation
 import Hotels
@@ -10,9 +11,12 @@ import Runtime
 /// `--cache DIR` and `--store URL`: where the lists and the logo cache live, for the commands that use them.
 struct CacheOptions: ParsableArguments {
     @Option(help: "Cache folder: hotels.sqlite and images/ (default $XDG_CACHE_HOME/hotelkit).") var cache: String?
-    @Option(help: ArgumentHelp("A shared PostgreSQL store for the lists and the logo index, instead of hotels.sqlite (or HOTELKIT_STORE).",
-                               discussion: "postgres://USER@HOST:PORT/DATABASE?sslmode=disable; the password from the URL, PGPASSWORD or ~/.pgpass. Logo files stay in --cache.",
-                               valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "A shared PostgreSQL store for the lists and the logo index, instead of hotels.sqlite (or HOTELKIT_STORE).",
+            discussion:
+                "postgres://USER@HOST:PORT/DATABASE?sslmode=disable; the password from the URL, PGPASSWORD or ~/.pgpass. Logo files stay in --cache.",
+            valueName: "url"))
     var store: String?
 
     var folder: URL { cache.map { URL(fileURLWithPath: $0) } ?? SQLiteHotelStore.defaultFolder }
@@ -23,8 +27,9 @@ struct CacheOptions: ParsableArguments {
     /// `check` and `vacuum` are SQLite's: PostgreSQL checks and vacuums a shared store itself.
     func refuseSharedStore(_ command: String) throws {
         guard storeURL != nil else { return }
-        Diagnostics.error("hotels cache \(command) works on the SQLite cache in --cache, not on a shared store",
-                          hint: "PostgreSQL's autovacuum tidies a shared store; leave out --store (and HOTELKIT_STORE)")
+        Diagnostics.error(
+            "hotels cache \(command) works on the SQLite cache in --cache, not on a shared store",
+            hint: "PostgreSQL's autovacuum tidies a shared store; leave out --store (and HOTELKIT_STORE)")
         throw ExitStatus.usage.code
     }
 
@@ -41,7 +46,9 @@ func sharedStoreURL(_ option: String?) -> String? {
 
 /// The runtime on the shared store at `url`, else on SQLite in `folder`, else in memory; logo files in `folder/images`.
 /// A failure is reported as `--store`'s (64, 69, 77, 78, never with its password) or the cache folder's (74).
-func openRuntime(store url: String?, folder: URL?, _ configure: (inout HotelRuntime.Configuration) throws -> Void = { _ in }) async throws -> HotelRuntime {
+func openRuntime(store url: String?, folder: URL?, _ configure: (inout HotelRuntime.Configuration) throws -> Void = { _ in }) async throws
+    -> HotelRuntime
+{
     var configuration = HotelRuntime.Configuration(store: folder.map { .folder($0) } ?? .inMemory)
     configuration.logoFolder = folder?.appendingPathComponent("images")
     try configure(&configuration)
@@ -55,7 +62,9 @@ extension HotelRuntime.Configuration {
     /// `--credentials FILE` and `--dump DIR`; a failure is reported in `context` (78, 66, 74).
     mutating func read(credentials file: String?, dump: String? = nil, context: String) throws {
         credentials = try reported(context) { try file.map(Credentials.environment(overlaidWith:)) ?? .environment }
-        exchangeLog = try reported(context) { [logger] in try dump.map { try ExchangeFolder(folder: URL(fileURLWithPath: $0), logger: logger) } }
+        exchangeLog = try reported(context) { [logger] in
+            try dump.map { try ExchangeFolder(folder: URL(fileURLWithPath: $0), logger: logger) }
+        }
     }
 }
 
@@ -77,8 +86,10 @@ extension HotelRuntime {
 /// whose body uses `{latitude}`, `{longitude}` and `{radius}`. The position
 /// is part of the list's key, so `--city` still names the list.
 struct AreaOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Search near a position, in decimal degrees: 47.6062,-122.3321 ({latitude}, {longitude}).",
-                               valueName: "lat,lon"))
+    @Option(
+        help: ArgumentHelp(
+            "Search near a position, in decimal degrees: 47.6062,-122.3321 ({latitude}, {longitude}).",
+            valueName: "lat,lon"))
     var near: String?
     @Option(help: ArgumentHelp("The search's radius in kilometres, with --near ({radius}; default 5).", valueName: "km"))
     var radius: Double?

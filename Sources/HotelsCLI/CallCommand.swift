@@ -8,12 +8,12 @@ struct CallCommand: AsyncParsableCommand {
         commandName: "call",
         abstract: "Send one request with a profile and print its records, paging state and header values.",
         discussion: """
-        The loop to repeat while adjusting a profile: records go to standard output as \
-        JSON Lines (the keys of hotels parse), and what the response says about paging and \
-        its header values to standard error, as hotels parse --summary prints them. \
-        --dump DIR writes the request and response, secrets redacted. Exit codes are those \
-        of hotels fetch.
-        """
+            The loop to repeat while adjusting a profile: records go to standard output as \
+            JSON Lines (the keys of hotels parse), and what the response says about paging and \
+            its header values to standard error, as hotels parse --summary prints them. \
+            --dump DIR writes the request and response, secrets redacted. Exit codes are those \
+            of hotels fetch.
+            """
     )
 
     @OptionGroup var service: ServiceOptions
@@ -43,8 +43,10 @@ struct CallCommand: AsyncParsableCommand {
         output.flush()
         for warning in page.warnings { Diagnostics.warning("\(endpoint): \(warning)") }
         if let hint = page.noRecordsHint { Diagnostics.warning("\(endpoint): \(hint)") }
-        ResponseReport.lines(records: page.hotels.count, skipped: nil, warnings: page.warningsByKind.values.reduce(0, +),
-                             pagingState: page.pagingState(loaded.paging, endMarker: loaded.endMarker), headerValues: page.headerValues,
-                             profile: loaded).forEach { Diagnostics.note("\(endpoint): \($0)") }
+        ResponseReport.lines(
+            records: page.hotels.count, skipped: nil, warnings: page.warningsByKind.values.reduce(0, +),
+            pagingState: page.pagingState(loaded.paging, endMarker: loaded.endMarker), headerValues: page.headerValues,
+            profile: loaded
+        ).forEach { Diagnostics.note("\(endpoint): \($0)") }
     }
 }

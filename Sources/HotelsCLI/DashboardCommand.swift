@@ -1,6 +1,7 @@
 import ArgumentParser
 import Console
 import Dashboard
+import Failures
 import Fetching
 import Foundation
 import Imaging
@@ -12,27 +13,30 @@ struct DashboardCommand: AsyncParsableCommand {
         commandName: "dashboard",
         abstract: "Serve the store's lists, their hotels and the shared store's queue to a browser, with JSON under /api/.",
         discussion: """
-        Binds to 127.0.0.1. Any other --host needs --token-file: the token (16 characters or more) is then asked \
-        for by a login form, or taken from an Authorization: Bearer header. Pages read without a script and \
-        are served with Content-Security-Policy: default-src 'self'. A row's logo missing from the caches is \
-        fetched when the row comes into view, and the transfer is cancelled when it leaves; only URLs of the \
-        store's hotels, over http(s), and a private, loopback or link-local address only for a list whose \
-        service is on one. --offline fetches none.
-        """
+            Binds to 127.0.0.1. Any other --host needs --token-file: the token (16 characters or more) is then asked \
+            for by a login form, or taken from an Authorization: Bearer header. Pages read without a script and \
+            are served with Content-Security-Policy: default-src 'self'. A row's logo missing from the caches is \
+            fetched when the row comes into view, and the transfer is cancelled when it leaves; only URLs of the \
+            store's hotels, over http(s), and a private, loopback or link-local address only for a list whose \
+            service is on one. --offline fetches none.
+            """
     )
 
     @OptionGroup var cacheOptions: CacheOptions
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port; 0 picks a free one.") var port = 8080
-    @Option(help: ArgumentHelp("A host name browsers may use besides the address and localhost, e.g. a reverse proxy's (repeatable).",
-                               valueName: "name"))
+    @Option(
+        help: ArgumentHelp(
+            "A host name browsers may use besides the address and localhost, e.g. a reverse proxy's (repeatable).",
+            valueName: "name"))
     var allowedHost: [String] = []
     @Option(help: ArgumentHelp("A file holding the token browsers and scripts must show (mode 600).", valueName: "file"))
     var tokenFile: String?
-    @Option(help: """
-        The filter chain of the logos the pages show: from the caches and the store's logo index when there, \
-        else fetched as the rows come into view (hotels fetch --logos --filter stores them ahead).
-        """)
+    @Option(
+        help: """
+            The filter chain of the logos the pages show: from the caches and the store's logo index when there, \
+            else fetched as the rows come into view (hotels fetch --logos --filter stores them ahead).
+            """)
     var filter = ""
     @Flag(help: "Show only the logos the store's logo index holds under --filter: fetch none.")
     var offline = false
@@ -50,22 +54,16 @@ struct DashboardCommand: AsyncParsableCommand {
         configuration.allowedHosts = allowedHost
         configuration.offline = offline
         if accessLog { configuration.onResponse = { access in Diagnostics.note("dashboard: \(access)") } }
-        do {
-            try configuration.check()
-        } catch {
-            Diagnostics.error("--host \(host): \(error)", hint: "give --token-file FILE, or leave --host at 127.0.0.1 and reach it through an SSH tunnel")
-            throw ExitStatus.usage.code
-        }
+        try reported(tokenFile.map { "--token-file \($0)" } ?? "--host \(host)") { try configuration.check() }
         let runtime = try await cacheOptions.runtime()
         let server = try reported("dashboard") { try DashboardServer(runtime: runtime, configuration: configuration) }
-        let outcome = await Interruption().run {
-            try await server.run { port in
-                writeAll(Array("dashboard on http://\(host):\(port)/\n".utf8), to: STDOUT_FILENO)
-            }
+        let application = server.application { port in
+            writeAll(Array("dashboard on http://\(host):\(port)/\n".utf8), to: STDOUT_FILENO)
         }
+        let failure = await ProcessServices().failure(running: [application])
         await runtime.close()
-        if case .failure(let error) = outcome, !(error is CancellationError) {
-            Diagnostics.error("cannot serve on \(host):\(port): \(error)", hint: "is the port in use? --port 0 picks a free one")
+        if let failure {
+            Diagnostics.error("cannot serve on \(host):\(port): \(failure)", hint: "is the port in use? --port 0 picks a free one")
             throw ExitStatus.unavailable.code
         }
     }

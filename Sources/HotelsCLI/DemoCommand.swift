@@ -1,9 +1,10 @@
 import ArgumentParser
 import AtomicFiles
-import Console
-import Fetching
 import Browsing
+import Console
 import Dashboard
+import Failures
+import Fetching
 import Foundation
 import Hotels
 import Imaging
@@ -18,12 +19,12 @@ struct DemoCommand: AsyncParsableCommand {
         commandName: "demo",
         abstract: "The main job, end to end: the sample service with latency, and a fling through its hotels.",
         discussion: """
-        Starts the sample SOAP service on a free loopback port with some latency, then scrolls \
-        a simulated table of Shanghai's hotels with a generated fling session, loading \
-        filtered logos for the visible rows only (prefetch and priorities on). Prints the \
-        summary and the path of the HTML report. With --browse, on a terminal, you scroll the \
-        list yourself in hotels browse instead.
-        """
+            Starts the sample SOAP service on a free loopback port with some latency, then scrolls \
+            a simulated table of Shanghai's hotels with a generated fling session, loading \
+            filtered logos for the visible rows only (prefetch and priorities on). Prints the \
+            summary and the path of the HTML report. With --browse, on a terminal, you scroll the \
+            list yourself in hotels browse instead.
+            """
     )
 
     @Option(help: "Folder for the report and the request log.") var out = "demo-out"
@@ -74,12 +75,14 @@ struct DemoCommand: AsyncParsableCommand {
         let script = FlingGenerator(rows: rows, viewport: window.viewport, seed: 2026).script()
         let cache = folder.appendingPathComponent("cache")  // emptied: every demo starts cold; the dashboard shows what it fetched
         try? FileManager.default.removeItem(at: cache)
-        let outcome = try await runSimulation(list: list, window: window, script: script, speed: 1, cache: cache,
-                                              trace: folder.appendingPathComponent("trace.jsonl").path)
+        let outcome = try await runSimulation(
+            list: list, window: window, script: script, speed: 1, cache: cache,
+            trace: folder.appendingPathComponent("trace.jsonl").path)
         outcome.summary.print(json: false, report: try outcome.writeReport(to: folder.appendingPathComponent("report")).path)
         try await matchSuppliers(cache: cache, folder: folder)
-        Diagnostics.note("next: hotels dashboard --cache \(cache.path) --filter '\(filter)', then open http://127.0.0.1:8080/lists "
-            + "and http://127.0.0.1:8080/properties")
+        Diagnostics.note(
+            "next: hotels dashboard --cache \(cache.path) --filter '\(filter)', then open http://127.0.0.1:8080/lists "
+                + "and http://127.0.0.1:8080/properties")
     }
 
     /// Three suppliers' views of one world of hotels (`hotels serve --supplier 1…3`), their Paris lists fetched
@@ -113,7 +116,9 @@ struct DemoCommand: AsyncParsableCommand {
         Diagnostics.note("matching three suppliers' Paris lists: \(summary); side by side in \(report.path)")
     }
 
-    private func fetchAndMatch(_ servers: [SampleServer.Running], runtime: HotelRuntime, folder: URL) async throws -> (CatalogueSummary, URL) {
+    private func fetchAndMatch(_ servers: [SampleServer.Running], runtime: HotelRuntime, folder: URL) async throws -> (
+        CatalogueSummary, URL
+    ) {
         let logos = try FilterChain(parsing: "resize:48x48:fit")
         let matching = folder.appendingPathComponent("matching")
         try? FileManager.default.removeItem(at: matching)
@@ -141,9 +146,11 @@ struct DemoCommand: AsyncParsableCommand {
         let chain = try reported("--filter") { try FilterChain(parsing: filter) }
         let runtime = try await openRuntime(store: nil, folder: nil) { $0.logger = browseLogger }
         let client = try await runtime.client(try ServiceProfile.named("sample"), endpoint: endpoint, named: "sample")
-        try await runBrowse(BrowseConfiguration(runtime: runtime, client: client, city: "Shanghai", filter: chain,
-                                                title: "hotels demo: Shanghai from the sample service, \(latency) ms latency"),
-                            withoutTerminal: "leave out --browse for the simulation, which needs no terminal")
+        try await runBrowse(
+            BrowseConfiguration(
+                runtime: runtime, client: client, city: "Shanghai", filter: chain,
+                title: "hotels demo: Shanghai from the sample service, \(latency) ms latency"),
+            withoutTerminal: "leave out --browse for the simulation, which needs no terminal")
     }
 }
 
@@ -172,7 +179,8 @@ struct MatchingReport {
         let escaped = HTMLText.escaped
         let sections = properties.map { property -> String in
             let cells = property.members.map { member -> String in
-                let image = logo(member).map { "<img src=\"\(escaped($0))\" alt=\"\" width=\"48\" height=\"48\">" } ?? "<small>no logo</small>"
+                let image =
+                    logo(member).map { "<img src=\"\(escaped($0))\" alt=\"\" width=\"48\" height=\"48\">" } ?? "<small>no logo</small>"
                 return "<td>\(image)<br>\(escaped(supplier(member))) \(escaped(member.code))"
                     + "<br><b>\(escaped(member.name ?? ""))</b></td>"
             }.joined()

@@ -12,21 +12,21 @@ struct FetchCommand: AsyncParsableCommand {
         commandName: "fetch",
         abstract: "Page through a hotel list from a SOAP service, with logos, through the offline store.",
         discussion: """
-        Cache first: a cached list is written to DIR/hotels.jsonl at once, then page 1 is \
-        fetched and merged (new rows inserted, changed rows updated, moved rows moved; a page \
-        that shares nothing with the cache replaces it), and "load more" resumes where the \
-        last run stopped. Stops at the end of the list or --max-pages; never asks for a page \
-        twice. Offline, the cached list is served with a banner (exit 0, or 69 with \
-        --require-fresh or nothing cached). Exit 76 for a SOAP fault, 77 when the service \
-        refuses the credentials, 78 when the profile's credentials are not set. With several \
-        --city, each list goes into OUT/CITY, --parallel at once, sharing the profile's sessions; \
-        every list runs to its end, and the exit code is the first failed list's.
+            Cache first: a cached list is written to DIR/hotels.jsonl at once, then page 1 is \
+            fetched and merged (new rows inserted, changed rows updated, moved rows moved; a page \
+            that shares nothing with the cache replaces it), and "load more" resumes where the \
+            last run stopped. Stops at the end of the list or --max-pages; never asks for a page \
+            twice. Offline, the cached list is served with a banner (exit 0, or 69 with \
+            --require-fresh or nothing cached). Exit 76 for a SOAP fault, 77 when the service \
+            refuses the credentials, 78 when the profile's credentials are not set. With several \
+            --city, each list goes into OUT/CITY, --parallel at once, sharing the profile's sessions; \
+            every list runs to its end, and the exit code is the first failed list's.
 
-        Credentials: the profile's {env:NAME} placeholders are read from the environment, or \
-        from --credentials FILE (a JSON object of strings, readable by its owner only). They \
-        never appear in any output. Sessions are logged out when the fetch ends, fails or is \
-        interrupted (Ctrl-C).
-        """
+            Credentials: the profile's {env:NAME} placeholders are read from the environment, or \
+            from --credentials FILE (a JSON object of strings, readable by its owner only). They \
+            never appear in any output. Sessions are logged out when the fetch ends, fails or is \
+            interrupted (Ctrl-C).
+            """
     )
 
     @OptionGroup var service: ServiceOptions
@@ -66,7 +66,9 @@ struct FetchCommand: AsyncParsableCommand {
     func run() async throws {
         let profile = try service.loadProfile()
         let chain = try reported("--filter") { try FilterChain(parsing: filter) }
-        if insecure { Diagnostics.warning("--insecure: TLS certificates are NOT verified; anyone on the path can read and change the traffic") }
+        if insecure {
+            Diagnostics.warning("--insecure: TLS certificates are NOT verified; anyone on the path can read and change the traffic")
+        }
         let runtime = try await cacheOptions.runtime { configuration in
             try configuration.read(credentials: credentials, dump: dump, context: "--profile \(service.profile)")
             configuration.transport.verifyTLS = !insecure
@@ -75,8 +77,10 @@ struct FetchCommand: AsyncParsableCommand {
             configuration.logoConcurrency = concurrency
         }
         let client = try await runtime.client(profile, endpoint: service.endpoint, named: service.profile)
-        try await interruptible(closing: runtime, context: "fetch",
-                                interrupted: "interrupted: the pages fetched so far are stored, and every session was logged out") {
+        try await interruptible(
+            closing: runtime, context: "fetch",
+            interrupted: "interrupted: the pages fetched so far are stored, and every session was logged out"
+        ) {
             try await fetch(runtime: runtime, client: client, chain: chain)
         }
     }
@@ -84,10 +88,13 @@ struct FetchCommand: AsyncParsableCommand {
     /// One list into `--out`, or each city's into `--out/CITY`, `--parallel`
     /// at once; the first failing list's exit code, in the order given.
     private func fetch(runtime: HotelRuntime, client: HotelClient, chain: FilterChain) async throws {
-        let lists = ListFetch(runtime: runtime, client: client, keyword: query.keyword, area: try query.area(), options: ListSync.Options(
-            pageSize: query.pageSize, maxPages: maxPages, cacheFirst: !refresh || offline, cacheOnly: offline,
-            servesCacheWhenOffline: !requireFresh, readAhead: true),
-            logos: logos ? chain : nil, progress: ProgressLine(total: 0, label: "hotels", quiet: json), json: json, labelled: cities.count > 1)
+        let lists = ListFetch(
+            runtime: runtime, client: client, keyword: query.keyword, area: try query.area(),
+            options: ListSync.Options(
+                pageSize: query.pageSize, maxPages: maxPages, cacheFirst: !refresh || offline, cacheOnly: offline,
+                servesCacheWhenOffline: !requireFresh, readAhead: true),
+            logos: logos ? chain : nil, progress: ProgressLine(total: 0, label: "hotels", quiet: json), json: json,
+            labelled: cities.count > 1)
         let root = URL(fileURLWithPath: out)
         guard cities.count > 1 else { return try await lists.fetch(city: cities[0], into: root) }
         let codes = await runtime.forEach(cities, parallel: parallel) { city in

@@ -31,7 +31,7 @@ struct ListFetch: Sendable {
             return nil
         } catch let code as ExitCode {
             return code
-        } catch where Task.isCancelled {
+        } catch  where Task.isCancelled {
             // Ctrl-C: the command says so once, for every list.
             return ExitCode(130)
         } catch {
@@ -42,7 +42,8 @@ struct ListFetch: Sendable {
     /// Fetches `city` into `folder` and prints the summary; a failure is
     /// reported after it and thrown as its exit code.
     func fetch(city: String, into folder: URL) async throws {
-        let job = runtime.listJob(client, city: city, keyword: keyword, area: area, options: options, logos: logos, sink: FolderSink(folder: folder))
+        let job = runtime.listJob(
+            client, city: city, keyword: keyword, area: area, options: options, logos: logos, sink: FolderSink(folder: folder))
         let summary: ListJobSummary
         do {
             summary = try await job.run { event in
@@ -62,7 +63,9 @@ struct ListFetch: Sendable {
             progress.finish()
             throw Diagnostics.report(error, context: labelled ? city : "").code
         }
-        writeAll(Array(((json ? JSONLine.string(summary) : label(city) + Diagnostics.shown(summary.description)) + "\n").utf8), to: STDOUT_FILENO)
+        writeAll(
+            Array(((json ? JSONLine.string(summary) : label(city) + Diagnostics.shown(summary.description)) + "\n").utf8), to: STDOUT_FILENO
+        )
         if summary.changedRows { await rematch(city) }
         if let failure = summary.failure, let page = summary.failedPage {
             throw Diagnostics.report(failure, context: "\(label(city))page \(page) of \(client.endpoint)").code

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Console
+import Failures
 import Fetching
 import Foundation
 import Imaging
@@ -9,10 +10,10 @@ struct ImageCommand: ParsableCommand {
         commandName: "image",
         abstract: "Decode, filter and encode logos: one file, or a whole folder with --batch.",
         discussion: """
-        Filters: resize:WxH[:fit|fill], sepia[:0..1], grayscale, round:R, blur:SIGMA, \
-        joined by commas, e.g. resize:64x64:fill,sepia:0.8,round:8. The output format \
-        follows --out's extension (.png, .jpg); in batch mode, --format. Exit 65 on a bad image.
-        """
+            Filters: resize:WxH[:fit|fill], sepia[:0..1], grayscale, round:R, blur:SIGMA, \
+            joined by commas, e.g. resize:64x64:fill,sepia:0.8,round:8. The output format \
+            follows --out's extension (.png, .jpg); in batch mode, --format. Exit 65 on a bad image.
+            """
     )
 
     @Argument(help: "The image to convert (not with --batch).") var input: String?
@@ -24,7 +25,10 @@ struct ImageCommand: ParsableCommand {
     @Option(help: "Refuse images with more pixels than this.") var maxPixels = ImageLimits().maxPixels
     @Option(help: "Refuse files larger than this many bytes (default: no limit; files are streamed, and --max-pixels bounds memory).")
     var maxInput: Int?
-    @Flag(help: "Refuse a PNG whose chunk CRC or zlib checksum is wrong when making a thumbnail (by default, as in libvips, they are not computed).")
+    @Flag(
+        help:
+            "Refuse a PNG whose chunk CRC or zlib checksum is wrong when making a thumbnail (by default, as in libvips, they are not computed)."
+    )
     var verifyChecksums = false
     @Flag(help: "Print the batch summary as JSON.") var json = false
 
@@ -36,19 +40,16 @@ struct ImageCommand: ParsableCommand {
     }
 
     func run() throws {
-        let chain: FilterChain
-        do {
-            chain = try FilterChain(parsing: filter)
-        } catch {
-            Diagnostics.error("--filter: \(error)")
-            throw ExitStatus.usage.code
-        }
+        let chain = try reported("--filter") { try FilterChain(parsing: filter) }
         let decoder = ImageDecoder(limits: ImageLimits(maxPixels: maxPixels, maxInputBytes: maxInput, verifiesChecksums: verifyChecksums))
         if let batch {
             let encoding: ImageEncoding = format == "png" ? .png() : .jpeg()
-            let progress = ProgressLine(total: (try? FileManager.default.contentsOfDirectory(atPath: batch).count) ?? 0, label: "images", quiet: json)
-            let summary = try ImageBatch(processor: ImageProcessor(decoder: decoder, filter: chain, encoding: encoding), fileExtension: format, jobs: jobs)
-                .run(folder: batch, into: out) { progress.advance() }
+            let progress = ProgressLine(
+                total: (try? FileManager.default.contentsOfDirectory(atPath: batch).count) ?? 0, label: "images", quiet: json)
+            let summary = try ImageBatch(
+                processor: ImageProcessor(decoder: decoder, filter: chain, encoding: encoding), fileExtension: format, jobs: jobs
+            )
+            .run(folder: batch, into: out) { progress.advance() }
             progress.finish()
             for failure in summary.failures { Diagnostics.error("\(failure.name): \(failure.reason)") }
             print(json ? summary.json : "\(summary) into \(out)")

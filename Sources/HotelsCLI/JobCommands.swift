@@ -1,12 +1,14 @@
 import ArgumentParser
 import Console
+import Dashboard
+import Failures
 import Fetching
 import Foundation
-import Dashboard
 import Imaging
 import OfflineStore
 import PostgresStore
 import Runtime
+import ServiceLifecycle
 import Workers
 
 /// A length of time as people write it: `30s`, `5m`, `6h`, `7d`, or seconds.
@@ -27,8 +29,10 @@ struct Seconds: ExpressibleByArgument, Sendable {
 
 /// `--store URL` (or `HOTELKIT_STORE`): the shared store every job command needs.
 struct JobStoreOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The shared store holding the jobs: postgres://USER@HOST:PORT/DATABASE?sslmode=disable (or HOTELKIT_STORE).",
-                               valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "The shared store holding the jobs: postgres://USER@HOST:PORT/DATABASE?sslmode=disable (or HOTELKIT_STORE).",
+            valueName: "url"))
     var store: String?
 
     /// `--store`, else `HOTELKIT_STORE`; 64 when neither names a store.
@@ -45,9 +49,9 @@ struct JobStoreOptions: ParsableArguments {
         try await openRuntime(store: try url(), folder: nil, configure)
     }
 
-    func openQueue() async throws -> JobQueue {
+    func openQueue() async throws -> JobQueue<JobKind> {
         guard let store = try await runtime().sharedStore else { throw ExitStatus.usage.code }
-        return JobQueue(store: store)
+        return JobQueue<JobKind>(database: store.database)
     }
 }
 
@@ -57,10 +61,10 @@ struct EnqueueCommand: AsyncParsableCommand {
         commandName: "enqueue",
         abstract: "Queue hotel lists as jobs in the shared store, for hotels worker processes on any host.",
         discussion: """
-        All lists go in one statement; a list already queued (available, running or retryable) is \
-        not queued again. A profile file's contents are stored with the job, so workers need no \
-        copy; credentials are not: each worker reads them from its own environment or --credentials.
-        """
+            All lists go in one statement; a list already queued (available, running or retryable) is \
+            not queued again. A profile file's contents are stored with the job, so workers need no \
+            copy; credentials are not: each worker reads them from its own environment or --credentials.
+            """
     )
 
     @OptionGroup var storeOptions: JobStoreOptions
@@ -69,13 +73,17 @@ struct EnqueueCommand: AsyncParsableCommand {
     @Option(name: .customLong("cities"), help: ArgumentHelp("A file of cities, one a line (# starts a comment).", valueName: "file"))
     var citiesFile: String?
     @OptionGroup var query: QueryOptions
-    @Option(help: ArgumentHelp("""
-        Refresh each list this often, whatever happens to each run: makes the list's schedule, or updates it (30m, 6h, 1d; \
-        at least 1s). See hotels schedules.
-        """, valueName: "duration"))
+    @Option(
+        help: ArgumentHelp(
+            """
+            Refresh each list this often, whatever happens to each run: makes the list's schedule, or updates it (30m, 6h, 1d; \
+            at least 1s). See hotels schedules.
+            """, valueName: "duration"))
     var every: Seconds?
-    @Option(help: ArgumentHelp("How long a run may take before it is cancelled and retried as timed out (default 1h; its logos jobs get 10m).",
-                               valueName: "duration"))
+    @Option(
+        help: ArgumentHelp(
+            "How long a run may take before it is cancelled and retried as timed out (default 1h; its logos jobs get 10m).",
+            valueName: "duration"))
     var timeout = Seconds(seconds: ListJobArguments.defaultTimeout)
     @Flag(help: "Process each list's logos into the store's logo index, as logos jobs any worker takes.") var logos = false
     @Option(help: "With --logos: the filter chain, e.g. resize:64x64:fill.") var filter = ""
@@ -96,15 +104,20 @@ struct EnqueueCommand: AsyncParsableCommand {
         _ = try reported("--filter") { try FilterChain(parsing: filter) }
         let area = try query.area()
         let jobs = try reported("--cities \(citiesFile ?? "")") { try CityList.merge(cities, file: citiesFile) }.map { city in
-            ListJobArguments(profile: profile, endpoint: service.endpoint, city: city, keyword: query.keyword, area: area, pageSize: query.pageSize, logos: logos,
-                             filter: filter).job(priority: priority, maxAttempts: maxAttempts, every: every?.value, timeout: timeout.value)
+            ListJobArguments(
+                profile: profile, endpoint: service.endpoint, city: city, keyword: query.keyword, area: area, pageSize: query.pageSize,
+                logos: logos,
+                filter: filter
+            ).job(priority: priority, maxAttempts: maxAttempts, every: every?.value, timeout: timeout.value)
         }
         let queue = try await storeOptions.openQueue()
         let result = try await reported("enqueue") { try await queue.enqueue(jobs) }
-        await queue.store.close()
+        await queue.database.close()
         let scheduled = every.map { "; \(result.scheduled) scheduled every \(DurationText.of(seconds: $0.value))" } ?? ""
-        let text = json ? JSONLine.string(["new": result.new, "alreadyQueued": result.alreadyQueued, "scheduled": result.scheduled])
-                        : "\(result.new) new, \(result.alreadyQueued) already queued" + scheduled
+        let text =
+            json
+            ? JSONLine.string(["new": result.new, "alreadyQueued": result.alreadyQueued, "scheduled": result.scheduled])
+            : "\(result.new) new, \(result.alreadyQueued) already queued" + scheduled
         writeAll(Array((text + "\n").utf8), to: STDOUT_FILENO)
     }
 }
@@ -115,17 +128,18 @@ struct WorkerCommand: AsyncParsableCommand {
         commandName: "worker",
         abstract: "Claim and run jobs from the shared store until stopped; run any number, on any hosts.",
         discussion: """
-        Claims with FOR UPDATE SKIP LOCKED, renews its leases by heartbeat, and writes each page \
-        under its claim's fencing token: a job it lost to another worker is stopped, never written \
-        twice. SIGTERM or SIGINT stops claiming, gives running jobs --grace to finish, gives the \
-        rest back, logs out the sessions and exits 0; a second signal ends it at once.
-        """
+            Claims with FOR UPDATE SKIP LOCKED, renews its leases by heartbeat, and writes each page \
+            under its claim's fencing token: a job it lost to another worker is stopped, never written \
+            twice. SIGTERM or SIGINT stops claiming, gives running jobs --grace to finish, gives the \
+            rest back, logs out the sessions and exits 0; a second signal ends it at once.
+            """
     )
 
     @OptionGroup var storeOptions: JobStoreOptions
     @Option(help: "Jobs run at once.") var concurrency = 4
     @Option(help: "The kinds of job to take, comma-separated: list, logos, match.") var kinds = "list,logos,match"
-    @Option(help: ArgumentHelp("How long running jobs may take to finish once stopped.", valueName: "duration")) var grace = Seconds(seconds: 30)
+    @Option(help: ArgumentHelp("How long running jobs may take to finish once stopped.", valueName: "duration")) var grace = Seconds(
+        seconds: 30)
     @Option(help: ArgumentHelp("How long a claim holds without a heartbeat.", valueName: "duration")) var lease = Seconds(seconds: 30)
     @Option(help: "A JSON file of credentials for the profiles' {env:NAME} placeholders (mode 600).") var credentials: String?
     @Option(help: "Where processed logos are also kept on this host (default $XDG_CACHE_HOME/hotelkit).") var cache: String?
@@ -143,32 +157,36 @@ struct WorkerCommand: AsyncParsableCommand {
     }
 
     private func parsedKinds() throws -> [JobKind] {
-        guard let parsed = JobKind.list(kinds) else { throw ValidationError("--kinds: “\(kinds)” names a kind of job that is not list, logos or match") }
+        guard let parsed = JobKind.list(kinds) else {
+            throw ValidationError("--kinds: “\(kinds)” names a kind of job that is not list, logos or match")
+        }
         return parsed
     }
 
     func run() async throws {
         let runtime = try await storeOptions.runtime { configuration in
             try configuration.read(credentials: credentials, context: "--credentials")
-            configuration.logoFolder = (cache.map { URL(fileURLWithPath: $0) } ?? SQLiteHotelStore.defaultFolder).appendingPathComponent("images")
+            configuration.logoFolder = (cache.map { URL(fileURLWithPath: $0) } ?? SQLiteHotelStore.defaultFolder).appendingPathComponent(
+                "images")
         }
         let worker = try reported("worker") {
-            var configuration = Worker.Configuration(kinds: try parsedKinds(), concurrency: concurrency, lease: lease.value, grace: grace.value)
+            var configuration = Worker.Configuration(
+                kinds: try parsedKinds(), concurrency: concurrency, lease: lease.value, grace: grace.value)
             configuration.drain = drain
-            return try Worker(runtime: runtime, configuration: configuration, observe: { [verbose] event in
-                if verbose { Diagnostics.note("worker: \(event)") }
-            })
+            return try Worker(
+                runtime: runtime, configuration: configuration,
+                observe: { [verbose] event in
+                    if verbose { Diagnostics.note("worker: \(event)") }
+                })
         }
-        let metrics = metricsPort.map { MetricsEndpoint(host: metricsHost, port: $0) }
-        let outcome = await Interruption().run(onSignal: { worker.stop() }) {
-            if let metrics { try await metrics.run(worker) } else { try await worker.run() }
-        }
+        var services: [any Service] = [worker]
+        if let metricsPort { services.append(MetricsEndpoint(host: metricsHost, port: metricsPort)) }
+        let failure = await ProcessServices().failure(running: services)
         await runtime.close()
-        if case .failure(let error as MetricsEndpoint.CannotServe) = outcome {
-            Diagnostics.error("--metrics-port \(error.port): \(error)", hint: "choose a free port")
-            throw ExitStatus.unavailable.code
+        if let failure = failure as? MetricsEndpoint.CannotServe {
+            throw Diagnostics.report(failure, context: "--metrics-port \(failure.port)").code
         }
-        if case .failure(let error) = outcome { throw Diagnostics.report(error, context: "worker").code }
+        if let failure { throw Diagnostics.report(failure, context: "worker").code }
     }
 }
 
@@ -199,7 +217,7 @@ struct JobsCommand: AsyncParsableCommand {
                 writeAll(Array(((watch && !json ? "\u{1B}[H\u{1B}[2J" : "") + text + "\n").utf8), to: STDOUT_FILENO)
                 if watch { try await Task.sleep(for: .seconds(2)) }
             } while watch
-            await queue.store.close()
+            await queue.database.close()
         }
     }
 
@@ -219,7 +237,8 @@ struct JobsCommand: AsyncParsableCommand {
     }
 
     struct Cancel: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Cancel a job; a running one's worker stops it at its next heartbeat or page.")
+        static let configuration = CommandConfiguration(
+            abstract: "Cancel a job; a running one's worker stops it at its next heartbeat or page.")
         @OptionGroup var storeOptions: JobStoreOptions
         @Argument(help: "The job's id.") var id: Int64
 
@@ -229,7 +248,8 @@ struct JobsCommand: AsyncParsableCommand {
     }
 
     struct Prune: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete jobs that ended (completed, dead, cancelled) longer ago than --older-than.")
+        static let configuration = CommandConfiguration(
+            abstract: "Delete jobs that ended (completed, dead, cancelled) longer ago than --older-than.")
         @OptionGroup var storeOptions: JobStoreOptions
         @Option(help: ArgumentHelp("How long ago: 7d, 12h.", valueName: "duration")) var olderThan: Seconds
 
@@ -248,7 +268,8 @@ extension JobsCommand {
     }
 
     struct Pause: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Workers claim no job of the kind until it is resumed; running jobs finish.")
+        static let configuration = CommandConfiguration(
+            abstract: "Workers claim no job of the kind until it is resumed; running jobs finish.")
         @OptionGroup var storeOptions: JobStoreOptions
         @OptionGroup var kindOptions: KindOptions
 
@@ -276,9 +297,9 @@ func act(_ options: JobStoreOptions, _ action: JobAction) async throws {
 }
 
 /// Opens the queue, runs `action`, prints what it says, and reports a failure with its exit code.
-func act(_ options: JobStoreOptions, _ action: (JobQueue) async throws -> String) async throws {
+func act(_ options: JobStoreOptions, _ action: (JobQueue<JobKind>) async throws -> String) async throws {
     let queue = try await options.openQueue()
     let said = try await reported("jobs") { try await action(queue) }
-    await queue.store.close()
+    await queue.database.close()
     writeAll(Array((said + "\n").utf8), to: STDOUT_FILENO)
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Console
+import Failures
 import Fetching
 import Foundation
 import Hotels
@@ -20,12 +21,17 @@ struct ListCommand: AsyncParsableCommand {
     @Option(help: "A keyword the list was fetched with.") var keyword: String?
     @OptionGroup(title: "The position the list was fetched near, if it was") var areaOptions: AreaOptions
     @Option(help: "Print at most this many rows.") var limit: Int?
-    @Option(help: ArgumentHelp("Also write the list's logos from the store's logo index into this folder (CODE.png), as hotels fetch --logos saves them.",
-                               valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "Also write the list's logos from the store's logo index into this folder (CODE.png), as hotels fetch --logos saves them.",
+            valueName: "dir"))
     var logosOut: String?
     @Option(help: "With --logos-out: the filter chain the logos were fetched with (hotels fetch --filter).") var filter = ""
     @OptionGroup var cacheOptions: CacheOptions
-    @Flag(help: "JSON Lines, every field of every row (the keys of hotels parse): what hotels list always prints; accepted as every command's --json is.")
+    @Flag(
+        help:
+            "JSON Lines, every field of every row (the keys of hotels parse): what hotels list always prints; accepted as every command's --json is."
+    )
     var json = false
 
     func run() async throws {
@@ -38,9 +44,11 @@ struct ListCommand: AsyncParsableCommand {
         let area = try areaOptions.area()
         let store = try await cacheOptions.runtime().storage
         guard let list = try await store.list(city: city, profile: profileName, endpoint: endpoint, keyword: keyword, area: area),
-              list.count > 0 else {
-            Diagnostics.error("nothing is cached for \(city)" + (area.map { " near \($0)" } ?? "") + (endpoint.map { " from \($0)" } ?? ""),
-                              hint: "hotels fetch --city \(city) --endpoint URL fills the cache; hotels cache stats shows what is there")
+            list.count > 0
+        else {
+            Diagnostics.error(
+                "nothing is cached for \(city)" + (area.map { " near \($0)" } ?? "") + (endpoint.map { " from \($0)" } ?? ""),
+                hint: "hotels fetch --city \(city) --endpoint URL fills the cache; hotels cache stats shows what is there")
             throw ExitStatus.noInput.code
         }
         if let logosOut { try await exportLogos(of: list, from: store, to: logosOut) }
@@ -84,7 +92,9 @@ struct CacheCommand: AsyncParsableCommand {
 
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Check the store (SQLite's integrity check) and every logo entry (length and SHA-256): prints ok, or what is damaged and exits 65.")
+            abstract:
+                "Check the store (SQLite's integrity check) and every logo entry (length and SHA-256): prints ok, or what is damaged and exits 65."
+        )
         @OptionGroup var cacheOptions: CacheOptions
 
         func run() async throws {
@@ -103,7 +113,9 @@ struct CacheCommand: AsyncParsableCommand {
         func run() async throws {
             let runtime = try await cacheOptions.runtime()
             try await runtime.clear()
-            writeAll(Array("cleared \(cacheOptions.storeURL == nil ? cacheOptions.folder.path : runtime.storage.location)\n".utf8), to: STDOUT_FILENO)
+            writeAll(
+                Array("cleared \(cacheOptions.storeURL == nil ? cacheOptions.folder.path : runtime.storage.location)\n".utf8),
+                to: STDOUT_FILENO)
         }
     }
 

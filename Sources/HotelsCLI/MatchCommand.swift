@@ -1,5 +1,6 @@
 import ArgumentParser
 import Console
+import Failures
 import Fetching
 import Foundation
 import Matching
@@ -40,7 +41,8 @@ struct MatchCommand: AsyncParsableCommand {
             }
             progress.finish()
             if let failure = summary.firstLogoFailure, !json {
-                Diagnostics.warning("\(summary.logosFailed) logo\(summary.logosFailed == 1 ? "" : "s") could not be had; the first: \(failure)")
+                Diagnostics.warning(
+                    "\(summary.logosFailed) logo\(summary.logosFailed == 1 ? "" : "s") could not be had; the first: \(failure)")
             }
             writeAll(Array(((json ? JSONLine.string(summary) : summary.description) + "\n").utf8), to: STDOUT_FILENO)
         }
@@ -75,7 +77,9 @@ struct MatchCommand: AsyncParsableCommand {
         func run() async throws {
             let runtime = try await cacheOptions.runtime()
             let city = self.city
-            let pairs = try await interruptible(closing: runtime, context: "match review") { try await runtime.catalogue.reviews(city: city) }
+            let pairs = try await interruptible(closing: runtime, context: "match review") {
+                try await runtime.catalogue.reviews(city: city)
+            }
             var output = ""
             for pair in pairs {
                 output += json ? JSONLine.string(pair) + "\n" : Self.line(pair)
@@ -97,7 +101,8 @@ struct MatchCommand: AsyncParsableCommand {
     struct Decide: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Record that two records are the same hotel or different ones; every later run honours it.",
-            discussion: "The records' cities are matched again at once. Exit 64 for a malformed LIST:CODE, 66 for a record the store does not hold."
+            discussion:
+                "The records' cities are matched again at once. Exit 64 for a malformed LIST:CODE, 66 for a record the store does not hold."
         )
         @OptionGroup var cacheOptions: CacheOptions
         @OptionGroup var records: RecordPairArguments
@@ -119,7 +124,8 @@ struct MatchCommand: AsyncParsableCommand {
                 return
             }
             let ids = [firstProperty?.id, secondProperty?.id]
-            let where_ = ids[0] == ids[1] ? "both in \(ids[0] ?? "no property")" : "in \(ids[0] ?? "no property") and \(ids[1] ?? "no property")"
+            let where_ =
+                ids[0] == ids[1] ? "both in \(ids[0] ?? "no property")" : "in \(ids[0] ?? "no property") and \(ids[1] ?? "no property")"
             writeAll(Array("\(a) and \(b): \(verdict.rawValue), recorded; \(where_)\n".utf8), to: STDOUT_FILENO)
         }
     }
@@ -134,7 +140,10 @@ struct PropertiesCommand: AsyncParsableCommand {
     @OptionGroup var cacheOptions: CacheOptions
     @Option(help: "Only this city's properties.") var city: String?
     @Option(help: "Only properties listed by at least this many suppliers.") var suppliers = 1
-    @Flag(help: #"JSON Lines: {"id", "name", "city", "latitude", "longitude", "confidence", "members": [{"list", "profile", "endpoint", "code", "name"}]}."#)
+    @Flag(
+        help:
+            #"JSON Lines: {"id", "name", "city", "latitude", "longitude", "confidence", "members": [{"list", "profile", "endpoint", "code", "name"}]}."#
+    )
     var json = false
 
     func run() async throws {
@@ -156,7 +165,8 @@ struct PropertiesCommand: AsyncParsableCommand {
             }
         }
         if printed == 0 {
-            Diagnostics.error("no properties" + (city.map { " in \($0)" } ?? "") + " in the store", hint: "hotels match groups the lists into properties")
+            Diagnostics.error(
+                "no properties" + (city.map { " in \($0)" } ?? "") + " in the store", hint: "hotels match groups the lists into properties")
             throw ExitStatus.noInput.code
         }
     }
@@ -166,7 +176,8 @@ struct PropertiesCommand: AsyncParsableCommand {
 enum PropertyLine {
     /// `P1A2B3C4D5E6F  strict  3 suppliers  Hotel name (City)`, then a member a line.
     static func text(_ property: CatalogueProperty) -> String {
-        var text = "\(property.id)  \(property.confidence.rawValue)  \(property.supplierCount) supplier\(property.supplierCount == 1 ? "" : "s")  "
+        var text =
+            "\(property.id)  \(property.confidence.rawValue)  \(property.supplierCount) supplier\(property.supplierCount == 1 ? "" : "s")  "
             + Diagnostics.shown(property.name ?? "(no name)") + (property.city.map { " (\(Diagnostics.shown($0)))" } ?? "") + "\n"
         for member in property.members {
             text += "    \(member.reference)  \(member.profile)  " + Diagnostics.shown(member.name ?? "") + "\n"

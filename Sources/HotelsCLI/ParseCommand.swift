@@ -1,11 +1,13 @@
 import ArgumentParser
 import Console
+import Failures
 import Fetching
 import Hotels
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 struct ParseCommand: ParsableCommand {
@@ -13,13 +15,13 @@ struct ParseCommand: ParsableCommand {
         commandName: "parse",
         abstract: "Parse recorded SOAP responses into hotel records, as JSON Lines.",
         discussion: """
-        Prints one JSON object per record as the records stream out, with the keys \
-        code, name, address, latitude, longitude, logoURL, addtime, phone, chainCode, rating, \
-        postalCode, city, countryCode and references (null when absent). \
-        Warnings about single records go to standard error. Exit 65 for malformed, \
-        hostile or non-SOAP input, 76 for a SOAP fault or an error the service reported, \
-        77 when the fault or the error says the credentials were refused.
-        """
+            Prints one JSON object per record as the records stream out, with the keys \
+            code, name, address, latitude, longitude, logoURL, addtime, phone, chainCode, rating, \
+            postalCode, city, countryCode and references (null when absent). \
+            Warnings about single records go to standard error. Exit 65 for malformed, \
+            hostile or non-SOAP input, 76 for a SOAP fault or an error the service reported, \
+            77 when the fault or the error says the credentials were refused.
+            """
     )
 
     @Argument(help: "Response files; “-” reads standard input.") var files: [String]
@@ -27,7 +29,10 @@ struct ParseCommand: ParsableCommand {
     var profile = "sample"
     @Flag(help: "Print only a summary: {\"records\": N, \"warnings\": M}, and the warnings by kind when there are any.") var count = false
     @OptionGroup var warningOptions: WarningOptions
-    @Flag(help: "After each file's records, print its paging state (the next token or flag, the end marker), its header values and its error state on standard error.")
+    @Flag(
+        help:
+            "After each file's records, print its paging state (the next token or flag, the end marker), its header values and its error state on standard error."
+    )
     var summary = false
     @OptionGroup var limits: XMLLimitOptions
 
@@ -77,14 +82,18 @@ struct ParseCommand: ParsableCommand {
 
     /// What the response says about paging, its header values (secret-looking ones hidden) and its error state.
     private func printSummary(_ summary: ParseSummary, of file: String, profile: ServiceProfile, error: String? = nil) {
-        ResponseReport.lines(records: summary.records, skipped: summary.skipped, warnings: summary.warnings,
-                             pagingState: summary.pagingState(profile.paging, endMarker: profile.endMarker),
-                             headerValues: summary.headerValues, profile: profile, error: error).forEach { Diagnostics.note("\(file): \($0)") }
+        ResponseReport.lines(
+            records: summary.records, skipped: summary.skipped, warnings: summary.warnings,
+            pagingState: summary.pagingState(profile.paging, endMarker: profile.endMarker),
+            headerValues: summary.headerValues, profile: profile, error: error
+        ).forEach { Diagnostics.note("\(file): \($0)") }
     }
 
     /// Prints the file's records; `partial` gets the summary so far when the response reports an error.
-    private func parse(_ file: String, named name: String, with parser: HotelResponseParser, output: StandardOutput,
-                       partial: inout ParseSummary?) throws -> ParseSummary {
+    private func parse(
+        _ file: String, named name: String, with parser: HotelResponseParser, output: StandardOutput,
+        partial: inout ParseSummary?
+    ) throws -> ParseSummary {
         let descriptor = file == "-" ? STDIN_FILENO : open(file, O_RDONLY)
         guard descriptor >= 0 else { throw UnreadableFile(path: file, errorNumber: errno) }
         defer { if descriptor != STDIN_FILENO { close(descriptor) } }

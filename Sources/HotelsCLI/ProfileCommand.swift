@@ -1,7 +1,7 @@
 import ArgumentParser
+import AtomicFiles
 import Console
 import Fetching
-import AtomicFiles
 import Foundation
 import Hotels
 import SOAP
@@ -22,7 +22,8 @@ struct WSDLLoadOptions: ParsableArguments {
     @Flag(help: "Read remote documents from the cache only.") var offline = false
     @Option(help: "Also fetch imports from this host (repeatable); by default they stay on the WSDL's own host.")
     var allowHost: [String] = []
-    @Option(help: "Local imports must lie under this folder (default: the working folder when the WSDL is under it, else the WSDL's folder).")
+    @Option(
+        help: "Local imports must lie under this folder (default: the working folder when the WSDL is under it, else the WSDL's folder).")
     var root: String?
     @Option(help: "The largest document, in bytes.") var maxDocumentBytes = WSDLLoader.Options().maxDocumentBytes
     @Option(help: "The most documents in the set.") var maxDocuments = WSDLLoader.Options().maxDocuments
@@ -56,10 +57,10 @@ struct InspectCommand: AsyncParsableCommand {
         commandName: "inspect",
         abstract: "List a WSDL's services, endpoints, bindings, operations and policies.",
         discussion: """
-        Imports and includes are followed and remote ones cached. Every document is read \
-        under the XML reader's rules (no DOCTYPE, no entities, size caps). Exit 65 for a \
-        refused or malformed document, 66 for a missing one, 69 when one cannot be fetched.
-        """
+            Imports and includes are followed and remote ones cached. Every document is read \
+            under the XML reader's rules (no DOCTYPE, no entities, size caps). Exit 65 for a \
+            refused or malformed document, 66 for a missing one, 69 when one cannot be fetched.
+            """
     )
 
     @Argument(help: "The WSDL: a file or an http(s) URL.") var wsdl: String
@@ -83,11 +84,11 @@ struct InitCommand: AsyncParsableCommand {
         commandName: "init",
         abstract: "Write a profile for one operation of a WSDL; every guess is explained in its notes.",
         discussion: """
-        The body is built from the input schema, the record and fields from the output \
-        schema (or from --sample, a recorded response: the only way when the schema says \
-        anyType), the paging from tokens, flags and page numbers. The profile is checked \
-        before it is written.
-        """
+            The body is built from the input schema, the record and fields from the output \
+            schema (or from --sample, a recorded response: the only way when the schema says \
+            anyType), the paging from tokens, flags and page numbers. The profile is checked \
+            before it is written.
+            """
     )
 
     @Option(help: "The WSDL: a file or an http(s) URL.") var wsdl: String
@@ -124,9 +125,10 @@ struct InitCommand: AsyncParsableCommand {
         }
         try reported("--out") { try AtomicFile.write(Array(draft.json.utf8), to: URL(fileURLWithPath: out)) }
         let profile = draft.profile
-        Diagnostics.note("wrote \(out): record \(profile.record ?? "none"), \(profile.fields.count + profile.joins.count) fields, "
-            + "paging \(profile.paging.name); \(profile.notes.count) notes to review"
-            + (draft.endpoint.map { "; endpoint \($0)" } ?? ""))
+        Diagnostics.note(
+            "wrote \(out): record \(profile.record ?? "none"), \(profile.fields.count + profile.joins.count) fields, "
+                + "paging \(profile.paging.name); \(profile.notes.count) notes to review"
+                + (draft.endpoint.map { "; endpoint \($0)" } ?? ""))
     }
 }
 
@@ -148,7 +150,8 @@ struct RequestValueOptions: ParsableArguments {
     /// The first page's parameters as the profile's paging asks for it, with the options over them.
     func parameters(for profile: ServiceProfile) throws -> RequestParameters {
         let area = try areaOptions.area()
-        var parameters = Pager(paging: profile.paging, pageSize: pageSize).nextRequest(city: city, keyword: keyword, area: area)
+        var parameters =
+            Pager(paging: profile.paging, pageSize: pageSize).nextRequest(city: city, keyword: keyword, area: area)
             ?? RequestParameters(city: city, keyword: keyword, area: area, pageSize: pageSize)
         if let page { parameters.page = page }
         if let cursor { parameters.cursor = cursor }
@@ -166,9 +169,9 @@ struct CheckCommand: ParsableCommand {
         commandName: "check",
         abstract: "Check a profile and print the request it would send, placeholders filled and secrets masked.",
         discussion: """
-        Exit 78 when the profile has a mistake (the message names the key). Credentials that \
-        are not set are warned about and shown masked, like every other secret.
-        """
+            Exit 78 when the profile has a mistake (the message names the key). Credentials that \
+            are not set are warned about and shown masked, like every other secret.
+            """
     )
 
     @Argument(help: "A built-in profile or a profile file.") var profile: String
@@ -180,7 +183,8 @@ struct CheckCommand: ParsableCommand {
         let credentials = try reported(profile) { try values.loadCredentials() }
         for warning in loaded.warnings { Diagnostics.warning("\(profile): \(warning)") }
         let preview = try reported(profile) {
-            try RequestPreview(profile: loaded, endpoint: endpoint, credentials: credentials, parameters: try values.parameters(for: loaded))
+            try RequestPreview(
+                profile: loaded, endpoint: endpoint, credentials: credentials, parameters: try values.parameters(for: loaded))
         }
         for name in preview.unsetCredentials { Diagnostics.warning("{env:\(name)} is not set; the request shows it masked") }
         writeAll(Array((preview.text + "\n").utf8), to: STDOUT_FILENO)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Console
+import Failures
 import Fetching
 import Foundation
 import Hotels
@@ -12,7 +13,8 @@ extension ExitStatus {
 
 /// `--warnings N|all`: how many warnings of each kind a person sees.
 struct WarningOptions: ParsableArguments {
-    @Option(name: .customLong("warnings"), help: "Warnings of each kind to print (then one line says how many more), or “all”.") var warnings = "10"
+    @Option(name: .customLong("warnings"), help: "Warnings of each kind to print (then one line says how many more), or “all”.")
+    var warnings = "10"
 
     /// Nil: every one.
     var perKind: Int? { warnings == "all" ? nil : Int(warnings) }
@@ -57,8 +59,10 @@ extension Interruption {
 
 /// Runs `work` until it ends or SIGINT/SIGTERM cancels it, then closes `runtime`, which logs its sessions out.
 /// An interrupted run says `interrupted` and exits 128 + the signal's number; an error is reported in `context`.
-func interruptible<T: Sendable>(closing runtime: HotelRuntime, context: String, interrupted: String? = nil,
-                                _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+func interruptible<T: Sendable>(
+    closing runtime: HotelRuntime, context: String, interrupted: String? = nil,
+    _ work: @escaping @Sendable () async throws -> T
+) async throws -> T {
     let interruption = Interruption()
     let outcome = await interruption.run(work)
     await runtime.close()

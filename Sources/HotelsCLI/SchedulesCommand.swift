@@ -8,15 +8,16 @@ struct SchedulesCommand: AsyncParsableCommand {
         commandName: "schedules",
         abstract: "List the schedules of the shared store (hotels enqueue --every makes them), stale ones first; remove one.",
         discussion: """
-        The elected worker enqueues each schedule's run when its time comes, whatever happened to the last one, \
-        anchored to the clock (the last scheduled time plus the period). A list not refreshed for two periods is stale.
-        """,
+            The elected worker enqueues each schedule's run when its time comes, whatever happened to the last one, \
+            anchored to the clock (the last scheduled time plus the period). A list not refreshed for two periods is stale.
+            """,
         subcommands: [Show.self, Remove.self],
         defaultSubcommand: Show.self
     )
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Every schedule: its list, period, next run, last success and last error.")
+        static let configuration = CommandConfiguration(
+            abstract: "Every schedule: its list, period, next run, last success and last error.")
         @OptionGroup var storeOptions: JobStoreOptions
         @Flag(help: "Print a JSON array: id, city (and the list's other keys), every (seconds), next, lastSuccess, lastError, stale.")
         var json = false
@@ -32,7 +33,8 @@ struct SchedulesCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete a schedule: its list is no longer refreshed (a run under way finishes).")
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a schedule: its list is no longer refreshed (a run under way finishes).")
         @OptionGroup var storeOptions: JobStoreOptions
         @Argument(help: "The schedule's id.") var id: Int64
 

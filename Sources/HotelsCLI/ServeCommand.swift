@@ -1,9 +1,13 @@
 import ArgumentParser
 import Console
+import Failures
 import Fetching
+import Runtime
 import SampleService
+import ServiceLifecycle
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct ServeCommand: AsyncParsableCommand {
@@ -11,15 +15,15 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the sample hotel SOAP service on loopback.",
         discussion: """
-        QueryHotels(city, pageSize, before?) at POST /soap (SOAP 1.1 and 1.2), the WSDL at \
-        GET /soap?wsdl, and logos at GET /logos/CODE.png|jpg. Hotels are made from --seed: \
-        Shanghai, Beijing, Paris, New York, Tokyo and London.
+            QueryHotels(city, pageSize, before?) at POST /soap (SOAP 1.1 and 1.2), the WSDL at \
+            GET /soap?wsdl, and logos at GET /logos/CODE.png|jpg. Hotels are made from --seed: \
+            Shanghai, Beijing, Paris, New York, Tokyo and London.
 
-        --supplier N serves instead supplier N's records of a world of --hotels true hotels in \
-        Paris, London, Berlin and New York (about 0.71 records per hotel: --hotels 281500 gives \
-        200,000), each supplier with its own habits and noise, and the matching hard cases \
-        planted in Paris. --truth FILE writes which codes are one hotel, as JSON Lines.
-        """
+            --supplier N serves instead supplier N's records of a world of --hotels true hotels in \
+            Paris, London, Berlin and New York (about 0.71 records per hotel: --hotels 281500 gives \
+            200,000), each supplier with its own habits and noise, and the matching hard cases \
+            planted in Paris. --truth FILE writes which codes are one hotel, as JSON Lines.
+            """
     )
 
     @Option(help: "The port; 0 picks a free one.") var port = 8080
@@ -37,15 +41,18 @@ struct ServeCommand: AsyncParsableCommand {
     var auth: String?
     @Option(help: "Serve supplier N's view (1 to 5) of a world of --hotels true hotels made from --seed, for matching.")
     var supplier: Int?
-    @Option(help: ArgumentHelp(
-        "With --supplier: write the truth here before listening, one JSON line per served record.",
-        discussion: #"{"supplier": 2, "code": "S2-28", "hotel": 17, "city": "Paris"}: records with the same hotel are one hotel."#,
-        valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "With --supplier: write the truth here before listening, one JSON line per served record.",
+            discussion: #"{"supplier": 2, "code": "S2-28", "hotel": 17, "city": "Paris"}: records with the same hotel are one hotel."#,
+            valueName: "file"))
     var truth: String?
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
-        guard hotels > 0, latency >= 0, jitter >= 0, logoMaxAge >= 0 else { throw ValidationError("--hotels must be positive; --latency, --jitter and --logo-max-age must not be negative") }
+        guard hotels > 0, latency >= 0, jitter >= 0, logoMaxAge >= 0 else {
+            throw ValidationError("--hotels must be positive; --latency, --jitter and --logo-max-age must not be negative")
+        }
         guard (0...1).contains(failRate), (0...1).contains(dropRate), (0...1).contains(throttleRate) else {
             throw ValidationError("rates are from 0 to 1")
         }
@@ -73,16 +80,18 @@ struct ServeCommand: AsyncParsableCommand {
         options.authentication = auth.flatMap(SampleAuthentication.init(argument:))
         options.supplier = supplier
         options.truthFile = truth
+        let application: any Service
         do {
-            try await SampleServer.run(options) { port in
-                writeAll(Array("listening on http://127.0.0.1:\(port)/soap (WSDL: http://127.0.0.1:\(port)/soap?wsdl)\n".utf8),
-                         to: STDOUT_FILENO)
+            application = try SampleServer.application(options) { port in
+                writeAll(
+                    Array("listening on http://127.0.0.1:\(port)/soap (WSDL: http://127.0.0.1:\(port)/soap?wsdl)\n".utf8),
+                    to: STDOUT_FILENO)
             }
-        } catch let error as SampleTruthError {
-            Diagnostics.error(error.description, hint: "is the folder there and writable?")
-            throw ExitStatus.ioError.code
         } catch {
-            Diagnostics.error("cannot serve on 127.0.0.1:\(port): \(error)", hint: "is the port in use? --port 0 picks a free one")
+            throw Diagnostics.report(error, context: "").code
+        }
+        if let failure = await ProcessServices().failure(running: [application]) {
+            Diagnostics.error("cannot serve on 127.0.0.1:\(port): \(failure)", hint: "is the port in use? --port 0 picks a free one")
             throw ExitStatus.unavailable.code
         }
     }

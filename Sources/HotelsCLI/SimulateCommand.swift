@@ -1,5 +1,6 @@
 import ArgumentParser
 import Console
+import Failures
 import Fetching
 import Foundation
 import Imaging
@@ -12,13 +13,13 @@ struct SimulateCommand: AsyncParsableCommand {
         commandName: "simulate",
         abstract: "Scroll a simulated table of hotels and load logos for the visible rows only.",
         discussion: """
-        Loads the first page, then replays a scroll script (JSON Lines of {"at": MS, "event": \
-        "dragBegin"|"scroll"|"dragEnd"|"decelerateEnd"|"end", "top": ROW, "decelerate": BOOL}) \
-        in real time, or a generated --fling session. Logo work follows the table-view tutorial: \
-        nothing starts while dragging, rows that leave are cancelled, visible rows load when \
-        scrolling stops; --prefetch adds low-priority work ahead of the scroll. Prints a summary; \
-        --trace writes every event, --report an HTML page with a timeline and the final window.
-        """
+            Loads the first page, then replays a scroll script (JSON Lines of {"at": MS, "event": \
+            "dragBegin"|"scroll"|"dragEnd"|"decelerateEnd"|"end", "top": ROW, "decelerate": BOOL}) \
+            in real time, or a generated --fling session. Logo work follows the table-view tutorial: \
+            nothing starts while dragging, rows that leave are cancelled, visible rows load when \
+            scrolling stops; --prefetch adds low-priority work ahead of the scroll. Prints a summary; \
+            --trace writes every event, --report an HTML page with a timeline and the final window.
+            """
     )
 
     @OptionGroup var list: ListOptions
@@ -29,8 +30,11 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "With --fling: passes over those rows, alternately down and up.") var flingLaps = 1
     @Option(help: "With --fling: the session's seed.") var seed: UInt64 = 1
     @Option(help: "Replay speed: 2 is twice as fast.") var speed = 1.0
-    @Option(help: "Cache folder (hotels.sqlite and images/): cached rows and logos show without network. None by default, so runs compare.") var cache: String?
-    @Option(help: ArgumentHelp("A shared PostgreSQL store for the list instead of --cache's hotels.sqlite (or HOTELKIT_STORE).", valueName: "url"))
+    @Option(help: "Cache folder (hotels.sqlite and images/): cached rows and logos show without network. None by default, so runs compare.")
+    var cache: String?
+    @Option(
+        help: ArgumentHelp(
+            "A shared PostgreSQL store for the list instead of --cache's hotels.sqlite (or HOTELKIT_STORE).", valueName: "url"))
     var store: String?
     @Option(help: "Write one JSON line per event to this file.") var trace: String?
     @Option(help: "Write report.html (summary, final window, timeline) into this folder.") var report: String?
@@ -45,10 +49,12 @@ struct SimulateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let scrollScript = try script.map { path in try reported("--script \(path)") { try ScrollScript(contentsOf: path) } }
+        let scrollScript =
+            try script.map { path in try reported("--script \(path)") { try ScrollScript(contentsOf: path) } }
             ?? FlingGenerator(rows: flingRows, viewport: window.viewport, seed: seed, laps: flingLaps).script()
-        let outcome = try await runSimulation(list: list, window: window, script: scrollScript, speed: speed, cache: cache.map { URL(fileURLWithPath: $0) },
-                                              store: sharedStoreURL(store), trace: trace, keepsTimeline: report != nil, quiet: json)
+        let outcome = try await runSimulation(
+            list: list, window: window, script: scrollScript, speed: speed, cache: cache.map { URL(fileURLWithPath: $0) },
+            store: sharedStoreURL(store), trace: trace, keepsTimeline: report != nil, quiet: json)
         var reportPath: String?
         if let report {
             reportPath = try outcome.writeReport(to: URL(fileURLWithPath: report)).path
@@ -99,17 +105,20 @@ struct WindowOptions: ParsableArguments {
 
 /// Runs one simulation for `simulate` and `demo`: the options become a
 /// library ``SimulationRun``; errors become messages and exit codes.
-func runSimulation(list: ListOptions, window: WindowOptions, script: ScrollScript, speed: Double, cache: URL?,
-                   store: String? = nil, trace: String?, keepsTimeline: Bool = true, quiet: Bool = false) async throws -> SimulationRun.Outcome {
+func runSimulation(
+    list: ListOptions, window: WindowOptions, script: ScrollScript, speed: Double, cache: URL?,
+    store: String? = nil, trace: String?, keepsTimeline: Bool = true, quiet: Bool = false
+) async throws -> SimulationRun.Outcome {
     let profile = try list.service.loadProfile()
     let chain = try reported("--filter") { try FilterChain(parsing: window.filter) }
     let traceFile = try trace.map { path in try reported("--trace") { try SimulationRun.traceFile(at: path) } }
     // Without a cache folder or a store, in memory: every run starts cold, so runs compare.
     let runtime = try await openRuntime(store: store, folder: cache)
     let client = try await runtime.client(profile, endpoint: list.service.endpoint, named: list.service.profile)
-    var run = SimulationRun(runtime: runtime, client: client, city: list.city, pageSize: list.pageSize,
-                            viewport: window.viewport, concurrency: window.concurrency, policy: window.windowPolicy, filter: chain,
-                            script: script, speed: speed, trace: traceFile)
+    var run = SimulationRun(
+        runtime: runtime, client: client, city: list.city, pageSize: list.pageSize,
+        viewport: window.viewport, concurrency: window.concurrency, policy: window.windowPolicy, filter: chain,
+        script: script, speed: speed, trace: traceFile)
     run.memoryCacheLimit = window.memoryCache << 20
     run.keepsTimeline = keepsTimeline
     run.endWait = .seconds(window.endWait)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Console
+import Failures
 import Fetching
 import Foundation
 import PostgresStore
@@ -27,23 +28,25 @@ struct StoreCommand: AsyncParsableCommand {
     }
 
     struct Migrate: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Apply the migrations the store lacks (under a lock: once, however many run it at once).")
+        static let configuration = CommandConfiguration(
+            abstract: "Apply the migrations the store lacks (under a lock: once, however many run it at once).")
         @OptionGroup var options: Options
 
         func run() async throws {
             guard let store = try await options.store.runtime().sharedStore else { throw ExitStatus.usage.code }
-            await store.close()
-            options.print(PostgresSchema.Report(migrated: store))
+            await store.database.close()
+            options.print(PostgresSchema.Report(migrated: store.database))
         }
     }
 
     struct Status: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Report the store's schema version and pending migrations; changes nothing. Exit 78 when a newer HotelKit wrote it.")
+        static let configuration = CommandConfiguration(
+            abstract: "Report the store's schema version and pending migrations; changes nothing. Exit 78 when a newer HotelKit wrote it.")
         @OptionGroup var options: Options
 
         func run() async throws {
             let location = try options.location()
-            let status = try await reported("--store") { try await PostgresHotelStore.status(location) }
+            let status = try await reported("--store") { try await PostgresDatabase.status(location) }
             options.print(PostgresSchema.Report(status, store: location.description))
             if status.isNewer { throw ExitStatus.config.code }
         }

@@ -55,7 +55,8 @@ public struct ImageBatch: Sendable {
             }
         }
         let failed = failures.withLock { $0 }.sorted { $0.name < $1.name }
-        return Summary(images: names.count, converted: names.count - failed.count, failures: failed, seconds: Date().timeIntervalSince(started))
+        return Summary(
+            images: names.count, converted: names.count - failed.count, failures: failed, seconds: Date().timeIntervalSince(started))
     }
 
 }
@@ -72,7 +73,8 @@ extension ImageProcessor {
 extension ImageBatch.Summary: CustomStringConvertible {
     /// `converted 118 of 120 images in 1.52 s; 2 failed`.
     public var description: String {
-        "converted \(converted) of \(images) images in \(String(format: "%.2f", seconds)) s" + (failures.isEmpty ? "" : "; \(failures.count) failed")
+        "converted \(converted) of \(images) images in \(String(format: "%.2f", seconds)) s"
+            + (failures.isEmpty ? "" : "; \(failures.count) failed")
     }
 
     /// One JSON object: `{"images": 120, "converted": 118, "failed": 2, "seconds": 1.520}`.

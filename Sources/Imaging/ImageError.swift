@@ -1,3 +1,5 @@
+import Failures
+
 /// Caps checked from an image's header before any pixel memory is allocated.
 public struct ImageLimits: Sendable, Equatable {
     /// The most pixels a decoded image may have.
@@ -81,7 +83,8 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         } else if starts([0x00, 0x00, 0x01, 0x00]) {
             other = "ICO"
         } else if let first = head.first(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }),
-                  first == UInt8(ascii: "<") {
+            first == UInt8(ascii: "<")
+        {
             other = "HTML or XML text"
         } else {
             other = "unknown (first bytes " + head.prefix(4).map { hex($0) }.joined(separator: " ") + ")"
@@ -93,4 +96,12 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
 private func hex(_ byte: UInt8) -> String {
     let digits = Array("0123456789ABCDEF")
     return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+}
+
+extension ImageError: MeaningfulError {
+    /// A file that cannot be read is no input (66); every other image error is bad data (65).
+    public var meaning: ErrorMeaning {
+        if case .unreadable = self { return ErrorMeaning(kind: .noInput, status: .noInput) }
+        return ErrorMeaning(kind: .badData, status: .dataError)
+    }
 }

@@ -1,3 +1,4 @@
+import Failures
 import HTTP
 import Imaging
 
@@ -52,4 +53,9 @@ public enum LogoError: Error, Sendable, Equatable, CustomStringConvertible {
 public enum LogoPipelineEvent: Sendable, Equatable {
     case transferStarted(url: String)
     case transferEnded(url: String, TransferOutcome)
+}
+
+extension LogoError: MeaningfulError {
+    /// Unavailable (69): the logo, not the list.
+    public var meaning: ErrorMeaning { ErrorMeaning(kind: .unavailable, status: .unavailable) }
 }

@@ -42,11 +42,13 @@ public final class LogoPipeline: LogoLoading {
         /// Told of transfers, from any thread.
         public var observe: @Sendable (LogoPipelineEvent) -> Void
 
-        public init(transport: any LogoTransport = HTTPLogoTransport(), filter: FilterChain = FilterChain(),
-                    decoder: ImageDecoder = ImageDecoder(), memoryCache: MemoryImageCache = MemoryImageCache(),
-                    diskCache: DiskImageCache? = nil, index: (any ImageIndex)? = nil,
-                    decodeConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount, downloadConcurrency: Int = 6,
-                    logger: Logger = Logger(label: "hotelkit.logos"), observe: @escaping @Sendable (LogoPipelineEvent) -> Void = { _ in }) {
+        public init(
+            transport: any LogoTransport = HTTPLogoTransport(), filter: FilterChain = FilterChain(),
+            decoder: ImageDecoder = ImageDecoder(), memoryCache: MemoryImageCache = MemoryImageCache(),
+            diskCache: DiskImageCache? = nil, index: (any ImageIndex)? = nil,
+            decodeConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount, downloadConcurrency: Int = 6,
+            logger: Logger = Logger(label: "hotelkit.logos"), observe: @escaping @Sendable (LogoPipelineEvent) -> Void = { _ in }
+        ) {
             self.transport = transport
             self.filter = filter
             self.decoder = decoder
@@ -75,11 +77,13 @@ public final class LogoPipeline: LogoLoading {
     ///     a serial queue, to step through the work.
     public init(configuration: Configuration = Configuration(), decodeExecutor: DispatchQueue? = nil) {
         self.configuration = configuration
-        decodeQueue = WorkQueue(name: "decode", maxConcurrentOperationCount: configuration.decodeConcurrency,
-                                executor: decodeExecutor ?? DispatchQueue(label: "hotelkit.logos.decode", attributes: .concurrent),
-                                completionQueue: decodeExecutor ?? DispatchQueue(label: "hotelkit.logos.decoded"))
-        requestQueue = WorkQueue(name: "logos", maxConcurrentOperationCount: configuration.downloadConcurrency,
-                                 completionQueue: DispatchQueue(label: "hotelkit.logos.done"))
+        decodeQueue = WorkQueue(
+            name: "decode", maxConcurrentOperationCount: configuration.decodeConcurrency,
+            executor: decodeExecutor ?? DispatchQueue(label: "hotelkit.logos.decode", attributes: .concurrent),
+            completionQueue: decodeExecutor ?? DispatchQueue(label: "hotelkit.logos.decoded"))
+        requestQueue = WorkQueue(
+            name: "logos", maxConcurrentOperationCount: configuration.downloadConcurrency,
+            completionQueue: DispatchQueue(label: "hotelkit.logos.done"))
         transfers = SharedTransfers(transport: configuration.transport, observe: configuration.observe)
         processing = ImageProcessor(decoder: configuration.decoder, filter: configuration.filter)
         indexWriter = configuration.index.map { IndexWriter(index: $0, logger: configuration.logger) }
@@ -120,8 +124,9 @@ public final class LogoPipeline: LogoLoading {
         let started = Locked<WorkOperation?>(nil)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let operation = makeOperation(name: url, url: url, priority: .normal, policy: policy, wantsImage: wantsImage,
-                                              onStage: { _ in }, completion: { continuation.resume(with: $0) })
+                let operation = makeOperation(
+                    name: url, url: url, priority: .normal, policy: policy, wantsImage: wantsImage,
+                    onStage: { _ in }, completion: { continuation.resume(with: $0) })
                 started.withLock { $0 = operation }
                 requestQueue.addOperation(operation)
                 // A cancel that came before the operation existed.
@@ -139,9 +144,11 @@ public final class LogoPipeline: LogoLoading {
     /// these. `onStage` is told, on any thread, when it starts downloading
     /// and when it starts decoding; `completion` gets the result on the
     /// queue's completion queue. An operation cancelled before decode never decodes.
-    public func operation(name: String, url: String, priority: WorkPriority,
-                          onStage: @escaping @Sendable (LogoStage) -> Void = { _ in },
-                          completion: @escaping @Sendable (LogoResult) -> Void) -> WorkOperation {
+    public func operation(
+        name: String, url: String, priority: WorkPriority,
+        onStage: @escaping @Sendable (LogoStage) -> Void = { _ in },
+        completion: @escaping @Sendable (LogoResult) -> Void
+    ) -> WorkOperation {
         makeOperation(name: name, url: url, priority: priority, policy: .revalidate, wantsImage: true, onStage: onStage) { outcome in
             switch outcome {
             case .success(let logo):
@@ -156,15 +163,20 @@ public final class LogoPipeline: LogoLoading {
         }
     }
 
-    private func makeOperation(name: String, url: String, priority: WorkPriority, policy: LogoCachePolicy, wantsImage: Bool,
-                               onStage: @escaping @Sendable (LogoStage) -> Void,
-                               completion: @escaping @Sendable (Result<Logo, any Error>) -> Void) -> WorkOperation {
+    private func makeOperation(
+        name: String, url: String, priority: WorkPriority, policy: LogoCachePolicy, wantsImage: Bool,
+        onStage: @escaping @Sendable (LogoStage) -> Void,
+        completion: @escaping @Sendable (Result<Logo, any Error>) -> Void
+    ) -> WorkOperation {
         let result = Locked<Result<Logo, any Error>>(.failure(LogoError.cancelled))
-        return WorkOperation(name: name, priority: priority, body: { [self] operation, finish in
-            let request = Request(url: url, key: cacheKey(for: url), policy: policy, wantsImage: wantsImage, operation: operation,
-                                  onStage: onStage, result: result, finish: finish)
-            load(request)
-        }, completion: { _ in completion(result.value) })
+        return WorkOperation(
+            name: name, priority: priority,
+            body: { [self] operation, finish in
+                let request = Request(
+                    url: url, key: cacheKey(for: url), policy: policy, wantsImage: wantsImage, operation: operation,
+                    onStage: onStage, result: result, finish: finish)
+                load(request)
+            }, completion: { _ in completion(result.value) })
     }
 
     /// One request's way through the stages.
@@ -242,7 +254,9 @@ public final class LogoPipeline: LogoLoading {
             case .failure(let error):
                 request.end(.failure(error))
             case .success(let download) where download.notModified:
-                guard let cached else { return request.end(.failure(TransportError.httpStatus(304, snippet: "nothing cached to revalidate"))) }
+                guard let cached else {
+                    return request.end(.failure(TransportError.httpStatus(304, snippet: "nothing cached to revalidate")))
+                }
                 var renewed = metadata ?? CachedImageMetadata(url: request.url)
                 renewed.storedAt = Date()
                 renewed.maxAge = download.maxAge ?? renewed.maxAge
@@ -273,7 +287,8 @@ public final class LogoPipeline: LogoLoading {
 
     private func finishFromNetwork(_ request: Request, download: LogoDownload, isFirst: Bool) {
         let paid = isFirst ? download.bytes.count : nil
-        let metadata = CachedImageMetadata(url: request.url, etag: download.etag, lastModified: download.lastModified, maxAge: download.maxAge)
+        let metadata = CachedImageMetadata(
+            url: request.url, etag: download.etag, lastModified: download.lastModified, maxAge: download.maxAge)
         // With no filter and no image wanted, the original is kept as it came: nothing to decode.
         guard request.wantsImage || !configuration.filter.filters.isEmpty else {
             store(download.bytes, request: request, metadata: metadata, isFirst: isFirst)
@@ -307,12 +322,14 @@ public final class LogoPipeline: LogoLoading {
     /// Runs `work` on the decode stage unless the request is cancelled first.
     private func decode(_ request: Request, work: @escaping @Sendable () throws -> Logo) {
         guard !request.operation.isCancelled else { return request.end(.failure(LogoError.cancelled)) }
-        let decoding = decodeQueue.addOperation(name: "decode \(request.operation.name)", priority: request.operation.priority, { _ in
-            guard !request.operation.isCancelled else { return }
-            request.onStage(.decoding)
-            let produced = Result { try work() }
-            request.result.withLock { $0 = produced }
-        }, completion: { _ in request.finish() })
+        let decoding = decodeQueue.addOperation(
+            name: "decode \(request.operation.name)", priority: request.operation.priority,
+            { _ in
+                guard !request.operation.isCancelled else { return }
+                request.onStage(.decoding)
+                let produced = Result { try work() }
+                request.result.withLock { $0 = produced }
+            }, completion: { _ in request.finish() })
         request.operation.onCancel { decoding.cancel() }
     }
 
@@ -351,10 +368,12 @@ public final class LogoPipeline: LogoLoading {
     private func note(_ request: Request, bytes: [UInt8], metadata: CachedImageMetadata?, isNew: Bool = false) {
         // An index records the disk cache, unless it keeps the bytes itself (a shared store), which needs no cache here.
         guard let indexWriter, configuration.diskCache != nil || configuration.index is any SharedImageIndex else { return }
-        indexWriter.note(ImageIndexEntry(url: request.url, filter: configuration.filter.description,
-                                         file: configuration.diskCache?.file(for: request.key) ?? "",
-                                         bytes: bytes.count, etag: metadata?.etag, lastModified: metadata?.lastModified,
-                                         maxAge: metadata?.maxAge, storedAt: metadata?.storedAt, data: isNew ? bytes : nil))
+        indexWriter.note(
+            ImageIndexEntry(
+                url: request.url, filter: configuration.filter.description,
+                file: configuration.diskCache?.file(for: request.key) ?? "",
+                bytes: bytes.count, etag: metadata?.etag, lastModified: metadata?.lastModified,
+                maxAge: metadata?.maxAge, storedAt: metadata?.storedAt, data: isNew ? bytes : nil))
     }
 }
 

@@ -34,8 +34,10 @@ public protocol LogoTransport: Sendable {
     /// if any) and calls `completion` once, from any thread. After
     /// ``LogoTransfer/cancel()`` the completion reports
     /// `TransportError.cancelled`, or is not called at all.
-    func download(_ url: String, headers: [(name: String, value: String)],
-                  completion: @escaping @Sendable (Result<LogoDownload, any Error>) -> Void) -> any LogoTransfer
+    func download(
+        _ url: String, headers: [(name: String, value: String)],
+        completion: @escaping @Sendable (Result<LogoDownload, any Error>) -> Void
+    ) -> any LogoTransfer
 }
 
 /// ``LogoTransport`` over any ``/HTTP/HTTPClient``, retrying what the network
@@ -50,8 +52,10 @@ public struct HTTPLogoTransport: LogoTransport {
     ///   - client: What downloads the logos; libcurl by default.
     ///   - retry: Which failures are tried again, how often and after how long.
     ///   - logger: Where retries are logged, as warnings.
-    public init(client: any HTTPClient = HTTPTransport(), retry: RetryPolicy = RetryPolicy(),
-                logger: Logger = Logger(label: "hotelkit.logos")) {
+    public init(
+        client: any HTTPClient = HTTPTransport(), retry: RetryPolicy = RetryPolicy(),
+        logger: Logger = Logger(label: "hotelkit.logos")
+    ) {
         self.client = client
         self.retry = retry
         self.logger = logger
@@ -62,21 +66,28 @@ public struct HTTPLogoTransport: LogoTransport {
         func cancel() { task.cancel() }
     }
 
-    public func download(_ url: String, headers: [(name: String, value: String)],
-                         completion: @escaping @Sendable (Result<LogoDownload, any Error>) -> Void) -> any LogoTransfer {
-        TaskTransfer(task: Task { [client, retry, logger] in
-            completion(await Result { () async throws -> LogoDownload in
-                let (head, body) = try await retry.run(logger: logger, context: "logo \(url)") {
-                    let (head, body) = try await client.data(for: HTTPRequest(url: url, headers: headers))
-                    // Inside the retry: a 5xx is worth another try.
-                    guard head.status == 200 || head.status == 304 else { throw TransportError.httpStatus(head.status, snippet: "") }
-                    return (head, body)
-                }
-                return LogoDownload(bytes: head.status == 304 ? [] : body, notModified: head.status == 304,
-                                    etag: head.headers["etag"], lastModified: head.headers["last-modified"],
-                                    maxAge: CachedImageMetadata.maxAge(cacheControl: head.headers["cache-control"]))
+    public func download(
+        _ url: String, headers: [(name: String, value: String)],
+        completion: @escaping @Sendable (Result<LogoDownload, any Error>) -> Void
+    ) -> any LogoTransfer {
+        TaskTransfer(
+            task: Task { [client, retry, logger] in
+                completion(
+                    await Result { () async throws -> LogoDownload in
+                        let (head, body) = try await retry.run(logger: logger, context: "logo \(url)") {
+                            let (head, body) = try await client.data(for: HTTPRequest(url: url, headers: headers))
+                            // Inside the retry: a 5xx is worth another try.
+                            guard head.status == 200 || head.status == 304 else {
+                                throw TransportError.httpStatus(head.status, snippet: "")
+                            }
+                            return (head, body)
+                        }
+                        return LogoDownload(
+                            bytes: head.status == 304 ? [] : body, notModified: head.status == 304,
+                            etag: head.headers["etag"], lastModified: head.headers["last-modified"],
+                            maxAge: CachedImageMetadata.maxAge(cacheControl: head.headers["cache-control"]))
+                    })
             })
-        })
     }
 }
 
@@ -133,10 +144,11 @@ final class SharedTransfers: Sendable {
             let subscribers = state.withLock { $0.entries.removeValue(forKey: url)?.subscribers ?? [] }
             // A transfer whose subscribers all left was reported when they left.
             guard !subscribers.isEmpty else { return }
-            let outcome: TransferOutcome = switch result {
-            case .success(let download): .completed(bytes: download.bytes.count)
-            case .failure: .failed
-            }
+            let outcome: TransferOutcome =
+                switch result {
+                case .success(let download): .completed(bytes: download.bytes.count)
+                case .failure: .failed
+                }
             observe(.transferEnded(url: url, outcome))
             for (index, subscriber) in subscribers.enumerated() {
                 subscriber.deliver(result, index == 0)

@@ -40,14 +40,16 @@ public struct PreparedRecords: Sendable {
 
         let normalised = RecordNormaliser(configuration: configuration.normalisation).normalise(kept)
         self.normalised = normalised
-        let (statistics, nameTokens) = TokenStatistics.learn(names: normalised.map { $0.name?.tokens ?? [] },
-                                                             positions: normalised.map(\.position),
-                                                             suppliers: kept.map(\.key.supplier),
-                                                             identityKeys: normalised.map(Self.identityKeys),
-                                                             configuration: configuration.frequencies)
+        let (statistics, nameTokens) = TokenStatistics.learn(
+            names: normalised.map { $0.name?.tokens ?? [] },
+            positions: normalised.map(\.position),
+            suppliers: kept.map(\.key.supplier),
+            identityKeys: normalised.map(Self.identityKeys),
+            configuration: configuration.frequencies)
         self.statistics = statistics
-        scorer = PairScorer(records: normalised, nameTokens: nameTokens, statistics: statistics, model: configuration.model,
-                            distinctiveBits: configuration.frequencies.distinctiveBits)
+        scorer = PairScorer(
+            records: normalised, nameTokens: nameTokens, statistics: statistics, model: configuration.model,
+            distinctiveBits: configuration.frequencies.distinctiveBits)
     }
 
     /// A record's phone and street address, as keys: what tells one supplier's two records of one name apart.
@@ -75,7 +77,8 @@ public struct PreparedRecords: Sendable {
 
     /// The blocking stage's pairs.
     public func candidates() -> CandidatePairs {
-        CandidateBlocker(configuration: configuration.blocking).candidates(normalised, nameTokens: scorer.nameTokens, statistics: statistics)
+        CandidateBlocker(configuration: configuration.blocking).candidates(
+            normalised, nameTokens: scorer.nameTokens, statistics: statistics)
     }
 
     /// The candidate pairs as record keys, in order.
@@ -136,9 +139,10 @@ public struct PreparedRecords: Sendable {
     }
 
     private func scoredPair(_ a: Int, _ b: Int, _ comparison: PairComparison, _ score: Double) -> ScoredPair {
-        ScoredPair(pair: RecordPair(distinct: records[a].key, records[b].key), score: score,
-                   decision: configuration.thresholds.decision(for: score),
-                   identifierAgrees: comparison.phone == .exact || comparison.reference == .exact,
-                   catalogueDisagrees: comparison.reference == .different && comparison.phone != .exact)
+        ScoredPair(
+            pair: RecordPair(distinct: records[a].key, records[b].key), score: score,
+            decision: configuration.thresholds.decision(for: score),
+            identifierAgrees: comparison.phone == .exact || comparison.reference == .exact,
+            catalogueDisagrees: comparison.reference == .different && comparison.phone != .exact)
     }
 }

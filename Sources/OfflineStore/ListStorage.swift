@@ -1,3 +1,4 @@
+import Failures
 import Foundation
 import Hotels
 import Imaging
@@ -63,8 +64,9 @@ public struct ListKey: Sendable, Hashable, CustomStringConvertible {
     /// The key as a store's `keyword` column holds it (``storedKeyword``).
     public init(profile: String, endpoint: String, city: String, storedKeyword: String) {
         let parts = storedKeyword.split(separator: Self.areaSeparator, maxSplits: 1, omittingEmptySubsequences: false)
-        self.init(profile: profile, endpoint: endpoint, city: city, keyword: String(parts[0]),
-                  area: parts.count == 2 ? SearchArea(description: String(parts[1])) : nil)
+        self.init(
+            profile: profile, endpoint: endpoint, city: city, keyword: String(parts[0]),
+            area: parts.count == 2 ? SearchArea(description: String(parts[1])) : nil)
     }
 
     /// What a store keeps in its `keyword` column: the keyword, then the
@@ -251,5 +253,39 @@ extension HotelStorage {
     public func list(city: String, profile: String?, endpoint: String?, keyword: String?, area: SearchArea?) async throws -> CachedList? {
         guard let endpoint else { return try await latestList(city: city, profile: profile, keyword: keyword, area: area) }
         return try await cachedList(ListKey(profile: profile ?? "sample", endpoint: endpoint, city: city, keyword: keyword, area: area))
+    }
+}
+
+extension StoreError: MeaningfulError {
+    /// By its ``kind``: the folder or a refused statement is 74, a server down 69 (it may pass), refused credentials 77,
+    /// a newer schema or another configuration 78, a malformed location 64, a lease taken over 75.
+    public var meaning: ErrorMeaning {
+        switch kind {
+        case .io:
+            ErrorMeaning(kind: .storage, status: .ioError, hint: "check the folder's permissions, or give another with --cache DIR")
+        case .unavailable:
+            ErrorMeaning(
+                kind: .transient, status: .unavailable,
+                hint: "check that the database server is running and the store URL's host and port are right",
+                isRetryable: true)
+        case .authentication:
+            ErrorMeaning(
+                kind: .credentials, status: .permission,
+                hint: """
+                    the database refused the user or password: give the password in the URL, PGPASSWORD or ~/.pgpass
+                    """)
+        case .newerSchema:
+            ErrorMeaning(kind: .configuration, status: .config, hint: "use the HotelKit that wrote this database, or another database")
+        case .configuration:
+            ErrorMeaning(kind: .configuration, status: .config)
+        case .server:
+            ErrorMeaning(
+                kind: .storage, status: .ioError,
+                hint: "the database refused a statement; hotels store status says whether its schema is this HotelKit's")
+        case .invalidLocation:
+            ErrorMeaning(kind: .usage, status: .usage, hint: "a store URL reads postgres://USER@HOST:PORT/DATABASE?sslmode=disable")
+        case .leaseLost:
+            ErrorMeaning(kind: .transient, status: .tempFailure, hint: "another worker holds the job now; this one stopped it")
+        }
     }
 }

@@ -1,6 +1,7 @@
+import Failures
 import Foundation
-import Hotels
 import HTTP
+import Hotels
 
 /// What happened next in a ``ListSync``.
 public enum ListSyncEvent: Sendable {
@@ -130,8 +131,10 @@ public struct ListSync: AsyncSequence, Sendable {
         /// that page was fetched for nothing, and the next run asks for it again.
         public var readAhead: Bool
 
-        public init(pageSize: Int = 50, maxPages: Int? = nil, cacheFirst: Bool = true, firstPage: FirstPage = .refresh,
-                    cacheOnly: Bool = false, servesCacheWhenOffline: Bool = true, readAhead: Bool = false) {
+        public init(
+            pageSize: Int = 50, maxPages: Int? = nil, cacheFirst: Bool = true, firstPage: FirstPage = .refresh,
+            cacheOnly: Bool = false, servesCacheWhenOffline: Bool = true, readAhead: Bool = false
+        ) {
             self.pageSize = pageSize
             self.maxPages = maxPages
             self.cacheFirst = cacheFirst
@@ -160,8 +163,10 @@ public struct ListSync: AsyncSequence, Sendable {
     ///   - area: A search by position, part of the list's key.
     ///   - options: The page size, the pages to fetch at most, and how a cached list is used.
     ///   - now: The clock that stamps pages as fetched.
-    public init(client: HotelClient, storage: any ListStorage, city: String, keyword: String? = nil, area: SearchArea? = nil,
-                options: Options = Options(), now: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        client: HotelClient, storage: any ListStorage, city: String, keyword: String? = nil, area: SearchArea? = nil,
+        options: Options = Options(), now: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.client = client
         self.storage = storage
         key = ListKey(client: client, city: city, keyword: keyword, area: area)
@@ -225,7 +230,8 @@ public struct ListSync: AsyncSequence, Sendable {
                 fetched = 1
                 let merge = try await sync.storage.mergeFirstPage(page.hotels, into: sync.key, checkpoint: page.checkpoint, now: sync.now())
                 sync.client.configuration.logger.info(
-                    "\(sync.key): page 1 merged: \(merge.inserted) new, \(merge.updated) updated, \(merge.moved) moved\(merge.replaced ? ", list replaced" : "")")
+                    "\(sync.key): page 1 merged: \(merge.inserted) new, \(merge.updated) updated, \(merge.moved) moved\(merge.replaced ? ", list replaced" : "")"
+                )
                 // Load more goes on from where the cache stopped, unless the list started over.
                 if !merge.replaced, let resumed = cached?.checkpoint {
                     pages = sync.pages(after: resumed, limit: options.maxPages.map { $0 - 1 })
@@ -263,7 +269,8 @@ public struct ListSync: AsyncSequence, Sendable {
                 } else {
                     added = try await sync.storage.appendPage(page.hotels, to: sync.key, checkpoint: page.checkpoint, now: sync.now())
                 }
-                sync.client.configuration.logger.info("\(sync.key): page \(page.number) appended: \(page.hotels.count) hotels, \(added) new")
+                sync.client.configuration.logger.info(
+                    "\(sync.key): page \(page.number) appended: \(page.hotels.count) hotels, \(added) new")
                 return .appended(page, added: added)
 
             case .done:
@@ -275,7 +282,8 @@ public struct ListSync: AsyncSequence, Sendable {
             phase = .done
             let list = try await sync.storage.cachedList(sync.key)
             let end = ListSyncEnd(end: iterator.pager.end, pages: fetched, list: list)
-            sync.client.configuration.logger.info("\(sync.key): finished (\(end.reason)) after \(fetched) pages; \(list?.count ?? 0) in the list")
+            sync.client.configuration.logger.info(
+                "\(sync.key): finished (\(end.reason)) after \(fetched) pages; \(list?.count ?? 0) in the list")
             return .finished(end)
         }
 
@@ -291,5 +299,22 @@ public struct ListSync: AsyncSequence, Sendable {
     private func pages(after checkpoint: Pager.Checkpoint?, limit: Int?) -> HotelPages.Iterator {
         client.pages(city: city, keyword: keyword, area: area, pageSize: options.pageSize, resumingFrom: checkpoint, maxPages: limit)
             .makeAsyncIterator()
+    }
+}
+
+extension ListSyncError: MeaningfulError {
+    /// Unavailable (69); worth a retry when the service was the reason.
+    public var meaning: ErrorMeaning {
+        switch self {
+        case .nothingCached(_, let reason):
+            ErrorMeaning(
+                kind: .transient, status: .unavailable,
+                hint: "run hotels fetch once with the service reachable; hotels cache stats shows what is cached",
+                isRetryable: reason != nil)
+        case .staleRefused(_, let reason):
+            ErrorMeaning(
+                kind: .transient, status: .unavailable, hint: "without --require-fresh the cached list is served, with a banner",
+                isRetryable: reason != nil)
+        }
     }
 }

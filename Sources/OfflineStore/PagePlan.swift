@@ -65,7 +65,8 @@ public struct PagePlan: Sendable, Equatable {
         var plan = PagePlan(top: page.isEmpty ? list.top : top - Int64(page.count), next: page.isEmpty || !startsOver ? list.next : 0)
         plan.replacesList = replaces
         plan.merge.replaced = replaces
-        for (index, hotel) in distinct(page) {
+        for index in distinct(page) {
+            let hotel = page[index]
             let row = Row(hotel: hotel, position: top - Int64(page.count) + Int64(index))
             if let old = existing[hotel.code] {
                 if old.addtime != hotel.addtime {
@@ -87,11 +88,11 @@ public struct PagePlan: Sendable, Equatable {
     /// A "load more" page after the list's last row; `existing` holds the page's codes the list has.
     public static func append(_ page: [Hotel], existing: Set<String>, list: ListState) -> PagePlan {
         var plan = PagePlan(top: list.top, next: list.next)
-        for (_, hotel) in distinct(page) {
-            if existing.contains(hotel.code) {
-                plan.updates.append(Row(hotel: hotel, position: nil))
+        for index in distinct(page) {
+            if existing.contains(page[index].code) {
+                plan.updates.append(Row(hotel: page[index], position: nil))
             } else {
-                plan.inserts.append(Row(hotel: hotel, position: plan.next))
+                plan.inserts.append(Row(hotel: page[index], position: plan.next))
                 plan.next += 1
             }
         }
@@ -101,9 +102,10 @@ public struct PagePlan: Sendable, Equatable {
     /// Rows new to the list.
     public var added: Int { inserts.count }
 
-    /// The page's rows with their index, each code's first only.
-    private static func distinct(_ page: [Hotel]) -> [(Int, Hotel)] {
-        var seen = Set<String>()
-        return page.enumerated().filter { seen.insert($0.element.code).inserted }.map { ($0.offset, $0.element) }
+    /// The indices of the page's rows, each code's first only. Indices, not rows: a `Hotel` copied is a dozen
+    /// retains, and a page's rows were copied twice here on their way to the store (session 29's profile).
+    private static func distinct(_ page: [Hotel]) -> [Int] {
+        var seen = Set<String>(minimumCapacity: page.count)
+        return page.indices.filter { seen.insert(page[$0].code).inserted }
     }
 }

@@ -63,7 +63,8 @@ struct HotelRowDecoder {
         case .text: (row[index] as String?).map(HotelFieldSpec.Value.text) ?? .null
         case .real: (row[index] as Double?).map(HotelFieldSpec.Value.real) ?? .null
         case .integer: (row[index] as Int64?).map(HotelFieldSpec.Value.integer) ?? .null
-        case .references: (row[index] as String?).flatMap(HotelFieldSpec.Value.references(json:)).map(HotelFieldSpec.Value.references) ?? .null
+        case .references:
+            (row[index] as String?).flatMap(HotelFieldSpec.Value.references(json:)).map(HotelFieldSpec.Value.references) ?? .null
         }
     }
 }
@@ -107,8 +108,9 @@ extension ImageIndexEntry: FetchableRecord, PersistableRecord {
     public static let databaseTableName = "images"
 
     public init(row: Row) {
-        self.init(url: row["url"], filter: row["filter"], file: row["file"], bytes: row["bytes"],
-                  lastAccess: Date(timeIntervalSince1970: row["lastAccess"]), etag: row["etag"], lastModified: row["lastModified"])
+        self.init(
+            url: row["url"], filter: row["filter"], file: row["file"], bytes: row["bytes"],
+            lastAccess: Date(timeIntervalSince1970: row["lastAccess"]), etag: row["etag"], lastModified: row["lastModified"])
     }
 
     public func encode(to container: inout PersistenceContainer) {

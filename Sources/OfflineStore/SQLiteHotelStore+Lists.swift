@@ -64,19 +64,23 @@ extension SQLiteHotelStore {
 
     public func runBounds(in list: CachedList, rowsPerRun: Int) async throws -> [Int64] {
         try await writer.read { db in
-            try Int64.fetchAll(db.cachedStatement(sql: """
-                SELECT min(position) - 1 FROM hotels WHERE listId = ?1 HAVING count(*) > 0
-                UNION ALL
-                SELECT position FROM (
-                    SELECT position, row_number() OVER (ORDER BY position) AS n, count(*) OVER () AS total FROM hotels WHERE listId = ?1
-                ) WHERE n % ?2 = 0 OR n = total
-                ORDER BY 1
-                """), arguments: [list.id, max(1, rowsPerRun)])
+            try Int64.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT min(position) - 1 FROM hotels WHERE listId = ?1 HAVING count(*) > 0
+                        UNION ALL
+                        SELECT position FROM (
+                            SELECT position, row_number() OVER (ORDER BY position) AS n, count(*) OVER () AS total FROM hotels WHERE listId = ?1
+                        ) WHERE n % ?2 = 0 OR n = total
+                        ORDER BY 1
+                        """), arguments: [list.id, max(1, rowsPerRun)])
         }
     }
 
     @discardableResult
-    public func mergeFirstPage(_ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date = Date()) async throws -> MergeResult {
+    public func mergeFirstPage(_ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date = Date()) async throws
+        -> MergeResult
+    {
         try await writer.write { db in try Self.merge(db, page, into: key, checkpoint: checkpoint, now: now) }
     }
 
@@ -98,9 +102,10 @@ extension SQLiteHotelStore {
     public func rows(in list: CachedList, after: Int64? = nil, limit: Int, matching: String? = nil) async throws -> ListRows {
         let pattern = ListRows.likePattern(matching)
         return try await writer.read { db in
-            let statement = try db.cachedStatement(sql: Self.selectHotels + """
-                , position FROM hotels WHERE listId = ? AND position > ? AND (? IS NULL OR name LIKE ? ESCAPE '\\') ORDER BY position LIMIT ?
-                """)
+            let statement = try db.cachedStatement(
+                sql: Self.selectHotels + """
+                    , position FROM hotels WHERE listId = ? AND position > ? AND (? IS NULL OR name LIKE ? ESCAPE '\\') ORDER BY position LIMIT ?
+                    """)
             let decoder = HotelRowDecoder(columns: statement.columnNames)
             let rows = try Row.fetchCursor(statement, arguments: [list.id, after ?? Int64.min, pattern, pattern, max(1, limit)])
             var page = ListRows()
@@ -114,7 +119,9 @@ extension SQLiteHotelStore {
 
     // MARK: Transactions
 
-    private static func merge(_ db: Database, _ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date) throws -> MergeResult {
+    private static func merge(_ db: Database, _ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date) throws
+        -> MergeResult
+    {
         var list = try upsertList(db, key, now: now)
         let plan = PagePlan.merge(page, existing: try existing(db, list.id ?? 0, codes: page.map(\.code)), list: try state(db, list))
         try write(plan, db, &list, checkpoint)
@@ -151,18 +158,24 @@ extension SQLiteHotelStore {
     /// older HotelKit, which kept no bounds, wrote).
     private static func state(_ db: Database, _ list: ListRecord) throws -> PagePlan.ListState {
         // One aggregate per subquery: SQLite answers a lone min() or max() from the index, both in one SELECT by a scan of the list.
-        let rows = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT (SELECT min(position) FROM hotels WHERE listId = ?1), (SELECT max(position) FROM hotels WHERE listId = ?1)
-            """), arguments: [list.id ?? 0])
+        let rows = try Row.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT (SELECT min(position) FROM hotels WHERE listId = ?1), (SELECT max(position) FROM hotels WHERE listId = ?1)
+                    """), arguments: [list.id ?? 0])
         guard let first: Int64 = rows?[0], let last: Int64 = rows?[1] else {
-            return PagePlan.ListState(isEmpty: true, hasCheckpoint: list.checkpoint != nil, top: list.firstPosition ?? 0, next: list.nextPosition ?? 0)
+            return PagePlan.ListState(
+                isEmpty: true, hasCheckpoint: list.checkpoint != nil, top: list.firstPosition ?? 0, next: list.nextPosition ?? 0)
         }
-        return PagePlan.ListState(isEmpty: false, hasCheckpoint: list.checkpoint != nil, top: min(list.firstPosition ?? first, first),
-                                  next: max(list.nextPosition ?? last + 1, last + 1))
+        return PagePlan.ListState(
+            isEmpty: false, hasCheckpoint: list.checkpoint != nil, top: min(list.firstPosition ?? first, first),
+            next: max(list.nextPosition ?? last + 1, last + 1))
     }
 
     private static func saveBounds(_ db: Database, _ list: ListRecord, top: Int64, next: Int64) throws {
-        try db.cachedStatement(sql: "UPDATE lists SET firstPosition = ?, nextPosition = ? WHERE id = ?").execute(arguments: [top, next, list.id])
+        try db.cachedStatement(sql: "UPDATE lists SET firstPosition = ?, nextPosition = ? WHERE id = ?").execute(arguments: [
+            top, next, list.id,
+        ])
     }
 
     /// Executes a page's plan in its transaction.
@@ -187,7 +200,8 @@ extension SQLiteHotelStore {
 
     private static let updatedColumns = HotelFields.all.dropFirst().map { "\(quoted($0.column)) = ?" }
     private static let updateSQL = "UPDATE hotels SET " + updatedColumns.joined(separator: ", ") + " WHERE listId = ? AND code = ?"
-    private static let updateWithPositionSQL = "UPDATE hotels SET " + (updatedColumns + ["position = ?"]).joined(separator: ", ")
+    private static let updateWithPositionSQL =
+        "UPDATE hotels SET " + (updatedColumns + ["position = ?"]).joined(separator: ", ")
         + " WHERE listId = ? AND code = ?"
 
     /// A field's value as GRDB binds it; references as their JSON text.
@@ -250,7 +264,8 @@ extension SQLiteHotelStore {
 
         static func sql(rows: Int) -> String {
             let row = "(" + Array(repeating: "?", count: columns).joined(separator: ",") + ")"
-            return "INSERT INTO hotels (listId, " + HotelFields.all.map { quoted($0.column) }.joined(separator: ", ") + ", position) VALUES "
+            return "INSERT INTO hotels (listId, " + HotelFields.all.map { quoted($0.column) }.joined(separator: ", ")
+                + ", position) VALUES "
                 + Array(repeating: row, count: rows).joined(separator: ",")
         }
     }
@@ -293,7 +308,9 @@ extension SQLiteHotelStore {
             guard var value else { return try next { sqlite3_bind_null($0, $1) } }
             try next { statement, index in
                 value.withUTF8 { bytes in
-                    guard let base = bytes.baseAddress, !bytes.isEmpty else { return sqlite3_bind_text(statement, index, "", 0, Self.transient) }
+                    guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                        return sqlite3_bind_text(statement, index, "", 0, Self.transient)
+                    }
                     let length = memchr(base, 0, bytes.count).map { UnsafeRawPointer(base).distance(to: $0) } ?? bytes.count
                     return base.withMemoryRebound(to: CChar.self, capacity: length) {
                         sqlite3_bind_text(statement, index, $0, CInt(length), Self.transient)
@@ -318,15 +335,17 @@ extension SQLiteHotelStore {
     }
 
     private static func record(_ db: Database, _ key: ListKey) throws -> ListRecord? {
-        try ListRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM lists WHERE profile = ? AND endpoint = ? AND city = ? AND keyword = ?"),
-                                arguments: [key.profile, key.endpoint, key.city, key.storedKeyword])
+        try ListRecord.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM lists WHERE profile = ? AND endpoint = ? AND city = ? AND keyword = ?"),
+            arguments: [key.profile, key.endpoint, key.city, key.storedKeyword])
     }
 
     private static func list(_ db: Database, _ record: ListRecord) throws -> CachedList? {
         guard let id = record.id else { return nil }
         let count = try HotelRecord.filter(HotelRecord.Columns.listId == id).fetchCount(db)
-        return CachedList(key: record.key, id: id, count: count, fetchedAt: Date(timeIntervalSince1970: record.fetchedAt),
-                          checkpoint: record.decodedCheckpoint)
+        return CachedList(
+            key: record.key, id: id, count: count, fetchedAt: Date(timeIntervalSince1970: record.fetchedAt),
+            checkpoint: record.decodedCheckpoint)
     }
 
     /// Every field's column, in ``HotelFields`` order.
@@ -345,8 +364,9 @@ extension SQLiteHotelStore {
             try db.cachedStatement(sql: "UPDATE lists SET fetchedAt = ? WHERE id = ?").execute(arguments: [list.fetchedAt, list.id])
             return list
         }
-        var list = ListRecord(id: nil, profile: key.profile, endpoint: key.endpoint, city: key.city, keyword: key.storedKeyword,
-                              checkpoint: nil, exhausted: false, fetchedAt: now.timeIntervalSince1970, firstPosition: nil, nextPosition: nil)
+        var list = ListRecord(
+            id: nil, profile: key.profile, endpoint: key.endpoint, city: key.city, keyword: key.storedKeyword,
+            checkpoint: nil, exhausted: false, fetchedAt: now.timeIntervalSince1970, firstPosition: nil, nextPosition: nil)
         try list.insert(db)
         return list
     }
@@ -372,7 +392,8 @@ extension SQLiteHotelStore {
     /// The rows of the list among `codes`, by code.
     private static func existing(_ db: Database, _ id: Int64, codes: [String]) throws -> [String: Hotel] {
         guard !codes.isEmpty else { return [:] }
-        let statement = try db.cachedStatement(sql: selectHotels + " FROM hotels WHERE listId = ? AND code IN (SELECT value FROM json_each(?))")
+        let statement = try db.cachedStatement(
+            sql: selectHotels + " FROM hotels WHERE listId = ? AND code IN (SELECT value FROM json_each(?))")
         let decoder = HotelRowDecoder(columns: statement.columnNames)
         let rows = try Row.fetchCursor(statement, arguments: [id, jsonArray(codes)])
         var found: [String: Hotel] = [:]
@@ -386,7 +407,9 @@ extension SQLiteHotelStore {
     /// The codes among `codes` that the list holds.
     private static func existingCodes(_ db: Database, _ id: Int64, codes: [String]) throws -> Set<String> {
         guard !codes.isEmpty else { return [] }
-        return try Set(String.fetchCursor(db.cachedStatement(sql: "SELECT code FROM hotels WHERE listId = ? AND code IN (SELECT value FROM json_each(?))"),
-                                          arguments: [id, jsonArray(codes)]))
+        return try Set(
+            String.fetchCursor(
+                db.cachedStatement(sql: "SELECT code FROM hotels WHERE listId = ? AND code IN (SELECT value FROM json_each(?))"),
+                arguments: [id, jsonArray(codes)]))
     }
 }

@@ -26,8 +26,9 @@ public struct StoreStats: Sendable, Codable, Equatable {
 
         /// A cached list's line, as every backend reports it.
         public init(_ list: CachedList) {
-            self.init(city: list.key.city, near: list.key.area?.description, profile: list.key.profile, endpoint: list.key.endpoint,
-                      hotels: list.count, fetchedAt: list.fetchedAt, exhausted: list.isExhausted)
+            self.init(
+                city: list.key.city, near: list.key.area?.description, profile: list.key.profile, endpoint: list.key.endpoint,
+                hotels: list.count, fetchedAt: list.fetchedAt, exhausted: list.isExhausted)
         }
     }
 
@@ -53,7 +54,8 @@ extension StoreStats: CustomStringConvertible {
     public var description: String {
         var text = "\(path): \(fileBytes) bytes, \(lists.count) lists, \(hotels) hotels, \(images) logos (\(imageBytes) bytes)"
         for list in lists {
-            text += "\n  \(list.city)\(list.near.map { " near \($0)" } ?? "") (\(list.profile) at \(list.endpoint)): \(list.hotels) hotels, fetched "
+            text +=
+                "\n  \(list.city)\(list.near.map { " near \($0)" } ?? "") (\(list.profile) at \(list.endpoint)): \(list.hotels) hotels, fetched "
                 + "\(OfflineList.age(Date().timeIntervalSince(list.fetchedAt))) ago\(list.exhausted ? ", complete" : "")"
         }
         return text
@@ -65,8 +67,11 @@ extension SQLiteHotelStore {
     public func noteImage(_ entry: ImageIndexEntry) throws {
         try writer.write { db in
             // A note with bytes is a download; only then may the picture have changed (a cache hit or a 304 reads nothing more).
-            let before = entry.data == nil ? nil
-                : try Row.fetchOne(db, sql: "SELECT bytes, etag FROM images WHERE url = ? AND filter = ?", arguments: [entry.url, entry.filter])
+            let before =
+                entry.data == nil
+                ? nil
+                : try Row.fetchOne(
+                    db, sql: "SELECT bytes, etag FROM images WHERE url = ? AND filter = ?", arguments: [entry.url, entry.filter])
             try entry.upsert(db)
             // Other bytes downloaded: the perceptual hash of the picture before no longer holds.
             if let before, before["bytes"] != entry.bytes || before["etag"] != entry.etag {
@@ -85,8 +90,9 @@ extension SQLiteHotelStore {
             let row = try Row.fetchOne(db, sql: "SELECT count(*) AS count, coalesce(sum(bytes), 0) AS bytes FROM images")
             return (row?["count"] ?? 0, row?["bytes"] ?? 0) as (Int, Int)
         }
-        return StoreStats(path: path, fileBytes: fileBytes, lists: lists, hotels: lists.reduce(0) { $0 + $1.hotels },
-                          images: images, imageBytes: imageBytes)
+        return StoreStats(
+            path: path, fileBytes: fileBytes, lists: lists, hotels: lists.reduce(0) { $0 + $1.hotels },
+            images: images, imageBytes: imageBytes)
     }
 
     /// Bytes on disk: the database and its write-ahead log.
@@ -99,7 +105,8 @@ extension SQLiteHotelStore {
     /// Forgets every list, logo index entry and property; people's match decisions and retired property ids stay.
     public func clear() throws {
         try writer.write { db in
-            try db.execute(sql: "DELETE FROM hotels; DELETE FROM lists; DELETE FROM images; DELETE FROM properties; DELETE FROM match_reviews")
+            try db.execute(
+                sql: "DELETE FROM hotels; DELETE FROM lists; DELETE FROM images; DELETE FROM properties; DELETE FROM match_reviews")
         }
     }
 

@@ -8,25 +8,26 @@ extension SQLiteHotelStore {
     /// Made when missing, as field columns are, with no version recorded: an
     /// older HotelKit still opens the file and ignores these tables.
     static func createCatalogueTables(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS properties (
-                id TEXT PRIMARY KEY NOT NULL, scope TEXT NOT NULL, name TEXT, city TEXT, latitude REAL, longitude REAL,
-                confidence TEXT NOT NULL, suppliers INTEGER NOT NULL, createdAt REAL NOT NULL, matchedAt REAL NOT NULL);
-            CREATE INDEX IF NOT EXISTS properties_by_scope ON properties (scope, id);
-            CREATE TABLE IF NOT EXISTS property_members (
-                propertyId TEXT NOT NULL REFERENCES properties (id) ON DELETE CASCADE, scope TEXT NOT NULL,
-                profile TEXT NOT NULL, endpoint TEXT NOT NULL, code TEXT NOT NULL, listId INTEGER NOT NULL, name TEXT,
-                PRIMARY KEY (scope, profile, endpoint, code));
-            CREATE INDEX IF NOT EXISTS property_members_by_property ON property_members (propertyId);
-            CREATE TABLE IF NOT EXISTS match_reviews (scope TEXT NOT NULL, score REAL NOT NULL, pair TEXT NOT NULL);
-            CREATE INDEX IF NOT EXISTS match_reviews_by_scope ON match_reviews (scope);
-            CREATE TABLE IF NOT EXISTS match_decisions (
-                firstProfile TEXT NOT NULL, firstEndpoint TEXT NOT NULL, firstCode TEXT NOT NULL,
-                secondProfile TEXT NOT NULL, secondEndpoint TEXT NOT NULL, secondCode TEXT NOT NULL,
-                verdict TEXT NOT NULL, decidedAt REAL NOT NULL,
-                PRIMARY KEY (firstProfile, firstEndpoint, firstCode, secondProfile, secondEndpoint, secondCode));
-            CREATE TABLE IF NOT EXISTS retired_property_ids (id TEXT PRIMARY KEY NOT NULL, successor TEXT, retiredAt REAL NOT NULL);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS properties (
+                    id TEXT PRIMARY KEY NOT NULL, scope TEXT NOT NULL, name TEXT, city TEXT, latitude REAL, longitude REAL,
+                    confidence TEXT NOT NULL, suppliers INTEGER NOT NULL, createdAt REAL NOT NULL, matchedAt REAL NOT NULL);
+                CREATE INDEX IF NOT EXISTS properties_by_scope ON properties (scope, id);
+                CREATE TABLE IF NOT EXISTS property_members (
+                    propertyId TEXT NOT NULL REFERENCES properties (id) ON DELETE CASCADE, scope TEXT NOT NULL,
+                    profile TEXT NOT NULL, endpoint TEXT NOT NULL, code TEXT NOT NULL, listId INTEGER NOT NULL, name TEXT,
+                    PRIMARY KEY (scope, profile, endpoint, code));
+                CREATE INDEX IF NOT EXISTS property_members_by_property ON property_members (propertyId);
+                CREATE TABLE IF NOT EXISTS match_reviews (scope TEXT NOT NULL, score REAL NOT NULL, pair TEXT NOT NULL);
+                CREATE INDEX IF NOT EXISTS match_reviews_by_scope ON match_reviews (scope);
+                CREATE TABLE IF NOT EXISTS match_decisions (
+                    firstProfile TEXT NOT NULL, firstEndpoint TEXT NOT NULL, firstCode TEXT NOT NULL,
+                    secondProfile TEXT NOT NULL, secondEndpoint TEXT NOT NULL, secondCode TEXT NOT NULL,
+                    verdict TEXT NOT NULL, decidedAt REAL NOT NULL,
+                    PRIMARY KEY (firstProfile, firstEndpoint, firstCode, secondProfile, secondEndpoint, secondCode));
+                CREATE TABLE IF NOT EXISTS retired_property_ids (id TEXT PRIMARY KEY NOT NULL, successor TEXT, retiredAt REAL NOT NULL);
+                """)
         // A logo's perceptual hash, kept with its index entries (the 64 bits as SQLite's signed integer).
         if try db.tableExists("images"), try !db.columns(in: "images").contains(where: { $0.name == "perceptualHash" }) {
             try db.execute(sql: "ALTER TABLE images ADD COLUMN perceptualHash INTEGER")
@@ -35,10 +36,12 @@ extension SQLiteHotelStore {
 
     public func propertyIdentities(scope: String) throws -> [PropertyIdentity] {
         try writer.read { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT p.id, p.createdAt, m.profile, m.endpoint, m.code FROM properties p JOIN property_members m ON m.propertyId = p.id
-                WHERE p.scope = ? ORDER BY p.id
-                """, arguments: [scope])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT p.id, p.createdAt, m.profile, m.endpoint, m.code FROM properties p JOIN property_members m ON m.propertyId = p.id
+                    WHERE p.scope = ? ORDER BY p.id
+                    """, arguments: [scope])
             var identities: [PropertyIdentity] = []
             for row in rows {
                 let id: String = row["id"]
@@ -71,13 +74,15 @@ extension SQLiteHotelStore {
             try db.execute(sql: "DELETE FROM property_members WHERE scope = ?", arguments: [match.scope])
             try db.execute(sql: "DELETE FROM properties WHERE scope = ?", arguments: [match.scope])
             try db.execute(sql: "DELETE FROM match_reviews WHERE scope = ?", arguments: [match.scope])
-            let insertProperty = try db.makeStatement(sql: """
-                INSERT INTO properties (id, scope, name, city, latitude, longitude, confidence, suppliers, createdAt, matchedAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-            let insertMember = try db.makeStatement(sql: """
-                INSERT INTO property_members (propertyId, scope, profile, endpoint, code, listId, name) VALUES (?, ?, ?, ?, ?, ?, ?)
-                """)
+            let insertProperty = try db.makeStatement(
+                sql: """
+                    INSERT INTO properties (id, scope, name, city, latitude, longitude, confidence, suppliers, createdAt, matchedAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+            let insertMember = try db.makeStatement(
+                sql: """
+                    INSERT INTO property_members (propertyId, scope, profile, endpoint, code, listId, name) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """)
             for (property, keys) in zip(match.properties, match.memberKeys) {
                 try insertProperty.execute(arguments: [
                     property.id, match.scope, property.name, property.city, property.latitude, property.longitude,
@@ -85,13 +90,16 @@ extension SQLiteHotelStore {
                     match.matchedAt.timeIntervalSince1970,
                 ])
                 for (member, key) in zip(property.members, keys) {
-                    try insertMember.execute(arguments: [property.id, match.scope, key.supplier.profile, key.supplier.endpoint, key.code,
-                                                         member.list, member.name])
+                    try insertMember.execute(arguments: [
+                        property.id, match.scope, key.supplier.profile, key.supplier.endpoint, key.code,
+                        member.list, member.name,
+                    ])
                 }
             }
             for retired in match.retired {
-                try db.execute(sql: "INSERT OR REPLACE INTO retired_property_ids (id, successor, retiredAt) VALUES (?, ?, ?)",
-                               arguments: [retired.id, retired.successor, match.matchedAt.timeIntervalSince1970])
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO retired_property_ids (id, successor, retiredAt) VALUES (?, ?, ?)",
+                    arguments: [retired.id, retired.successor, match.matchedAt.timeIntervalSince1970])
             }
             let insertReview = try db.makeStatement(sql: "INSERT INTO match_reviews (scope, score, pair) VALUES (?, ?, ?)")
             for (review, json) in zip(match.reviews, reviews) {
@@ -102,10 +110,12 @@ extension SQLiteHotelStore {
 
     public func properties(_ query: PropertyQuery) throws -> [CatalogueProperty] {
         try writer.read { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT * FROM properties WHERE (?1 IS NULL OR scope = ?1) AND suppliers >= ?2 AND (?3 IS NULL OR id > ?3)
-                ORDER BY id LIMIT ?4
-                """, arguments: [query.scope, query.minimumSuppliers, query.after, query.limit ?? -1])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM properties WHERE (?1 IS NULL OR scope = ?1) AND suppliers >= ?2 AND (?3 IS NULL OR id > ?3)
+                    ORDER BY id LIMIT ?4
+                    """, arguments: [query.scope, query.minimumSuppliers, query.after, query.limit ?? -1])
             return try Self.properties(rows, db)
         }
     }
@@ -118,10 +128,14 @@ extension SQLiteHotelStore {
 
     public func property(holding key: RecordKey) throws -> CatalogueProperty? {
         try writer.read { db in
-            try Self.properties(try Row.fetchAll(db, sql: """
-                SELECT p.* FROM properties p JOIN property_members m ON m.propertyId = p.id
-                WHERE m.profile = ? AND m.endpoint = ? AND m.code = ? ORDER BY p.matchedAt DESC LIMIT 1
-                """, arguments: [key.supplier.profile, key.supplier.endpoint, key.code]), db).first
+            try Self.properties(
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT p.* FROM properties p JOIN property_members m ON m.propertyId = p.id
+                        WHERE m.profile = ? AND m.endpoint = ? AND m.code = ? ORDER BY p.matchedAt DESC LIMIT 1
+                        """, arguments: [key.supplier.profile, key.supplier.endpoint, key.code]), db
+            ).first
         }
     }
 
@@ -134,9 +148,11 @@ extension SQLiteHotelStore {
 
     public func reviewPairs(scope: String?) throws -> [ReviewPair] {
         try writer.read { db in
-            try String.fetchAll(db, sql: "SELECT pair FROM match_reviews WHERE ?1 IS NULL OR scope = ?1 ORDER BY score DESC, rowid",
-                                arguments: [scope])
-                .map { try JSONDecoder().decode(ReviewPair.self, from: Data($0.utf8)) }
+            try String.fetchAll(
+                db, sql: "SELECT pair FROM match_reviews WHERE ?1 IS NULL OR scope = ?1 ORDER BY score DESC, rowid",
+                arguments: [scope]
+            )
+            .map { try JSONDecoder().decode(ReviewPair.self, from: Data($0.utf8)) }
         }
     }
 
@@ -144,8 +160,9 @@ extension SQLiteHotelStore {
         try writer.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM match_decisions").compactMap { row in
                 guard let verdict = PairDecision.Verdict(rawValue: row["verdict"]) else { return nil }
-                return PairDecision(RecordKey(profile: row["firstProfile"], endpoint: row["firstEndpoint"], code: row["firstCode"]),
-                                    RecordKey(profile: row["secondProfile"], endpoint: row["secondEndpoint"], code: row["secondCode"]), verdict)
+                return PairDecision(
+                    RecordKey(profile: row["firstProfile"], endpoint: row["firstEndpoint"], code: row["firstCode"]),
+                    RecordKey(profile: row["secondProfile"], endpoint: row["secondEndpoint"], code: row["secondCode"]), verdict)
             }.sorted { $0.pair < $1.pair }
         }
     }
@@ -153,23 +170,29 @@ extension SQLiteHotelStore {
     public func recordDecision(_ decision: PairDecision, at date: Date) throws {
         let (first, second) = (decision.pair.first, decision.pair.second)
         try writer.write { db in
-            try db.execute(sql: """
-                INSERT OR REPLACE INTO match_decisions
-                    (firstProfile, firstEndpoint, firstCode, secondProfile, secondEndpoint, secondCode, verdict, decidedAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [first.supplier.profile, first.supplier.endpoint, first.code,
-                                 second.supplier.profile, second.supplier.endpoint, second.code,
-                                 decision.verdict.rawValue, date.timeIntervalSince1970])
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO match_decisions
+                        (firstProfile, firstEndpoint, firstCode, secondProfile, secondEndpoint, secondCode, verdict, decidedAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    first.supplier.profile, first.supplier.endpoint, first.code,
+                    second.supplier.profile, second.supplier.endpoint, second.code,
+                    decision.verdict.rawValue, date.timeIntervalSince1970,
+                ])
         }
     }
 
     public func logoHashes(lists: [Int64]) throws -> [String: UInt64] {
         guard !lists.isEmpty else { return [:] }
         return try writer.read { db in
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT DISTINCT i.url, i.perceptualHash FROM hotels h JOIN images i ON i.url = h.logoURL
-                WHERE h.listId IN (\(lists.map(String.init).joined(separator: ","))) AND i.perceptualHash IS NOT NULL
-                """)
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT DISTINCT i.url, i.perceptualHash FROM hotels h JOIN images i ON i.url = h.logoURL
+                    WHERE h.listId IN (\(lists.map(String.init).joined(separator: ","))) AND i.perceptualHash IS NOT NULL
+                    """)
             var hashes: [String: UInt64] = [:]
             while let row = try rows.next() { hashes[row["url"]] = UInt64(bitPattern: row["perceptualHash"]) }
             return hashes
@@ -192,18 +215,24 @@ extension SQLiteHotelStore {
         for start in stride(from: 0, to: ids.count, by: 1_000) {
             let chunk = Array(ids[start..<min(ids.count, start + 1_000)])
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            for row in try Row.fetchAll(db, sql: """
-                SELECT propertyId, listId, profile, endpoint, code, name FROM property_members
-                WHERE propertyId IN (\(placeholders)) ORDER BY propertyId, profile, endpoint, code
-                """, arguments: StatementArguments(chunk)) {
-                members[row["propertyId"], default: []].append(CatalogueMember(
-                    list: row["listId"], profile: row["profile"], endpoint: ShownURL.of(row["endpoint"]), code: row["code"], name: row["name"]))
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT propertyId, listId, profile, endpoint, code, name FROM property_members
+                    WHERE propertyId IN (\(placeholders)) ORDER BY propertyId, profile, endpoint, code
+                    """, arguments: StatementArguments(chunk))
+            {
+                members[row["propertyId"], default: []].append(
+                    CatalogueMember(
+                        list: row["listId"], profile: row["profile"], endpoint: ShownURL.of(row["endpoint"]), code: row["code"],
+                        name: row["name"]))
             }
         }
         return rows.map { row in
-            CatalogueProperty(id: row["id"], scope: row["scope"], name: row["name"], city: row["city"], latitude: row["latitude"],
-                              longitude: row["longitude"], confidence: ConfidenceTier(rawValue: row["confidence"]) ?? .low,
-                              members: members[row["id"]] ?? [], createdAt: Date(timeIntervalSince1970: row["createdAt"]))
+            CatalogueProperty(
+                id: row["id"], scope: row["scope"], name: row["name"], city: row["city"], latitude: row["latitude"],
+                longitude: row["longitude"], confidence: ConfidenceTier(rawValue: row["confidence"]) ?? .low,
+                members: members[row["id"]] ?? [], createdAt: Date(timeIntervalSince1970: row["createdAt"]))
         }
     }
 }

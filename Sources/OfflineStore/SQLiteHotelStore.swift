@@ -21,7 +21,8 @@ public final class SQLiteHotelStore: ListStorage, ImageIndex {
     /// `$XDG_CACHE_HOME/hotelkit`, else `~/.cache/hotelkit`: the store's file and the logo cache live here.
     public static var defaultFolder: URL {
         let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+        let base =
+            environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
         return base.appendingPathComponent("hotelkit")
     }

@@ -36,7 +36,7 @@ public struct FencedListStorage: ListStorage {
     }
 
     public func mergeFirstPage(_ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date) async throws -> MergeResult {
-        try await store.writing { [lease, logger = store.logger, location = store.location] connection in
+        try await store.database.writing { [lease, logger = store.logger, location = store.location] connection in
             try await PostgresHotelStore.checkLease(lease, connection, logger: logger, location: location)
             return try await PostgresHotelStore.merge(page, into: key, checkpoint: checkpoint, now: now, connection, logger: logger)
         }
@@ -44,7 +44,7 @@ public struct FencedListStorage: ListStorage {
 
     public func appendPage(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date) async throws -> Int {
         if let added = try await store.appendAtOnce(page, to: key, checkpoint: checkpoint, now: now, lease: lease) { return added }
-        return try await store.writing { [lease, logger = store.logger, location = store.location] connection in
+        return try await store.database.writing { [lease, logger = store.logger, location = store.location] connection in
             try await PostgresHotelStore.checkLease(lease, connection, logger: logger, location: location)
             return try await PostgresHotelStore.append(page, to: key, checkpoint: checkpoint, now: now, connection, logger: logger)
         }

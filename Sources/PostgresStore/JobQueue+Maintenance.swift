@@ -10,8 +10,9 @@ extension JobQueue {
     /// is the leader. A row, not a session lock, so it holds behind
     /// PgBouncer in transaction mode; a leader that dies is replaced once its lease has passed.
     public func lead(as worker: String, for seconds: Double) async throws(StoreError) -> Bool {
-        try await store.writing { [logger = store.logger] connection in
-            let rows = try await connection.query("""
+        try await database.writing { [logger = database.logger] connection in
+            let rows = try await connection.query(
+                """
                 INSERT INTO leader (name, holder, until) VALUES ('maintenance', \(worker), now() + make_interval(secs => \(seconds)))
                 ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, until = EXCLUDED.until,
                     elected_at = CASE WHEN leader.holder = EXCLUDED.holder THEN leader.elected_at ELSE now() END
@@ -24,7 +25,7 @@ extension JobQueue {
 
     /// Gives up the leader's lease, so another worker takes it at once.
     public func resign(_ worker: String) async throws(StoreError) {
-        try await store.writing { [logger = store.logger] connection in
+        try await database.writing { [logger = database.logger] connection in
             try await connection.query("DELETE FROM leader WHERE name = 'maintenance' AND holder = \(worker)", logger: logger)
         }
     }
@@ -37,8 +38,9 @@ extension JobQueue {
     /// Returns the schedules that were due and the jobs enqueued.
     @discardableResult
     public func enqueueDue() async throws(StoreError) -> (due: Int, enqueued: Int) {
-        try await store.writing { [logger = store.logger] connection in
-            let rows = try await connection.query("""
+        try await database.writing { [logger = database.logger] connection in
+            let rows = try await connection.query(
+                """
                 WITH due AS (
                     SELECT id FROM schedules WHERE next_at <= now() ORDER BY next_at FOR UPDATE SKIP LOCKED
                 ), advanced AS (
@@ -62,9 +64,9 @@ extension JobQueue {
     /// What the rescuer did: jobs retryable again, and those it found dead, by kind.
     public struct Rescue: Sendable, Equatable {
         public var retryable: Int
-        public var dead: [JobKind]
+        public var dead: [Kind]
 
-        public init(retryable: Int, dead: [JobKind]) {
+        public init(retryable: Int, dead: [Kind]) {
             self.retryable = retryable
             self.dead = dead
         }
@@ -80,8 +82,9 @@ extension JobQueue {
     /// worker's page write) are skipped, never waited on: they are rescued
     /// on a later pass.
     public func rescue(backoffBase: Double = 5, backoffMaximum: Double = 3600, crashLimit: Int = 3) async throws(StoreError) -> Rescue {
-        try await store.writing { [logger = store.logger] connection in
-            let rows = try await connection.query("""
+        try await database.writing { [logger = database.logger] connection in
+            let rows = try await connection.query(
+                """
                 WITH expired AS (
                     SELECT id FROM jobs WHERE state = 'running' AND lease_until < now() FOR UPDATE SKIP LOCKED
                 ), rescued AS (
@@ -106,7 +109,7 @@ extension JobQueue {
                 """, logger: logger)
             var rescue = Rescue(retryable: 0, dead: [])
             for try await (state, kind) in rows.decode((String, String).self) {
-                if state == JobState.dead.rawValue, let kind = JobKind(rawValue: kind) {
+                if state == JobState.dead.rawValue, let kind = Kind(rawValue: kind) {
                     rescue.dead.append(kind)
                 } else {
                     rescue.retryable += 1
@@ -120,8 +123,9 @@ extension JobQueue {
     /// leases plus `grace` seconds: killed with -9, their hosts gone. Until then `hotels jobs` shows them as gone.
     @discardableResult
     public func removeGoneWorkers(grace: Double = 3600) async throws(StoreError) -> Int {
-        try await store.writing { [logger = store.logger] connection in
-            let rows = try await connection.query("""
+        try await database.writing { [logger = database.logger] connection in
+            let rows = try await connection.query(
+                """
                 DELETE FROM workers WHERE heartbeat_at < now() - make_interval(secs => 2 * lease_seconds + \(grace)) RETURNING id
                 """, logger: logger)
             return try await rows.reduce(0) { count, _ in count + 1 }
@@ -131,8 +135,9 @@ extension JobQueue {
     /// Deletes jobs that ended (completed, dead, cancelled) more than `seconds` ago; returns how many.
     @discardableResult
     public func prune(olderThan seconds: Double) async throws(StoreError) -> Int {
-        try await store.writing { [logger = store.logger] connection in
-            let rows = try await connection.query("""
+        try await database.writing { [logger = database.logger] connection in
+            let rows = try await connection.query(
+                """
                 DELETE FROM jobs WHERE state IN ('completed', 'dead', 'cancelled')
                   AND finalized_at < now() - make_interval(secs => \(seconds))
                 RETURNING id
@@ -144,24 +149,25 @@ extension JobQueue {
     // MARK: What an operator does
 
     /// Workers claim nothing of these kinds until they are resumed; running jobs finish.
-    public func pause(_ kinds: [JobKind]) async throws(StoreError) {
-        try await store.writing { [logger = store.logger] connection in
-            try await connection.query("""
+    public func pause(_ kinds: [Kind]) async throws(StoreError) {
+        try await database.writing { [logger = database.logger] connection in
+            try await connection.query(
+                """
                 INSERT INTO paused_kinds (kind) SELECT unnest(\(kinds.map(\.rawValue))) ON CONFLICT (kind) DO NOTHING
                 """, logger: logger)
         }
     }
 
-    public func resume(_ kinds: [JobKind]) async throws(StoreError) {
-        try await store.writing { [logger = store.logger] connection in
+    public func resume(_ kinds: [Kind]) async throws(StoreError) {
+        try await database.writing { [logger = database.logger] connection in
             try await connection.query("DELETE FROM paused_kinds WHERE kind = ANY(\(kinds.map(\.rawValue)))", logger: logger)
         }
     }
 
-    public func pausedKinds() async throws(StoreError) -> [JobKind] {
-        try await store.reading { [logger = store.logger] connection in
+    public func pausedKinds() async throws(StoreError) -> [Kind] {
+        try await database.reading { [logger = database.logger] connection in
             let rows = try await connection.query("SELECT kind FROM paused_kinds ORDER BY kind", logger: logger)
-            return try await rows.decode(String.self).reduce(into: []) { kinds, kind in JobKind(rawValue: kind).map { kinds.append($0) } }
+            return try await rows.decode(String.self).reduce(into: []) { kinds, kind in Kind(rawValue: kind).map { kinds.append($0) } }
         }
     }
 
@@ -186,33 +192,40 @@ extension JobQueue {
     /// key), unless the list has a live job already, in which case the list
     /// is counted as left. A list's older dead jobs stay as they are.
     public func retryDead() async throws(StoreError) -> RetryDead {
-        try await store.writing { [logger = store.logger] connection in
-            let left = try await connection.query("""
+        try await database.writing { [logger = database.logger] connection in
+            let left = try await connection.query(
+                """
                 SELECT count(DISTINCT unique_key) FROM jobs dead WHERE state = 'dead' AND EXISTS (
                     SELECT 1 FROM jobs live WHERE live.unique_key = dead.unique_key AND live.state IN ('available', 'running', 'retryable'))
-                """, logger: logger).decode(Int.self).reduce(0) { $1 }
-            let retried = try await Self.retry(where: """
-                id IN (SELECT DISTINCT ON (coalesce(unique_key, id::text)) id FROM jobs WHERE state = 'dead'
-                       ORDER BY coalesce(unique_key, id::text), finalized_at DESC NULLS LAST, id DESC)
-                """, connection, logger: logger)
+                """, logger: logger
+            ).decode(Int.self).reduce(0) { $1 }
+            let retried = try await Self.retry(
+                where: """
+                    id IN (SELECT DISTINCT ON (coalesce(unique_key, id::text)) id FROM jobs WHERE state = 'dead'
+                           ORDER BY coalesce(unique_key, id::text), finalized_at DESC NULLS LAST, id DESC)
+                    """, connection, logger: logger)
             return RetryDead(retried: retried, left: left)
         }
     }
 
     private func retry(where condition: String) async throws(StoreError) -> Int {
-        try await store.writing { [logger = store.logger] connection in try await Self.retry(where: condition, connection, logger: logger) }
+        try await database.writing { [logger = database.logger] connection in
+            try await Self.retry(where: condition, connection, logger: logger)
+        }
     }
 
     private static func retry(where condition: String, _ connection: PostgresConnection, logger: Logger) async throws -> Int {
         // Only where the unique key is free: a list queued again meanwhile is not queued twice.
-        let rows = try await connection.query(PostgresQuery(unsafeSQL: """
-            UPDATE jobs SET state = 'available', attempt = 0, crashes = 0, scheduled_at = now(), finalized_at = NULL
-            WHERE \(condition) AND state IN ('dead', 'cancelled', 'retryable', 'completed')
-              AND (unique_key IS NULL OR NOT EXISTS (
-                  SELECT 1 FROM jobs live WHERE live.unique_key = jobs.unique_key AND live.id <> jobs.id
-                    AND live.state IN ('available', 'running', 'retryable')))
-            RETURNING id
-            """), logger: logger)
+        let rows = try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    UPDATE jobs SET state = 'available', attempt = 0, crashes = 0, scheduled_at = now(), finalized_at = NULL
+                    WHERE \(condition) AND state IN ('dead', 'cancelled', 'retryable', 'completed')
+                      AND (unique_key IS NULL OR NOT EXISTS (
+                          SELECT 1 FROM jobs live WHERE live.unique_key = jobs.unique_key AND live.id <> jobs.id
+                            AND live.state IN ('available', 'running', 'retryable')))
+                    RETURNING id
+                    """), logger: logger)
         return try await rows.reduce(0) { count, _ in count + 1 }
     }
 
@@ -220,8 +233,9 @@ extension JobQueue {
     /// its next heartbeat or write, and stops. False when it had ended or is missing.
     @discardableResult
     public func cancel(_ id: Int64) async throws(StoreError) -> Bool {
-        try await store.writing { [logger = store.logger] connection in
-            let rows = try await connection.query("""
+        try await database.writing { [logger = database.logger] connection in
+            let rows = try await connection.query(
+                """
                 UPDATE jobs SET state = 'cancelled', finalized_at = now(), worker = NULL, lease_until = NULL
                 WHERE id = \(id) AND state IN ('available', 'running', 'retryable')
                 RETURNING id

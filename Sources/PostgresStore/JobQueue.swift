@@ -4,21 +4,13 @@ import NIOCore
 import OfflineStore
 import PostgresNIO
 
-/// What a job does.
-public enum JobKind: String, Sendable, Codable, CaseIterable {
-    /// A whole list: its pages into the store (the list job).
-    case list
-    /// A page of a list's rows: their logos processed into the store's logo index.
-    case logos
-    /// A city's lists matched into properties again, after a list job changed one.
-    case match
-
-    /// The kinds in `text`, comma-separated (`list,logos`); nil when one is not a kind.
-    public static func list(_ text: String) -> [JobKind]? {
-        let kinds = text.split(separator: ",").map { JobKind(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
-        return kinds.contains(nil) ? nil : kinds.compactMap { $0 }
-    }
-}
+/// What a queue's jobs are kinds of: an enum of strings, each kind stored
+/// as its raw value, as river stores a job's kind. The queue knows no kind
+/// of its own: HotelKit's are the Workers library's `JobKind` (`list`,
+/// `logos`, `match`), beside the worker that runs them, and its queue is a
+/// `JobQueue<JobKind>`. The schema checks each job's kind against those three
+/// (``PostgresSchema``), so kinds of other names need a migration that widens the check.
+public protocol JobQueueKind: RawRepresentable<String>, CaseIterable, Hashable, Sendable {}
 
 /// Where a job stands. A job is claimed from `available` or `retryable`
 /// (once its time has come), is `running` while a worker holds its lease,
@@ -32,8 +24,8 @@ public enum JobState: String, Sendable, Codable, CaseIterable {
 }
 
 /// A job to insert.
-public struct NewJob: Sendable, Equatable {
-    public var kind: JobKind
+public struct NewJob<Kind: JobQueueKind>: Sendable, Equatable {
+    public var kind: Kind
     /// The job's arguments, a JSON object, stored as they are.
     public var arguments: String
     /// At most one live job per key: for a list job, its profile, endpoint and list.
@@ -50,8 +42,10 @@ public struct NewJob: Sendable, Equatable {
     /// How long a run may take, in seconds: past it, it is cancelled and fails as timed out. Nil for no limit.
     public var timeout: Double?
 
-    public init(kind: JobKind, arguments: String, uniqueKey: String? = nil, priority: Int = 0, maxAttempts: Int = 5,
-                every: Double? = nil, scheduledAt: Date? = nil, timeout: Double? = nil) {
+    public init(
+        kind: Kind, arguments: String, uniqueKey: String? = nil, priority: Int = 0, maxAttempts: Int = 5,
+        every: Double? = nil, scheduledAt: Date? = nil, timeout: Double? = nil
+    ) {
         self.kind = kind
         self.arguments = arguments
         self.uniqueKey = uniqueKey
@@ -79,18 +73,18 @@ public struct JobLease: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A worker as `hotels jobs` lists it.
-public struct WorkerInfo: Sendable, Equatable {
+public struct WorkerInfo<Kind: JobQueueKind>: Sendable, Equatable {
     /// Unique among workers on every host and in every container (a UUID by
     /// default); `host:pid` is for people, and collides where every worker is pid 1.
     public var id: String
     public var host: String
     public var pid: Int
-    public var kinds: [JobKind]
+    public var kinds: [Kind]
     public var concurrency: Int
     /// Its lease, in seconds: a heartbeat older than two is a worker gone.
     public var lease: Double
 
-    public init(id: String, host: String, pid: Int, kinds: [JobKind], concurrency: Int, lease: Double = 30) {
+    public init(id: String, host: String, pid: Int, kinds: [Kind], concurrency: Int, lease: Double = 30) {
         self.id = id
         self.host = host
         self.pid = pid
@@ -101,9 +95,9 @@ public struct WorkerInfo: Sendable, Equatable {
 }
 
 /// A job as a claim hands it to a worker.
-public struct ClaimedJob: Sendable, Equatable {
+public struct ClaimedJob<Kind: JobQueueKind>: Sendable, Equatable {
     public var id: Int64
-    public var kind: JobKind
+    public var kind: Kind
     public var arguments: String
     /// This run's attempt, from 1.
     public var attempt: Int
@@ -136,10 +130,10 @@ public struct EnqueueResult: Sendable, Equatable {
 /// clocks do not matter.
 ///
 /// ```swift
-/// let queue = JobQueue(store: store)
+/// let queue = JobQueue<JobKind>(database: database)   // the store's database: one pool for both
 /// let jobs = try await queue.claim(worker: "host-1:4242", kinds: [.list], limit: 4, lease: 30)
 /// for job in jobs {
-///     // … run it through store.fenced(job.lease), which refuses writes once the claim is taken over …
+///     // … run it through store.fenced(by: job.lease), which refuses writes once the claim is taken over …
 ///     try await queue.complete(job.lease)
 /// }
 /// ```
@@ -147,26 +141,32 @@ public struct EnqueueResult: Sendable, Equatable {
 /// Every call works behind PgBouncer in transaction mode: no session state,
 /// no LISTEN, no session advisory lock (the leader holds a lease row:
 /// ``lead(as:for:)``).
-public struct JobQueue: Sendable {
-    public let store: PostgresHotelStore
+public struct JobQueue<Kind: JobQueueKind>: Sendable {
+    /// The database the jobs live in, whose pool and deadlines the queue's calls go through.
+    public let database: PostgresDatabase
 
-    public init(store: PostgresHotelStore) {
-        self.store = store
+    /// The queue in `database`, which was migrated when it was opened.
+    public init(database: PostgresDatabase) {
+        self.database = database
     }
 
     /// Inserts the jobs in one statement; a job whose unique key a live job
     /// holds is skipped. A job with `every` makes its list's schedule, or
     /// updates it, in the same transaction: its next run is `every` after this one.
     @discardableResult
-    public func enqueue(_ jobs: [NewJob]) async throws(StoreError) -> EnqueueResult {
+    public func enqueue(_ jobs: [NewJob<Kind>]) async throws(StoreError) -> EnqueueResult {
         guard !jobs.isEmpty else { return EnqueueResult(new: 0, alreadyQueued: 0) }
         let rows = jobs.map { job in
-            JobRow(kind: job.kind.rawValue, args: job.arguments, unique_key: job.uniqueKey, priority: job.priority, max_attempts: job.maxAttempts,
-                   every_seconds: job.every.map { max(1, $0) }, scheduled_at: job.scheduledAt?.timeIntervalSince1970, timeout_seconds: job.timeout)
+            JobRow(
+                kind: job.kind.rawValue, args: job.arguments, unique_key: job.uniqueKey, priority: job.priority,
+                max_attempts: job.maxAttempts,
+                every_seconds: job.every.map { max(1, $0) }, scheduled_at: job.scheduledAt?.timeIntervalSince1970,
+                timeout_seconds: job.timeout)
         }
         let json = String(decoding: (try? JSONEncoder().encode(rows)) ?? Data("[]".utf8), as: UTF8.self)
-        let (new, scheduled) = try await store.writing { [logger = store.logger] connection in
-            let inserted = try await connection.query("""
+        let (new, scheduled) = try await database.writing { [logger = database.logger] connection in
+            let inserted = try await connection.query(
+                """
                 INSERT INTO jobs (kind, args, unique_key, priority, max_attempts, timeout_seconds, scheduled_at)
                 SELECT r.kind, r.args::jsonb, r.unique_key, r.priority, r.max_attempts, r.timeout_seconds,
                        coalesce(to_timestamp(r.scheduled_at), now())
@@ -175,7 +175,8 @@ public struct JobQueue: Sendable {
                 RETURNING id
                 """, logger: logger)
             let new = try await inserted.reduce(0) { count, _ in count + 1 }
-            let schedules = try await connection.query("""
+            let schedules = try await connection.query(
+                """
                 INSERT INTO schedules (kind, args, unique_key, priority, max_attempts, timeout_seconds, every_seconds, next_at)
                 SELECT DISTINCT ON (r.unique_key)
                        r.kind, r.args::jsonb, r.unique_key, r.priority, r.max_attempts, r.timeout_seconds, r.every_seconds,
@@ -208,19 +209,25 @@ public struct JobQueue: Sendable {
     /// sorts off for its own run (`SET enable_sort = off` on the function:
     /// PgBouncer-safe), which makes the plan the same on every server,
     /// whatever ANALYZE last saw.
-    public func claim(worker: String, kinds: [JobKind] = JobKind.allCases, limit: Int, lease: Double) async throws(StoreError) -> [ClaimedJob] {
+    public func claim(worker: String, kinds: [Kind] = Array(Kind.allCases), limit: Int, lease: Double) async throws(StoreError)
+        -> [ClaimedJob<Kind>]
+    {
         guard limit > 0 else { return [] }
-        return try await store.writingOneStatement { [logger = store.logger] connection in
-            let rows = try await connection.query("""
+        return try await database.writingOneStatement { [logger = database.logger] connection in
+            let rows = try await connection.query(
+                """
                 SELECT id, kind, args, attempt, max_attempts, fence, timeout_seconds
                 FROM hotelkit_claim(\(worker), \(kinds.map(\.rawValue)), \(limit), \(lease))
                 """, logger: logger)
-            var claimed: [ClaimedJob] = []
+            var claimed: [ClaimedJob<Kind>] = []
             for try await (id, kind, arguments, attempt, maxAttempts, fence, timeout)
-                in rows.decode((Int64, String, String, Int, Int, Int64, Double?).self) {
-                guard let kind = JobKind(rawValue: kind) else { continue }
-                claimed.append(ClaimedJob(id: id, kind: kind, arguments: arguments, attempt: attempt, maxAttempts: maxAttempts,
-                                          fence: fence, timeout: timeout))
+                in rows.decode((Int64, String, String, Int, Int, Int64, Double?).self)
+            {
+                guard let kind = Kind(rawValue: kind) else { continue }
+                claimed.append(
+                    ClaimedJob(
+                        id: id, kind: kind, arguments: arguments, attempt: attempt, maxAttempts: maxAttempts,
+                        fence: fence, timeout: timeout))
             }
             return claimed.sorted { $0.id < $1.id }
         }
@@ -239,8 +246,9 @@ public struct JobQueue: Sendable {
     /// answer was lost can be retried.
     public func complete(_ leases: [JobLease]) async throws(StoreError) -> Set<JobLease> {
         guard !leases.isEmpty else { return [] }
-        return try await store.writingOneStatement { [logger = store.logger] connection in
-            let completed = try await connection.query("""
+        return try await database.writingOneStatement { [logger = database.logger] connection in
+            let completed = try await connection.query(
+                """
                 WITH done AS (
                     UPDATE jobs SET state = 'completed', finalized_at = coalesce(finalized_at, now()), worker = NULL, lease_until = NULL,
                         crashes = 0
@@ -265,10 +273,13 @@ public struct JobQueue: Sendable {
     /// supplier asked to be called later: HTTP 429 or 503 with
     /// `Retry-After`). Nil when the claim was taken over; otherwise the state the job is left in.
     @discardableResult
-    public func fail(_ lease: JobLease, error: String, retryIn: Double, permanent: Bool = false,
-                     countAttempt: Bool = true) async throws(StoreError) -> JobState? {
-        try await store.writingOneStatement { [logger = store.logger] connection in
-            let rows = try await connection.query("""
+    public func fail(
+        _ lease: JobLease, error: String, retryIn: Double, permanent: Bool = false,
+        countAttempt: Bool = true
+    ) async throws(StoreError) -> JobState? {
+        try await database.writingOneStatement { [logger = database.logger] connection in
+            let rows = try await connection.query(
+                """
                 WITH failed AS (
                     UPDATE jobs SET
                         attempt = CASE WHEN \(countAttempt) THEN attempt ELSE greatest(attempt - 1, 0) END,
@@ -294,8 +305,9 @@ public struct JobQueue: Sendable {
     @discardableResult
     public func release(_ leases: [JobLease]) async throws(StoreError) -> Int {
         guard !leases.isEmpty else { return 0 }
-        return try await store.writingOneStatement { [logger = store.logger] connection in
-            let rows = try await connection.query("""
+        return try await database.writingOneStatement { [logger = database.logger] connection in
+            let rows = try await connection.query(
+                """
                 UPDATE jobs SET state = 'available', attempt = greatest(attempt - 1, 0), worker = NULL, lease_until = NULL
                 FROM unnest(\(leases.map(\.job)), \(leases.map(\.fence))) AS l (id, fence)
                 WHERE jobs.id = l.id AND jobs.fence = l.fence AND jobs.state = 'running'
@@ -311,13 +323,14 @@ public struct JobQueue: Sendable {
     /// over or cancelled, and its run must stop.
     /// A worker the leader removed as gone (stopped past two leases, then
     /// resumed) is registered again.
-    public func heartbeat(_ leases: [JobLease], lease: Double, worker: WorkerInfo? = nil) async throws(StoreError) -> Set<JobLease> {
-        try await store.writing { [logger = store.logger] connection in
+    public func heartbeat(_ leases: [JobLease], lease: Double, worker: WorkerInfo<Kind>? = nil) async throws(StoreError) -> Set<JobLease> {
+        try await database.writing { [logger = database.logger] connection in
             if let worker {
                 try await Self.upsert(worker, starting: false, connection, logger: logger)
             }
             guard !leases.isEmpty else { return [] }
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 UPDATE jobs SET lease_until = now() + make_interval(secs => \(lease))
                 FROM unnest(\(leases.map(\.job)), \(leases.map(\.fence))) AS l (id, fence)
                 WHERE jobs.id = l.id AND jobs.fence = l.fence AND jobs.state = 'running'
@@ -330,15 +343,16 @@ public struct JobQueue: Sendable {
     }
 
     /// Records a worker as started (or started again under the same id), for `hotels jobs`.
-    public func register(_ worker: WorkerInfo) async throws(StoreError) {
-        try await store.writing { [logger = store.logger] connection in
+    public func register(_ worker: WorkerInfo<Kind>) async throws(StoreError) {
+        try await database.writing { [logger = database.logger] connection in
             try await Self.upsert(worker, starting: true, connection, logger: logger)
         }
     }
 
     /// The worker's row as it is now, its heartbeat now; `starting`, its start too.
-    private static func upsert(_ worker: WorkerInfo, starting: Bool, _ connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("""
+    private static func upsert(_ worker: WorkerInfo<Kind>, starting: Bool, _ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query(
+            """
             INSERT INTO workers (id, host, pid, kinds, concurrency, lease_seconds) VALUES
                 (\(worker.id), \(worker.host), \(worker.pid), \(worker.kinds.map(\.rawValue)), \(worker.concurrency), \(worker.lease))
             ON CONFLICT (id) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid, kinds = EXCLUDED.kinds,
@@ -349,7 +363,7 @@ public struct JobQueue: Sendable {
 
     /// Forgets a worker that stopped.
     public func unregister(_ id: String) async throws(StoreError) {
-        try await store.writing { [logger = store.logger] connection in
+        try await database.writing { [logger = database.logger] connection in
             try await connection.query("DELETE FROM workers WHERE id = \(id)", logger: logger)
         }
     }
@@ -367,9 +381,11 @@ public struct JobQueue: Sendable {
     }
 
     /// The columns of ``JobRow`` as `json_to_recordset` names them.
-    private static let recordColumns = """
+    private static var recordColumns: String {
+        """
         r (kind text, args text, unique_key text, priority int, max_attempts int, every_seconds float8, scheduled_at float8, timeout_seconds float8)
         """
+    }
 }
 
 extension PostgresHotelStore {
@@ -378,11 +394,13 @@ extension PostgresHotelStore {
     /// transaction ends (the row is locked against a claim or a cancel).
     /// A claim taken over fails with ``/OfflineStore/StoreError/Kind-swift.enum/leaseLost``.
     static func checkLease(_ lease: JobLease, _ connection: PostgresConnection, logger: Logger, location: String) async throws {
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             SELECT 1 FROM jobs WHERE id = \(lease.job) AND fence = \(lease.fence) AND state = 'running' FOR SHARE
             """, logger: logger)
         guard try await rows.reduce(0, { count, _ in count + 1 }) == 1 else {
-            throw StoreError(path: location, reason: "\(lease) was taken over or cancelled: this worker's write was refused", kind: .leaseLost)
+            throw StoreError(
+                path: location, reason: "\(lease) was taken over or cancelled: this worker's write was refused", kind: .leaseLost)
         }
     }
 }

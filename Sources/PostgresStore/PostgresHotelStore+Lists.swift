@@ -8,35 +8,40 @@ import PostgresNIO
 
 extension PostgresHotelStore {
     public func cachedList(_ key: ListKey) async throws -> CachedList? {
-        try await reading { [logger] connection in
-            try await Self.lists(connection, where: "l.profile = $1 AND l.endpoint = $2 AND l.city = $3 AND l.keyword = $4",
-                                 [key.profile, key.endpoint, key.city, key.storedKeyword], logger: logger).first
+        try await database.reading { [logger] connection in
+            try await Self.lists(
+                connection, where: "l.profile = $1 AND l.endpoint = $2 AND l.city = $3 AND l.keyword = $4",
+                [key.profile, key.endpoint, key.city, key.storedKeyword], logger: logger
+            ).first
         }
     }
 
     public func latestList(city: String, profile: String?, keyword: String? = nil, area: SearchArea? = nil) async throws -> CachedList? {
-        try await reading { [logger] connection in
+        try await database.reading { [logger] connection in
             let condition = "l.city = $1 AND l.keyword = $2" + (profile == nil ? "" : " AND l.profile = $3")
-            return try await Self.lists(connection, where: condition, [city, ListKey.storedKeyword(keyword, area: area)] + (profile.map { [$0] } ?? []),
-                                        order: "ORDER BY l.fetched_at DESC LIMIT 1", logger: logger).first
+            return try await Self.lists(
+                connection, where: condition, [city, ListKey.storedKeyword(keyword, area: area)] + (profile.map { [$0] } ?? []),
+                order: "ORDER BY l.fetched_at DESC LIMIT 1", logger: logger
+            ).first
         }
     }
 
     public func list(id: Int64) async throws -> CachedList? {
-        try await reading { [logger] connection in
+        try await database.reading { [logger] connection in
             try await Self.lists(connection, where: "l.id = $1::bigint", [String(id)], logger: logger).first
         }
     }
 
     public func allLists() async throws -> [CachedList] {
-        try await reading { [logger] connection in
+        try await database.reading { [logger] connection in
             try await Self.lists(connection, where: "true", [], order: "ORDER BY l.fetched_at DESC", logger: logger)
         }
     }
 
     public func hotels(in list: CachedList, limit: Int? = nil) async throws -> [Hotel] {
-        try await reading { [logger] connection in
-            let rows = try await connection.query("""
+        try await database.reading { [logger] connection in
+            let rows = try await connection.query(
+                """
                 SELECT \(unescaped: HotelRowDecoder.selectList) FROM hotels
                 WHERE list_id = \(list.id) ORDER BY position LIMIT \(limit.map(Int64.init))
                 """, logger: logger)
@@ -45,8 +50,9 @@ extension PostgresHotelStore {
     }
 
     public func runBounds(in list: CachedList, rowsPerRun: Int) async throws -> [Int64] {
-        try await reading { [logger] connection in
-            let rows = try await connection.query("""
+        try await database.reading { [logger] connection in
+            let rows = try await connection.query(
+                """
                 SELECT min(position) - 1 FROM hotels WHERE list_id = \(list.id) HAVING count(*) > 0
                 UNION ALL
                 SELECT position FROM (
@@ -61,8 +67,9 @@ extension PostgresHotelStore {
     }
 
     public func hotel(inList listID: Int64, code: String) async throws -> Hotel? {
-        try await reading { [logger] connection in
-            let rows = try await connection.query("""
+        try await database.reading { [logger] connection in
+            let rows = try await connection.query(
+                """
                 SELECT \(unescaped: HotelRowDecoder.selectList) FROM hotels WHERE list_id = \(listID) AND code = \(code)
                 """, logger: logger)
             return try await Self.hotels(rows).first
@@ -71,8 +78,9 @@ extension PostgresHotelStore {
 
     public func rows(in list: CachedList, after: Int64? = nil, limit: Int, matching: String? = nil) async throws -> ListRows {
         let pattern = ListRows.likePattern(matching)
-        return try await reading { [logger] connection in
-            let rows = try await connection.query("""
+        return try await database.reading { [logger] connection in
+            let rows = try await connection.query(
+                """
                 SELECT position, \(unescaped: HotelRowDecoder.selectList) FROM hotels
                 WHERE list_id = \(list.id) AND position > \(after ?? .min) AND (\(pattern)::text IS NULL OR name ILIKE \(pattern))
                 ORDER BY position LIMIT \(Int64(max(1, limit)))
@@ -88,8 +96,10 @@ extension PostgresHotelStore {
     }
 
     @discardableResult
-    public func mergeFirstPage(_ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date = Date()) async throws -> MergeResult {
-        try await writing { [logger] connection in
+    public func mergeFirstPage(_ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date = Date()) async throws
+        -> MergeResult
+    {
+        try await database.writing { [logger] connection in
             try await Self.merge(page, into: key, checkpoint: checkpoint, now: now, connection, logger: logger)
         }
     }
@@ -97,7 +107,7 @@ extension PostgresHotelStore {
     @discardableResult
     public func appendPage(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date = Date()) async throws -> Int {
         if let added = try await appendAtOnce(page, to: key, checkpoint: checkpoint, now: now, lease: nil) { return added }
-        return try await writing { [logger] connection in
+        return try await database.writing { [logger] connection in
             try await Self.append(page, to: key, checkpoint: checkpoint, now: now, connection, logger: logger)
         }
     }
@@ -129,12 +139,14 @@ extension PostgresHotelStore {
         let query = PostgresQuery(unsafeSQL: Self.appendAtOnceSQL, binds: bindings)
         do {
             // The refusal comes with the rows: they are read, or it would go unseen.
-            try await withConnection { [logger] connection in
+            try await database.withConnection { [logger] connection in
                 for try await _ in try await connection.query(query, logger: logger) {}
             }
             return page.count
-        } catch let error as PSQLError where [PostgresSchema.refusedState, Self.uniqueViolation].contains(error.serverInfo?[.sqlState])
-                    || StoreFailure.isConnectionGone(error) {
+        } catch let error as PSQLError
+            where [PostgresSchema.refusedState, Self.uniqueViolation].contains(error.serverInfo?[.sqlState])
+            || StoreFailure.isConnectionGone(error)
+        {
             // Refused, or the connection went before the answer: the general way finds out what landed.
             return nil
         } catch StoreFailure.closedUnanswered {
@@ -180,8 +192,10 @@ extension PostgresHotelStore {
 
     // MARK: Transactions
 
-    static func merge(_ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date,
-                      _ connection: PostgresConnection, logger: Logger) async throws -> MergeResult {
+    static func merge(
+        _ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date,
+        _ connection: PostgresConnection, logger: Logger
+    ) async throws -> MergeResult {
         let list = try await upsertList(key, now: now, connection, logger: logger)
         let existing = list.count == 0 ? [:] : try await existing(page.map(\.code), in: list.id, connection, logger: logger)
         let plan = PagePlan.merge(page, existing: existing, list: list.state)
@@ -189,8 +203,10 @@ extension PostgresHotelStore {
         return plan.merge
     }
 
-    static func append(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date,
-                       _ connection: PostgresConnection, logger: Logger) async throws -> Int {
+    static func append(
+        _ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date,
+        _ connection: PostgresConnection, logger: Logger
+    ) async throws -> Int {
         // The general way, after appendAtOnce refused the page: its codes are looked up first.
         let list = try await upsertList(key, now: now, connection, logger: logger)
         let existing = list.count == 0 ? [:] : try await existing(page.map(\.code), in: list.id, connection, logger: logger)
@@ -200,8 +216,10 @@ extension PostgresHotelStore {
     }
 
     /// Executes a page's plan in its transaction: the rows, then the list's count, bounds and checkpoint.
-    private static func write(_ plan: PagePlan, list: ListRow, checkpoint: Pager.Checkpoint, _ connection: PostgresConnection,
-                              logger: Logger) async throws {
+    private static func write(
+        _ plan: PagePlan, list: ListRow, checkpoint: Pager.Checkpoint, _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
         if plan.replacesList { try await connection.query("DELETE FROM hotels WHERE list_id = \(list.id)", logger: logger) }
         var updates = Rows()
         for row in plan.updates { updates.add(row.hotel, position: row.position) }
@@ -209,8 +227,9 @@ extension PostgresHotelStore {
         for row in plan.inserts { inserts.add(row.hotel, position: row.position) }
         try await updates.update(list: list.id, connection, logger: logger)
         try await inserts.insert(list: list.id, connection, logger: logger)
-        try await finish(list.id, count: (plan.replacesList ? 0 : list.count) + plan.added, positions: (plan.top, plan.next),
-                         checkpoint: plan.savesCheckpoint ? checkpoint : nil, connection, logger: logger)
+        try await finish(
+            list.id, count: (plan.replacesList ? 0 : list.count) + plan.added, positions: (plan.top, plan.next),
+            checkpoint: plan.savesCheckpoint ? checkpoint : nil, connection, logger: logger)
     }
 
     /// A page's transaction commits without waiting for the disk, as
@@ -244,7 +263,8 @@ extension PostgresHotelStore {
     /// The list's row, made if new; its fetch time is now. One statement,
     /// which also locks the list's row: two writers of one list take turns.
     private static func upsertList(_ key: ListKey, now: Date, _ connection: PostgresConnection, logger: Logger) async throws -> ListRow {
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             INSERT INTO lists (profile, endpoint, city, keyword, fetched_at)
             SELECT \(key.profile), \(key.endpoint), \(key.city), \(key.storedKeyword), \(now.timeIntervalSince1970)
             WHERE \(unescaped: pageCommit)
@@ -258,10 +278,13 @@ extension PostgresHotelStore {
     }
 
     /// The list's row count and position bounds after the page, and its checkpoint when it is to be saved.
-    private static func finish(_ id: Int64, count: Int, positions: (first: Int64, next: Int64), checkpoint: Pager.Checkpoint?,
-                               _ connection: PostgresConnection, logger: Logger) async throws {
+    private static func finish(
+        _ id: Int64, count: Int, positions: (first: Int64, next: Int64), checkpoint: Pager.Checkpoint?,
+        _ connection: PostgresConnection, logger: Logger
+    ) async throws {
         let json = try checkpoint.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
-        try await connection.query("""
+        try await connection.query(
+            """
             UPDATE lists SET hotel_count = \(count), first_position = \(positions.first), next_position = \(positions.next),
                 checkpoint = coalesce(\(json), checkpoint), exhausted = coalesce(\(checkpoint.map { $0.end != nil }), exhausted)
             WHERE id = \(id)
@@ -269,9 +292,12 @@ extension PostgresHotelStore {
     }
 
     /// The rows of the list among `codes`, by code.
-    private static func existing(_ codes: [String], in id: Int64, _ connection: PostgresConnection, logger: Logger) async throws -> [String: Hotel] {
+    private static func existing(_ codes: [String], in id: Int64, _ connection: PostgresConnection, logger: Logger) async throws -> [String:
+        Hotel]
+    {
         guard !codes.isEmpty else { return [:] }
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             SELECT \(unescaped: HotelRowDecoder.selectList) FROM hotels
             WHERE list_id = \(id) AND code = ANY(\(codes.map(HotelFieldSpec.Value.textUpToNUL)))
             """, logger: logger)
@@ -285,20 +311,27 @@ extension PostgresHotelStore {
         return hotels
     }
 
-    private static func lists(_ connection: PostgresConnection, where condition: String, _ values: [String], order: String = "",
-                              logger: Logger) async throws -> [CachedList] {
+    private static func lists(
+        _ connection: PostgresConnection, where condition: String, _ values: [String], order: String = "",
+        logger: Logger
+    ) async throws -> [CachedList] {
         var bindings = PostgresBindings(capacity: values.count)
         values.forEach { bindings.append($0) }
-        let rows = try await connection.query(PostgresQuery(unsafeSQL: """
-            SELECT l.id, l.profile, l.endpoint, l.city, l.keyword, l.checkpoint, l.fetched_at, l.hotel_count
-            FROM lists l WHERE \(condition) \(order)
-            """, binds: bindings), logger: logger)
+        let rows = try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT l.id, l.profile, l.endpoint, l.city, l.keyword, l.checkpoint, l.fetched_at, l.hotel_count
+                    FROM lists l WHERE \(condition) \(order)
+                    """, binds: bindings), logger: logger)
         var lists: [CachedList] = []
         for try await (id, profile, endpoint, city, keyword, checkpoint, fetchedAt, count)
-            in rows.decode((Int64, String, String, String, String, String?, Double, Int).self) {
-            lists.append(CachedList(key: ListKey(profile: profile, endpoint: endpoint, city: city, storedKeyword: keyword), id: id, count: count,
-                                    fetchedAt: Date(timeIntervalSince1970: fetchedAt),
-                                    checkpoint: checkpoint.flatMap { try? JSONDecoder().decode(Pager.Checkpoint.self, from: Data($0.utf8)) }))
+            in rows.decode((Int64, String, String, String, String, String?, Double, Int).self)
+        {
+            lists.append(
+                CachedList(
+                    key: ListKey(profile: profile, endpoint: endpoint, city: city, storedKeyword: keyword), id: id, count: count,
+                    fetchedAt: Date(timeIntervalSince1970: fetchedAt),
+                    checkpoint: checkpoint.flatMap { try? JSONDecoder().decode(Pager.Checkpoint.self, from: Data($0.utf8)) }))
         }
         return lists
     }

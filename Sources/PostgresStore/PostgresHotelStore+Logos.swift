@@ -11,16 +11,19 @@ extension PostgresHotelStore {
     /// A note without bytes (a cache hit, a 304) keeps the bytes already stored.
     public func noteImage(_ entry: ImageIndexEntry) async throws {
         let data = entry.data.map { ByteBuffer(bytes: $0) }
-        try await writing { [logger] connection in
+        try await database.writing { [logger] connection in
             // A note with bytes is a download; only then may the picture have changed (a cache hit or a 304 reads nothing more).
             var before: (bytes: Int, etag: String?)?
             if data != nil {
-                for try await row in try await connection.query("SELECT bytes, etag FROM images WHERE url = \(entry.url) AND filter = \(entry.filter)",
-                                                                  logger: logger).decode((Int, String?).self) {
+                for try await row in try await connection.query(
+                    "SELECT bytes, etag FROM images WHERE url = \(entry.url) AND filter = \(entry.filter)",
+                    logger: logger
+                ).decode((Int, String?).self) {
                     before = (row.0, row.1)
                 }
             }
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO images (url, filter, file, bytes, last_access, etag, last_modified, max_age, stored_at, data)
                 VALUES (\(entry.url), \(entry.filter), \(entry.file), \(entry.bytes), \(entry.lastAccess.timeIntervalSince1970),
                         \(entry.etag), \(entry.lastModified), \(entry.maxAge), \(entry.storedAt?.timeIntervalSince1970), \(data))
@@ -37,7 +40,7 @@ extension PostgresHotelStore {
     }
 
     public func logoData(url: String, filter: String) async throws -> [UInt8]? {
-        try await reading { [logger] connection in
+        try await database.reading { [logger] connection in
             let rows = try await connection.query("SELECT data FROM images WHERE url = \(url) AND filter = \(filter)", logger: logger)
             for try await data in rows.decode(ByteBuffer?.self) { return data.map { Array($0.readableBytesView) } }
             return nil
@@ -45,15 +48,18 @@ extension PostgresHotelStore {
     }
 
     public func indexedLogo(url: String, filter: String) async throws -> IndexedLogo? {
-        try await reading { [logger] connection in
-            let rows = try await connection.query("""
+        try await database.reading { [logger] connection in
+            let rows = try await connection.query(
+                """
                 SELECT data, etag, last_modified, max_age, stored_at FROM images
                 WHERE url = \(url) AND filter = \(filter) AND data IS NOT NULL
                 """, logger: logger)
-            for try await (data, etag, lastModified, maxAge, storedAt) in rows.decode((ByteBuffer, String?, String?, Double?, Double?).self) {
+            for try await (data, etag, lastModified, maxAge, storedAt) in rows.decode((ByteBuffer, String?, String?, Double?, Double?).self)
+            {
                 // Stored with no time, it counts as stale: revalidated before it is served.
-                let metadata = CachedImageMetadata(url: url, etag: etag, lastModified: lastModified,
-                                                   storedAt: Date(timeIntervalSince1970: storedAt ?? 0), maxAge: maxAge)
+                let metadata = CachedImageMetadata(
+                    url: url, etag: etag, lastModified: lastModified,
+                    storedAt: Date(timeIntervalSince1970: storedAt ?? 0), maxAge: maxAge)
                 return IndexedLogo(data: Array(data.readableBytesView), metadata: metadata)
             }
             return nil
@@ -61,13 +67,15 @@ extension PostgresHotelStore {
     }
 
     public func imageEntry(url: String, filter: String) async throws -> ImageIndexEntry? {
-        try await reading { [logger] connection in
-            let rows = try await connection.query("""
+        try await database.reading { [logger] connection in
+            let rows = try await connection.query(
+                """
                 SELECT file, bytes, last_access, etag, last_modified FROM images WHERE url = \(url) AND filter = \(filter)
                 """, logger: logger)
             for try await (file, bytes, lastAccess, etag, lastModified) in rows.decode((String, Int, Double, String?, String?).self) {
-                return ImageIndexEntry(url: url, filter: filter, file: file, bytes: bytes, lastAccess: Date(timeIntervalSince1970: lastAccess),
-                                       etag: etag, lastModified: lastModified)
+                return ImageIndexEntry(
+                    url: url, filter: filter, file: file, bytes: bytes, lastAccess: Date(timeIntervalSince1970: lastAccess),
+                    etag: etag, lastModified: lastModified)
             }
             return nil
         }

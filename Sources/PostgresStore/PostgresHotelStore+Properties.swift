@@ -8,8 +8,9 @@ import PostgresNIO
 /// members, the pairs to review, decisions and retired ids.
 extension PostgresHotelStore {
     public func propertyIdentities(scope: String) async throws -> [PropertyIdentity] {
-        try await reading { [logger] connection in
-            let rows = try await connection.query("""
+        try await database.reading { [logger] connection in
+            let rows = try await connection.query(
+                """
                 SELECT p.id, p.created_at, m.profile, m.endpoint, m.code FROM properties p JOIN property_members m ON m.property_id = p.id
                 WHERE p.scope = \(scope) ORDER BY p.id
                 """, logger: logger)
@@ -27,7 +28,7 @@ extension PostgresHotelStore {
     }
 
     public func takenPropertyIDs() async throws -> Set<String> {
-        try await reading { [logger] connection in
+        try await database.reading { [logger] connection in
             var ids = Set<String>()
             let rows = try await connection.query("SELECT id FROM properties UNION ALL SELECT id FROM retired_property_ids", logger: logger)
             for try await id in rows.decode(String.self) { ids.insert(id) }
@@ -36,10 +37,11 @@ extension PostgresHotelStore {
     }
 
     public func propertyScopes() async throws -> [String] {
-        try await reading { [logger] connection in
+        try await database.reading { [logger] connection in
             var scopes: [String] = []
             for try await scope in try await connection.query("SELECT DISTINCT scope FROM properties ORDER BY scope", logger: logger)
-                .decode(String.self) { scopes.append(scope) }
+                .decode(String.self)
+            { scopes.append(scope) }
             return scopes
         }
     }
@@ -52,7 +54,8 @@ extension PostgresHotelStore {
         var members: [[String: JSONValue]] = []
         for (property, keys) in zip(match.properties, match.memberKeys) {
             properties.append([
-                "id": .text(property.id), "scope": .text(match.scope), "name": .optionalText(property.name), "city": .optionalText(property.city),
+                "id": .text(property.id), "scope": .text(match.scope), "name": .optionalText(property.name),
+                "city": .optionalText(property.city),
                 "latitude": .optionalNumber(property.latitude), "longitude": .optionalNumber(property.longitude),
                 "confidence": .text(property.confidence.rawValue), "suppliers": .integer(Int64(property.supplierCount)),
                 "created_at": .number(property.createdAt.timeIntervalSince1970), "matched_at": .number(matchedAt),
@@ -69,34 +72,39 @@ extension PostgresHotelStore {
         let memberChunks = try Self.jsonChunks(members)
         let reviews = try match.reviews.map { ($0.score, try String(decoding: JSONEncoder().encode($0), as: UTF8.self)) }
         let scope = match.scope
-        try await writing { [logger] connection in
+        try await database.writing { [logger] connection in
             try await connection.query("DELETE FROM properties WHERE scope = \(scope)", logger: logger)
             try await connection.query("DELETE FROM match_reviews WHERE scope = \(scope)", logger: logger)
             for chunk in propertyChunks {
-                try await connection.query("INSERT INTO properties SELECT * FROM jsonb_populate_recordset(NULL::properties, \(chunk)::jsonb)",
-                                           logger: logger)
+                try await connection.query(
+                    "INSERT INTO properties SELECT * FROM jsonb_populate_recordset(NULL::properties, \(chunk)::jsonb)",
+                    logger: logger)
             }
             for chunk in memberChunks {
-                try await connection.query("""
+                try await connection.query(
+                    """
                     INSERT INTO property_members SELECT * FROM jsonb_populate_recordset(NULL::property_members, \(chunk)::jsonb)
                     """, logger: logger)
             }
             for retired in match.retired {
-                try await connection.query("""
+                try await connection.query(
+                    """
                     INSERT INTO retired_property_ids (id, successor, retired_at) VALUES (\(retired.id), \(retired.successor), \(matchedAt))
                     ON CONFLICT (id) DO UPDATE SET successor = EXCLUDED.successor, retired_at = EXCLUDED.retired_at
                     """, logger: logger)
             }
             for (score, pair) in reviews {
-                try await connection.query("INSERT INTO match_reviews (scope, score, pair) VALUES (\(scope), \(score), \(pair))", logger: logger)
+                try await connection.query(
+                    "INSERT INTO match_reviews (scope, score, pair) VALUES (\(scope), \(score), \(pair))", logger: logger)
             }
         }
     }
 
     public func properties(_ query: PropertyQuery) async throws -> [CatalogueProperty] {
         let limit = query.limit.map(Int64.init)
-        return try await reading { [logger] connection in
-            let rows = try await connection.query("""
+        return try await database.reading { [logger] connection in
+            let rows = try await connection.query(
+                """
                 SELECT id, scope, name, city, latitude, longitude, confidence, created_at FROM properties
                 WHERE (\(query.scope)::text IS NULL OR scope = \(query.scope)) AND suppliers >= \(query.minimumSuppliers)
                   AND (\(query.after)::text IS NULL OR id > \(query.after))
@@ -107,8 +115,9 @@ extension PostgresHotelStore {
     }
 
     public func property(id: String) async throws -> CatalogueProperty? {
-        try await reading { [logger] connection in
-            let rows = try await connection.query("""
+        try await database.reading { [logger] connection in
+            let rows = try await connection.query(
+                """
                 SELECT id, scope, name, city, latitude, longitude, confidence, created_at FROM properties WHERE id = \(id)
                 """, logger: logger)
             return try await Self.properties(rows, connection, logger: logger).first
@@ -116,8 +125,9 @@ extension PostgresHotelStore {
     }
 
     public func property(holding key: RecordKey) async throws -> CatalogueProperty? {
-        try await reading { [logger] connection in
-            let rows = try await connection.query("""
+        try await database.reading { [logger] connection in
+            let rows = try await connection.query(
+                """
                 SELECT p.id, p.scope, p.name, p.city, p.latitude, p.longitude, p.confidence, p.created_at
                 FROM properties p JOIN property_members m ON m.property_id = p.id
                 WHERE m.profile = \(key.supplier.profile) AND m.endpoint = \(key.supplier.endpoint) AND m.code = \(key.code)
@@ -128,7 +138,7 @@ extension PostgresHotelStore {
     }
 
     public func retiredPropertyID(_ id: String) async throws -> RetiredPropertyID? {
-        try await reading { [logger] connection in
+        try await database.reading { [logger] connection in
             let rows = try await connection.query("SELECT id, successor FROM retired_property_ids WHERE id = \(id)", logger: logger)
             for try await (id, successor) in rows.decode((String, String?).self) { return RetiredPropertyID(id: id, successor: successor) }
             return nil
@@ -136,9 +146,10 @@ extension PostgresHotelStore {
     }
 
     public func reviewPairs(scope: String?) async throws -> [ReviewPair] {
-        let pairs = try await reading { [logger] connection in
+        let pairs = try await database.reading { [logger] connection in
             var pairs: [String] = []
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT pair FROM match_reviews WHERE \(scope)::text IS NULL OR scope = \(scope) ORDER BY score DESC, ctid
                 """, logger: logger)
             for try await pair in rows.decode(String.self) { pairs.append(pair) }
@@ -148,16 +159,19 @@ extension PostgresHotelStore {
     }
 
     public func decisions() async throws -> [PairDecision] {
-        try await reading { [logger] connection in
+        try await database.reading { [logger] connection in
             var decisions: [PairDecision] = []
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT first_profile, first_endpoint, first_code, second_profile, second_endpoint, second_code, verdict FROM match_decisions
                 """, logger: logger)
             for try await (firstProfile, firstEndpoint, firstCode, secondProfile, secondEndpoint, secondCode, verdict)
-                in rows.decode((String, String, String, String, String, String, String).self) {
+                in rows.decode((String, String, String, String, String, String, String).self)
+            {
                 guard let verdict = PairDecision.Verdict(rawValue: verdict),
-                      let decision = PairDecision(RecordKey(profile: firstProfile, endpoint: firstEndpoint, code: firstCode),
-                                                  RecordKey(profile: secondProfile, endpoint: secondEndpoint, code: secondCode), verdict)
+                    let decision = PairDecision(
+                        RecordKey(profile: firstProfile, endpoint: firstEndpoint, code: firstCode),
+                        RecordKey(profile: secondProfile, endpoint: secondEndpoint, code: secondCode), verdict)
                 else { continue }
                 decisions.append(decision)
             }
@@ -167,8 +181,9 @@ extension PostgresHotelStore {
 
     public func recordDecision(_ decision: PairDecision, at date: Date) async throws {
         let (first, second) = (decision.pair.first, decision.pair.second)
-        try await writingOneStatement { [logger] connection in
-            try await connection.query("""
+        try await database.writingOneStatement { [logger] connection in
+            try await connection.query(
+                """
                 INSERT INTO match_decisions (first_profile, first_endpoint, first_code, second_profile, second_endpoint, second_code, verdict, decided_at)
                 VALUES (\(first.supplier.profile), \(first.supplier.endpoint), \(first.code), \(second.supplier.profile), \(second.supplier.endpoint),
                         \(second.code), \(decision.verdict.rawValue), \(date.timeIntervalSince1970))
@@ -180,8 +195,9 @@ extension PostgresHotelStore {
 
     public func logoHashes(lists: [Int64]) async throws -> [String: UInt64] {
         guard !lists.isEmpty else { return [:] }
-        return try await reading { [logger] connection in
-            let rows = try await connection.query("""
+        return try await database.reading { [logger] connection in
+            let rows = try await connection.query(
+                """
                 SELECT DISTINCT i.url, i.perceptual_hash FROM hotels h JOIN images i ON i.url = h.logo_url
                 WHERE h.list_id = ANY(\(lists)) AND i.perceptual_hash IS NOT NULL
                 """, logger: logger)
@@ -193,9 +209,11 @@ extension PostgresHotelStore {
 
     public func storeLogoHashes(_ hashes: [String: UInt64]) async throws {
         guard !hashes.isEmpty else { return }
-        let urls = Array(hashes.keys), values = urls.map { Int64(bitPattern: hashes[$0] ?? 0) }
-        try await writingOneStatement { [logger] connection in
-            try await connection.query("""
+        let urls = Array(hashes.keys)
+        let values = urls.map { Int64(bitPattern: hashes[$0] ?? 0) }
+        try await database.writingOneStatement { [logger] connection in
+            try await connection.query(
+                """
                 UPDATE images SET perceptual_hash = given.hash
                 FROM unnest(\(urls)::text[], \(values)::bigint[]) AS given (url, hash) WHERE images.url = given.url
                 """, logger: logger)
@@ -203,23 +221,32 @@ extension PostgresHotelStore {
     }
 
     /// Property rows with their members, endpoints as pages show them.
-    private static func properties(_ rows: PostgresRowSequence, _ connection: PostgresConnection, logger: Logger) async throws -> [CatalogueProperty] {
+    private static func properties(_ rows: PostgresRowSequence, _ connection: PostgresConnection, logger: Logger) async throws
+        -> [CatalogueProperty]
+    {
         var properties: [CatalogueProperty] = []
         for try await (id, scope, name, city, latitude, longitude, confidence, createdAt)
-            in rows.decode((String, String, String?, String?, Double?, Double?, String, Double).self) {
-            properties.append(CatalogueProperty(id: id, scope: scope, name: name, city: city, latitude: latitude, longitude: longitude,
-                                                confidence: ConfidenceTier(rawValue: confidence) ?? .low, members: [],
-                                                createdAt: Date(timeIntervalSince1970: createdAt)))
+            in rows.decode((String, String, String?, String?, Double?, Double?, String, Double).self)
+        {
+            properties.append(
+                CatalogueProperty(
+                    id: id, scope: scope, name: name, city: city, latitude: latitude, longitude: longitude,
+                    confidence: ConfidenceTier(rawValue: confidence) ?? .low, members: [],
+                    createdAt: Date(timeIntervalSince1970: createdAt)))
         }
         guard !properties.isEmpty else { return [] }
         let index = Dictionary(uniqueKeysWithValues: properties.enumerated().map { ($1.id, $0) })
-        let members = try await connection.query("""
+        let members = try await connection.query(
+            """
             SELECT property_id, list_id, profile, endpoint, code, name FROM property_members
             WHERE property_id = ANY(\(properties.map(\.id))) ORDER BY property_id, profile, endpoint, code
             """, logger: logger)
-        for try await (propertyID, list, profile, endpoint, code, name) in members.decode((String, Int64, String, String, String, String?).self) {
+        for try await (propertyID, list, profile, endpoint, code, name) in members.decode(
+            (String, Int64, String, String, String, String?).self)
+        {
             guard let position = index[propertyID] else { continue }
-            properties[position].members.append(CatalogueMember(list: list, profile: profile, endpoint: ShownURL.of(endpoint), code: code, name: name))
+            properties[position].members.append(
+                CatalogueMember(list: list, profile: profile, endpoint: ShownURL.of(endpoint), code: code, name: name))
         }
         return properties
     }

@@ -53,14 +53,17 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     ///   - url: A `postgres://` URL, read as libpq reads it.
     ///   - environment: Where `PG…` variables are read.
     ///   - passwordFile: `~/.pgpass` unless `PGPASSFILE` says otherwise.
-    public init(url: String, environment: [String: String] = ProcessInfo.processInfo.environment,
-                passwordFile: URL? = nil) throws(StoreError) {
+    public init(
+        url: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+        passwordFile: URL? = nil
+    ) throws(StoreError) {
         let shown = Self.withoutPassword(url)
         func invalid(_ reason: String) -> StoreError {
             StoreError(path: shown, reason: reason, kind: .invalidLocation)
         }
         if let schemeEnd = url.range(of: "://"),
-           url[schemeEnd.upperBound...].prefix(while: { $0 != "/" && $0 != "?" }).filter({ $0 == "@" }).count > 1 {
+            url[schemeEnd.upperBound...].prefix(while: { $0 != "/" && $0 != "?" }).filter({ $0 == "@" }).count > 1
+        {
             throw invalid("its password holds a raw @: percent-encode it as %40")
         }
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
@@ -101,9 +104,11 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         idleInTransactionTimeout = try number("idle_in_transaction_session_timeout", default: 60, zeroAllowed: true)
         callTimeout = try number("call_timeout", default: 120)
 
-        let file = passwordFile ?? environmentValue("PGPASSFILE").map { URL(fileURLWithPath: $0) }
+        let file =
+            passwordFile ?? environmentValue("PGPASSFILE").map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".pgpass")
-        password = components.password.flatMap { $0.isEmpty ? nil : $0 } ?? query["password"].flatMap { $0.isEmpty ? nil : $0 }
+        password =
+            components.password.flatMap { $0.isEmpty ? nil : $0 } ?? query["password"].flatMap { $0.isEmpty ? nil : $0 }
             ?? environmentValue("PGPASSWORD")
             ?? PasswordFile.password(in: file, host: host, port: port, database: database, user: user)
     }
@@ -126,8 +131,9 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public static func withoutPassword(_ url: String) -> String {
         var shown = url
         if let schemeEnd = shown.range(of: "://"), let at = shown[schemeEnd.upperBound...].lastIndex(of: "@"),
-           let colon = shown[schemeEnd.upperBound..<at].firstIndex(of: ":"),
-           !shown[schemeEnd.upperBound..<colon].contains(where: { "@/?".contains($0) }) {
+            let colon = shown[schemeEnd.upperBound..<at].firstIndex(of: ":"),
+            !shown[schemeEnd.upperBound..<colon].contains(where: { "@/?".contains($0) })
+        {
             shown = String(shown[...colon]) + "***" + String(shown[at...])
         }
         guard let query = shown.firstIndex(of: "?") else { return shown }
@@ -140,8 +146,10 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     /// The server's deadlines as start-up parameters, in milliseconds, sent with every connection;
     /// one set to 0 is not sent, and the server's own setting holds (PgBouncer refuses start-up parameters it was not told to ignore).
     var serverDeadlines: [(String, String)] {
-        [("statement_timeout", statementTimeout), ("lock_timeout", lockTimeout),
-         ("idle_in_transaction_session_timeout", idleInTransactionTimeout)].filter { $0.1 > 0 }.map { ($0.0, String($0.1 * 1000)) }
+        [
+            ("statement_timeout", statementTimeout), ("lock_timeout", lockTimeout),
+            ("idle_in_transaction_session_timeout", idleInTransactionTimeout),
+        ].filter { $0.1 > 0 }.map { ($0.0, String($0.1 * 1000)) }
     }
 }
 
@@ -151,8 +159,9 @@ enum PasswordFile {
     static func password(in file: URL, host: String, port: Int, database: String, user: String) -> String? {
         // libpq ignores a file others can read, and says so; so do we, silently.
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: file.path),
-              let permissions = attributes[.posixPermissions] as? Int, permissions & 0o077 == 0,
-              let text = try? String(contentsOf: file, encoding: .utf8) else { return nil }
+            let permissions = attributes[.posixPermissions] as? Int, permissions & 0o077 == 0,
+            let text = try? String(contentsOf: file, encoding: .utf8)
+        else { return nil }
         let wanted = [host, String(port), database, user]
         for line in text.split(whereSeparator: \.isNewline) where !line.hasPrefix("#") {
             let fields = fieldsOf(line)

@@ -33,7 +33,8 @@ struct Rows: HotelFieldVisitor {
     /// with `positions`, one array of positions), as `r`: one column per field,
     /// named as the table names it, and `n`, the row's number from 1.
     static func source(from first: Int, positions: Bool = false) -> String {
-        let arrays = HotelFields.all.enumerated().map { "$\(first + $0.offset)::\(Column.arrayType($0.element.type))" }
+        let arrays =
+            HotelFields.all.enumerated().map { "$\(first + $0.offset)::\(Column.arrayType($0.element.type))" }
             + (positions ? ["$\(first + HotelFields.all.count)::int8[]"] : [])
         let names = HotelFields.all.map(\.postgresColumn) + (positions ? ["position"] : [])
         return "unnest(" + arrays.joined(separator: ", ") + ") WITH ORDINALITY AS r (" + names.joined(separator: ", ") + ", n)"
@@ -52,20 +53,24 @@ struct Rows: HotelFieldVisitor {
 
     func insert(list id: Int64, _ connection: PostgresConnection, logger: Logger) async throws {
         guard count > 0 else { return }
-        try await connection.query(PostgresQuery(unsafeSQL: """
-            INSERT INTO hotels (list_id, \(Self.columnList), position)
-            SELECT $1, \(Self.selectList), r.position FROM \(Self.source(from: 2, positions: true))
-            """, binds: bindings(list: id)), logger: logger)
+        try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    INSERT INTO hotels (list_id, \(Self.columnList), position)
+                    SELECT $1, \(Self.selectList), r.position FROM \(Self.source(from: 2, positions: true))
+                    """, binds: bindings(list: id)), logger: logger)
     }
 
     /// Updates rows in place; their position too, where one was given.
     func update(list id: Int64, _ connection: PostgresConnection, logger: Logger) async throws {
         guard count > 0 else { return }
-        try await connection.query(PostgresQuery(unsafeSQL: """
-            UPDATE hotels AS h SET \(Self.assignments), position = coalesce(r.position, h.position)
-            FROM \(Self.source(from: 2, positions: true))
-            WHERE h.list_id = $1 AND h.code = r.code
-            """, binds: bindings(list: id)), logger: logger)
+        try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    UPDATE hotels AS h SET \(Self.assignments), position = coalesce(r.position, h.position)
+                    FROM \(Self.source(from: 2, positions: true))
+                    WHERE h.list_id = $1 AND h.code = r.code
+                    """, binds: bindings(list: id)), logger: logger)
     }
 
     private func bindings(list id: Int64) -> PostgresBindings {
@@ -162,8 +167,10 @@ struct NullableArray<Element: PostgresArrayEncodable & PostgresNonThrowingEncoda
 /// column names, then each row is read in one pass over its cells.
 struct HotelRowDecoder {
     /// Every field's column, as a select list; references as their JSON text.
-    static let selectList = HotelFields.all.map { $0.type == .references ? "\($0.postgresColumn)::text AS \($0.postgresColumn)" : $0.postgresColumn }
-        .joined(separator: ", ")
+    static let selectList = HotelFields.all.map {
+        $0.type == .references ? "\($0.postgresColumn)::text AS \($0.postgresColumn)" : $0.postgresColumn
+    }
+    .joined(separator: ", ")
 
     /// For each cell of a row, the field it is (an index into ``HotelFields/all``), or nil.
     private var fields: [Int?]?
@@ -175,12 +182,15 @@ struct HotelRowDecoder {
         for (cell, field) in zip(row, fields) {
             guard let field else { continue }
             let spec = HotelFields.all[field]
-            let value: HotelFieldSpec.Value = switch spec.type {
-            case .text: try cell.decode(String?.self).map(HotelFieldSpec.Value.text) ?? .null
-            case .real: try cell.decode(Double?.self).map(HotelFieldSpec.Value.real) ?? .null
-            case .integer: try cell.decode(Int64?.self).map(HotelFieldSpec.Value.integer) ?? .null
-            case .references: try cell.decode(String?.self).flatMap(HotelFieldSpec.Value.references(json:)).map(HotelFieldSpec.Value.references) ?? .null
-            }
+            let value: HotelFieldSpec.Value =
+                switch spec.type {
+                case .text: try cell.decode(String?.self).map(HotelFieldSpec.Value.text) ?? .null
+                case .real: try cell.decode(Double?.self).map(HotelFieldSpec.Value.real) ?? .null
+                case .integer: try cell.decode(Int64?.self).map(HotelFieldSpec.Value.integer) ?? .null
+                case .references:
+                    try cell.decode(String?.self).flatMap(HotelFieldSpec.Value.references(json:)).map(HotelFieldSpec.Value.references)
+                        ?? .null
+                }
             spec.assign(&hotel, value)
         }
         return hotel

@@ -14,12 +14,12 @@ extension PostgresSchema {
 
         private enum CodingKeys: String, CodingKey { case store, version, latestKnown, applied, pending, newer }
 
-        /// After opening (and so migrating) a store: the migrations it applied.
-        public init(migrated store: PostgresHotelStore) {
-            self.store = store.location
+        /// After opening (and so migrating) a database: the migrations it applied.
+        public init(migrated database: PostgresDatabase) {
+            store = database.location
             version = PostgresSchema.latestVersion
             latestKnown = version
-            applied = store.appliedMigrations.map { "\($0.version): \($0.name)" }
+            applied = database.appliedMigrations.map { "\($0.version): \($0.name)" }
             pending = []
             newer = false
             migrated = true
@@ -36,9 +36,11 @@ extension PostgresSchema {
 
         public var description: String {
             if migrated {
-                return "\(store): " + (applied.isEmpty ? "up to date" : "applied " + applied.joined(separator: ", ")) + "; schema version \(version)"
+                return "\(store): " + (applied.isEmpty ? "up to date" : "applied " + applied.joined(separator: ", "))
+                    + "; schema version \(version)"
             }
-            return "\(store): schema version \(version) (this HotelKit knows up to \(latestKnown))" + (newer ? "; written by a newer HotelKit" : "")
+            return "\(store): schema version \(version) (this HotelKit knows up to \(latestKnown))"
+                + (newer ? "; written by a newer HotelKit" : "")
                 + (pending.isEmpty ? "" : "; pending: " + pending.joined(separator: ", "))
         }
     }

@@ -1,10 +1,10 @@
-import _ConnectionPoolModule
 import AtomicFiles
 import Foundation
 import NIOCore
 import NIOPosix
 import OfflineStore
 import PostgresNIO
+import _ConnectionPoolModule
 
 /// Turns what postgres-nio and NIO throw into a ``/OfflineStore/StoreError``
 /// with a kind: the server unreachable, the password refused, the database
@@ -29,21 +29,25 @@ enum StoreFailure: Error {
         case let error as StoreError:
             return error
         case StoreFailure.noConnection(let seconds):
-            return StoreError(path: location, reason: "no connection to \(server) within \(String(format: "%g", seconds)) s", kind: .unavailable)
+            return StoreError(
+                path: location, reason: "no connection to \(server) within \(String(format: "%g", seconds)) s", kind: .unavailable)
         case StoreFailure.closedUnanswered:
             return StoreError(path: location, reason: "the connection to \(server) closed before the call was sent", kind: .unavailable)
         case StoreFailure.noAnswer(let seconds):
             let why = "the connection was closed (raise call_timeout in the URL for longer calls)"
-            return StoreError(path: location, reason: "no answer from \(server) within \(String(format: "%g", seconds)) s; \(why)", kind: .unavailable)
+            return StoreError(
+                path: location, reason: "no answer from \(server) within \(String(format: "%g", seconds)) s; \(why)", kind: .unavailable)
         case let error as PSQLError:
             return storeError(error, location: location, server: server)
         case let error as NIOSSLError:
             return StoreError(path: location, reason: "TLS with \(server) failed: \(error)", kind: .unavailable)
         case let error as ConnectionPoolError where error == .connectionCreationCircuitBreakerTripped:
-            return StoreError(path: location, reason: "cannot connect to \(server): every attempt failed for too long, so the pool stopped trying",
-                              kind: .unavailable)
+            return StoreError(
+                path: location, reason: "cannot connect to \(server): every attempt failed for too long, so the pool stopped trying",
+                kind: .unavailable)
         case let error as ConnectionPoolError where error == .poolShutdown:
-            return StoreError(path: location, reason: "the connections to \(server) are closed: the store is shutting down", kind: .unavailable)
+            return StoreError(
+                path: location, reason: "the connections to \(server) are closed: the store is shutting down", kind: .unavailable)
         default:
             if isUnreachable(error) {
                 return StoreError(path: location, reason: "cannot connect to \(server): \(plainWords(error))", kind: .unavailable)
@@ -96,7 +100,8 @@ enum StoreFailure: Error {
             case "28P01", "28000":
                 return StoreError(path: location, reason: "the server refused the login: \(message)", kind: .authentication)
             case "3D000":
-                return StoreError(path: location, reason: "\(message): create it (createdb) or name another in the URL", kind: .configuration)
+                return StoreError(
+                    path: location, reason: "\(message): create it (createdb) or name another in the URL", kind: .configuration)
             case let state where state.hasPrefix("08") || state.hasPrefix("57P"):
                 return StoreError(path: location, reason: "the server at \(server) dropped the connection: \(message)", kind: .unavailable)
             default:
@@ -105,7 +110,8 @@ enum StoreFailure: Error {
         case .authMechanismRequiresPassword:
             return StoreError(path: location, reason: "the server asks for a password and none was given", kind: .authentication)
         case .sslUnsupported:
-            return StoreError(path: location, reason: "the server at \(server) does not offer TLS, which sslmode requires", kind: .unavailable)
+            return StoreError(
+                path: location, reason: "the server at \(server) does not offer TLS, which sslmode requires", kind: .unavailable)
         default:
             if isConnectionLost(error) || error.underlying.map(isUnreachable) == true {
                 return StoreError(path: location, reason: "cannot connect to \(server): \(plainWords(error))", kind: .unavailable)

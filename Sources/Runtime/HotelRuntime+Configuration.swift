@@ -32,11 +32,13 @@ extension HotelRuntime {
         /// Logo downloads at once, per list.
         public var logoConcurrency: Int
 
-        public init(store: StoreLocation = .folder(SQLiteHotelStore.defaultFolder), logoFolder: URL? = nil,
-                    transport: TransportConfiguration = TransportConfiguration(), httpClient: (any HTTPClient)? = nil,
-                    credentials: Credentials = .environment, limits: XMLReaderLimits = XMLReaderLimits(), retry: RetryPolicy = RetryPolicy(),
-                    warningsPerKind: Int? = 10, exchangeLog: (any ExchangeLog)? = nil, logger: Logger = Logger(label: "hotelkit"),
-                    logoConcurrency: Int = 6) {
+        public init(
+            store: StoreLocation = .folder(SQLiteHotelStore.defaultFolder), logoFolder: URL? = nil,
+            transport: TransportConfiguration = TransportConfiguration(), httpClient: (any HTTPClient)? = nil,
+            credentials: Credentials = .environment, limits: XMLReaderLimits = XMLReaderLimits(), retry: RetryPolicy = RetryPolicy(),
+            warningsPerKind: Int? = 10, exchangeLog: (any ExchangeLog)? = nil, logger: Logger = Logger(label: "hotelkit"),
+            logoConcurrency: Int = 6
+        ) {
             self.store = store
             self.logoFolder = logoFolder ?? Self.defaultLogoFolder(for: store)
             self.transport = transport
@@ -61,8 +63,9 @@ extension HotelRuntime {
 
         /// The settings every client of this runtime is made with.
         func clientConfiguration(transport: any HTTPClient) -> HotelClientConfiguration {
-            HotelClientConfiguration(transport: transport, limits: limits, retry: retry, logger: logger, warningsPerKind: warningsPerKind,
-                                     credentials: credentials, exchangeLog: exchangeLog)
+            HotelClientConfiguration(
+                transport: transport, limits: limits, retry: retry, logger: logger, warningsPerKind: warningsPerKind,
+                credentials: credentials, exchangeLog: exchangeLog)
         }
     }
 }

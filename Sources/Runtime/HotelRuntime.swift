@@ -68,7 +68,8 @@ public final class HotelRuntime: Sendable {
     /// Matching through the runtime's store: properties, reviews and decisions.
     public var catalogue: Catalogue { Catalogue(storage: storage) }
 
-    /// The shared store, when the runtime's store is one: what workers and their jobs need.
+    /// The shared store, when the runtime's store is one: what workers and their jobs need (a job queue
+    /// takes its ``/PostgresStore/PostgresHotelStore/database``, so the two share one pool).
     public var sharedStore: PostgresHotelStore? {
         if case .shared(let store) = store { store } else { nil }
     }
@@ -138,16 +139,19 @@ public final class HotelRuntime: Sendable {
     /// that watches every transfer (a simulation's recorder), or one whose
     /// transfers may reach public addresses only (a dashboard's, for lists
     /// whose service is not on this machine's network).
-    public func makeLogos(filter: FilterChain, memoryCacheLimit: Int? = nil, addressRule: AddressRule = .any,
-                          observe: @escaping @Sendable (LogoPipelineEvent) -> Void = { _ in }) -> LogoPipeline {
+    public func makeLogos(
+        filter: FilterChain, memoryCacheLimit: Int? = nil, addressRule: AddressRule = .any,
+        observe: @escaping @Sendable (LogoPipelineEvent) -> Void = { _ in }
+    ) -> LogoPipeline {
         var transport = configuration.transport
         transport.addressRule = addressRule
         // A client given in the configuration (a test's fake) opens no connection of its own: it has no rule to keep.
         let client = addressRule == .any || configuration.httpClient != nil ? http : HTTPTransport(configuration: transport)
-        return LogoPipeline(configuration: LogoPipeline.Configuration(
-            transport: HTTPLogoTransport(client: client), filter: filter,
-            memoryCache: memoryCacheLimit.map { MemoryImageCache(costLimit: $0) } ?? MemoryImageCache(), diskCache: logoCache,
-            index: storage, downloadConcurrency: configuration.logoConcurrency, logger: configuration.logger, observe: observe))
+        return LogoPipeline(
+            configuration: LogoPipeline.Configuration(
+                transport: HTTPLogoTransport(client: client), filter: filter,
+                memoryCache: memoryCacheLimit.map { MemoryImageCache(costLimit: $0) } ?? MemoryImageCache(), diskCache: logoCache,
+                index: storage, downloadConcurrency: configuration.logoConcurrency, logger: configuration.logger, observe: observe))
     }
 
     /// One list through the runtime's store, with its logos through the
@@ -161,23 +165,30 @@ public final class HotelRuntime: Sendable {
     ///   - filter: The filter chain of the list's logos; nil: no logos.
     ///   - sink: Where the rows and logos go besides the store.
     ///   - storage: Instead of the runtime's store: a worker's fenced view of it.
-    public func listJob(_ client: HotelClient, city: String, keyword: String? = nil, area: SearchArea? = nil,
-                        options: ListSync.Options = ListSync.Options(readAhead: true), logos filter: FilterChain? = nil,
-                        sink: any ListSink = StoreOnlySink(), storage: (any ListStorage)? = nil) -> ListJob {
-        ListJob(client: client, storage: storage ?? self.storage, city: city, keyword: keyword, area: area, options: options,
-                logos: filter.map(logos(filter:)), sink: sink)
+    public func listJob(
+        _ client: HotelClient, city: String, keyword: String? = nil, area: SearchArea? = nil,
+        options: ListSync.Options = ListSync.Options(readAhead: true), logos filter: FilterChain? = nil,
+        sink: any ListSink = StoreOnlySink(), storage: (any ListStorage)? = nil
+    ) -> ListJob {
+        ListJob(
+            client: client, storage: storage ?? self.storage, city: city, keyword: keyword, area: area, options: options,
+            logos: filter.map(logos(filter:)), sink: sink)
     }
 
     /// Runs `body` for each of `items`, `parallel` at once (several lists,
     /// sharing the runtime's clients and pipelines); the results in the order given.
-    public func forEach<Item: Sendable, Result: Sendable>(_ items: [Item], parallel: Int,
-                                                         _ body: @escaping @Sendable (Item) async -> Result) async -> [Result] {
+    public func forEach<Item: Sendable, Result: Sendable>(
+        _ items: [Item], parallel: Int,
+        _ body: @escaping @Sendable (Item) async -> Result
+    ) async -> [Result] {
         await Self.forEach(items, parallel: parallel, body)
     }
 
     /// ``forEach(_:parallel:_:)`` for work that needs no runtime (the logo stage of a match).
-    static func forEach<Item: Sendable, Result: Sendable>(_ items: [Item], parallel: Int,
-                                                         _ body: @escaping @Sendable (Item) async -> Result) async -> [Result] {
+    static func forEach<Item: Sendable, Result: Sendable>(
+        _ items: [Item], parallel: Int,
+        _ body: @escaping @Sendable (Item) async -> Result
+    ) async -> [Result] {
         await withTaskGroup(of: (Int, Result).self) { group in
             var results = [Result?](repeating: nil, count: items.count)
             var next = 0
@@ -198,13 +209,16 @@ public final class HotelRuntime: Sendable {
     /// Logs out every client's sessions and waits for the logo index's last
     /// notes; the store stays open (a worker still signs off through it).
     public func endSessions() async {
-        for client in clients.withLock({ made in defer { made = [] }; return made.map(\.client) }) { await client.close() }
+        for client in clients.withLock({ made in
+            defer { made = [] }
+            return made.map(\.client)
+        }) { await client.close() }
         for pipeline in pipelines.withLock({ Array($0.values) }) { await pipeline.indexWritten() }
     }
 
-    /// ``endSessions()``, then closes a shared store's connections. Call it once, at the end.
+    /// ``endSessions()``, then closes a shared store's database: its pool's connections. Call it once, at the end.
     public func close() async {
         await endSessions()
-        await sharedStore?.close()
+        await sharedStore?.database.close()
     }
 }

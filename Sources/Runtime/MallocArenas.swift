@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A long-running process's heap: what `hotels` and a worker program set first.
@@ -14,12 +15,13 @@ public enum MallocArenas {
     /// in the environment still decides when it is set.
     public static func bound() {
         #if canImport(Glibc)
-        guard ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil,
-              // Swift's Glibc module leaves out <malloc.h>: mallopt is looked up.
-              let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
-        let mallopt = unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)
-        let arenaMax: Int32 = -8 // M_ARENA_MAX in <malloc.h>
-        _ = mallopt(arenaMax, Int32(max(2, ProcessInfo.processInfo.activeProcessorCount)))
+            guard ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil,
+                // Swift's Glibc module leaves out <malloc.h>: mallopt is looked up.
+                let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt")
+            else { return }
+            let mallopt = unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)
+            let arenaMax: Int32 = -8  // M_ARENA_MAX in <malloc.h>
+            _ = mallopt(arenaMax, Int32(max(2, ProcessInfo.processInfo.activeProcessorCount)))
         #endif
     }
 }

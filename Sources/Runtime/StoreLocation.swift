@@ -40,7 +40,7 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
             for warning in store.warnings { logger.warning("\(warning)") }
             return .embedded(store)
         case .shared(let location):
-            return .shared(try await PostgresHotelStore.open(location))
+            return .shared(PostgresHotelStore(database: try await PostgresDatabase.open(location)))
         case .inMemory:
             return .embedded(try SQLiteHotelStore.inMemory())
         }

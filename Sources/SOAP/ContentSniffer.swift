@@ -26,7 +26,7 @@ struct ContentSniffer {
             return ContentSniffer.title(in: text, lowercased: lowercased).map { "an HTML page titled “\($0)”" }
                 ?? "an HTML page"
         case 0x00, 0xFE, 0xFF:
-            return nil // UTF-16 or UTF-32: let the XML reader decide.
+            return nil  // UTF-16 or UTF-32: let the XML reader decide.
         default:
             return "plain text, starting “\(ContentSniffer.snippet(text))”"
         }
@@ -41,8 +41,9 @@ struct ContentSniffer {
         // Offsets agree between the two strings only when lowercasing kept
         // the length, as it does for the ASCII of HTML markup.
         guard text.utf8.count == lowercased.utf8.count,
-              let open = lowercased.utf8.firstRange(of: "<title>".utf8),
-              let close = lowercased.utf8[open.upperBound...].firstRange(of: "</title>".utf8) else { return nil }
+            let open = lowercased.utf8.firstRange(of: "<title>".utf8),
+            let close = lowercased.utf8[open.upperBound...].firstRange(of: "</title>".utf8)
+        else { return nil }
         let bytes = Array(text.utf8)
         let start = lowercased.utf8.distance(from: lowercased.utf8.startIndex, to: open.upperBound)
         let end = lowercased.utf8.distance(from: lowercased.utf8.startIndex, to: close.lowerBound)

@@ -1,3 +1,5 @@
+import Failures
+
 /// Receives what is inside a SOAP `Body`: every element below it, except a
 /// `Fault`, which the response reader turns into a ``SOAPFault``.
 public protocol SOAPBodyHandler: XMLEventHandler {
@@ -57,8 +59,10 @@ public final class SOAPResponseReader<Body: SOAPBodyHandler> {
     ///   - envelope: Whether the payload comes in a SOAP envelope
     ///     (the default), as the document's root, or either way.
     ///   - makeBody: Makes the body handler, given the reader's name table.
-    public init(limits: XMLReaderLimits = XMLReaderLimits(), envelope: MessageEnvelope = .soap,
-                makeBody: (XMLNameTable) throws -> Body) throws {
+    public init(
+        limits: XMLReaderLimits = XMLReaderLimits(), envelope: MessageEnvelope = .soap,
+        makeBody: (XMLNameTable) throws -> Body
+    ) throws {
         reader = try XMLPushReader(limits: limits) { names in
             try SOAPMessageHandler(names: names, envelope: envelope, body: makeBody(names))
         }
@@ -163,9 +167,9 @@ final class SOAPMessageHandler: XMLEventHandler {
             // Only the Body's children come here; what is inside them goes
             // to the body handler by the route.
             if element.localName == faultName, element.namespaceURI == version?.namespaceURI, let version {
-                route.clear() // a fault's content comes here, for the builder
+                route.clear()  // a fault's content comes here, for the builder
                 fault = FaultBuilder(version: version, fault: element, outerScope: outerScope)
-                textInterest.isActive = true // a fault's text is always read
+                textInterest.isActive = true  // a fault's text is always read
                 return
             }
             try body.startElement(element)
@@ -282,16 +286,33 @@ final class SOAPMessageHandler: XMLEventHandler {
             throw NotSOAPEnvelopeError(looksLike: "an HTML page")
         }
         if name == "Envelope" {
-            throw NotSOAPEnvelopeError(looksLike: "an Envelope in namespace \(namespace.map { "“\($0)”" } ?? "none"), "
-                + "which is neither SOAP 1.1 (\(SOAPVersion.v1_1.namespaceURI)) nor SOAP 1.2 (\(SOAPVersion.v1_2.namespaceURI))")
+            throw NotSOAPEnvelopeError(
+                looksLike: "an Envelope in namespace \(namespace.map { "“\($0)”" } ?? "none"), "
+                    + "which is neither SOAP 1.1 (\(SOAPVersion.v1_1.namespaceURI)) nor SOAP 1.2 (\(SOAPVersion.v1_2.namespaceURI))")
         }
-        throw NotSOAPEnvelopeError(looksLike: "an XML document whose root element is <\(name)>"
-            + (namespace.map { " in namespace “\($0)”" } ?? ""), xmlRoot: name)
+        throw NotSOAPEnvelopeError(
+            looksLike: "an XML document whose root element is <\(name)>"
+                + (namespace.map { " in namespace “\($0)”" } ?? ""), xmlRoot: name)
     }
 
     private func record(_ declarations: [(prefix: String?, uri: String)]) {
         for declaration in declarations {
             outerScope[declaration.prefix ?? ""] = declaration.uri
         }
+    }
+}
+
+extension NotSOAPEnvelopeError: MeaningfulError {
+    /// Bad data, with what to set in the profile when the response is a fault or plain XML.
+    public var meaning: ErrorMeaning {
+        let hint =
+            if xmlRoot == "Fault" {
+                "the service sent a SOAP fault without its Envelope: set \"envelope\": \"auto\" in the profile to read it"
+            } else if let root = xmlRoot {
+                "the service answers plain XML, with <\(root)> as the root: set \"envelope\": \"none\" (or \"auto\") in the profile"
+            } else {
+                "check the endpoint URL: the response was not a SOAP message"
+            }
+        return ErrorMeaning(kind: .badData, status: .dataError, hint: hint)
     }
 }

@@ -1,5 +1,5 @@
-import HTTP
 import Foundation
+import HTTP
 
 /// The two SOAP versions, told apart by the envelope's namespace.
 public enum SOAPVersion: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
@@ -80,10 +80,13 @@ public enum SOAPEnvelope {
 extension SOAPEnvelope {
     /// The HTTP request that carries a message: a POST with the version's
     /// Content-Type and action headers.
-    public static func request(to endpoint: String, version: SOAPVersion, action: String, body: String,
-                               header: String? = nil) -> HTTPRequest {
-        HTTPRequest(url: endpoint, method: .post, headers: version.httpHeaders(action: action),
-                    body: Array(message(version: version, body: body, header: header).utf8))
+    public static func request(
+        to endpoint: String, version: SOAPVersion, action: String, body: String,
+        header: String? = nil
+    ) -> HTTPRequest {
+        HTTPRequest(
+            url: endpoint, method: .post, headers: version.httpHeaders(action: action),
+            body: Array(message(version: version, body: body, header: header).utf8))
     }
 }
 

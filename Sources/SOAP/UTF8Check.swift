@@ -49,6 +49,11 @@ struct UTF8Check {
     /// Bytes since the line began, and how many of them continue a character.
     private var lineBytes = 0
     private var lineContinuations = 0
+    /// An ASCII block whose last newline began the line, not yet looked for:
+    /// `lineBytes` counts from the block's start until it is (`settleLine()`),
+    /// when a position is wanted or the chunk ends. Blocks with newlines are
+    /// most of a document's; a chunk has one last.
+    private var unsettledBlock: UnsafeRawPointer?
 
     /// Takes the next chunk: what to parse of it, and the first bad byte.
     mutating func admit(_ bytes: UnsafeRawBufferPointer) -> Admission {
@@ -106,24 +111,32 @@ struct UTF8Check {
             }
             let byte = base.load(fromByteOffset: index, as: UInt8.self)
             if due > 0 {
-                guard (nextLow...nextHigh).contains(byte) else { return Failure(offset: index, position: position) }
+                guard (nextLow...nextHigh).contains(byte) else { return failure(at: index) }
                 due -= 1
                 (nextLow, nextHigh) = (0x80, 0xBF)
                 lineContinuations += 1
             } else if byte == 0x0A {
                 line += 1
                 (lineBytes, lineContinuations) = (0, 0)
+                unsettledBlock = nil
                 index += 1
                 continue
             } else if byte >= 0x80 {
-                guard let sequence = Self.sequence(lead: byte) else { return Failure(offset: index, position: position) }
+                guard let sequence = Self.sequence(lead: byte) else { return failure(at: index) }
                 due = sequence.continuations
                 (nextLow, nextHigh) = (sequence.first.lowerBound, sequence.first.upperBound)
             }
             lineBytes += 1
             index += 1
         }
+        // The chunk's bytes go: its last newline is looked for while they are here.
+        settleLine()
         return nil
+    }
+
+    private mutating func failure(at index: Int) -> Failure {
+        settleLine()
+        return Failure(offset: index, position: position)
     }
 
     /// The well-formed sequences of Unicode's table 3-7 (no overlong forms,
@@ -150,8 +163,9 @@ struct UTF8Check {
     @inline(__always)
     private static func wholeCharacter(_ base: UnsafeRawPointer, at index: Int, count: Int) -> Int? {
         guard let sequence = sequence(lead: base.load(fromByteOffset: index, as: UInt8.self)),
-              index + sequence.continuations < count,
-              sequence.first.contains(base.load(fromByteOffset: index + 1, as: UInt8.self)) else { return nil }
+            index + sequence.continuations < count,
+            sequence.first.contains(base.load(fromByteOffset: index + 1, as: UInt8.self))
+        else { return nil }
         // The later continuations are 0x80...0xBF: the top two bits 10.
         func continues(_ offset: Int) -> Bool { base.load(fromByteOffset: index + offset, as: UInt8.self) & 0xC0 == 0x80 }
         guard sequence.continuations < 2 || continues(2), sequence.continuations < 3 || continues(3) else { return nil }
@@ -184,6 +198,7 @@ struct UTF8Check {
                 line += newlines.nonzeroBitCount
                 lineBytes = 7 - Self.lastFlagged(newlines)
                 lineContinuations = 0
+                unsettledBlock = nil
             }
             index += 8
         }
@@ -216,14 +231,18 @@ struct UTF8Check {
             lineBytes += Self.blockBytes
         } else {
             line += newlines
-            takeLastNewline(block: block)
+            lineBytes = Self.blockBytes
+            lineContinuations = 0
+            unsettledBlock = block
         }
         return true
     }
 
-    /// Starts the column at the last newline of an ASCII block that has one,
-    /// found a vector at a time from the block's end.
-    private mutating func takeLastNewline(block: UnsafeRawPointer) {
+    /// Starts the column at the last newline of the unsettled block, found a
+    /// vector at a time from the block's end.
+    private mutating func settleLine() {
+        guard let block = unsettledBlock else { return }
+        unsettledBlock = nil
         let newline = SIMD16<UInt8>(repeating: 0x0A)
         var offset = Self.blockBytes - 16
         while offset >= 0 {
@@ -232,16 +251,15 @@ struct UTF8Check {
             // word's bytes in little-endian order, as on every Linux target.
             let matches = unsafeBitCast(bytes .== newline, to: SIMD2<UInt64>.self)
             if matches[1] != 0 {
-                lineBytes = Self.blockBytes - 1 - (offset + 8 + Self.lastFlagged(matches[1]))
-                break
+                lineBytes -= offset + 8 + Self.lastFlagged(matches[1]) + 1
+                return
             }
             if matches[0] != 0 {
-                lineBytes = Self.blockBytes - 1 - (offset + Self.lastFlagged(matches[0]))
-                break
+                lineBytes -= offset + Self.lastFlagged(matches[0]) + 1
+                return
             }
             offset -= 16
         }
-        lineContinuations = 0
     }
 
     /// The high bit of each byte of an ASCII word that is a newline (exact: no carry crosses bytes).
@@ -263,7 +281,7 @@ struct UTF8Check {
     static func isUTF8(_ head: [UInt8]) -> Bool? {
         guard head.count >= 4 else { return nil }
         switch (head[0], head[1]) {
-        case (0xFE, 0xFF), (0xFF, 0xFE), (0x00, _), (0x3C, 0x00): return false // UTF-16 or UTF-32
+        case (0xFE, 0xFF), (0xFF, 0xFE), (0x00, _), (0x3C, 0x00): return false  // UTF-16 or UTF-32
         default: break
         }
         let text = head.starts(with: [0xEF, 0xBB, 0xBF]) ? head.dropFirst(3) : head[...]

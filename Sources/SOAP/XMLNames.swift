@@ -13,6 +13,8 @@ public struct XMLNameTable {
     public let textInterest: XMLTextInterest
     /// Where the events of a subtree go, when a handler hands them on.
     public let route: XMLEventRoute
+    /// The simple fields of a record, which the reader can read itself.
+    public let fields: XMLFieldCapture
 
     /// The interned form of `name`.
     public func name(_ name: String) -> XMLName {
@@ -54,13 +56,34 @@ public final class XMLEventRoute {
 /// Whether a reader's handlers want character data right now. On by default;
 /// the reader still counts every text node against its limits.
 public final class XMLTextInterest {
+    /// Where text goes: nowhere, to the handler's `characters`, or into ``buffer``.
+    @usableFromInline enum Mode: UInt8 { case off, deliver, collect }
+
     // Set and read on the parse's one thread: no exclusivity checks.
-    @exclusivity(unchecked) @usableFromInline var active = true
+    @exclusivity(unchecked) @usableFromInline var mode = Mode.deliver
+    /// What ``collect(from:atMost:)`` allows: at most `maxLength` bytes in
+    /// the buffer past `collectStart`.
+    @exclusivity(unchecked) @usableFromInline var collectStart = 0
+    @exclusivity(unchecked) @usableFromInline var maxLength = Int.max
+
+    /// Where the reader appends character data while a handler collects it.
+    public let buffer = XMLTextBuffer()
 
     /// Inlinable: handlers switch it on and off for every field they read.
+    /// Setting it delivers text to the handlers' `characters`, or none.
     @inlinable public var isActive: Bool {
-        get { active }
-        set { active = newValue }
+        get { mode != .off }
+        set { mode = newValue ? .deliver : .off }
+    }
+
+    /// From now on, until ``isActive`` is set, the reader appends character
+    /// data to ``buffer`` itself, with no call to any handler: a text node
+    /// costs a copy. More than `maxLength` bytes past `start` fail the
+    /// parse, as a text value past the limit.
+    @inlinable public func collect(from start: Int, atMost maxLength: Int) {
+        mode = .collect
+        collectStart = start
+        self.maxLength = maxLength
     }
 
     init() {}
@@ -90,6 +113,8 @@ public struct XMLName: Hashable {
 /// callback.
 public struct XMLStartElement {
     public let localName: XMLName
+    /// How deep it is: the document element is at depth 1.
+    public let depth: Int
     let prefixPointer: UnsafePointer<xmlChar>?
     let namespacePointer: UnsafePointer<xmlChar>?
     let namespaceCount: Int

@@ -69,9 +69,11 @@ public final class XMLPushReader<Handler: XMLEventHandler> {
         xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOENT.rawValue))
         let textInterest = XMLTextInterest()
         let route = XMLEventRoute()
+        let fields = XMLFieldCapture()
         do {
-            handler = try makeHandler(XMLNameTable(context: context, textInterest: textInterest, route: route))
-            state = ReaderState(handler: handler, limits: limits, textInterest: textInterest, route: route, context: context)
+            handler = try makeHandler(XMLNameTable(context: context, textInterest: textInterest, route: route, fields: fields))
+            state = ReaderState(
+                handler: handler, limits: limits, textInterest: textInterest, route: route, fields: fields, context: context)
         } catch {
             xmlFreeParserCtxt(context)
             throw error
@@ -133,7 +135,7 @@ public final class XMLPushReader<Handler: XMLEventHandler> {
     }
 
     private func parse(_ bytes: UnsafeRawBufferPointer, isLast: Bool) throws {
-        xmlResetLastError() // the thread's last error must be this chunk's (see failOnEncodingError)
+        xmlResetLastError()  // the thread's last error must be this chunk's (see failOnEncodingError)
         let status = xmlParseChunk(context, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), isLast ? 1 : 0)
         state.failOnEncodingError()
         try state.throwIfFailed()
@@ -162,180 +164,4 @@ private struct LibXML2Setup: Sendable {
 
     /// Touching the global runs its initialiser exactly once.
     func assertReady() {}
-}
-
-// MARK: - Parser state shared with the C callbacks
-
-/// What the C callbacks reach through libxml2's user-data pointer: limits,
-/// counters, and the handler events go to.
-///
-/// A reader is fed from one thread at a time and libxml2 calls back on that
-/// thread, so these accesses never overlap: Swift's dynamic exclusivity checks
-/// (a large share of the time per event) are turned off for the hot fields.
-///
-/// The state is not generic: the handler is held as an existential, so each
-/// event is one witness call into the handler's own, fully specialised code.
-/// (A generic state would run unspecialised here, since the handler's type
-/// lives in another module.)
-private final class ReaderState {
-    let handler: any XMLEventHandler
-    /// The events a route hands on go here. Both handlers are constants, so
-    /// calling them retains nothing.
-    let routeTarget: any XMLEventHandler
-    let limits: XMLReaderLimits
-    let textInterest: XMLTextInterest
-    let route: XMLEventRoute
-    let context: xmlParserCtxtPtr
-    @exclusivity(unchecked) var depth = 0
-    @exclusivity(unchecked) var textRunLength = 0
-    @exclusivity(unchecked) var inputBytes = 0
-    var utf8 = UTF8Check()
-    @exclusivity(unchecked) private var failure: (any Error)?
-
-    init(handler: any XMLEventHandler, limits: XMLReaderLimits, textInterest: XMLTextInterest, route: XMLEventRoute,
-         context: xmlParserCtxtPtr) {
-        self.handler = handler
-        routeTarget = handler.routeTarget ?? handler
-        self.limits = limits
-        self.textInterest = textInterest
-        self.route = route
-        self.context = context
-    }
-
-    var position: XMLPosition {
-        XMLPosition(line: Int(xmlSAX2GetLineNumber(context)), column: Int(xmlSAX2GetColumnNumber(context)))
-    }
-
-    /// Fails the parse for passing a limit, at the current position. Kept
-    /// out of line, so the callbacks' common path stays short.
-    @inline(never)
-    func fail(exceeding limit: XMLReaderError.Limit) {
-        fail(XMLReaderError.limitExceeded(limit, at: position))
-    }
-
-    /// Records the first failure and stops the parser; later events are ignored.
-    func fail(_ error: any Error) {
-        guard failure == nil else { return }
-        failure = error
-        xmlStopParser(context)
-    }
-
-    func throwIfFailed() throws {
-        if let failure { throw failure }
-    }
-
-    /// libxml2 reported an error that reached no callback.
-    func throwIfParserFailed(status: Int32) throws {
-        guard status != 0 else { return }
-        throw XMLReaderError.malformed(reason: "libxml2 error \(status)", at: position)
-    }
-
-    /// A conversion error in the document's encoding reaches no callback: it
-    /// is raised without the parser's context, as the thread's last error,
-    /// from the encoder or from the input layer, and the chunk that meets it
-    /// may even return success. So it is looked for after every chunk, and
-    /// named in words that the chunking cannot change.
-    func failOnEncodingError() {
-        guard let last = xmlGetLastError()?.pointee,
-              last.domain == Int32(XML_FROM_I18N.rawValue)
-                || last.domain == Int32(XML_FROM_IO.rawValue) && last.code == Int32(XML_IO_ENCODER.rawValue) else { return }
-        fail(XMLReaderError.malformed(reason: "bytes that are not valid in the document's encoding", at: position))
-    }
-
-    /// Delivers an event of an element at `depth` unless the parse has
-    /// failed: to the route target below the route, else to the handler. An
-    /// error fails the parse. The handler is passed borrowed, never retained.
-    @inline(__always)
-    func deliver(atDepth depth: Int, _ event: (any XMLEventHandler) throws -> Void) {
-        guard failure == nil else { return }
-        do {
-            if depth > route.deeperThan {
-                try event(routeTarget)
-            } else {
-                try event(handler)
-            }
-        } catch {
-            fail(error)
-        }
-    }
-}
-
-/// Runs `body` with the state behind libxml2's user-data pointer: the pointer
-/// given to xmlCreatePushParserCtxt, to a ReaderState the reader keeps alive
-/// until it frees the context, so it is borrowed without a retain.
-@inline(__always)
-private func withReaderState(_ userData: UnsafeMutableRawPointer?, _ body: (ReaderState) -> Void) {
-    guard let userData else { return }
-    Unmanaged<ReaderState>.fromOpaque(userData)._withUnsafeGuaranteedRef(body)
-}
-
-private let startElementTrampoline: startElementNsSAX2Func = {
-    userData, localName, prefix, uri, namespaceCount, namespaces, attributeCount, _, attributes in
-    withReaderState(userData) { state in
-        state.depth += 1
-        state.textRunLength = 0
-        if state.depth > state.limits.maxDepth {
-            state.fail(exceeding: .depth(state.limits.maxDepth))
-            return
-        }
-        if let attributes {
-            for index in 0..<Int(attributeCount) {
-                guard let start = attributes[index * 5 + 3], let end = attributes[index * 5 + 4] else { continue }
-                if end - start > state.limits.maxTextLength {
-                    state.fail(exceeding: .textLength(state.limits.maxTextLength))
-                    return
-                }
-            }
-        }
-        let element = XMLStartElement(
-            localName: XMLName(localName.map(UnsafeRawPointer.init)),
-            prefixPointer: prefix,
-            namespacePointer: uri,
-            namespaceCount: Int(namespaceCount),
-            namespaceList: namespaces,
-            attributeCount: Int(attributeCount),
-            attributeList: attributes
-        )
-        state.deliver(atDepth: state.depth) { try $0.startElement(element) }
-    }
-}
-
-private let endElementTrampoline: endElementNsSAX2Func = { userData, localName, _, _ in
-    withReaderState(userData) { state in
-        let depth = state.depth
-        state.depth -= 1
-        state.textRunLength = 0
-        state.deliver(atDepth: depth) { try $0.endElement(XMLName(localName.map(UnsafeRawPointer.init))) }
-    }
-}
-
-private let charactersTrampoline: charactersSAXFunc = { userData, bytes, length in
-    withReaderState(userData) { state in
-        state.textRunLength += Int(length)
-        if state.textRunLength > state.limits.maxTextLength {
-            state.fail(exceeding: .textLength(state.limits.maxTextLength))
-            return
-        }
-        guard let bytes, state.textInterest.active else { return }
-        state.deliver(atDepth: state.depth) { try $0.characters(UnsafeBufferPointer(start: bytes, count: Int(length))) }
-    }
-}
-
-/// Called at `<!DOCTYPE name …`, before any internal subset is read: refusing
-/// here means no entity is ever declared.
-private let doctypeTrampoline: internalSubsetSAXFunc = { userData, name, _, _ in
-    withReaderState(userData) { state in
-        state.fail(XMLReaderError.doctypeForbidden(name: name.map(string(from:)) ?? "", at: state.position))
-    }
-}
-
-private let structuredErrorTrampoline: xmlStructuredErrorFunc = { userData, error in
-    guard let error else { return }
-    let level = error.pointee.level
-    guard level == XML_ERR_ERROR || level == XML_ERR_FATAL else { return }
-    let message = error.pointee.message.map { String(cString: $0) } ?? "unknown error"
-    let position = XMLPosition(line: Int(error.pointee.line), column: Int(error.pointee.int2))
-    withReaderState(userData) { state in
-        state.fail(XMLReaderError.malformed(reason: message.trimmingWhitespace(), at: position))
-    }
 }

@@ -1,3 +1,5 @@
+import Failures
+
 /// A place in a document, 1-based, as libxml2 counts it.
 public struct XMLPosition: Sendable, Equatable, CustomStringConvertible {
     public var line: Int
@@ -72,7 +74,8 @@ extension String {
     package func trimmingWhitespace() -> String {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
         guard let first = firstIndex(where: { !isSpace($0) }),
-              let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+            let last = lastIndex(where: { !isSpace($0) })
+        else { return "" }
         return String(self[first...last])
     }
 
@@ -80,5 +83,15 @@ extension String {
     /// at either end: a multi-line, indented text on one line.
     package func foldingWhitespace() -> String {
         split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }).joined(separator: " ")
+    }
+}
+
+extension XMLReaderError: MeaningfulError {
+    /// Bad data; a passed limit says how to raise it.
+    public var meaning: ErrorMeaning {
+        guard case .limitExceeded = self else { return ErrorMeaning(kind: .badData, status: .dataError) }
+        return ErrorMeaning(
+            kind: .badData, status: .dataError,
+            hint: "if the document is trusted, raise the limit with --max-depth, --max-text or --max-input")
     }
 }

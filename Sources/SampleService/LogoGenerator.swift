@@ -27,7 +27,9 @@ final class LogoGenerator: Sendable {
         let drawn = Int.random(in: 64...1024, using: &random)
         // A supplier's copy of a picture is the same drawing at its own size: the pattern scales with the side.
         let size = logo.size ?? drawn
-        let background = (UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random))
+        let background = (
+            UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random)
+        )
         let shapes = (0..<Int.random(in: 3...5, using: &random)).map { _ in LogoShape(random: &random) }
         var pixels = [UInt8](repeating: 255, count: size * size * 4)
         pixels.withUnsafeMutableBufferPointer { pixels in
@@ -77,7 +79,9 @@ private struct LogoShape {
         isEllipse = Bool.random(using: &random)
         centre = (Double.random(in: 0.15...0.85, using: &random), Double.random(in: 0.15...0.85, using: &random))
         halfSize = (Double.random(in: 0.08...0.35, using: &random), Double.random(in: 0.08...0.35, using: &random))
-        colour = (UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random))
+        colour = (
+            UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random)
+        )
     }
 
     /// The horizontal extent it covers at height `v`, nil when it does not reach that row.

@@ -105,7 +105,8 @@ final class SampleAuthenticator: Sendable {
             return
         }
         guard token.passwordType?.hasSuffix("#PasswordDigest") == true, let nonceText = token.nonce,
-              let nonce = Data(base64Encoded: nonceText), let created = token.created else {
+            let nonce = Data(base64Encoded: nonceText), let created = token.created
+        else {
             throw SampleFault.security("InvalidSecurityToken", "An invalid security token was provided")
         }
         guard let date = Self.date(created), abs(date.timeIntervalSince(now)) <= 300 else {

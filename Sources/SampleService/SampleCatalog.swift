@@ -57,7 +57,9 @@ struct SampleCatalog: Sendable {
         City(name: "London", latitude: 51.51, longitude: -0.13, isChinese: false, countryCode: "GB", dialling: "+44 20 "),
     ]
     private static let chains = ["HI", "MC", "AC", "IB", "SH", "WI", "RT", "HY"]
-    private static let postalCodes = ["Shanghai": "2000", "Beijing": "1000", "Paris": "750", "New York": "100", "Tokyo": "100-", "London": "WC2N "]
+    private static let postalCodes = [
+        "Shanghai": "2000", "Beijing": "1000", "Paris": "750", "New York": "100", "Tokyo": "100-", "London": "WC2N ",
+    ]
     private static let chineseParts = ["锦江", "和平", "国际", "花园", "东方", "丽晶", "外滩", "金陵", "华亭", "长城"]
     private static let chineseKinds = ["大酒店", "饭店", "宾馆", "酒店"]
     private static let latinParts = ["Grand", "Royal", "Garden", "Harbour", "Plaza", "Imperial", "Riverside", "Park", "Central", "Palace"]
@@ -79,8 +81,10 @@ struct SampleCatalog: Sendable {
             // Most hotels are in the first four cities.
             let city = Self.cities[index % 10 < 8 ? index % 4 : 4 + index % 2]
             addtime -= Int64.random(in: 1...90, using: &random)
-            let name = city.isChinese
-                ? Self.chineseParts.randomElement(using: &random)! + Self.chineseParts.randomElement(using: &random)! + Self.chineseKinds.randomElement(using: &random)!
+            let name =
+                city.isChinese
+                ? Self.chineseParts.randomElement(using: &random)! + Self.chineseParts.randomElement(using: &random)! + Self.chineseKinds
+                    .randomElement(using: &random)!
                 : "\(Self.latinParts.randomElement(using: &random)!) \(Self.latinParts.randomElement(using: &random)!) Hotel \(city.name)"
             let code = String(format: "H%06d", index)
             var hotel = SampleHotel(
@@ -131,14 +135,18 @@ struct SampleCatalog: Sendable {
             addtime -= Int64.random(in: 1...90, using: &random)
             let decimals = SupplierStyle(number: record.supplier).coordinateDecimals
             let scale = (0..<decimals).reduce(1.0) { value, _ in value * 10 }
-            lists[record.listCity, default: []].append(SampleHotel(
-                code: hotel.code, name: hotel.name ?? "", address: hotel.address,
-                latitude: hotel.latitude.map { ($0 * scale).rounded() / scale }, longitude: hotel.longitude.map { ($0 * scale).rounded() / scale },
-                logo: record.logo.map { SampleLogo(isPNG: $0.isPNG, picture: seed ^ $0.picture, size: $0.size, jpegQuality: $0.jpegQuality) },
-                addtime: addtime, phone: hotel.phone, chainCode: hotel.chainCode, rating: hotel.rating, postalCode: hotel.postalCode,
-                city: hotel.city ?? record.listCity, countryCode: hotel.countryCode ?? "",
-                references: (hotel.references ?? [:]).sorted { $0.key < $1.key }.map { (catalog: $0.key, code: $0.value) }
-            ))
+            lists[record.listCity, default: []].append(
+                SampleHotel(
+                    code: hotel.code, name: hotel.name ?? "", address: hotel.address,
+                    latitude: hotel.latitude.map { ($0 * scale).rounded() / scale },
+                    longitude: hotel.longitude.map { ($0 * scale).rounded() / scale },
+                    logo: record.logo.map {
+                        SampleLogo(isPNG: $0.isPNG, picture: seed ^ $0.picture, size: $0.size, jpegQuality: $0.jpegQuality)
+                    },
+                    addtime: addtime, phone: hotel.phone, chainCode: hotel.chainCode, rating: hotel.rating, postalCode: hotel.postalCode,
+                    city: hotel.city ?? record.listCity, countryCode: hotel.countryCode ?? "",
+                    references: (hotel.references ?? [:]).sorted { $0.key < $1.key }.map { (catalog: $0.key, code: $0.value) }
+                ))
         }
         byCity = lists
         byCode = Dictionary(lists.values.joined().map { ($0.code, $0) }) { first, _ in first }
@@ -153,7 +161,8 @@ struct SampleCatalog: Sendable {
         var start = 0
         if let before {
             // The list is sorted newest first: binary search for the first older row.
-            var low = 0, high = list.count
+            var low = 0
+            var high = list.count
             while low < high {
                 let middle = (low + high) / 2
                 if list[middle].addtime >= before { low = middle + 1 } else { high = middle }

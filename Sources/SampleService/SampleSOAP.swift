@@ -70,7 +70,8 @@ final class QueryHotelsReader: SOAPBodyHandler {
             try reader.feed(body)
             try reader.finish()
             guard reader.body.operation == "QueryHotels" else {
-                throw SampleFault(sender: true, reason: "unknown operation \(reader.body.operation ?? "(none)"); this service has QueryHotels")
+                throw SampleFault(
+                    sender: true, reason: "unknown operation \(reader.body.operation ?? "(none)"); this service has QueryHotels")
             }
             values = reader.body.values
             try authenticator?.check(reader.body.security.token, sawSecurity: reader.body.security.sawSecurity)
@@ -163,15 +164,20 @@ enum SampleMessages {
         switch version {
         case .v1_1:
             let code = fault.security.map { "wsse:\($0)" } ?? "soap:" + (fault.sender ? "Client" : fault.busy ? "Server.Busy" : "Server")
-            return SOAPEnvelope.message(version: version, body:
-                "<soap:Fault><faultcode\(fault.security == nil ? "" : " xmlns:wsse=\"\(wsse)\"")>\(code)</faultcode>"
-                + "<faultstring>\(reason)</faultstring></soap:Fault>")
+            return SOAPEnvelope.message(
+                version: version,
+                body:
+                    "<soap:Fault><faultcode\(fault.security == nil ? "" : " xmlns:wsse=\"\(wsse)\"")>\(code)</faultcode>"
+                    + "<faultstring>\(reason)</faultstring></soap:Fault>")
         case .v1_2:
-            let subcode = fault.security.map { "<soap:Subcode><soap:Value xmlns:wsse=\"\(wsse)\">wsse:\($0)</soap:Value></soap:Subcode>" }
+            let subcode =
+                fault.security.map { "<soap:Subcode><soap:Value xmlns:wsse=\"\(wsse)\">wsse:\($0)</soap:Value></soap:Subcode>" }
                 ?? (fault.busy ? "<soap:Subcode><soap:Value xmlns:h=\"urn:hotelkit:sample\">h:Busy</soap:Value></soap:Subcode>" : "")
-            return SOAPEnvelope.message(version: version, body:
-                "<soap:Fault><soap:Code><soap:Value>soap:\(fault.sender ? "Sender" : "Receiver")</soap:Value>\(subcode)</soap:Code>"
-                + "<soap:Reason><soap:Text xml:lang=\"en\">\(reason)</soap:Text></soap:Reason></soap:Fault>")
+            return SOAPEnvelope.message(
+                version: version,
+                body:
+                    "<soap:Fault><soap:Code><soap:Value>soap:\(fault.sender ? "Sender" : "Receiver")</soap:Value>\(subcode)</soap:Code>"
+                    + "<soap:Reason><soap:Text xml:lang=\"en\">\(reason)</soap:Text></soap:Reason></soap:Fault>")
         }
     }
 
@@ -181,8 +187,9 @@ enum SampleMessages {
         guard optionalFields else { return catalogueWSDL(endpoint: endpoint) }
         var text = catalogueWSDL(endpoint: endpoint)
         for (name, type) in [("address", "string"), ("latitude", "double"), ("longitude", "double"), ("logoURL", "string")] {
-            text = text.replacingOccurrences(of: #"<xs:element name="\#(name)" type="xs:\#(type)"/>"#,
-                                             with: #"<xs:element name="\#(name)" type="xs:\#(type)" minOccurs="0"/>"#)
+            text = text.replacingOccurrences(
+                of: #"<xs:element name="\#(name)" type="xs:\#(type)"/>"#,
+                with: #"<xs:element name="\#(name)" type="xs:\#(type)" minOccurs="0"/>"#)
         }
         return text
     }

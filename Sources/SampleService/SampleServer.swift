@@ -1,3 +1,4 @@
+import AtomicFiles
 import Foundation
 import Hummingbird
 import Locking
@@ -41,13 +42,6 @@ public struct SampleServiceOptions: Sendable {
     public init() {}
 }
 
-/// The truth of `hotels serve --supplier N --truth FILE` could not be written.
-public struct SampleTruthError: Error, CustomStringConvertible {
-    public var path: String
-    public var reason: String
-    public var description: String { "cannot write the truth to \(path): \(reason)" }
-}
-
 /// HotelKit's sample SOAP service: `QueryHotels` at `POST /soap` in SOAP 1.1
 /// and 1.2, its WSDL at `GET /soap?wsdl`, and each hotel's logo at
 /// `GET /logos/CODE.png|jpg`, with fault injection for tests and demos.
@@ -88,6 +82,13 @@ public enum SampleServer {
 
     /// Runs until cancelled; `onListening` gets the bound port.
     public static func run(_ options: SampleServiceOptions, onListening: @escaping @Sendable (Int) -> Void) async throws {
+        try await application(options, onListening: onListening).run()
+    }
+
+    /// The service as a web application, to run in a `ServiceGroup` (`hotels serve`); `onListening` gets the bound port.
+    public static func application(
+        _ options: SampleServiceOptions, onListening: @escaping @Sendable (Int) -> Void
+    ) throws -> some ApplicationProtocol {
         let service = try SampleServiceState(options: options)
         let router = Router()
         router.post("soap") { request, _ in try await service.soap(request) }
@@ -95,13 +96,12 @@ public enum SampleServer {
         router.get("logos/:file") { request, context in try await service.logo(request, file: context.parameters.get("file") ?? "") }
         var logger = Logger(label: "hotels-serve")
         logger.logLevel = options.logLevel
-        let app = Application(
+        return Application(
             router: router,
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "hotelkit-sample"),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? options.port) },
             logger: logger
         )
-        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
     }
 }
 
@@ -122,9 +122,10 @@ private final class SampleServiceState: Sendable {
             catalog = SampleCatalog(supplier: world.records, seed: options.seed)
             if let path = options.truthFile {
                 do {
-                    try Data(SupplierWorld.truthLines(world.records, hardCases: world.hardCases).utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+                    try Data(SupplierWorld.truthLines(world.records, hardCases: world.hardCases).utf8).write(
+                        to: URL(fileURLWithPath: path), options: .atomic)
                 } catch {
-                    throw SampleTruthError(path: path, reason: (error as NSError).localizedDescription)
+                    throw AtomicFileError(path: path, operation: "write the truth to", error: error)
                 }
             }
         } else {
@@ -135,9 +136,13 @@ private final class SampleServiceState: Sendable {
         random = PosixMutex(SeededGenerator(seed: options.seed &+ 0x5EED))
         var handle: FileHandle?
         if let path = options.logFile {
-            _ = FileManager.default.createFile(atPath: path, contents: nil)
-            handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-            try handle?.seekToEnd()
+            do {
+                _ = FileManager.default.createFile(atPath: path, contents: nil)
+                handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+                try handle?.seekToEnd()
+            } catch {
+                throw AtomicFileError(path: path, operation: "open the request log", error: error)
+            }
         }
         log = PosixMutex(handle)
     }
@@ -147,22 +152,29 @@ private final class SampleServiceState: Sendable {
         try await delay()
         let contentType = request.headers[.contentType] ?? ""
         guard let version = SOAPVersion(contentType: contentType) else {
-            return soapReply(request, SampleMessages.fault(
-                SampleFault(sender: true, reason: "Content-Type must be text/xml (SOAP 1.1) or application/soap+xml (SOAP 1.2), not “\(contentType)”"),
-                version: .v1_1), status: .unsupportedMediaType, version: .v1_1)
+            return soapReply(
+                request,
+                SampleMessages.fault(
+                    SampleFault(
+                        sender: true,
+                        reason: "Content-Type must be text/xml (SOAP 1.1) or application/soap+xml (SOAP 1.2), not “\(contentType)”"),
+                    version: .v1_1), status: .unsupportedMediaType, version: .v1_1)
         }
         if authenticator.refusesHTTP(authorization: request.headers[.authorization]) {
-            return streamed(request, status: .unauthorized, bytes: Array("Unauthorized\n".utf8),
-                            headers: [.contentType: "text/plain", .wwwAuthenticate: #"Basic realm="hotelkit-sample""#])
+            return streamed(
+                request, status: .unauthorized, bytes: Array("Unauthorized\n".utf8),
+                headers: [.contentType: "text/plain", .wwwAuthenticate: #"Basic realm="hotelkit-sample""#])
         }
         if chance(options.throttleRate) {
-            return streamed(request, status: .tooManyRequests, bytes: Array("Too Many Requests\n".utf8),
-                            headers: [.contentType: "text/plain", .retryAfter: String(options.retryAfter)])
+            return streamed(
+                request, status: .tooManyRequests, bytes: Array("Too Many Requests\n".utf8),
+                headers: [.contentType: "text/plain", .retryAfter: String(options.retryAfter)])
         }
         if chance(options.failRate) {
             if chance(0.5) {
-                return streamed(request, status: .internalServerError, bytes: Array("Internal Server Error\n".utf8),
-                                headers: [.contentType: "text/plain"])
+                return streamed(
+                    request, status: .internalServerError, bytes: Array("Internal Server Error\n".utf8),
+                    headers: [.contentType: "text/plain"])
             }
             let fault = SampleFault(sender: false, reason: "injected failure: the property system is busy", busy: true)
             return soapReply(request, SampleMessages.fault(fault, version: version), status: .internalServerError, version: version)
@@ -174,8 +186,9 @@ private final class SampleServiceState: Sendable {
             let xml = SampleMessages.response(page.hotels, lastAddTime: page.lastAddTime, baseURL: baseURL(request), version: version)
             // Logged with the page it answered: a run's log says which pages were asked for twice.
             let asked = "\(query.city)|\(query.pageSize)|\(query.before.map(String.init) ?? "")"
-            return streamed(request, status: .ok, bytes: xml, headers: [.contentType: version.mediaType + "; charset=utf-8"],
-                            page: asked)
+            return streamed(
+                request, status: .ok, bytes: xml, headers: [.contentType: version.mediaType + "; charset=utf-8"],
+                page: asked)
         } catch {
             let status: HTTPResponse.Status = version == .v1_2 ? .badRequest : .internalServerError
             return soapReply(request, SampleMessages.fault(error, version: version), status: status, version: version)
@@ -211,11 +224,16 @@ private final class SampleServiceState: Sendable {
         }
         let (bytes, etag) = try logos.logo(for: hotel, logo)
         let lastModified = Date(timeIntervalSince1970: TimeInterval(hotel.addtime)).httpDate
-        if request.headers[.ifNoneMatch] == etag || (request.headers[.ifNoneMatch] == nil && request.headers[.ifModifiedSince] == lastModified) {
-            return record(request, response: Response(status: .notModified, headers: [.eTag: etag, .lastModified: lastModified]), arrived: arrived)
+        if request.headers[.ifNoneMatch] == etag
+            || (request.headers[.ifNoneMatch] == nil && request.headers[.ifModifiedSince] == lastModified)
+        {
+            return record(
+                request, response: Response(status: .notModified, headers: [.eTag: etag, .lastModified: lastModified]), arrived: arrived)
         }
-        let headers: HTTPFields = [.contentType: logo.isPNG ? "image/png" : "image/jpeg", .eTag: etag,
-                                   .lastModified: lastModified, .cacheControl: "max-age=\(options.logoMaxAge)"]
+        let headers: HTTPFields = [
+            .contentType: logo.isPNG ? "image/png" : "image/jpeg", .eTag: etag,
+            .lastModified: lastModified, .cacheControl: "max-age=\(options.logoMaxAge)",
+        ]
         return streamed(request, status: .ok, bytes: bytes, headers: headers, arrived: arrived)
     }
 
@@ -231,29 +249,33 @@ private final class SampleServiceState: Sendable {
 
     /// Sends `bytes` in pieces, so a drop can cut the body (the connection is
     /// reset mid-body) and a client that hangs up is noticed and logged.
-    private func streamed(_ request: Request, status: HTTPResponse.Status, bytes: [UInt8], headers: HTTPFields, page: String? = nil,
-                          arrived: Int? = nil) -> Response {
+    private func streamed(
+        _ request: Request, status: HTTPResponse.Status, bytes: [UInt8], headers: HTTPFields, page: String? = nil,
+        arrived: Int? = nil
+    ) -> Response {
         let drop = status == .ok && chance(options.dropRate)
         let path = loggedPath(request)
         var headers = headers
         headers[.contentLength] = String(bytes.count)
-        return Response(status: status, headers: headers, body: ResponseBody(contentLength: bytes.count) { writer in
-            let piece = 16 << 10
-            var sent = 0
-            do {
-                while sent < bytes.count {
-                    if drop, sent >= bytes.count / 2 { throw CancellationError() }
-                    let end = min(bytes.count, drop ? max(sent + 1, bytes.count / 2) : sent + piece)
-                    try await writer.write(ByteBuffer(bytes: bytes[sent..<end]))
-                    sent = end
+        return Response(
+            status: status, headers: headers,
+            body: ResponseBody(contentLength: bytes.count) { writer in
+                let piece = 16 << 10
+                var sent = 0
+                do {
+                    while sent < bytes.count {
+                        if drop, sent >= bytes.count / 2 { throw CancellationError() }
+                        let end = min(bytes.count, drop ? max(sent + 1, bytes.count / 2) : sent + piece)
+                        try await writer.write(ByteBuffer(bytes: bytes[sent..<end]))
+                        sent = end
+                    }
+                    try await writer.finish(nil)
+                    self.write(path: path, status: Int(status.code), bytes: sent, hungUp: false, page: page, arrived: arrived)
+                } catch {
+                    self.write(path: path, status: Int(status.code), bytes: sent, hungUp: !drop, page: page, arrived: arrived)
+                    throw error
                 }
-                try await writer.finish(nil)
-                self.write(path: path, status: Int(status.code), bytes: sent, hungUp: false, page: page, arrived: arrived)
-            } catch {
-                self.write(path: path, status: Int(status.code), bytes: sent, hungUp: !drop, page: page, arrived: arrived)
-                throw error
-            }
-        })
+            })
     }
 
     /// The path and query of a request, as the log writes it.
@@ -275,8 +297,11 @@ private final class SampleServiceState: Sendable {
         log.withLock { handle in
             guard let handle else { return }
             let time = Self.now()
-            let quoted = { (text: String) in "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
-            let line = #"{"time": \#(time), "path": \#(quoted(path)), "status": \#(status), "bytes": \#(bytes), "hungUp": \#(hungUp)"#
+            let quoted = { (text: String) in
+                "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+            }
+            let line =
+                #"{"time": \#(time), "path": \#(quoted(path)), "status": \#(status), "bytes": \#(bytes), "hungUp": \#(hungUp)"#
                 + (page.map { #", "page": \#(quoted($0))"# } ?? "") + (arrived.map { #", "arrived": \#($0)"# } ?? "") + "}\n"
             try? handle.write(contentsOf: Data(line.utf8))
         }

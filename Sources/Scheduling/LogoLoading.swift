@@ -25,7 +25,9 @@ public protocol LogoLoading: Sendable {
     /// `onStage` is told, on any thread, when it starts downloading and when
     /// it starts decoding; `completion` gets the result on the queue's
     /// completion queue. Cancelling it cancels its transfer.
-    func operation(name: String, url: String, priority: WorkPriority,
-                   onStage: @escaping @Sendable (LogoStage) -> Void,
-                   completion: @escaping @Sendable (LogoResult) -> Void) -> WorkOperation
+    func operation(
+        name: String, url: String, priority: WorkPriority,
+        onStage: @escaping @Sendable (LogoStage) -> Void,
+        completion: @escaping @Sendable (LogoResult) -> Void
+    ) -> WorkOperation
 }

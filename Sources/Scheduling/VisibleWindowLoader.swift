@@ -23,13 +23,13 @@ public final class VisibleWindowLoader: @unchecked Sendable {
     /// Rows that fit on screen; ``resize(viewport:)`` changes it.
     public private(set) var viewport: Int
     private let logos: any LogoLoading
-    private let clock: any SchedulerClock
-    private let requestPage: PageRequester?
-    private let observe: (VisibleWindowLoader, Double, WindowEvent) -> Void
+    let clock: any SchedulerClock
+    let requestPage: PageRequester?
+    let observe: (VisibleWindowLoader, Double, WindowEvent) -> Void
 
-    public private(set) var rows: [ListRow] = []
+    public internal(set) var rows: [ListRow] = []
     public private(set) var top = 0.0
-    private var phase = Phase.idle
+    var phase = Phase.idle
     /// +1 scrolling down (towards later rows), -1 up.
     private var direction = 1
     /// Ours: the top row where a released fling will come to rest. Kept as
@@ -49,12 +49,11 @@ public final class VisibleWindowLoader: @unchecked Sendable {
     private var startedDownloads: Set<Int> = []
     private var displayed: Set<Int> = []
     private var failures: [Int: Failure] = [:]
-    private var pageInFlight = false
-    private var pagesRequested = 0
-    private var pageRetryAt = 0.0
-    public private(set) var reachedEnd = false
+    var pages = PageRequests()
+    /// The last page has arrived: nothing more is asked for.
+    public var reachedEnd: Bool { pages.reachedEnd }
     private var whenVisibleComplete: [() -> Void] = []
-    private var isClosed = false
+    var isClosed = false
 
     /// - Parameters:
     ///   - viewport: Rows that fit on screen.
@@ -66,8 +65,10 @@ public final class VisibleWindowLoader: @unchecked Sendable {
     ///   - clock: The time of events, of drags and of retry delays.
     ///   - requestPage: Asks for the next page ("load more"); nil for a list that is all there.
     ///   - observe: Told of every event, on `mainQueue`, with the time on `clock`.
-    public init(viewport: Int, policy: WindowPolicy, logos: any LogoLoading, downloadQueue: WorkQueue, mainQueue: DispatchQueue,
-                clock: any SchedulerClock, requestPage: PageRequester?, observe: @escaping (VisibleWindowLoader, Double, WindowEvent) -> Void) {
+    public init(
+        viewport: Int, policy: WindowPolicy, logos: any LogoLoading, downloadQueue: WorkQueue, mainQueue: DispatchQueue,
+        clock: any SchedulerClock, requestPage: PageRequester?, observe: @escaping (VisibleWindowLoader, Double, WindowEvent) -> Void
+    ) {
         self.viewport = max(1, viewport)
         self.policy = policy
         self.logos = logos
@@ -120,37 +121,12 @@ public final class VisibleWindowLoader: @unchecked Sendable {
 
     // MARK: Table-view events
 
-    /// Requests page 1 and shows it; `shown` is called on the main queue
-    /// with the result once the rows are on screen (or the request failed).
-    public func loadFirstPage(_ shown: @escaping @Sendable (PageResult) -> Void) {
-        dispatchPrecondition(condition: .onQueue(mainQueue))
-        guard let requestPage, pagesRequested == 0, !pageInFlight else { return }
-        pageInFlight = true
-        pagesRequested = 1
-        emit(.pageRequest(page: 1))
-        requestPage { [self] result in
-            let at = clock.milliseconds
-            mainQueue.async { [self] in
-                pageInFlight = false
-                switch result {
-                case .rows(let first, let isLast), .list(let first, let isLast):
-                    observe(self, at, .pageReceived(page: 1, rows: first.count, isLast: isLast || first.isEmpty))
-                    showFirstPage(first, isLast: isLast || first.isEmpty)
-                case .failed(let error):
-                    pagesRequested = 0
-                    observe(self, at, .pageFailed(page: 1, reason: String(describing: error)))
-                }
-                shown(result)
-            }
-        }
-    }
-
     /// Shows the first page: the rows become the list, and the visible rows
     /// load as after a scroll that stopped.
     public func showFirstPage(_ first: [ListRow], isLast: Bool) {
         dispatchPrecondition(condition: .onQueue(mainQueue))
         rows = first
-        reachedEnd = isLast
+        pages.reachedEnd = isLast
         visibleRows.forEach(willDisplay)
         // Page 1 arriving mid-drag waits for the drag to settle, as any row would.
         if phase == .idle { settle() }
@@ -166,7 +142,7 @@ public final class VisibleWindowLoader: @unchecked Sendable {
         failures = failures.filter { row, _ in row < list.count && list[row] == rows[row] }
         displayed = displayed.filter { row in row < list.count && list[row] == rows[row] }
         rows = list
-        reachedEnd = isLast
+        pages.reachedEnd = isLast
         // A shorter list brings the window back to its end rather than leaving it past it.
         top = min(top, Double(max(0, rows.count - viewport)))
         if phase == .idle { settle() }
@@ -207,7 +183,8 @@ public final class VisibleWindowLoader: @unchecked Sendable {
         if newTop != top { direction = newTop > top ? 1 : -1 }
         top = max(0, newTop)
         emit(.scroll(top: top))
-        let becomesReading = phase == .dragging && !isReadingDrag && policy.kind == .ours
+        let becomesReading =
+            phase == .dragging && !isReadingDrag && policy.kind == .ours
             && policy.readingDragAfter.map { clock.milliseconds - dragBeganAt >= $0 } == true
         if becomesReading {
             isReadingDrag = true
@@ -259,7 +236,7 @@ public final class VisibleWindowLoader: @unchecked Sendable {
 
     /// The tutorial's `tableView:cellForRowAtIndexPath:` for a row's logo:
     /// show it if it is loaded, else start it unless the table is moving.
-    private func willDisplay(_ row: Int) {
+    func willDisplay(_ row: Int) {
         guard let url = rows[row].logoURL else { return }
         if let image = logos.cachedImage(for: url) {
             display(row, image: image)
@@ -303,7 +280,9 @@ public final class VisibleWindowLoader: @unchecked Sendable {
     /// this when scrolling stops; ours on every scroll too, so a reversal
     /// cancels the prefetch behind it.
     private func cancelRowsNotKept() {
-        let visible = visibleRows, ahead = prefetchRows, landing = landing
+        let visible = visibleRows
+        let ahead = prefetchRows
+        let landing = landing
         for row in downloadsInProgress.keys where !visible.contains(row) && !ahead.contains(row) && landing?.contains(row) != true {
             cancel(row)
         }
@@ -326,7 +305,7 @@ public final class VisibleWindowLoader: @unchecked Sendable {
     /// Starts the landing rows that are loaded, and asks for the next page
     /// while the landing lies past them: a fling often flies beyond the
     /// list's last page, and its rows would otherwise wait for the settle.
-    private func startLandingRows() {
+    func startLandingRows() {
         guard let landingTop, let rest = landing else { return }
         for row in rest where !displayed.contains(row) { startUnlessCached(row, priority: .veryHigh) }
         if Int(landingTop.rounded(.down)) + viewport > rows.count { requestNextPage() }
@@ -349,20 +328,24 @@ public final class VisibleWindowLoader: @unchecked Sendable {
         let serial = nextSerial
         // Weak: the download queue holds the operation, and a loader dropped
         // while rows wait must not be kept alive by them.
-        let operation = logos.operation(name: "row \(row)", url: url, priority: priority, onStage: { [weak self, downloadQueue, clock, mainQueue] stage in
-            let at = clock.milliseconds
-            let event: WindowEvent = stage == .downloading
-                ? .start(row: row, queueSuspended: downloadQueue.isSuspended) : .decoding(row: row)
-            mainQueue.async { [weak self] in
-                // A row cancelled before this hop ran is over: its start would count a transfer that was already reported cancelled.
-                guard let self, downloadsInProgress[row]?.serial == serial else { return }
-                if stage == .downloading { startedDownloads.insert(row) }
-                observe(self, at, event)
-            }
-        }, completion: { [weak self] result in
-            // Delivered on the main queue.
-            self?.finished(row, serial: serial, result: result)
-        })
+        let operation = logos.operation(
+            name: "row \(row)", url: url, priority: priority,
+            onStage: { [weak self, downloadQueue, clock, mainQueue] stage in
+                let at = clock.milliseconds
+                let event: WindowEvent =
+                    stage == .downloading
+                    ? .start(row: row, queueSuspended: downloadQueue.isSuspended) : .decoding(row: row)
+                mainQueue.async { [weak self] in
+                    // A row cancelled before this hop ran is over: its start would count a transfer that was already reported cancelled.
+                    guard let self, downloadsInProgress[row]?.serial == serial else { return }
+                    if stage == .downloading { startedDownloads.insert(row) }
+                    observe(self, at, event)
+                }
+            },
+            completion: { [weak self] result in
+                // Delivered on the main queue.
+                self?.finished(row, serial: serial, result: result)
+            })
         downloadsInProgress[row] = (operation, serial)
         emit(.queued(row: row, priority: priority))
         downloadQueue.addOperation(operation)
@@ -384,7 +367,7 @@ public final class VisibleWindowLoader: @unchecked Sendable {
         case .image(let image, let bytes):
             failures[row] = nil
             let window = visibleRows
-            let margin = window.lowerBound - policy.prefetch ..< window.upperBound + policy.prefetch
+            let margin = window.lowerBound - policy.prefetch..<window.upperBound + policy.prefetch
             let wasted = !margin.contains(row) && !(landing?.contains(row) ?? false)
             emit(.done(row: row, downloadedBytes: bytes, wasted: wasted))
             if window.contains(row) { display(row, image: image) }
@@ -419,51 +402,7 @@ public final class VisibleWindowLoader: @unchecked Sendable {
         for row in visibleRows where failures[row] != nil { start(row, priority: priority(for: row)) }
     }
 
-    // MARK: Load more
-
-    private func loadMoreIfNeeded() {
-        guard !rows.isEmpty, Double(visibleRows.upperBound) >= policy.loadMoreThreshold * Double(rows.count) else { return }
-        requestNextPage()
-    }
-
-    private func requestNextPage() {
-        guard let requestPage, !isClosed, !pageInFlight, !reachedEnd, clock.milliseconds >= pageRetryAt else { return }
-        pageInFlight = true
-        pagesRequested += 1
-        let page = pagesRequested
-        emit(.pageRequest(page: page))
-        requestPage { [self] result in
-            let at = clock.milliseconds
-            mainQueue.async { [self] in pageArrived(page, result, at: at) }
-        }
-    }
-
-    private func pageArrived(_ page: Int, _ result: PageResult, at: Double) {
-        pageInFlight = false
-        guard !isClosed else { return }
-        switch result {
-        case .rows(let more, let isLast):
-            let before = visibleRows
-            rows += more
-            reachedEnd = isLast || more.isEmpty
-            observe(self, at, .pageReceived(page: page, rows: more.count, isLast: reachedEnd))
-            // Rows that were clipped by the end of the list come into view.
-            for row in visibleRows where !before.contains(row) { willDisplay(row) }
-            if phase == .decelerating { startLandingRows() }
-            loadMoreIfNeeded()
-        case .list(let list, let isLast):
-            observe(self, at, .pageReceived(page: page, rows: list.count, isLast: isLast || list.isEmpty))
-            replaceRows(list, isLast: isLast || list.isEmpty)
-            loadMoreIfNeeded()
-        case .failed(let error):
-            // Asked again when a row is next shown, after a pause.
-            pagesRequested -= 1
-            pageRetryAt = clock.milliseconds + policy.retryBaseDelay
-            observe(self, at, .pageFailed(page: page, reason: String(describing: error)))
-        }
-    }
-
-    private func emit(_ event: WindowEvent) {
+    func emit(_ event: WindowEvent) {
         observe(self, clock.milliseconds, event)
     }
 }

@@ -71,8 +71,10 @@ public final class WorkOperation: Sendable, CustomStringConvertible {
     ///   - body: The work; it calls `finish` when done.
     ///   - completion: Runs once on the queue's completion queue, whether
     ///     the operation finished or was cancelled.
-    public init(name: String, priority: WorkPriority = .normal, body: @escaping Body,
-                completion: (@Sendable (WorkOutcome) -> Void)? = nil) {
+    public init(
+        name: String, priority: WorkPriority = .normal, body: @escaping Body,
+        completion: (@Sendable (WorkOutcome) -> Void)? = nil
+    ) {
         self.name = name
         state = PosixMutex(State(priority: priority, body: body, completion: completion))
     }
@@ -242,12 +244,16 @@ public final class WorkQueue: Sendable {
 
     /// Adds a block as an operation that finishes when the block returns.
     @discardableResult
-    public func addOperation(name: String, priority: WorkPriority = .normal, _ block: @escaping @Sendable (WorkOperation) -> Void,
-                             completion: (@Sendable (WorkOutcome) -> Void)? = nil) -> WorkOperation {
-        let operation = WorkOperation(name: name, priority: priority, body: { operation, finish in
-            block(operation)
-            finish()
-        }, completion: completion)
+    public func addOperation(
+        name: String, priority: WorkPriority = .normal, _ block: @escaping @Sendable (WorkOperation) -> Void,
+        completion: (@Sendable (WorkOutcome) -> Void)? = nil
+    ) -> WorkOperation {
+        let operation = WorkOperation(
+            name: name, priority: priority,
+            body: { operation, finish in
+                block(operation)
+                finish()
+            }, completion: completion)
         addOperation(operation)
         return operation
     }
@@ -308,7 +314,8 @@ public final class WorkQueue: Sendable {
         let starting = state.withLock { state -> [WorkOperation] in
             var starting: [WorkOperation] = []
             while !state.suspended, state.running < state.maxConcurrent,
-                  let level = state.ready.indices.last(where: { !state.ready[$0].isEmpty }) {
+                let level = state.ready.indices.last(where: { !state.ready[$0].isEmpty })
+            {
                 starting.append(state.ready[level].removeFirst())
                 state.running += 1
             }
@@ -325,7 +332,12 @@ public final class WorkQueue: Sendable {
                 let finished = Locked(false)
                 (body ?? { _, finish in finish() })(operation) { [self] in
                     // A body that calls finish twice must not free two slots.
-                    guard finished.withLock({ done in defer { done = true }; return !done }) else { return }
+                    guard
+                        finished.withLock({ done in
+                            defer { done = true }
+                            return !done
+                        })
+                    else { return }
                     runningOperations.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(operation)) }
                     self.finish(operation, outcome: operation.isCancelled ? .cancelled : .finished, wasRunning: true)
                 }

@@ -16,4 +16,3 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
         return value ^ (value >> 31)
     }
 }
-

@@ -1,6 +1,6 @@
 import Foundation
-import Seeding
 import Scheduling
+import Seeding
 
 /// Makes a realistic scroll session from a seed: reading pauses, short
 /// drags that stop dead, flings that decelerate like a table view (speed
@@ -55,7 +55,8 @@ public struct FlingGenerator: Sendable {
             events.append(ScrollEvent(at: time.rounded(), event: .dragBegin))
             let isFling = Double.random(in: 0..<1, using: &random) < 0.55
             // A fling is a quick flick; a nudge a slow push that stops dead.
-            let dragRows = isFling ? Double.random(in: 3...14, using: &random) : Double.random(in: 2...Double(max(3, viewport - 2)), using: &random)
+            let dragRows =
+                isFling ? Double.random(in: 3...14, using: &random) : Double.random(in: 2...Double(max(3, viewport - 2)), using: &random)
             let dragTime = isFling ? Double.random(in: 80...200, using: &random) : Double.random(in: 300...700, using: &random)
             let start = top
             var elapsed = 0.0

@@ -41,16 +41,23 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
 /// The summary as `hotels simulate` prints it: one labelled line per figure.
 extension SimulationSummary: CustomStringConvertible {
     public var description: String {
-        let lines: [(String, String)] = [
-            ("policy", policy),
-            ("rows", "\(rows)"),
-            ("downloads", "\(downloadsStarted) started, \(downloadsCompleted) completed, \(downloadsCancelled) cancelled, \(downloadsFailed) failed"),
-            ("started while suspended", "\(startedWhileSuspended)"),
-            ("wasted", "\(wasted) downloads, \(bytesWasted) of \(bytes) bytes"),
-            ("display latency", "p50 \(displayLatencyMs.p50) ms, p90 \(displayLatencyMs.p90) ms, p99 \(displayLatencyMs.p99) ms (\(settles) settles)"),
-            ("visible without logo at end", "\(visibleWithoutLogoAtEnd)"),
-            ("pages", "\(pagesRequested) requested, \(duplicatePageRequests) duplicate"),
-        ] + (report.map { [("report", $0)] } ?? [])
+        let lines: [(String, String)] =
+            [
+                ("policy", policy),
+                ("rows", "\(rows)"),
+                (
+                    "downloads",
+                    "\(downloadsStarted) started, \(downloadsCompleted) completed, \(downloadsCancelled) cancelled, \(downloadsFailed) failed"
+                ),
+                ("started while suspended", "\(startedWhileSuspended)"),
+                ("wasted", "\(wasted) downloads, \(bytesWasted) of \(bytes) bytes"),
+                (
+                    "display latency",
+                    "p50 \(displayLatencyMs.p50) ms, p90 \(displayLatencyMs.p90) ms, p99 \(displayLatencyMs.p99) ms (\(settles) settles)"
+                ),
+                ("visible without logo at end", "\(visibleWithoutLogoAtEnd)"),
+                ("pages", "\(pagesRequested) requested, \(duplicatePageRequests) duplicate"),
+            ] + (report.map { [("report", $0)] } ?? [])
         return lines.map { $0.0.padding(toLength: 28, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")
     }
 }
@@ -245,22 +252,23 @@ public final class SimulationRecorder: @unchecked Sendable {
 
     private func writeTrace(_ at: Double, _ event: WindowEvent) {
         guard let trace else { return }
-        let (name, row): (String, Int?) = switch event {
-        case .dragBegin: ("dragBegin", nil)
-        case .scroll: ("scroll", nil)
-        case .dragEnd: ("dragEnd", nil)
-        case .decelerateEnd: ("decelerateEnd", nil)
-        case .end: ("end", nil)
-        case .start(let row, _): ("start", row)
-        case .cancel(let row, _): ("cancel", row)
-        case .done(let row, _, _): ("done", row)
-        case .fail(let row, _): ("fail", row)
-        case .display(let row, _): ("display", row)
-        case .pageRequest: ("pageRequest", nil)
-        case .pageReceived: ("pageReceived", nil)
-        case .pageFailed: ("pageFailed", nil)
-        case .settle, .queued, .decoding: ("", nil)
-        }
+        let (name, row): (String, Int?) =
+            switch event {
+            case .dragBegin: ("dragBegin", nil)
+            case .scroll: ("scroll", nil)
+            case .dragEnd: ("dragEnd", nil)
+            case .decelerateEnd: ("decelerateEnd", nil)
+            case .end: ("end", nil)
+            case .start(let row, _): ("start", row)
+            case .cancel(let row, _): ("cancel", row)
+            case .done(let row, _, _): ("done", row)
+            case .fail(let row, _): ("fail", row)
+            case .display(let row, _): ("display", row)
+            case .pageRequest: ("pageRequest", nil)
+            case .pageReceived: ("pageReceived", nil)
+            case .pageFailed: ("pageFailed", nil)
+            case .settle, .queued, .decoding: ("", nil)
+            }
         guard !name.isEmpty else { return }
         var line = "{\"t\":\(Int64((unixOrigin + at).rounded())),\"event\":\"\(name)\""
         if let row { line += ",\"row\":\(row)" }

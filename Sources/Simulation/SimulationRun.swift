@@ -41,9 +41,11 @@ public struct SimulationRun: Sendable {
     /// per settle, and the report has only its summary and final window.
     public var keepsTimeline = true
 
-    public init(runtime: HotelRuntime, client: HotelClient, city: String, pageSize: Int = 50, viewport: Int = 10, concurrency: Int = 4,
-                policy: WindowPolicy = WindowPolicy(kind: .tutorial), filter: FilterChain = FilterChain(), script: ScrollScript,
-                speed: Double = 1, trace: FileHandle? = nil) {
+    public init(
+        runtime: HotelRuntime, client: HotelClient, city: String, pageSize: Int = 50, viewport: Int = 10, concurrency: Int = 4,
+        policy: WindowPolicy = WindowPolicy(kind: .tutorial), filter: FilterChain = FilterChain(), script: ScrollScript,
+        speed: Double = 1, trace: FileHandle? = nil
+    ) {
         self.runtime = runtime
         self.client = client
         self.city = city
@@ -60,8 +62,9 @@ public struct SimulationRun: Sendable {
     /// A new, empty file at `path` for ``trace``.
     public static func traceFile(at path: String) throws(AtomicFileError) -> FileHandle {
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            throw AtomicFileError(path: path, operation: "create the trace", reason: errno == 0 ? "unknown" : String(cString: strerror(errno)),
-                                  code: errno)
+            throw AtomicFileError(
+                path: path, operation: "create the trace", reason: errno == 0 ? "unknown" : String(cString: strerror(errno)),
+                code: errno)
         }
         return handle
     }
@@ -82,16 +85,18 @@ public struct SimulationRun: Sendable {
         let hotels = Locked([String: Hotel]())
         let clock = WallClock()
         let mainQueue = DispatchQueue(label: "hotelkit.simulate.main")
-        let recorder = SimulationRecorder(policy: policy.kind.rawValue, viewport: viewport, unixOrigin: clock.unixOrigin, trace: trace,
-                                          keepsTimeline: keepsTimeline)
+        let recorder = SimulationRecorder(
+            policy: policy.kind.rawValue, viewport: viewport, unixOrigin: clock.unixOrigin, trace: trace,
+            keepsTimeline: keepsTimeline)
         let downloads = WorkQueue(name: "logos", maxConcurrentOperationCount: concurrency, completionQueue: mainQueue)
         let logos = runtime.makeLogos(filter: filter, memoryCacheLimit: memoryCacheLimit, observe: { recorder.recordTransfer($0) })
-        let loader = VisibleWindowLoader(viewport: viewport, policy: policy, logos: logos, downloadQueue: downloads,
-                                         mainQueue: mainQueue, clock: clock,
-                                         requestPage: feed.pageRequester(onPage: { page in
-                                             hotels.withLock { known in for hotel in page.hotels { known[hotel.code] = hotel } }
-                                         }),
-                                         observe: { loader, at, event in recorder.record(loader, at, event) })
+        let loader = VisibleWindowLoader(
+            viewport: viewport, policy: policy, logos: logos, downloadQueue: downloads,
+            mainQueue: mainQueue, clock: clock,
+            requestPage: feed.pageRequester(onPage: { page in
+                hotels.withLock { known in for hotel in page.hotels { known[hotel.code] = hotel } }
+            }),
+            observe: { loader, at, event in recorder.record(loader, at, event) })
         // Closed on the main queue, where events are written, so no late
         // completion of cancelled work can write to a closed file.
         defer { mainQueue.sync { recorder.closeTrace() } }
@@ -107,8 +112,9 @@ public struct SimulationRun: Sendable {
                 let code = loader.rows[row].code
                 return FinalWindowRow(code: code, name: known[code]?.name, address: known[code]?.address, logo: recorder.shownImages[row])
             }
-            let report = SimulationReport(recorder: recorder, finalWindow: finalWindow,
-                                          title: "hotels simulate: \(city), \(policy.kind.rawValue) policy")
+            let report = SimulationReport(
+                recorder: recorder, finalWindow: finalWindow,
+                title: "hotels simulate: \(city), \(policy.kind.rawValue) policy")
             return Outcome(summary: recorder.summary, report: report, traceError: recorder.traceError)
         }
     }

@@ -57,7 +57,8 @@ public struct SupplierStyle: Sendable {
             let line = city.numbered(number, city.street(type: city.upperAbbreviations[type] ?? type, name: street))
             return Self.plain("\(line) \(hotel.postalCode) \(city.name)", in: city).uppercased()
         case 2:
-            return city.numbered(number, city.street(type: type.lowercased(), name: street.replacingBytes(of: "-", with: " ")), separator: ", ")
+            return city.numbered(
+                number, city.street(type: type.lowercased(), name: street.replacingBytes(of: "-", with: " ")), separator: ", ")
         case 3:
             return Self.plain(city.numbered(number, city.street(type: city.shortAbbreviations[type] ?? type, name: street)), in: city)
         case 4: return city.numbered(number, city.street(type: type, name: street)) + ", \(city.name)"
@@ -74,7 +75,8 @@ public struct SupplierStyle: Sendable {
         let draw = Double.random(in: 0..<1, using: &random)
         if draw < 0.15 { return nil }
         // Now and then the supplier's own reservations line instead of the hotel's.
-        let digits = draw < 0.18
+        let digits =
+            draw < 0.18
             ? city.areaCode + String(Int.random(in: 10_000_000...99_999_999, using: &random)).prefix(city.subscriberDigits)
             : hotel.phone
         let groups = city.groups(of: digits)

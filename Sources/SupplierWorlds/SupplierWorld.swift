@@ -56,17 +56,21 @@ public struct SupplierWorld: Sendable {
 
         /// The matching tests' world: Paris alone, one stream.
         public static func matchingTests(hotels: Int, seed: UInt64, coverage: Double = 0.7, radiusMetres: Double = 4_500) -> Configuration {
-            Configuration(hotels: hotels, seed: seed, coverage: coverage, cities: [(.paris, 1)], radiusMetres: radiusMetres, streams: .shared,
-                          plantsHardCases: false)
+            Configuration(
+                hotels: hotels, seed: seed, coverage: coverage, cities: [(.paris, 1)], radiusMetres: radiusMetres, streams: .shared,
+                plantsHardCases: false)
         }
 
         /// The sample service's world (`hotels serve --supplier N`): four cities, a stream per supplier, the hard cases planted.
         public static func served(hotels: Int, seed: UInt64) -> Configuration {
-            Configuration(hotels: hotels, seed: seed, cities: WorldCity.all, radiusMetres: nil, streams: .perSupplier, plantsHardCases: true)
+            Configuration(
+                hotels: hotels, seed: seed, cities: WorldCity.all, radiusMetres: nil, streams: .perSupplier, plantsHardCases: true)
         }
 
-        public init(hotels: Int, seed: UInt64, coverage: Double = 0.7, duplicateRate: Double = 0.015,
-                    cities: [(city: WorldCity, share: Double)], radiusMetres: Double?, streams: Streams, plantsHardCases: Bool) {
+        public init(
+            hotels: Int, seed: UInt64, coverage: Double = 0.7, duplicateRate: Double = 0.015,
+            cities: [(city: WorldCity, share: Double)], radiusMetres: Double?, streams: Streams, plantsHardCases: Bool
+        ) {
             self.hotels = hotels
             self.seed = seed
             self.coverage = coverage
@@ -96,13 +100,16 @@ public struct SupplierWorld: Sendable {
         for (index, entry) in configuration.cities.enumerated() {
             let others = configuration.cities.indices.dropFirst(index + 1)
             // The last city takes what the shares' rounding left.
-            let count = others.isEmpty ? max(0, configuration.hotels - nextID)
+            let count =
+                others.isEmpty
+                ? max(0, configuration.hotels - nextID)
                 : Int((Double(configuration.hotels) * entry.share / max(totalShare, 1e-9)).rounded(.down))
             let plants = configuration.plantsHardCases && entry.city.name == WorldCity.paris.name ? HardCases.hotels(in: entry.city) : []
             let total = max(count, plants.count)
-            let city = SyntheticCity(entry.city, hotels: total, firstID: nextID,
-                                     radiusMetres: configuration.radiusMetres ?? WorldCity.radius(forHotels: total),
-                                     planted: plants.map(\.hotel), random: &random)
+            let city = SyntheticCity(
+                entry.city, hotels: total, firstID: nextID,
+                radiusMetres: configuration.radiusMetres ?? WorldCity.radius(forHotels: total),
+                planted: plants.map(\.hotel), random: &random)
             for (offset, plant) in plants.enumerated() {
                 let id = city.hotels[city.hotels.count - plants.count + offset].id
                 hardCases[plant.hardCase, default: []].append(id)
@@ -121,12 +128,14 @@ public struct SupplierWorld: Sendable {
             switch configuration.streams {
             case .shared:
                 // Made even when not wanted: the next supplier's draws follow this one's.
-                let view = Self.view(of: supplier, cities: cities, caseOf: caseOf, allGiata: allGiata, configuration: configuration, random: &random)
+                let view = Self.view(
+                    of: supplier, cities: cities, caseOf: caseOf, allGiata: allGiata, configuration: configuration, random: &random)
                 if wanted.contains(supplier) { records += view }
             case .perSupplier:
                 guard wanted.contains(supplier) else { continue }
                 var own = SeededGenerator(seed: Self.supplierSeed(configuration.seed, supplier: supplier))
-                records += Self.view(of: supplier, cities: cities, caseOf: caseOf, allGiata: allGiata, configuration: configuration, random: &own)
+                records += Self.view(
+                    of: supplier, cities: cities, caseOf: caseOf, allGiata: allGiata, configuration: configuration, random: &own)
             }
         }
         self.records = records
@@ -146,8 +155,10 @@ public struct SupplierWorld: Sendable {
     }
 
     /// One supplier's records of the world's hotels, with its codes: `S2-28`, unique within the supplier.
-    private static func view(of supplier: Int, cities: [SyntheticCity], caseOf: [Int: HardCase], allGiata: [String],
-                             configuration: Configuration, random: inout SeededGenerator) -> [SupplierRecord] {
+    private static func view(
+        of supplier: Int, cities: [SyntheticCity], caseOf: [Int: HardCase], allGiata: [String],
+        configuration: Configuration, random: inout SeededGenerator
+    ) -> [SupplierRecord] {
         let style = SupplierStyle(number: supplier)
         var records: [SupplierRecord] = []
         records.reserveCapacity(Int(Double(cities.reduce(0) { $0 + $1.hotels.count }) * (configuration.coverage + 0.05)))
@@ -156,7 +167,8 @@ public struct SupplierWorld: Sendable {
             for hotel in city.hotels {
                 let hardCase = caseOf[hotel.id]
                 guard Double.random(in: 0..<1, using: &random) < configuration.coverage || hardCase != nil else { continue }
-                let copies = Double.random(in: 0..<1, using: &random) < configuration.duplicateRate || hardCase == .supplierDuplicate ? 2 : 1
+                let copies =
+                    Double.random(in: 0..<1, using: &random) < configuration.duplicateRate || hardCase == .supplierDuplicate ? 2 : 1
                 for _ in 0..<copies {
                     serial += 1
                     let code = "S\(supplier)-\(String(serial * 13 + supplier))"
@@ -174,13 +186,17 @@ public struct SupplierWorld: Sendable {
                     if let hardCase {
                         // Noise aside, a planted hotel's records have a position and a logo (and the no-address case an address),
                         // but for the field its case leaves out.
-                        if record.latitude == nil || record.latitude == 0 { (record.latitude, record.longitude) = (hotel.latitude, hotel.longitude) }
+                        if record.latitude == nil || record.latitude == 0 {
+                            (record.latitude, record.longitude) = (hotel.latitude, hotel.longitude)
+                        }
                         if record.logoURL == nil { record.logoURL = "https://img.example/\(code).jpg" }
                         if hardCase == .noAddress, record.address == nil {
-                            record.address = city.city.numbered(String(hotel.houseNumber), city.city.street(type: hotel.street.type, name: hotel.street.name))
+                            record.address = city.city.numbered(
+                                String(hotel.houseNumber), city.city.street(type: hotel.street.type, name: hotel.street.name))
                         }
                         switch hardCase {
-                        case .noPosition where HardCases.lacks(hardCase, supplier: supplier): (record.latitude, record.longitude) = (nil, nil)
+                        case .noPosition where HardCases.lacks(hardCase, supplier: supplier):
+                            (record.latitude, record.longitude) = (nil, nil)
                         case .noAddress where HardCases.lacks(hardCase, supplier: supplier): record.address = nil
                         case .noLogo where HardCases.lacks(hardCase, supplier: supplier): record.logoURL = nil
                         default: break
@@ -188,10 +204,12 @@ public struct SupplierWorld: Sendable {
                     }
                     let encoding = style.logoEncoding
                     let logo = record.logoURL.map { _ in
-                        SupplierRecord.Logo(picture: Self.picture(of: hotel, seed: configuration.seed), size: encoding.size,
-                                            isPNG: encoding.isPNG, jpegQuality: encoding.quality)
+                        SupplierRecord.Logo(
+                            picture: Self.picture(of: hotel, seed: configuration.seed), size: encoding.size,
+                            isPNG: encoding.isPNG, jpegQuality: encoding.quality)
                     }
-                    records.append(SupplierRecord(supplier: supplier, hotelID: hotel.id, hotel: record, logo: logo, listCity: city.city.name))
+                    records.append(
+                        SupplierRecord(supplier: supplier, hotelID: hotel.id, hotel: record, logo: logo, listCity: city.city.name))
                 }
             }
         }
@@ -215,7 +233,8 @@ extension SupplierWorld {
         var text = ""
         for record in records {
             let hardCase = caseOf[record.hotelID].map { #", "hardCase": "\#($0.rawValue)""# } ?? ""
-            text += #"{"supplier": \#(record.supplier), "code": \#(jsonString(record.hotel.code)), "hotel": \#(record.hotelID), "#
+            text +=
+                #"{"supplier": \#(record.supplier), "code": \#(jsonString(record.hotel.code)), "hotel": \#(record.hotelID), "#
                 + #""city": \#(jsonString(record.listCity))\#(hardCase)}"# + "\n"
         }
         return text

@@ -50,8 +50,10 @@ public struct SyntheticCity: Sendable {
 
     /// `count` hotels within `radiusMetres` of the centre, with ids from `firstID`; a larger city at the same density
     /// has a larger radius. `planted` hotels (``HardCases``) end the list and count in `count`; their names are not reused.
-    init(_ city: WorldCity, hotels count: Int, firstID: Int = 0, radiusMetres: Double = 4_500, planted: [TrueHotel] = [],
-         random: inout SeededGenerator) {
+    init(
+        _ city: WorldCity, hotels count: Int, firstID: Int = 0, radiusMetres: Double = 4_500, planted: [TrueHotel] = [],
+        random: inout SeededGenerator
+    ) {
         self.city = city
         let streets = Self.streets(of: city, radiusMetres: radiusMetres * 1.05, random: &random)
         let streetIndex = NearestIndex(streets.map { ($0.latitude, $0.longitude) }, metresPerDegreeLongitude: city.metresPerDegreeLongitude)
@@ -114,8 +116,10 @@ public struct SyntheticCity: Sendable {
     }
 
     /// "Paris Gare de Lyon", or with a street's word when the brand already has that landmark.
-    private func chainLocality(_ brand: String, near point: (Double, Double), street: Street, used: inout Set<String>,
-                               random: inout SeededGenerator) -> [String] {
+    private func chainLocality(
+        _ brand: String, near point: (Double, Double), street: Street, used: inout Set<String>,
+        random: inout SeededGenerator
+    ) -> [String] {
         let nearest = landmarkIndex.nearest(1, to: point).first.map { landmarks[$0].name } ?? "Centre"
         var words = [city.name, nearest]
         if !used.insert("\(brand) \(nearest)").inserted {
@@ -169,16 +173,20 @@ public struct SyntheticCity: Sendable {
             for _ in 0..<copies {
                 let radius = radiusMetres * Double.random(in: 0...1, using: &random).squareRoot()
                 let angle = Double.random(in: 0..<(2 * .pi), using: &random)
-                streets.append(Street(type: city.streetTypes.randomElement(using: &random) ?? city.streetTypes[0], name: name,
-                                      latitude: city.latitude + radius * cos(angle) / 111_195,
-                                      longitude: city.longitude + radius * sin(angle) / city.metresPerDegreeLongitude))
+                streets.append(
+                    Street(
+                        type: city.streetTypes.randomElement(using: &random) ?? city.streetTypes[0], name: name,
+                        latitude: city.latitude + radius * cos(angle) / 111_195,
+                        longitude: city.longitude + radius * sin(angle) / city.metresPerDegreeLongitude))
             }
         }
         return streets
     }
 
     /// Made-up districts over a large city, as densely as the city's own landmarks lie around its centre.
-    private static func districts(of city: WorldCity, radiusMetres: Double, random: inout SeededGenerator) -> [(name: String, latitude: Double, longitude: Double)] {
+    private static func districts(of city: WorldCity, radiusMetres: Double, random: inout SeededGenerator) -> [(
+        name: String, latitude: Double, longitude: Double
+    )] {
         let count = min(4_000, Int(Double(city.landmarks.count) * (radiusMetres / 4_500) * (radiusMetres / 4_500)) - city.landmarks.count)
         var used = Set(city.landmarks.map(\.name))
         var districts: [(name: String, latitude: Double, longitude: Double)] = []
@@ -187,7 +195,8 @@ public struct SyntheticCity: Sendable {
             let radius = radiusMetres * Double.random(in: 0...1, using: &random).squareRoot()
             let angle = Double.random(in: 0..<(2 * .pi), using: &random)
             guard used.insert(name).inserted else { continue }
-            districts.append((name, city.latitude + radius * cos(angle) / 111_195, city.longitude + radius * sin(angle) / city.metresPerDegreeLongitude))
+            districts.append(
+                (name, city.latitude + radius * cos(angle) / 111_195, city.longitude + radius * sin(angle) / city.metresPerDegreeLongitude))
         }
         return districts
     }
@@ -235,12 +244,14 @@ struct NearestIndex: Sendable {
         distances.reserveCapacity(count + 1)
         indices.reserveCapacity(count + 1)
         // The first point at or above the latitude.
-        var low = 0, high = points.count
+        var low = 0
+        var high = points.count
         while low < high {
             let middle = (low + high) / 2
             if points[middle].latitude < point.0 { low = middle + 1 } else { high = middle }
         }
-        var up = low, down = low - 1
+        var up = low
+        var down = low - 1
         while up < points.count || down >= 0 {
             let upGap = up < points.count ? (points[up].latitude - point.0) * 111_195 : .infinity
             let downGap = down >= 0 ? (point.0 - points[down].latitude) * 111_195 : .infinity
@@ -258,9 +269,13 @@ struct NearestIndex: Sendable {
             let dx = (candidate.longitude - point.1) * metresPerDegreeLongitude
             if full, abs(dx) > distances[count - 1] { continue }
             let distance = (dx * dx + dy * dy).squareRoot()
-            if full, distance > distances[count - 1] || (distance == distances[count - 1] && candidate.index > indices[count - 1]) { continue }
+            if full, distance > distances[count - 1] || (distance == distances[count - 1] && candidate.index > indices[count - 1]) {
+                continue
+            }
             var position = distances.count
-            while position > 0, distance < distances[position - 1] || (distance == distances[position - 1] && candidate.index < indices[position - 1]) {
+            while position > 0,
+                distance < distances[position - 1] || (distance == distances[position - 1] && candidate.index < indices[position - 1])
+            {
                 position -= 1
             }
             distances.insert(distance, at: position)

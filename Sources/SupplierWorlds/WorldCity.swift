@@ -111,22 +111,26 @@ extension WorldCity {
             ("Belleville", 48.8721, 2.3769), ("Porte de Versailles", 48.8323, 2.2876), ("Quartier Latin", 48.8494, 2.3470),
         ],
         brands: commonBrands,
-        genericNames: ["Grand Hôtel", "Hôtel Central", "Hôtel de la Paix", "Hôtel du Parc", "Hôtel de France",
-                       "Hôtel Moderne", "Hôtel du Commerce", "Hôtel de la Gare", "Hôtel des Arts", "Hôtel Royal"],
+        genericNames: [
+            "Grand Hôtel", "Hôtel Central", "Hôtel de la Paix", "Hôtel du Parc", "Hôtel de France",
+            "Hôtel Moderne", "Hôtel du Commerce", "Hôtel de la Gare", "Hôtel des Arts", "Hôtel Royal",
+        ],
         hotelWord: "Hôtel",
         independentPatterns: [["Hôtel", "*"], ["*", "Hôtel"], ["Hôtel", "du", "*"], ["Le", "*"]],
         articles: ["Le"],
         descriptors: ["& Spa", "Suites", "Résidence", "Boutique"],
         streetGrammar: .french,
         streetTypes: ["Rue", "Rue", "Rue", "Avenue", "Boulevard", "Place", "Quai"],
-        streetNames: ["de Rivoli", "Saint-Honoré", "des Champs-Élysées", "Victor Hugo", "de la Paix", "du Faubourg Montmartre",
-                      "Lafayette", "de Turenne", "Voltaire", "de la République", "Haussmann", "du Temple", "de Vaugirard",
-                      "Saint-Antoine", "de Rennes", "Montmartre", "des Martyrs", "de Clichy", "Diderot", "Daumesnil",
-                      "de Grenelle", "Raspail", "du Bac", "de Sèvres", "Jean Jaurès", "de Charonne", "Oberkampf",
-                      "de Belleville", "Ledru-Rollin", "de Lyon", "Marcadet", "Caulaincourt", "de Maubeuge", "d'Alésia",
-                      "de la Convention", "Mouffetard", "Monge", "des Écoles", "Saint-Jacques", "de Tolbiac", "Cambronne",
-                      "de Suffren", "Kléber", "Marceau", "de Wagram", "de Courcelles", "de Provence", "du Louvre",
-                      "Étienne Marcel", "Réaumur", "de Bretagne", "des Archives", "de Bercy", "de Picpus", "Mozart"],
+        streetNames: [
+            "de Rivoli", "Saint-Honoré", "des Champs-Élysées", "Victor Hugo", "de la Paix", "du Faubourg Montmartre",
+            "Lafayette", "de Turenne", "Voltaire", "de la République", "Haussmann", "du Temple", "de Vaugirard",
+            "Saint-Antoine", "de Rennes", "Montmartre", "des Martyrs", "de Clichy", "Diderot", "Daumesnil",
+            "de Grenelle", "Raspail", "du Bac", "de Sèvres", "Jean Jaurès", "de Charonne", "Oberkampf",
+            "de Belleville", "Ledru-Rollin", "de Lyon", "Marcadet", "Caulaincourt", "de Maubeuge", "d'Alésia",
+            "de la Convention", "Mouffetard", "Monge", "des Écoles", "Saint-Jacques", "de Tolbiac", "Cambronne",
+            "de Suffren", "Kléber", "Marceau", "de Wagram", "de Courcelles", "de Provence", "du Louvre",
+            "Étienne Marcel", "Réaumur", "de Bretagne", "des Archives", "de Bercy", "de Picpus", "Mozart",
+        ],
         upperAbbreviations: ["Avenue": "AV", "Boulevard": "BD", "Rue": "R", "Place": "PL", "Quai": "QUAI"],
         shortAbbreviations: ["Avenue": "av.", "Boulevard": "bd", "Rue": "r.", "Place": "pl.", "Quai": "quai"],
         nameAbbreviations: [("Saint-", "St "), ("-", " ")],
@@ -147,7 +151,8 @@ extension WorldCity {
     )
 
     public static let london = WorldCity(
-        name: "London", countryCode: "GB", latitude: 51.5072, longitude: -0.1276, metresPerDegreeLongitude: 111_195 * cos(51.5072 * .pi / 180),
+        name: "London", countryCode: "GB", latitude: 51.5072, longitude: -0.1276,
+        metresPerDegreeLongitude: 111_195 * cos(51.5072 * .pi / 180),
         landmarks: [
             ("King's Cross", 51.5308, -0.1238), ("Paddington", 51.5154, -0.1755), ("Covent Garden", 51.5117, -0.1240),
             ("Westminster", 51.4995, -0.1248), ("Tower Bridge", 51.5055, -0.0754), ("Kensington", 51.4991, -0.1938),
@@ -157,19 +162,23 @@ extension WorldCity {
             ("London Bridge", 51.5079, -0.0877),
         ],
         brands: commonBrands + [("Premier Inn", "PI", "Hub by Premier Inn"), ("Hub by Premier Inn", "PI", nil), ("Travelodge", "TL", nil)],
-        genericNames: ["Grand Hotel", "Central Hotel", "Park Hotel", "Royal Hotel", "Station Hotel", "Kings Arms Hotel",
-                       "The Crown Hotel", "Victoria Hotel", "City Hotel", "The George Hotel"],
+        genericNames: [
+            "Grand Hotel", "Central Hotel", "Park Hotel", "Royal Hotel", "Station Hotel", "Kings Arms Hotel",
+            "The Crown Hotel", "Victoria Hotel", "City Hotel", "The George Hotel",
+        ],
         hotelWord: "Hotel",
         independentPatterns: [["The", "*", "Hotel"], ["*", "House"], ["Hotel", "*"], ["The", "*"]],
         articles: ["The"],
         descriptors: ["& Spa", "Suites", "Apartments", "Boutique"],
         streetGrammar: .english,
         streetTypes: ["Street", "Street", "Road", "Road", "Square", "Lane", "Place", "Gardens"],
-        streetNames: ["Baker", "Oxford", "Regent", "Gower", "Euston", "Marylebone", "Southampton", "Sussex", "Cromwell",
-                      "Bayswater", "Gloucester", "Craven", "Argyle", "Old Brompton", "Belgrave", "Warwick", "Cartwright",
-                      "Great Portland", "Tottenham Court", "King's Cross", "Pentonville", "Tooley", "Borough High",
-                      "Commercial", "Whitechapel", "Leinster", "Queensway", "Earls Court", "Ebury", "Buckingham Palace",
-                      "Shaftesbury", "Charing Cross", "Russell", "Bedford", "Tavistock", "Judd", "Seymour", "Harrington"],
+        streetNames: [
+            "Baker", "Oxford", "Regent", "Gower", "Euston", "Marylebone", "Southampton", "Sussex", "Cromwell",
+            "Bayswater", "Gloucester", "Craven", "Argyle", "Old Brompton", "Belgrave", "Warwick", "Cartwright",
+            "Great Portland", "Tottenham Court", "King's Cross", "Pentonville", "Tooley", "Borough High",
+            "Commercial", "Whitechapel", "Leinster", "Queensway", "Earls Court", "Ebury", "Buckingham Palace",
+            "Shaftesbury", "Charing Cross", "Russell", "Bedford", "Tavistock", "Judd", "Seymour", "Harrington",
+        ],
         upperAbbreviations: ["Street": "ST", "Road": "RD", "Square": "SQ", "Lane": "LN", "Place": "PL", "Gardens": "GDNS"],
         shortAbbreviations: ["Street": "St", "Road": "Rd", "Square": "Sq", "Lane": "Ln", "Place": "Pl", "Gardens": "Gdns"],
         nameAbbreviations: [("Saint ", "St "), (" & ", " and ")],
@@ -180,8 +189,10 @@ extension WorldCity {
             let distance = (dx * dx + dy * dy).squareRoot()
             let sector = Int(((atan2(dy, dx) + .pi) / (2 * .pi) * 6).rounded(.down)) % 6
             let ring = min(3, Int(distance / 1_500))
-            let districts = [["WC2N", "WC1B", "EC4M", "WC2E", "SW1A", "SE1"], ["W1J", "NW1", "N1", "EC1V", "SE11", "SW1V"],
-                             ["W2", "NW8", "N7", "E1", "SE16", "SW7"], ["W8", "NW3", "N4", "E14", "SE10", "SW5"]]
+            let districts = [
+                ["WC2N", "WC1B", "EC4M", "WC2E", "SW1A", "SE1"], ["W1J", "NW1", "N1", "EC1V", "SE11", "SW1V"],
+                ["W2", "NW8", "N7", "E1", "SE16", "SW7"], ["W8", "NW3", "N4", "E14", "SE10", "SW5"],
+            ]
             let letters = Array("ABDEFGHJLNPQRSTUWXYZ")
             let inward = Int(abs(dx).rounded()) + 7 * Int(abs(dy).rounded())
             return "\(districts[ring][sector]) \(1 + inward % 9)\(letters[inward / 9 % 20])\(letters[inward / 180 % 20])"
@@ -189,7 +200,8 @@ extension WorldCity {
     )
 
     public static let berlin = WorldCity(
-        name: "Berlin", countryCode: "DE", latitude: 52.5200, longitude: 13.4050, metresPerDegreeLongitude: 111_195 * cos(52.52 * .pi / 180),
+        name: "Berlin", countryCode: "DE", latitude: 52.5200, longitude: 13.4050,
+        metresPerDegreeLongitude: 111_195 * cos(52.52 * .pi / 180),
         landmarks: [
             ("Alexanderplatz", 52.5219, 13.4132), ("Hauptbahnhof", 52.5251, 13.3694), ("Potsdamer Platz", 52.5096, 13.3759),
             ("Kurfürstendamm", 52.5034, 13.3321), ("Mitte", 52.5208, 13.4095), ("Friedrichshain", 52.5156, 13.4541),
@@ -198,18 +210,22 @@ extension WorldCity {
             ("Gendarmenmarkt", 52.5137, 13.3927), ("Schöneberg", 52.4833, 13.3500),
         ],
         brands: commonBrands + [("Motel One", "MO", nil), ("Steigenberger", "SB", "Intercity Hotel"), ("Intercity Hotel", "SB", nil)],
-        genericNames: ["Hotel Central", "Grand Hotel", "Hotel am Park", "Hotel zur Post", "Hotel Stadtmitte", "Hotel Europa",
-                       "Hotel Kaiserhof", "Hotel Berliner Hof", "Hotel Alpha", "Hotel am Bahnhof"],
+        genericNames: [
+            "Hotel Central", "Grand Hotel", "Hotel am Park", "Hotel zur Post", "Hotel Stadtmitte", "Hotel Europa",
+            "Hotel Kaiserhof", "Hotel Berliner Hof", "Hotel Alpha", "Hotel am Bahnhof",
+        ],
         hotelWord: "Hotel",
         independentPatterns: [["Hotel", "*"], ["*", "Hof"], ["Hotel", "am", "*"], ["Pension", "*"]],
         articles: ["am", "Pension"],
         descriptors: ["& Spa", "Suites", "Apartments", "Garni"],
         streetGrammar: .german,
         streetTypes: ["straße", "straße", "straße", "allee", "platz", "damm", "weg"],
-        streetNames: ["Friedrich", "Linden", "Karl-Marx-", "Frankfurter ", "Schönhauser ", "Invaliden", "Tor", "Chaussee",
-                      "Oranienburger ", "Müller", "Kant", "Leipziger ", "Potsdamer ", "Wilhelm", "Rosenthaler ", "Bernauer ",
-                      "Warschauer ", "Köpenicker ", "Skalitzer ", "Hermann", "Tauentzien", "Uhland", "Joachimsthaler ",
-                      "Budapester ", "Lützow", "Mehring", "Gneisenau", "Yorck", "Kastanien", "Greifswalder "],
+        streetNames: [
+            "Friedrich", "Linden", "Karl-Marx-", "Frankfurter ", "Schönhauser ", "Invaliden", "Tor", "Chaussee",
+            "Oranienburger ", "Müller", "Kant", "Leipziger ", "Potsdamer ", "Wilhelm", "Rosenthaler ", "Bernauer ",
+            "Warschauer ", "Köpenicker ", "Skalitzer ", "Hermann", "Tauentzien", "Uhland", "Joachimsthaler ",
+            "Budapester ", "Lützow", "Mehring", "Gneisenau", "Yorck", "Kastanien", "Greifswalder ",
+        ],
         upperAbbreviations: ["straße": "STR", "allee": "ALLEE", "platz": "PL", "damm": "DAMM", "weg": "WEG"],
         shortAbbreviations: ["straße": "str.", "allee": "allee", "platz": "pl.", "damm": "damm", "weg": "weg"],
         nameAbbreviations: [("Sankt ", "St. "), ("straße", "str.")],
@@ -225,7 +241,8 @@ extension WorldCity {
     )
 
     public static let newYork = WorldCity(
-        name: "New York", countryCode: "US", latitude: 40.7549, longitude: -73.9840, metresPerDegreeLongitude: 111_195 * cos(40.7549 * .pi / 180),
+        name: "New York", countryCode: "US", latitude: 40.7549, longitude: -73.9840,
+        metresPerDegreeLongitude: 111_195 * cos(40.7549 * .pi / 180),
         landmarks: [
             ("Times Square", 40.7580, -73.9855), ("Central Park", 40.7681, -73.9819), ("Grand Central", 40.7527, -73.9772),
             ("Wall Street", 40.7060, -74.0088), ("Chelsea", 40.7465, -74.0014), ("SoHo", 40.7233, -74.0030),
@@ -233,20 +250,26 @@ extension WorldCity {
             ("Penn Station", 40.7506, -73.9935), ("Herald Square", 40.7497, -73.9877), ("Tribeca", 40.7163, -74.0086),
             ("Long Island City", 40.7447, -73.9485), ("Downtown Brooklyn", 40.6928, -73.9903),
         ],
-        brands: commonBrands + [("Hyatt", "HY", "Hyatt Place"), ("Hyatt Place", "HY", nil), ("Sheraton", "SI", "Four Points by Sheraton"),
-                                ("Four Points by Sheraton", "FP", nil)],
-        genericNames: ["Grand Hotel", "Hotel Central", "Park Hotel", "The Plaza Inn", "Hotel Metro", "City Inn", "Empire Hotel",
-                       "Broadway Hotel", "Hotel Liberty", "Midtown Inn"],
+        brands: commonBrands + [
+            ("Hyatt", "HY", "Hyatt Place"), ("Hyatt Place", "HY", nil), ("Sheraton", "SI", "Four Points by Sheraton"),
+            ("Four Points by Sheraton", "FP", nil),
+        ],
+        genericNames: [
+            "Grand Hotel", "Hotel Central", "Park Hotel", "The Plaza Inn", "Hotel Metro", "City Inn", "Empire Hotel",
+            "Broadway Hotel", "Hotel Liberty", "Midtown Inn",
+        ],
         hotelWord: "Hotel",
         independentPatterns: [["The", "*"], ["*", "Hotel"], ["Hotel", "*"], ["The", "*", "Inn"]],
         articles: ["The"],
         descriptors: ["& Spa", "Suites", "Residences", "Boutique"],
         streetGrammar: .english,
         streetTypes: ["Street", "Street", "Street", "Avenue", "Avenue", "Place", "Boulevard"],
-        streetNames: ["West 44th", "West 45th", "East 39th", "East 52nd", "West 57th", "Madison", "Lexington", "Park", "Broadway",
-                      "West 34th", "West 28th", "East 23rd", "Bowery", "Canal", "Houston", "Water", "Pearl", "Greenwich",
-                      "Amsterdam", "Columbus", "Lafayette", "Mercer", "Spring", "Bleecker", "West 36th", "East 48th",
-                      "Fulton", "Jay", "Court", "Vernon"],
+        streetNames: [
+            "West 44th", "West 45th", "East 39th", "East 52nd", "West 57th", "Madison", "Lexington", "Park", "Broadway",
+            "West 34th", "West 28th", "East 23rd", "Bowery", "Canal", "Houston", "Water", "Pearl", "Greenwich",
+            "Amsterdam", "Columbus", "Lafayette", "Mercer", "Spring", "Bleecker", "West 36th", "East 48th",
+            "Fulton", "Jay", "Court", "Vernon",
+        ],
         upperAbbreviations: ["Street": "ST", "Avenue": "AVE", "Place": "PL", "Boulevard": "BLVD"],
         shortAbbreviations: ["Street": "St", "Avenue": "Ave", "Place": "Pl", "Boulevard": "Blvd"],
         nameAbbreviations: [("Saint ", "St. "), (" & ", " and ")],
@@ -264,7 +287,8 @@ extension WorldCity {
     /// Brand, chain code, and the sibling brand that may share its building: the world's chains.
     static let commonBrands: [(name: String, chain: String, sibling: String?)] = [
         ("Ibis", "RT", "Ibis Styles"), ("Ibis Styles", "RT", nil), ("Ibis Budget", "RT", nil), ("Novotel", "RT", "Novotel Suites"),
-        ("Novotel Suites", "RT", nil), ("Mercure", "RT", "Ibis"), ("Pullman", "RT", "Mercure"), ("Holiday Inn", "HI", "Holiday Inn Express"),
+        ("Novotel Suites", "RT", nil), ("Mercure", "RT", "Ibis"), ("Pullman", "RT", "Mercure"),
+        ("Holiday Inn", "HI", "Holiday Inn Express"),
         ("Holiday Inn Express", "EX", nil), ("Best Western", "BW", nil), ("Marriott", "MC", "Courtyard by Marriott"),
         ("Courtyard by Marriott", "CY", nil), ("Hilton", "HH", "Hampton by Hilton"), ("Hampton by Hilton", "HX", nil),
         ("Kyriad", "KY", "Campanile"), ("Campanile", "CA", nil), ("Radisson Blu", "RD", nil), ("Citadines", "CI", nil),

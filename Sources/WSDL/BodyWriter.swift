@@ -71,8 +71,10 @@ struct BodyWriter {
         var attributes = ""
         var omittedAttributes: [String] = []
         for attribute in shape.attributes {
-            if let value = value(name: attribute.name, type: attribute.type, enumeration: attribute.enumeration,
-                                 required: attribute.isRequired, path: "\(path)/@\(attribute.name)") {
+            if let value = value(
+                name: attribute.name, type: attribute.type, enumeration: attribute.enumeration,
+                required: attribute.isRequired, path: "\(path)/@\(attribute.name)")
+            {
                 attributes += " \(attribute.name)=\"\(value)\""
             } else {
                 omittedAttributes.append("@" + attribute.name)
@@ -91,13 +93,17 @@ struct BodyWriter {
                 if let choice = child.choice, chosen[choice.group] != choice.branch { continue }
                 if child.isOpen && child.children.isEmpty && child.attributes.isEmpty {
                     if child.minOccurs > 0 {
-                        notes.append("\(childPath): the schema says nothing of its content (anyType, or Axis's Element); fill it from the vendor's documentation")
+                        notes.append(
+                            "\(childPath): the schema says nothing of its content (anyType, or Axis's Element); fill it from the vendor's documentation"
+                        )
                         content += "<\(qualified(child))></\(qualified(child))>"
                         continue
                     }
                 } else if child.children.isEmpty && child.attributes.isEmpty {
-                    if let value = value(name: child.name, type: child.type, enumeration: child.enumeration,
-                                         required: child.minOccurs > 0, path: childPath) {
+                    if let value = value(
+                        name: child.name, type: child.type, enumeration: child.enumeration,
+                        required: child.minOccurs > 0, path: childPath)
+                    {
                         content += "<\(qualified(child))>\(value)</\(qualified(child))>"
                         continue
                     }
@@ -110,8 +116,9 @@ struct BodyWriter {
             }
         }
         if !omitted.isEmpty {
-            notes.append("\(path): optional, left out: " + omitted.prefix(24).joined(separator: ", ")
-                + (omitted.count > 24 ? " and \(omitted.count - 24) more" : ""))
+            notes.append(
+                "\(path): optional, left out: " + omitted.prefix(24).joined(separator: ", ")
+                    + (omitted.count > 24 ? " and \(omitted.count - 24) more" : ""))
         }
         return "<\(tag)\(declarations)\(attributes)>\(content)</\(tag)>"
     }
@@ -134,16 +141,23 @@ struct BodyWriter {
             if let guess = members.first(where: { hasGuess($0.member, path: "\(path)/\($0.member.name)") }) {
                 chosen[group] = guess.choice.branch
                 if branches.count > 1 {
-                    notes.append("\(path): a choice; wrote <\(guess.member.name)> (it holds a guessed placeholder), the others are \(others(guess.choice.branch))")
+                    notes.append(
+                        "\(path): a choice; wrote <\(guess.member.name)> (it holds a guessed placeholder), the others are \(others(guess.choice.branch))"
+                    )
                 }
-            } else if let optional = branches.keys.sorted().first(where: { branches[$0]?.allSatisfy { $0.member.minOccurs == 0 } == true }) {
+            } else if let optional = branches.keys.sorted().first(where: { branches[$0]?.allSatisfy { $0.member.minOccurs == 0 } == true })
+            {
                 chosen[group] = optional
                 if branches.count > 1, members.contains(where: { $0.member.minOccurs > 0 }) {
-                    notes.append("\(path): a choice; wrote none of it, since \(names(optional)) may all be left out; the others are \(others(optional))")
+                    notes.append(
+                        "\(path): a choice; wrote none of it, since \(names(optional)) may all be left out; the others are \(others(optional))"
+                    )
                 }
             } else if let first = branches.keys.min() {
                 chosen[group] = first
-                if branches.count > 1 { notes.append("\(path): a choice; wrote \(names(first)) (the first), the others are \(others(first))") }
+                if branches.count > 1 {
+                    notes.append("\(path): a choice; wrote \(names(first)) (the first), the others are \(others(first))")
+                }
             }
         }
         return chosen
@@ -175,8 +189,9 @@ struct BodyWriter {
         }
         guard required else { return nil }
         if let first = enumeration.first {
-            notes.append("\(path) = \(first): required, one of " + enumeration.prefix(12).joined(separator: ", ")
-                + (enumeration.count > 12 ? " and \(enumeration.count - 12) more" : ""))
+            notes.append(
+                "\(path) = \(first): required, one of " + enumeration.prefix(12).joined(separator: ", ")
+                    + (enumeration.count > 12 ? " and \(enumeration.count - 12) more" : ""))
             return XMLEscaping.escape(first)
         }
         switch type ?? "string" {
@@ -184,7 +199,7 @@ struct BodyWriter {
             notes.append("\(path) = false: required boolean")
             return "false"
         case "int", "integer", "long", "short", "byte", "decimal", "double", "float", "positiveInteger", "unsignedInt",
-             "unsignedLong", "unsignedShort", "unsignedByte", "nonNegativeInteger":
+            "unsignedLong", "unsignedShort", "unsignedByte", "nonNegativeInteger":
             notes.append("\(path) = 1: required number; check what the service expects")
             return "1"
         case "date":

@@ -52,8 +52,10 @@ public struct WSDLInspection: Sendable, Encodable {
     public var lines: [String] {
         let fetched = documents.count { $0.origin == "network" }
         let cached = documents.count { $0.origin == "cache" }
-        var lines = ["\(documents.first?.name ?? name): \(documents.count) document\(documents.count == 1 ? "" : "s")"
-            + " (\(fetched) fetched, \(cached) from the cache), \(documents.reduce(0) { $0 + $1.bytes }) bytes"]
+        var lines = [
+            "\(documents.first?.name ?? name): \(documents.count) document\(documents.count == 1 ? "" : "s")"
+                + " (\(fetched) fetched, \(cached) from the cache), \(documents.reduce(0) { $0 + $1.bytes }) bytes"
+        ]
         for document in documents.dropFirst() {
             lines.append("  \(document.name) (\(document.origin), \(document.bytes) bytes)" + (document.referrer.map { " ← \($0)" } ?? ""))
         }
@@ -66,26 +68,31 @@ public struct WSDLInspection: Sendable, Encodable {
         for service in services {
             lines.append("service \(service.name)")
             for port in service.ports {
-                lines.append("  port \(port.name): binding \(port.binding)" + (port.soapVersion.map { ", SOAP \($0)" } ?? ", not SOAP")
-                    + (port.address.map { ", \($0)" } ?? ""))
+                lines.append(
+                    "  port \(port.name): binding \(port.binding)" + (port.soapVersion.map { ", SOAP \($0)" } ?? ", not SOAP")
+                        + (port.address.map { ", \($0)" } ?? ""))
             }
         }
         for binding in bindings {
-            lines.append("binding \(binding.name): SOAP \(binding.soapVersion), \(binding.style), port type \(binding.portType), "
-                + "\(binding.operations.count) operation\(binding.operations.count == 1 ? "" : "s")")
+            lines.append(
+                "binding \(binding.name): SOAP \(binding.soapVersion), \(binding.style), port type \(binding.portType), "
+                    + "\(binding.operations.count) operation\(binding.operations.count == 1 ? "" : "s")")
             for operation in binding.operations {
                 lines.append("  operation \(operation.name)" + (operation.style != binding.style ? " (\(operation.style))" : ""))
                 lines.append("    SOAPAction: " + (operation.soapAction.isEmpty ? "(none)" : operation.soapAction))
                 lines.append("    input: " + (operation.input.isEmpty ? "(nothing)" : operation.input.joined(separator: ", ")))
                 lines.append("    output: " + (operation.output.isEmpty ? "(nothing)" : operation.output.joined(separator: ", ")))
                 if !operation.headers.isEmpty { lines.append("    headers: " + operation.headers.joined(separator: ", ")) }
-                if !operation.outputHeaders.isEmpty { lines.append("    output headers: " + operation.outputHeaders.joined(separator: ", ")) }
+                if !operation.outputHeaders.isEmpty {
+                    lines.append("    output headers: " + operation.outputHeaders.joined(separator: ", "))
+                }
                 if let action = operation.addressingAction { lines.append("    WS-Addressing action: \(action)") }
             }
         }
         for portType in unboundPortTypes {
-            lines.append("port type \(portType.name): no binding, so no SOAP version and no SOAPAction; "
-                + "\(portType.operations.count) operation\(portType.operations.count == 1 ? "" : "s")")
+            lines.append(
+                "port type \(portType.name): no binding, so no SOAP version and no SOAPAction; "
+                    + "\(portType.operations.count) operation\(portType.operations.count == 1 ? "" : "s")")
             for operation in portType.operations {
                 lines.append("  operation \(operation.name)")
                 lines.append("    input: " + (operation.input.isEmpty ? "(nothing)" : operation.input.joined(separator: ", ")))
@@ -109,14 +116,16 @@ extension ServiceDescription {
             missing: missing,
             services: services,
             bindings: bindings.map { binding in
-                .init(name: binding.name, portType: binding.portType, soapVersion: binding.soapVersion.rawValue, style: binding.style,
-                      operations: binding.operations.map { operation in
-                          .init(name: operation.name, soapAction: operation.soapAction, style: operation.style,
-                                input: parts(operation.input), output: parts(operation.output),
-                                headers: operation.inputHeaders.map(\.description), outputHeaders: operation.outputHeaders.map(\.description),
-                                addressingAction: operation.addressingAction,
-                                documentation: operation.documentation.isEmpty ? nil : operation.documentation)
-                      })
+                .init(
+                    name: binding.name, portType: binding.portType, soapVersion: binding.soapVersion.rawValue, style: binding.style,
+                    operations: binding.operations.map { operation in
+                        .init(
+                            name: operation.name, soapAction: operation.soapAction, style: operation.style,
+                            input: parts(operation.input), output: parts(operation.output),
+                            headers: operation.inputHeaders.map(\.description), outputHeaders: operation.outputHeaders.map(\.description),
+                            addressingAction: operation.addressingAction,
+                            documentation: operation.documentation.isEmpty ? nil : operation.documentation)
+                    })
             },
             unboundPortTypes: unboundPortTypes,
             policies: policies.descriptions, problems: problems)

@@ -41,25 +41,37 @@ enum NameGuesses {
         let folded = fold(name)
         if ["username", "user", "userid", "login", "loginname", "loginid", "account", "accountid"].contains(folded) { return "USERNAME" }
         if ["password", "pwd", "pass", "passwd", "userpassword"].contains(folded) { return "PASSWORD" }
-        if ["apikey", "key", "accesskey", "licensekey", "token", "accesstoken", "authtoken", "clientsecret"].contains(folded) { return "API_KEY" }
-        if ["clientid", "partnerid", "agentid", "agencyid", "requestorid", "pseudocitycode", "officeid"].contains(folded) { return "CLIENT_ID" }
+        if ["apikey", "key", "accesskey", "licensekey", "token", "accesstoken", "authtoken", "clientsecret"].contains(folded) {
+            return "API_KEY"
+        }
+        if ["clientid", "partnerid", "agentid", "agencyid", "requestorid", "pseudocitycode", "officeid"].contains(folded) {
+            return "CLIENT_ID"
+        }
         return nil
     }
 
-    static let pageSizeNames: [String] = ["pagesize", "maxresponses", "maxresults", "maxrecords", "maxitems", "resultsperpage",
-                                             "limit", "maxhotels", "numberofresults", "pagelength", "maxrows", "rows", "size", "count"]
-    static let pageNames: [String] = ["page", "pagenumber", "pageindex", "pageno", "pagenum", "requestedpage", "startpage",
-                                         "currentpage", "curpage", "currpage", "pageidx"]
-    static let cursorNames: [String] = ["cursor", "before", "after", "since", "moredataechotoken", "continuationtoken", "nexttoken",
-                                           "nextpagetoken", "resumetoken", "pagingtoken", "nextresultreference", "startafter"]
+    static let pageSizeNames: [String] = [
+        "pagesize", "maxresponses", "maxresults", "maxrecords", "maxitems", "resultsperpage",
+        "limit", "maxhotels", "numberofresults", "pagelength", "maxrows", "rows", "size", "count",
+    ]
+    static let pageNames: [String] = [
+        "page", "pagenumber", "pageindex", "pageno", "pagenum", "requestedpage", "startpage",
+        "currentpage", "curpage", "currpage", "pageidx",
+    ]
+    static let cursorNames: [String] = [
+        "cursor", "before", "after", "since", "moredataechotoken", "continuationtoken", "nexttoken",
+        "nextpagetoken", "resumetoken", "pagingtoken", "nextresultreference", "startafter",
+    ]
     static let moreNames: [String] = ["more", "moreindicator", "moreresults", "hasmore", "moredata", "moreavailable"]
     static let keywordNames: [String] = ["keyword", "keywords", "hotelname", "searchtext", "query", "searchterm"]
     static let checkInNames: [String] = ["start", "startdate", "checkin", "checkindate", "arrival", "arrivaldate", "fromdate", "datefrom"]
     static let checkOutNames: [String] = ["end", "enddate", "checkout", "checkoutdate", "departure", "departuredate", "todate", "dateto"]
 
     /// Response tokens that carry the next page's cursor.
-    static let nextTokenNames: Set<String> = ["moredataechotoken", "nexttoken", "continuationtoken", "nextcursor", "cursor",
-                                              "nextpagetoken", "resumetoken", "nextresultreference", "next", "nextkey"]
+    static let nextTokenNames: Set<String> = [
+        "moredataechotoken", "nexttoken", "continuationtoken", "nextcursor", "cursor",
+        "nextpagetoken", "resumetoken", "nextresultreference", "next", "nextkey",
+    ]
 
     /// What each field of a record is called, best first. `parent/@attribute` and `parent/child`
     /// name a value by its element too (OpenTravel's `CountryName/@Code` is the country's code,
@@ -70,8 +82,13 @@ enum NameGuesses {
         ("latitude", ["latitude", "lat"]),
         ("longitude", ["longitude", "lon", "lng", "long"]),
         ("address", ["address", "addressline", "streetaddress", "street", "address1", "fulladdress"]),
-        ("logoURL", ["logourl", "logo", "imageurl", "image", "thumbnailurl", "thumbnail", "photourl", "pictureurl", "hotelpicture",
-                     "picture", "picpath", "picurl", "imagepath", "imgurl", "photo", "url", "uri"]),
+        (
+            "logoURL",
+            [
+                "logourl", "logo", "imageurl", "image", "thumbnailurl", "thumbnail", "photourl", "pictureurl", "hotelpicture",
+                "picture", "picpath", "picurl", "imagepath", "imgurl", "photo", "url", "uri",
+            ]
+        ),
         ("addtime", ["addtime", "added", "createdat", "created", "lastmodified", "lastupdated", "updated", "modified", "timestamp"]),
         ("phone", ["phonenumber", "phone", "telephone", "telephonenumber", "phoneno", "tel"]),
         // uAPI's HotelProperty/@HotelChain; a brand is the chain's when nothing names the chain.
@@ -99,12 +116,18 @@ enum NameGuesses {
     /// A record's catalogue references: an element of one of these names whose attribute names the
     /// catalogue (OpenTravel's `PropertyReference` with `ReferenceCatalogName` and `ReferenceCatalogCode`),
     /// its code an attribute or its text.
-    static let referenceElementNames: Set<String> = ["reference", "propertyreference", "catalogreference", "externalreference",
-                                                     "crossreference", "gdscode"]
-    static let referenceCatalogNames: [String] = ["referencecatalogname", "catalogname", "cataloguename", "catalog", "catalogue",
-                                                  "gdsname", "system", "source"]
-    static let referenceCodeNames: [String] = ["referencecatalogcode", "catalogcode", "cataloguecode", "referencecode", "code",
-                                               "gdspropertycode", "id", "value"]
+    static let referenceElementNames: Set<String> = [
+        "reference", "propertyreference", "catalogreference", "externalreference",
+        "crossreference", "gdscode",
+    ]
+    static let referenceCatalogNames: [String] = [
+        "referencecatalogname", "catalogname", "cataloguename", "catalog", "catalogue",
+        "gdsname", "system", "source",
+    ]
+    static let referenceCodeNames: [String] = [
+        "referencecatalogcode", "catalogcode", "cataloguecode", "referencecode", "code",
+        "gdspropertycode", "id", "value",
+    ]
     /// Elements whose text is the code in one catalogue.
     static let fixedCatalogs: [String: String] = ["giata": "giata", "giataid": "giata", "giatacode": "giata"]
 
@@ -124,8 +147,10 @@ enum NameGuesses {
     }
 
     /// What a record holds besides the hotel, whose codes and names are not the hotel's.
-    static let otherThings = ["currency", "country", "language", "board", "room", "rate", "price", "contract", "office", "destination",
-                              "zone", "category", "chain", "supplier", "market", "promotion", "classification", "amenity", "facility"]
+    static let otherThings = [
+        "currency", "country", "language", "board", "room", "rate", "price", "contract", "office", "destination",
+        "zone", "category", "chain", "supplier", "market", "promotion", "classification", "amenity", "facility",
+    ]
 
     /// A name a record element of a hotel list is likely to have.
     static func isHotelLike(_ name: String) -> Bool {

@@ -53,9 +53,10 @@ public struct ProfileDrafter: Sendable {
         guard operation.style != "rpc", let element = operation.input.first?.element, !description.missing.isEmpty else { return nil }
         let holding = description.missing.filter { $0.namespace == element.namespace }
         let files = (holding.isEmpty ? description.missing : holding).map { "\($0.location) (← \($0.referrer))" }.joined(separator: ", ")
-        notes.append("request: the body is <\(element.name)> alone, in \(element.namespace.isEmpty ? "no namespace" : element.namespace): "
-            + "its schema is not here (\(files)), so its content is unknown; add the file and run again, or fill the body in "
-            + "from the vendor's documentation")
+        notes.append(
+            "request: the body is <\(element.name)> alone, in \(element.namespace.isEmpty ? "no namespace" : element.namespace): "
+                + "its schema is not here (\(files)), so its content is unknown; add the file and run again, or fill the body in "
+                + "from the vendor's documentation")
         return ElementShape(name: element.name, namespace: element.namespace)
     }
 
@@ -63,19 +64,22 @@ public struct ProfileDrafter: Sendable {
     /// 1.1 one when nil and both exist). `sample` is a recorded response to
     /// guess the record and fields from instead of the schema.
     public func draft(operation name: String, version: SOAPVersion? = nil, sample: [UInt8]? = nil, profileName: String? = nil)
-        throws -> ProfileDraft {
+        throws -> ProfileDraft
+    {
         let operation = try description.operation(named: name, version: version)
         var notes: [String] = []
         let endpoint = description.endpoint(of: operation.binding)
         let serviceName = description.services.first?.name ?? (description.name.isEmpty ? operation.binding : description.name)
         let prefix = String(NameGuesses.fold(serviceName).uppercased().prefix(24)).ifEmpty("SERVICE")
-        notes.append("Written by hotels profile init from operation \(operation.name) of binding \(operation.binding) "
-            + "(SOAP \(operation.soapVersion.rawValue), \(operation.style)/\(operation.use)). Every guess below says why; review them.")
+        notes.append(
+            "Written by hotels profile init from operation \(operation.name) of binding \(operation.binding) "
+                + "(SOAP \(operation.soapVersion.rawValue), \(operation.style)/\(operation.use)). Every guess below says why; review them.")
         notes.append(endpoint.map { "endpoint: \($0) (give it as --endpoint)" } ?? "endpoint: the WSDL names none; ask the vendor")
         if let problem = description.bindings.first(where: { $0.name == operation.binding })?.problem { notes.append("wsdl: " + problem) }
         if !description.missing.isEmpty {
-            notes.append("wsdl: missing " + description.missing.map { "\($0.location) (← \($0.referrer))" }.joined(separator: ", ")
-                + ": the types they hold are unknown, so the body and fields below may lack them; add the files and run again")
+            notes.append(
+                "wsdl: missing " + description.missing.map { "\($0.location) (← \($0.referrer))" }.joined(separator: ", ")
+                    + ": the types they hold are unknown, so the body and fields below may lack them; add the files and run again")
         }
         if operation.use == "encoded" {
             notes.append("the binding is SOAP-encoded (RPC/encoded): the body below has no xsi:type attributes, which some servers need")
@@ -112,17 +116,25 @@ public struct ProfileDrafter: Sendable {
             notes += headerWriter.notes.map { "soapHeader: " + $0 }
         }
         if usesSecurity {
-            document.append(("security", .object([("username", .string("{env:\(prefix)_USERNAME}")),
-                                                  ("password", .string("{env:\(prefix)_PASSWORD}"))])))
-            notes.append("security: the WSDL asks for a WS-Security UsernameToken; export \(prefix)_USERNAME and \(prefix)_PASSWORD "
-                + "(the password is sent as text; set \"passwordType\": \"digest\" if the vendor wants a digest)")
+            document.append(
+                (
+                    "security",
+                    .object([
+                        ("username", .string("{env:\(prefix)_USERNAME}")),
+                        ("password", .string("{env:\(prefix)_PASSWORD}")),
+                    ])
+                ))
+            notes.append(
+                "security: the WSDL asks for a WS-Security UsernameToken; export \(prefix)_USERNAME and \(prefix)_PASSWORD "
+                    + "(the password is sent as text; set \"passwordType\": \"digest\" if the vendor wants a digest)")
         }
         if description.policies.messageSecurity {
             notes.append("security: the policy also asks for signing or encryption with certificates, which a profile cannot do")
         }
         if description.policies.binaryEncoding {
-            notes.append("encoding: the policy asks for WCF's binary message encoding, which no client but WCF sends; "
-                + "ask the vendor for an endpoint with text encoding (basicHttpBinding or wsHttpBinding)")
+            notes.append(
+                "encoding: the policy asks for WCF's binary message encoding, which no client but WCF sends; "
+                    + "ask the vendor for an endpoint with text encoding (basicHttpBinding or wsHttpBinding)")
         }
         if description.policies.addressing {
             var addressing: [(String, JSONText)] = [("version", .string("1.0"))]
@@ -160,12 +172,15 @@ public struct ProfileDrafter: Sendable {
             }
             document.append(("fields", .object(fields)))
             let references = guess.references.map { reference in
-                JSONText.object([("path", .string(reference.path)), ("catalog", .string(reference.catalog))]
-                    + (reference.code.map { [("code", JSONText.string($0))] } ?? []))
+                JSONText.object(
+                    [("path", .string(reference.path)), ("catalog", .string(reference.catalog))]
+                        + (reference.code.map { [("code", JSONText.string($0))] } ?? []))
             }
             if !references.isEmpty { document.append(("references", references.count == 1 ? references[0] : .array(references))) }
             for reference in guess.references {
-                notes.append("references: \(reference.path), catalogue \(reference.catalog), code \(reference.code ?? "its text"): \(reference.reason)")
+                notes.append(
+                    "references: \(reference.path), catalogue \(reference.catalog), code \(reference.code ?? "its text"): \(reference.reason)"
+                )
             }
             notes.append("record = \(guess.record): the repeating element at \(guess.location) with the most hotel-like values")
             // References are the profile's own key, not a field.
@@ -184,13 +199,15 @@ public struct ProfileDrafter: Sendable {
             if let paging { document.append(("paging", paging)) }
         } else if let output, !Self.isOpen(output), description.missing.isEmpty, sample == nil {
             // A reply whose whole schema is known and repeats nothing (a boolean, a status) holds no hotels.
-            notes.append("record and fields: left out: nothing in the response schema repeats, so this operation returns no hotels "
-                + "(a login, a logout; hotels call sends it). If it does return hotels, run again with --sample RESPONSE.xml")
+            notes.append(
+                "record and fields: left out: nothing in the response schema repeats, so this operation returns no hotels "
+                    + "(a login, a logout; hotels call sends it). If it does return hotels, run again with --sample RESPONSE.xml")
         } else {
             document.append(("record", .string("REPLACE_ME")))
             document.append(("fields", .object([("code", .string("REPLACE_ME"))])))
-            notes.append("record and fields: nothing in the response " + (output.map(Self.isOpen) == true ? "schema (it says anyType) " : "")
-                + "repeats with a code; run again with --sample RESPONSE.xml, or set them by hand")
+            notes.append(
+                "record and fields: nothing in the response " + (output.map(Self.isOpen) == true ? "schema (it says anyType) " : "")
+                    + "repeats with a code; run again with --sample RESPONSE.xml, or set them by hand")
         }
         document.insert(("notes", .array(notes.map(JSONText.string))), at: 1)
 
@@ -220,19 +237,25 @@ public struct ProfileDrafter: Sendable {
         let markers = ResponseMarkers(body: output, skippingRecord: record.record)
         if input.contains("{cursor}") {
             if let token = markers.first(in: NameGuesses.nextTokenNames) {
-                return (.object([("style", .string("cursor")), ("next", .string(token))]),
-                        ["paging: cursor, the next page's token at \(token) goes back as {cursor}"])
+                return (
+                    .object([("style", .string("cursor")), ("next", .string(token))]),
+                    ["paging: cursor, the next page's token at \(token) goes back as {cursor}"]
+                )
             }
             // OpenTravel's MoreIndicator holds where the next block begins, to send back as MoreDataEchoToken.
             if let token = markers.first(in: ["moreindicator"]) {
-                return (.object([("style", .string("cursor")), ("next", .string(token))]),
-                        ["paging: cursor, OpenTravel's \(token) says where the next block begins and goes back as {cursor}"])
+                return (
+                    .object([("style", .string("cursor")), ("next", .string(token))]),
+                    ["paging: cursor, OpenTravel's \(token) says where the next block begins and goes back as {cursor}"]
+                )
             }
             // A position in the list (`before`, `since`) is the last record's sort key: its time field.
             if record.fields.contains(where: { $0.field == "addtime" }) {
                 var paging: [(String, JSONText)] = [("style", .string("cursor")), ("next", .string("field:addtime"))]
-                var notes = ["paging: cursor, the last record's addtime goes back as {cursor} (the request has a position in the list, "
-                    + "and the records carry a time)"]
+                var notes = [
+                    "paging: cursor, the last record's addtime goes back as {cursor} (the request has a position in the list, "
+                        + "and the records carry a time)"
+                ]
                 if let last = markers.endMarker(for: "addtime") {
                     paging.append(("last", .string(last)))
                     notes.append("paging.last = \(last): the list's final addtime, so no empty page is asked for")
@@ -242,8 +265,10 @@ public struct ProfileDrafter: Sendable {
             return (nil, ["paging: none; the request has {cursor} but the response has no token to send back: set \"paging\" by hand"])
         }
         if input.contains("{page}") {
-            return (.object([("style", .string("page")), ("first", .number(1))]),
-                    ["paging: numbered pages from 1 (check whether the service counts from 0); a short page ends the list"])
+            return (
+                .object([("style", .string("page")), ("first", .number(1))]),
+                ["paging: numbered pages from 1 (check whether the service counts from 0); a short page ends the list"]
+            )
         }
         if let flag = markers.first(in: NameGuesses.moreNames) {
             if input.contains("{more}") {
@@ -267,7 +292,8 @@ public struct ProfileDrafter: Sendable {
                 throw WSDLError.notWSDL(document: "--sample", root: "Envelope", hint: "the recorded response's Body is empty")
             }
             if payload.localName == "Fault" {
-                throw WSDLError.notWSDL(document: "--sample", root: "Fault", hint: "the recorded response is a fault; record a successful one")
+                throw WSDLError.notWSDL(
+                    document: "--sample", root: "Fault", hint: "the recorded response is a fault; record a successful one")
             }
             return (ElementShape(sampleOf: [payload]), false)
         }
@@ -329,7 +355,8 @@ enum JSONText {
             return "[\n" + items.map { inner + $0.rendered(indent: inner) }.joined(separator: ",\n") + "\n\(indent)]"
         case .object(let pairs):
             guard !pairs.isEmpty else { return "{}" }
-            return "{\n" + pairs.map { inner + Self.quoted($0.0) + ": " + $0.1.rendered(indent: inner) }.joined(separator: ",\n") + "\n\(indent)}"
+            return "{\n" + pairs.map { inner + Self.quoted($0.0) + ": " + $0.1.rendered(indent: inner) }.joined(separator: ",\n")
+                + "\n\(indent)}"
         }
     }
 

@@ -38,7 +38,8 @@ struct RecordGuess {
         walk(body, path: [])
         // The highest score; among equals, the shallowest (the record, not a part of it).
         return candidates.enumerated().max { lhs, rhs in
-            lhs.element.score != rhs.element.score ? lhs.element.score < rhs.element.score
+            lhs.element.score != rhs.element.score
+                ? lhs.element.score < rhs.element.score
                 : lhs.element.location.count > rhs.element.location.count
         }?.element
     }
@@ -71,8 +72,10 @@ struct RecordGuess {
         func collect(_ shape: ElementShape, path: [String], inImage: Bool, inList: Bool, depth: Int) {
             let names = shape.attributes.map(\.name)
             for attribute in shape.attributes {
-                values.append(Value(path: path, name: attribute.name, isAttribute: true, inImage: inImage, shape: nil, inList: inList,
-                                    holderAttributes: names))
+                values.append(
+                    Value(
+                        path: path, name: attribute.name, isAttribute: true, inImage: inImage, shape: nil, inList: inList,
+                        holderAttributes: names))
             }
             guard depth < 3 else { return }
             for child in shape.children {
@@ -80,8 +83,10 @@ struct RecordGuess {
                 let image = inImage || NameGuesses.isImageContext(child.name)
                 // A repeating element of text is a value like any other; one with content is a list.
                 let list = inList || (child.repeats && child.type == nil)
-                values.append(Value(path: childPath, name: child.name, isAttribute: false, inImage: image, shape: child, inList: list,
-                                    holderAttributes: child.attributes.map(\.name)))
+                values.append(
+                    Value(
+                        path: childPath, name: child.name, isAttribute: false, inImage: image, shape: child, inList: list,
+                        holderAttributes: child.attributes.map(\.name)))
                 collect(child, path: childPath, inImage: image, inList: inList || child.repeats, depth: depth + 1)
             }
         }
@@ -96,7 +101,9 @@ struct RecordGuess {
                 let folded = NameGuesses.fold(value.name)
                 // `CountryName/@Code`, `Country/code`: a value named by its element too.
                 let parent = value.isAttribute ? value.path.last : value.path.dropLast().last
-                let qualifiedRank = parent.flatMap { names.firstIndex(of: NameGuesses.fold($0) + (value.isAttribute ? "/@" : "/") + folded) }
+                let qualifiedRank = parent.flatMap {
+                    names.firstIndex(of: NameGuesses.fold($0) + (value.isAttribute ? "/@" : "/") + folded)
+                }
                 let plainRank = names.firstIndex(of: folded) ?? fallbackRank(field, folded)
                 guard let rank = [plainRank, qualifiedRank].compactMap({ $0 }).min() else { continue }
                 let qualified = plainRank.map { $0 > rank } ?? true
@@ -105,7 +112,10 @@ struct RecordGuess {
                 // A picture under something that is neither the hotel nor an image is another thing's (a discount's, a room's).
                 var ancestors = value.isAttribute ? value.path : Array(value.path.dropLast())
                 if field == "logoURL", !ancestors.isEmpty,
-                   !ancestors.contains(where: { NameGuesses.isHotelLike($0) || NameGuesses.isImageContext($0) }) { continue }
+                    !ancestors.contains(where: { NameGuesses.isHotelLike($0) || NameGuesses.isImageContext($0) })
+                {
+                    continue
+                }
                 // A value with children is not a code, a name or a coordinate; an address may be one (its parts are joined).
                 if !value.isAttribute, let shape = value.shape, !shape.children.isEmpty, field != "address" { continue }
                 // An element of attributes alone holds no text (OpenTravel's Telephone, whose number is @PhoneNumber).
@@ -129,7 +139,8 @@ struct RecordGuess {
                 if best.map({ key < $0.key }) ?? true {
                     var reason = "named “\(value.name)”" + (qualified ? " in <\(parent ?? "")>" : "")
                     if let voiceTest {
-                        reason += ", of the <\(value.path.last ?? "")> whose \(voiceTest) is \(NameGuesses.voicePhoneTechType) "
+                        reason +=
+                            ", of the <\(value.path.last ?? "")> whose \(voiceTest) is \(NameGuesses.voicePhoneTechType) "
                             + "(1 is Voice in OpenTravel's PTT list, 3 Fax)"
                     } else if field == "countryCode", !qualified, folded.hasPrefix("countryname") || folded == "country" {
                         reason += " (a country's name, which HotelKit maps to its code when one country has it)"
@@ -180,9 +191,11 @@ struct RecordGuess {
                     if let catalog = attribute(in: NameGuesses.referenceCatalogNames) {
                         let code = attribute(in: NameGuesses.referenceCodeNames)
                         if code != nil || holdsText {
-                            found.append(Reference(path: path, catalog: "@" + catalog, code: code.map { "@" + $0 },
-                                                   reason: "a <\(child.name)> whose \(catalog) names the catalogue, and whose "
-                                                       + (code.map { "\($0) is the code" } ?? "text is the code")))
+                            found.append(
+                                Reference(
+                                    path: path, catalog: "@" + catalog, code: code.map { "@" + $0 },
+                                    reason: "a <\(child.name)> whose \(catalog) names the catalogue, and whose "
+                                        + (code.map { "\($0) is the code" } ?? "text is the code")))
                         }
                     }
                 } else if let catalog = NameGuesses.fixedCatalogs[folded], holdsText {
@@ -228,7 +241,8 @@ struct ResponseMarkers {
     /// OpenTravel's `Errors/Error/@ShortText`, the one error convention a schema names reliably.
     static func errorPath(in body: ElementShape) -> String? {
         guard let errors = body.children.first(where: { $0.name == "Errors" }),
-              let error = errors.children.first(where: { $0.name == "Error" }) else { return nil }
+            let error = errors.children.first(where: { $0.name == "Error" })
+        else { return nil }
         return error.attributes.contains { $0.name == "ShortText" } ? "//Errors/Error/@ShortText" : "//Errors/Error"
     }
 }

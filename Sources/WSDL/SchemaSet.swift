@@ -24,8 +24,9 @@ public struct SchemaSet: Sendable {
             let qualifiedAttributes = schema.attributes["attributeFormDefault"] == "qualified"
             for node in Self.topLevel(schema) {
                 guard let kind = Kind(rawValue: node.localName), let name = node.attributes["name"] else { continue }
-                let declaration = Declaration(node: node, targetNamespace: target, qualifiedElements: qualifiedElements,
-                                              qualifiedAttributes: qualifiedAttributes)
+                let declaration = Declaration(
+                    node: node, targetNamespace: target, qualifiedElements: qualifiedElements,
+                    qualifiedAttributes: qualifiedAttributes)
                 let qualified = QualifiedName(namespace: target, name: name)
                 // The first declaration wins, as it does in a schema processor reading the set in order.
                 if declarations[kind]?[qualified] == nil { declarations[kind, default: [:]][qualified] = declaration }
@@ -133,7 +134,8 @@ struct ShapeExpander {
         return shape
     }
 
-    private mutating func element(_ node: XMLTreeElement, in declaration: SchemaSet.Declaration, global: Bool, depth: Int) -> ElementShape? {
+    private mutating func element(_ node: XMLTreeElement, in declaration: SchemaSet.Declaration, global: Bool, depth: Int) -> ElementShape?
+    {
         nodes += 1
         var source = node
         var context = declaration
@@ -146,11 +148,13 @@ struct ShapeExpander {
         }
         let name = source.attributes["name"] ?? "element"
         // Global and referenced elements are always in their schema's namespace; a local one only when its form says so.
-        let qualified = global || node.qualifiedName("ref") != nil
+        let qualified =
+            global || node.qualifiedName("ref") != nil
             || (source.attributes["form"].map { $0 == "qualified" } ?? context.qualifiedElements)
-        var shape = ElementShape(name: name, namespace: qualified ? context.targetNamespace : "",
-                                 minOccurs: Int(node.attributes["minOccurs"] ?? "1") ?? 1,
-                                 maxOccurs: Self.maxOccurs(node.attributes["maxOccurs"]))
+        var shape = ElementShape(
+            name: name, namespace: qualified ? context.targetNamespace : "",
+            minOccurs: Int(node.attributes["minOccurs"] ?? "1") ?? 1,
+            maxOccurs: Self.maxOccurs(node.attributes["maxOccurs"]))
         shape.nillable = source.attributes["nillable"] == "true"
         shape.documentation = Self.documentation(of: source)
         guard depth < maxDepth, nodes < maxNodes else {
@@ -195,7 +199,9 @@ struct ShapeExpander {
         }
     }
 
-    private mutating func complexContent(_ complex: XMLTreeElement, in context: SchemaSet.Declaration, into shape: inout ElementShape, depth: Int) {
+    private mutating func complexContent(
+        _ complex: XMLTreeElement, in context: SchemaSet.Declaration, into shape: inout ElementShape, depth: Int
+    ) {
         for child in complex.children where child.namespaceURI == Namespaces.xsd {
             switch child.localName {
             case "sequence", "all", "choice", "group":
@@ -203,7 +209,9 @@ struct ShapeExpander {
             case "attribute", "attributeGroup":
                 attributes(child, in: context, into: &shape)
             case "complexContent", "simpleContent":
-                guard let derivation = child.children.first(where: { $0.localName == "extension" || $0.localName == "restriction" }) else { continue }
+                guard let derivation = child.children.first(where: { $0.localName == "extension" || $0.localName == "restriction" }) else {
+                    continue
+                }
                 if let base = derivation.qualifiedName("base") {
                     if derivation.localName == "extension" || child.localName == "simpleContent" {
                         fill(&shape, typeName: base, depth: depth)
@@ -220,8 +228,10 @@ struct ShapeExpander {
         if complex.attributes["mixed"] == "true", shape.children.isEmpty { shape.type = shape.type ?? "string" }
     }
 
-    private mutating func particles(_ group: XMLTreeElement, in context: SchemaSet.Declaration, into shape: inout ElementShape, depth: Int,
-                                    repeated: Bool, choice: ElementShape.Choice?) {
+    private mutating func particles(
+        _ group: XMLTreeElement, in context: SchemaSet.Declaration, into shape: inout ElementShape, depth: Int,
+        repeated: Bool, choice: ElementShape.Choice?
+    ) {
         guard nodes < maxNodes else { return }
         var node = group
         var context = context
@@ -229,7 +239,8 @@ struct ShapeExpander {
         let groupOptional = group.attributes["minOccurs"] == "0"
         if group.localName == "group" {
             guard let reference = group.qualifiedName("ref"), let target = schemas.find(.group, reference),
-                  let model = target.node.children.first(where: { ["sequence", "choice", "all"].contains($0.localName) }) else { return }
+                let model = target.node.children.first(where: { ["sequence", "choice", "all"].contains($0.localName) })
+            else { return }
             node = model
             context = target
         }
@@ -292,10 +303,11 @@ struct ShapeExpander {
     }
 
     /// A simple type's built-in base and enumeration, through named restrictions.
-    private func simpleContent(_ simple: XMLTreeElement, in context: SchemaSet.Declaration, into shape: inout ElementShape, depth: Int = 0) {
+    private func simpleContent(_ simple: XMLTreeElement, in context: SchemaSet.Declaration, into shape: inout ElementShape, depth: Int = 0)
+    {
         guard depth < 16 else { return }
         guard let restriction = simple.child("restriction", in: Namespaces.xsd) else {
-            shape.type = "string"   // a list or a union: its text, as written
+            shape.type = "string"  // a list or a union: its text, as written
             return
         }
         if shape.enumeration.isEmpty { shape.enumeration = Self.enumeration(restriction) }

@@ -195,12 +195,16 @@ public struct ServiceDescription: Sendable {
                 func messageName(_ node: XMLTreeElement?, _ direction: String) -> String? {
                     node?.child(direction, in: Namespaces.wsdl)?.attributes["name"]
                 }
-                let abstract = namesake.first {
-                    messageName($0, "input") == messageName(operation, "input") && messageName($0, "output") == messageName(operation, "output")
-                } ?? namesake.first
+                let abstract =
+                    namesake.first {
+                        messageName($0, "input") == messageName(operation, "input")
+                            && messageName($0, "output") == messageName(operation, "output")
+                    } ?? namesake.first
                 let abstractInput = abstract?.child("input", in: Namespaces.wsdl)
                 let abstractOutput = abstract?.child("output", in: Namespaces.wsdl)
-                func body(_ direction: String, _ abstract: XMLTreeElement?) -> (parts: [Part], headers: [QualifiedName], body: XMLTreeElement?) {
+                func body(_ direction: String, _ abstract: XMLTreeElement?) -> (
+                    parts: [Part], headers: [QualifiedName], body: XMLTreeElement?
+                ) {
                     let bound = operation.child(direction, in: Namespaces.wsdl)
                     let soapBody = bound?.child("body", in: soap.namespaceURI)
                     var parts = lookup(messages, abstract?.qualifiedName("message")) ?? []
@@ -219,40 +223,49 @@ public struct ServiceDescription: Sendable {
                 let action = abstractInput.flatMap { node in
                     node.attributes.first { $0.key == "Action" }?.value
                 }
-                operations.append(Operation(
-                    name: name, binding: qualified.name, soapVersion: version,
-                    soapAction: soapOperation?.attributes["soapAction"] ?? "",
-                    style: soapOperation?.attributes["style"] ?? style,
-                    use: input.body?.attributes["use"] ?? "literal",
-                    rpcNamespace: input.body?.attributes["namespace"],
-                    input: input.parts, output: output.parts, inputHeaders: input.headers, outputHeaders: output.headers,
-                    addressingAction: action,
-                    documentation: (abstract?.child("documentation", in: Namespaces.wsdl)?.text ?? "").foldingWhitespace()))
+                operations.append(
+                    Operation(
+                        name: name, binding: qualified.name, soapVersion: version,
+                        soapAction: soapOperation?.attributes["soapAction"] ?? "",
+                        style: soapOperation?.attributes["style"] ?? style,
+                        use: input.body?.attributes["use"] ?? "literal",
+                        rpcNamespace: input.body?.attributes["namespace"],
+                        input: input.parts, output: output.parts, inputHeaders: input.headers, outputHeaders: output.headers,
+                        addressingAction: action,
+                        documentation: (abstract?.child("documentation", in: Namespaces.wsdl)?.text ?? "").foldingWhitespace()))
             }
-            bindings.append(Binding(name: qualified.name, portType: portTypeName?.name ?? "", soapVersion: version, style: style,
-                                    operations: operations, problem: problem))
+            bindings.append(
+                Binding(
+                    name: qualified.name, portType: portTypeName?.name ?? "", soapVersion: version, style: style,
+                    operations: operations, problem: problem))
         }
         self.bindings = bindings
         unboundPortTypes = portTypeOrder.filter { !boundPortTypes.contains($0) }.compactMap { qualified in
             portTypes[qualified].map { node in
-                UnboundPortType(name: qualified.name, operations: node.children(("operation"), in: Namespaces.wsdl).map { operation in
-                    func parts(_ direction: String) -> [String] {
-                        Self.describe(lookup(messages, operation.child(direction, in: Namespaces.wsdl)?.qualifiedName("message")) ?? [])
-                    }
-                    let documentation = (operation.child("documentation", in: Namespaces.wsdl)?.text ?? "").foldingWhitespace()
-                    return .init(name: operation.attributes["name"] ?? "", input: parts("input"), output: parts("output"),
-                                 documentation: documentation.isEmpty ? nil : documentation)
-                })
+                UnboundPortType(
+                    name: qualified.name,
+                    operations: node.children(("operation"), in: Namespaces.wsdl).map { operation in
+                        func parts(_ direction: String) -> [String] {
+                            Self.describe(lookup(messages, operation.child(direction, in: Namespaces.wsdl)?.qualifiedName("message")) ?? [])
+                        }
+                        let documentation = (operation.child("documentation", in: Namespaces.wsdl)?.text ?? "").foldingWhitespace()
+                        return .init(
+                            name: operation.attributes["name"] ?? "", input: parts("input"), output: parts("output"),
+                            documentation: documentation.isEmpty ? nil : documentation)
+                    })
             }
         }
 
         services = serviceNodes.map { service in
-            Service(name: service.attributes["name"] ?? "", ports: service.children(("port"), in: Namespaces.wsdl).map { port in
-                let binding = port.qualifiedName("binding")?.name ?? ""
-                let address = port.children.first { $0.localName == "address" }?.attributes["location"]
-                return Port(name: port.attributes["name"] ?? "", binding: binding, address: address,
-                            soapVersion: bindingVersions[binding].map(\.rawValue))
-            })
+            Service(
+                name: service.attributes["name"] ?? "",
+                ports: service.children(("port"), in: Namespaces.wsdl).map { port in
+                    let binding = port.qualifiedName("binding")?.name ?? ""
+                    let address = port.children.first { $0.localName == "address" }?.attributes["location"]
+                    return Port(
+                        name: port.attributes["name"] ?? "", binding: binding, address: address,
+                        soapVersion: bindingVersions[binding].map(\.rawValue))
+                })
         }
         policies = Self.policyHints(in: definitions)
         if operations.contains(where: { $0.inputHeaders.contains { $0.name == "Security" } }) { policies.usernameToken = true }
@@ -269,21 +282,24 @@ public struct ServiceDescription: Sendable {
     /// A binding whose `type` names no port type of the set (a wrong name, an
     /// undeclared prefix) gets the one port type that has every operation it
     /// binds, when exactly one has; the problem says which, or that none did.
-    private static func standInPortType(for binding: XMLTreeElement, named name: String,
-                                        among portTypes: [QualifiedName: XMLTreeElement]) -> (QualifiedName?, String) {
+    private static func standInPortType(
+        for binding: XMLTreeElement, named name: String,
+        among portTypes: [QualifiedName: XMLTreeElement]
+    ) -> (QualifiedName?, String) {
         let written = binding.attributes["type"] ?? ""
         let bound = Set(binding.children(("operation"), in: Namespaces.wsdl).compactMap { $0.attributes["name"] })
         let matching = portTypes.filter { _, node in
             bound.isSubset(of: node.children(("operation"), in: Namespaces.wsdl).compactMap { $0.attributes["name"] })
         }
         let prefix = written.split(separator: ":", maxSplits: 1).dropLast().first.map(String.init)
-        let why = if written.isEmpty {
-            "no port type"
-        } else if let prefix, binding.namespaces[prefix] == nil {
-            "port type \(written), whose prefix \(prefix) is not declared"
-        } else {
-            "port type \(written), which no document of the set defines"
-        }
+        let why =
+            if written.isEmpty {
+                "no port type"
+            } else if let prefix, binding.namespaces[prefix] == nil {
+                "port type \(written), whose prefix \(prefix) is not declared"
+            } else {
+                "port type \(written), which no document of the set defines"
+            }
         guard matching.count == 1, let standIn = matching.first?.key else {
             return (nil, "binding \(name) names \(why); its operations' messages are unknown")
         }
@@ -335,13 +351,16 @@ public struct ServiceDescription: Sendable {
         var expander = ShapeExpander(schemas: schemas)
         let parts = output ? operation.output : operation.input
         if operation.style == "rpc" {
-            var wrapper = ElementShape(name: operation.name + (output ? "Response" : ""), namespace: operation.rpcNamespace ?? targetNamespace)
+            var wrapper = ElementShape(
+                name: operation.name + (output ? "Response" : ""), namespace: operation.rpcNamespace ?? targetNamespace)
             for part in parts {
                 if let element = part.element, let shape = expander.element(element) {
                     wrapper.children.append(shape)
                 } else {
-                    wrapper.children.append(expander.element(named: part.name, namespace: "",
-                                                              type: part.type ?? QualifiedName(namespace: Namespaces.xsd, name: "anyType")))
+                    wrapper.children.append(
+                        expander.element(
+                            named: part.name, namespace: "",
+                            type: part.type ?? QualifiedName(namespace: Namespaces.xsd, name: "anyType")))
                 }
             }
             return wrapper

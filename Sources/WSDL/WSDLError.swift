@@ -1,3 +1,4 @@
+import Failures
 import HTTP
 import SOAP
 
@@ -80,6 +81,19 @@ public enum WSDLError: Error, Sendable, Equatable, CustomStringConvertible {
             return "WSDL documents must not import one another in a loop; the vendor's set is broken"
         default:
             return nil
+        }
+    }
+}
+
+extension WSDLError: MeaningfulError {
+    /// A missing document is no input (66), one that cannot be fetched unavailable (69), an unknown operation usage (64),
+    /// the rest bad data (65); each with its ``hint``.
+    public var meaning: ErrorMeaning {
+        switch self {
+        case .missing: ErrorMeaning(kind: .noInput, status: .noInput, hint: hint)
+        case .unavailable, .notCached: ErrorMeaning(kind: .unavailable, status: .unavailable, hint: hint, isRetryable: true)
+        case .unknownOperation: ErrorMeaning(kind: .usage, status: .usage, hint: hint)
+        default: ErrorMeaning(kind: .badData, status: .dataError, hint: hint)
         }
     }
 }

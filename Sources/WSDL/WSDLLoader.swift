@@ -59,7 +59,8 @@ public struct WSDLLoader: Sendable {
         /// `$XDG_CACHE_HOME/hotelkit/wsdl`, or `~/.cache/hotelkit/wsdl`.
         public static var defaultCacheFolder: String {
             let environment = ProcessInfo.processInfo.environment
-            let base = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            let base =
+                environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
                 ?? (NSHomeDirectory() as NSString).appendingPathComponent(".cache")
             return ((base as NSString).appendingPathComponent("hotelkit") as NSString).appendingPathComponent("wsdl")
         }
@@ -82,7 +83,8 @@ public struct WSDLLoader: Sendable {
     /// URL) and every document it reaches. Throws ``WSDLError``.
     public func load(_ location: String) async throws -> WSDLDocumentSet {
         let rootURL = try Self.rootURL(location)
-        let localRoot: String? = rootURL.isFileURL ? (options.localRoot.map(Self.canonicalPath) ?? Self.defaultLocalRoot(for: rootURL)) : nil
+        let localRoot: String? =
+            rootURL.isFileURL ? (options.localRoot.map(Self.canonicalPath) ?? Self.defaultLocalRoot(for: rootURL)) : nil
         let load = LoadState(rootHost: rootURL.host?.lowercased(), localRoot: localRoot)
         try await visit(rootURL, referrer: nil, wsdlChain: [], state: load)
         return WSDLDocumentSet(documents: load.documents, skipped: load.skipped, missing: load.missing)
@@ -121,8 +123,10 @@ public struct WSDLLoader: Sendable {
         }
         for reference in references {
             if let namespace = reference.standardNamespace {
-                state.skipped.append(SkippedImport(location: reference.location, namespace: namespace,
-                                                   standard: Namespaces.notRead[namespace] ?? namespace, referrer: name))
+                state.skipped.append(
+                    SkippedImport(
+                        location: reference.location, namespace: namespace,
+                        standard: Namespaces.notRead[namespace] ?? namespace, referrer: name))
                 continue
             }
             let target = try resolve(reference.location, from: url, referrer: name, state: state)
@@ -130,7 +134,8 @@ public struct WSDLLoader: Sendable {
                 try await visit(target, referrer: document, wsdlChain: reference.isWSDLImport ? wsdlChain + [key] : [], state: state)
             } catch WSDLError.missing(let location, let referrer, let reason) where !reference.isWSDLImport {
                 // A schema not shipped: its types are unknown, the operations are not. A missing WSDL stops the load.
-                state.missing.append(MissingDocument(location: location, referrer: referrer ?? name, reason: reason, namespace: reference.namespace))
+                state.missing.append(
+                    MissingDocument(location: location, referrer: referrer ?? name, reason: reason, namespace: reference.namespace))
             }
         }
     }
@@ -148,8 +153,9 @@ public struct WSDLLoader: Sendable {
         let bytes = try await fetch(url, name: name, referrer: referrer)
         if let cached {
             // A cache that cannot be written costs the next run a fetch, nothing more.
-            try? FileManager.default.createDirectory(atPath: (cached as NSString).deletingLastPathComponent,
-                                                     withIntermediateDirectories: true)
+            try? FileManager.default.createDirectory(
+                atPath: (cached as NSString).deletingLastPathComponent,
+                withIntermediateDirectories: true)
             try? AtomicFile.write(bytes, to: URL(fileURLWithPath: cached))
         }
         return (bytes, .network)
@@ -193,7 +199,8 @@ public struct WSDLLoader: Sendable {
         switch head.status {
         case 200..<300: return body
         case 404, 410: throw WSDLError.missing(document: name, referrer: referrer, reason: "HTTP \(head.status)")
-        case 300..<400: throw WSDLError.refused(document: name, referrer: referrer, reason: "HTTP \(head.status): redirects are not followed")
+        case 300..<400:
+            throw WSDLError.refused(document: name, referrer: referrer, reason: "HTTP \(head.status): redirects are not followed")
         default: throw WSDLError.unavailable(document: name, referrer: referrer, reason: "HTTP \(head.status)")
         }
     }
@@ -205,10 +212,13 @@ public struct WSDLLoader: Sendable {
         let written = location.trimmingWhitespace()
         let lowered = written.lowercased()
         if lowered.hasPrefix("file:") {
-            throw WSDLError.refused(document: written, referrer: referrer, reason: "file: URLs are refused in imports; a set refers to its files by relative path")
+            throw WSDLError.refused(
+                document: written, referrer: referrer,
+                reason: "file: URLs are refused in imports; a set refers to its files by relative path")
         }
         if let colon = lowered.firstIndex(of: ":"), lowered[..<colon].allSatisfy({ $0.isLetter || $0 == "+" || $0 == "-" || $0 == "." }),
-           lowered[..<colon].count > 1, !["http", "https"].contains(lowered[..<colon]) {
+            lowered[..<colon].count > 1, !["http", "https"].contains(lowered[..<colon])
+        {
             throw WSDLError.refused(document: written, referrer: referrer, reason: "only http(s) and relative locations are followed")
         }
         // Windows-made sets write `..\xsd\types.xsd`; spaces are common in vendors' file names.
@@ -219,8 +229,11 @@ public struct WSDLLoader: Sendable {
         if url.isFileURL {
             let path = Self.canonicalPath(url.path)
             if let root = state.localRoot, !(path == root || path.hasPrefix(root.hasSuffix("/") ? root : root + "/")) {
-                throw WSDLError.refused(document: Self.displayName(of: url.absoluteString), referrer: referrer,
-                                        reason: "outside \(Self.displayName(of: URL(fileURLWithPath: root).absoluteString)), the folder the WSDL's documents must lie in")
+                throw WSDLError.refused(
+                    document: Self.displayName(of: url.absoluteString), referrer: referrer,
+                    reason:
+                        "outside \(Self.displayName(of: URL(fileURLWithPath: root).absoluteString)), the folder the WSDL's documents must lie in"
+                )
             }
             return URL(fileURLWithPath: path)
         }
@@ -319,23 +332,31 @@ public struct WSDLLoader: Sendable {
         case (Namespaces.wsdl, "definitions"), (Namespaces.xsd, "schema"):
             return
         case (Namespaces.wsdl20, _):
-            throw WSDLError.notWSDL(document: name, root: root.localName, hint: "this is WSDL 2.0, which HotelKit does not read; ask the vendor for the WSDL 1.1 description")
+            throw WSDLError.notWSDL(
+                document: name, root: root.localName,
+                hint: "this is WSDL 2.0, which HotelKit does not read; ask the vendor for the WSDL 1.1 description")
         case (_, "Envelope"):
-            throw WSDLError.notWSDL(document: name, root: root.localName, hint: "this is a SOAP message; for a recorded response use --sample")
+            throw WSDLError.notWSDL(
+                document: name, root: root.localName, hint: "this is a SOAP message; for a recorded response use --sample")
         default:
-            throw WSDLError.notWSDL(document: name, root: root.localName, hint: "check the URL: a WSDL is usually at the service's address with ?wsdl")
+            throw WSDLError.notWSDL(
+                document: name, root: root.localName, hint: "check the URL: a WSDL is usually at the service's address with ?wsdl")
         }
     }
 
     static func references(in root: XMLTreeElement) -> [Reference] {
         var references: [Reference] = []
         func schemaReferences(_ schema: XMLTreeElement) {
-            for child in schema.children where child.namespaceURI == Namespaces.xsd
-                && ["import", "include", "redefine"].contains(child.localName) {
+            for child in schema.children
+            where child.namespaceURI == Namespaces.xsd
+                && ["import", "include", "redefine"].contains(child.localName)
+            {
                 if let location = child.attributes["schemaLocation"], !location.trimmingWhitespace().isEmpty {
                     let namespace = child.localName == "import" ? child.attributes["namespace"] : schema.attributes["targetNamespace"]
-                    references.append(Reference(location: location, isWSDLImport: false,
-                                                standardNamespace: namespace.flatMap { Namespaces.notRead[$0] == nil ? nil : $0 }, namespace: namespace))
+                    references.append(
+                        Reference(
+                            location: location, isWSDLImport: false,
+                            standardNamespace: namespace.flatMap { Namespaces.notRead[$0] == nil ? nil : $0 }, namespace: namespace))
                 }
             }
         }

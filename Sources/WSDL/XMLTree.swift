@@ -78,8 +78,10 @@ final class XMLTreeBuilder: XMLEventHandler {
         for (prefix, uri) in element.namespaceDeclarations { namespaces[prefix ?? ""] = uri }
         var attributes: [String: String] = [:]
         for attribute in element.attributes { attributes[attribute.localName] = attribute.value }
-        stack.append(XMLTreeElement(localName: element.localName.string, namespaceURI: element.namespaceURI ?? "",
-                                    attributes: attributes, children: [], text: "", namespaces: namespaces))
+        stack.append(
+            XMLTreeElement(
+                localName: element.localName.string, namespaceURI: element.namespaceURI ?? "",
+                attributes: attributes, children: [], text: "", namespaces: namespaces))
         texts.append("")
     }
 

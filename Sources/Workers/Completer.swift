@@ -15,15 +15,15 @@ final class Completer: Sendable {
     /// What became of a batch of completions.
     enum Outcome {
         /// Written: the leases that still held.
-        case written([ClaimedJob], held: Set<JobLease>)
+        case written([ClaimedJob<JobKind>], held: Set<JobLease>)
         /// Not written, and its leases are known lost: given up.
-        case givenUp([ClaimedJob], StoreError)
+        case givenUp([ClaimedJob<JobKind>], StoreError)
         /// Not written, and tried again while the leases hold.
         case retrying(StoreError)
     }
 
     private struct Waiting {
-        var job: ClaimedJob
+        var job: ClaimedJob<JobKind>
         var done: CheckedContinuation<Void, Never>
     }
 
@@ -34,11 +34,11 @@ final class Completer: Sendable {
         var isLost: @Sendable (JobLease) -> Bool = { _ in false }
     }
 
-    private let queue: JobQueue
+    private let queue: JobQueue<JobKind>
     private let deadline: Double
     private let state = PosixMutex(State())
 
-    init(queue: JobQueue, deadline: Double) {
+    init(queue: JobQueue<JobKind>, deadline: Double) {
         self.queue = queue
         self.deadline = deadline
     }
@@ -56,7 +56,7 @@ final class Completer: Sendable {
     }
 
     /// Returns once the job's completion is written, or given up with its lease.
-    func complete(_ job: ClaimedJob) async {
+    func complete(_ job: ClaimedJob<JobKind>) async {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             let starts = state.withLock { state in
                 state.pending.append(Waiting(job: job, done: done))
@@ -78,13 +78,13 @@ final class Completer: Sendable {
             }
             guard !batch.isEmpty else { return }
             do {
-                let held = try await PostgresHotelStore.withCallTimeout(deadline) { try await queue.complete(batch.map(\.job.lease)) }
+                let held = try await PostgresDatabase.withCallTimeout(deadline) { try await queue.complete(batch.map(\.job.lease)) }
                 failures = 0
                 onFlush(.written(batch.map(\.job), held: held))
                 batch.forEach { $0.done.resume() }
             } catch let failure {
                 // The queue's calls throw only StoreError; the deadline's wrapper does not say so.
-                let error = failure as? StoreError ?? StoreError(path: queue.store.location, reason: String(describing: failure))
+                let error = failure as? StoreError ?? StoreError(path: queue.database.location, reason: String(describing: failure))
                 failures += 1
                 let (lost, again) = (batch.filter { isLost($0.job.lease) }, batch.filter { !isLost($0.job.lease) })
                 if !lost.isEmpty {

@@ -17,10 +17,11 @@ public enum JobAction: Sendable, Equatable {
     case resume([JobKind])
 
     /// Does it, and says what happened, in a sentence.
-    public func perform(on queue: JobQueue) async throws(StoreError) -> String {
+    public func perform(on queue: JobQueue<JobKind>) async throws(StoreError) -> String {
         switch self {
         case .retry(let id):
-            return try await queue.retry(id) ? "job \(id) is available again"
+            return try await queue.retry(id)
+                ? "job \(id) is available again"
                 : "job \(id) was not retried: it is missing, queued already, or its list is queued again"
         case .retryDead:
             let result = try await queue.retryDead()

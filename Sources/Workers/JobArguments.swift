@@ -24,7 +24,8 @@ public struct JobProfile: Codable, Sendable, Equatable {
             do {
                 json = String(decoding: try Data(contentsOf: URL(fileURLWithPath: nameOrPath)), as: UTF8.self)
             } catch {
-                throw ProfileError(kind: .unreadable, source: nameOrPath, key: nil, reason: "cannot read the file (\(error.localizedDescription))")
+                throw ProfileError(
+                    kind: .unreadable, source: nameOrPath, key: nil, reason: "cannot read the file (\(error.localizedDescription))")
             }
         }
     }
@@ -50,8 +51,10 @@ public struct ListJobArguments: Codable, Sendable, Equatable {
     /// The filter chain's spec the logos are processed with ("" for none).
     public var filter: String
 
-    public init(profile: JobProfile, endpoint: String, city: String, keyword: String? = nil, area: SearchArea? = nil, pageSize: Int = 50,
-                logos: Bool = false, filter: String = "") {
+    public init(
+        profile: JobProfile, endpoint: String, city: String, keyword: String? = nil, area: SearchArea? = nil, pageSize: Int = 50,
+        logos: Bool = false, filter: String = ""
+    ) {
         self.profile = profile
         self.endpoint = endpoint
         self.city = city
@@ -78,9 +81,10 @@ public struct ListJobArguments: Codable, Sendable, Equatable {
     public static let defaultTimeout: Double = 3600
 
     /// The job: at most one live per list; with `every`, the list's schedule too.
-    public func job(priority: Int = 0, maxAttempts: Int = 5, every: Double? = nil, timeout: Double? = defaultTimeout) -> NewJob {
-        NewJob(kind: .list, arguments: Self.encode(self), uniqueKey: Self.uniqueKey(kind: .list, key, suffix: nil),
-               priority: priority, maxAttempts: maxAttempts, every: every, timeout: timeout)
+    public func job(priority: Int = 0, maxAttempts: Int = 5, every: Double? = nil, timeout: Double? = defaultTimeout) -> NewJob<JobKind> {
+        NewJob(
+            kind: .list, arguments: Self.encode(self), uniqueKey: Self.uniqueKey(kind: .list, key, suffix: nil),
+            priority: priority, maxAttempts: maxAttempts, every: every, timeout: timeout)
     }
 
     /// `kind|profile|endpoint|city|keyword[␟area][|suffix]`, each part escaped so none can pass for another's.
@@ -126,10 +130,12 @@ public struct LogosJobArguments: Codable, Sendable, Equatable {
     /// A logos job's deadline unless one is given: ten minutes.
     public static let defaultTimeout: Double = 600
 
-    public func job(priority: Int = 0, maxAttempts: Int = 5, timeout: Double? = defaultTimeout) -> NewJob {
-        NewJob(kind: .logos, arguments: ListJobArguments.encode(self),
-               uniqueKey: ListJobArguments.uniqueKey(kind: .logos, list.key, suffix: "\(list.filter)|\(after.map(String.init) ?? "top")|\(through.map(String.init) ?? "end")"),
-               priority: priority, maxAttempts: maxAttempts, timeout: timeout)
+    public func job(priority: Int = 0, maxAttempts: Int = 5, timeout: Double? = defaultTimeout) -> NewJob<JobKind> {
+        NewJob(
+            kind: .logos, arguments: ListJobArguments.encode(self),
+            uniqueKey: ListJobArguments.uniqueKey(
+                kind: .logos, list.key, suffix: "\(list.filter)|\(after.map(String.init) ?? "top")|\(through.map(String.init) ?? "end")"),
+            priority: priority, maxAttempts: maxAttempts, timeout: timeout)
     }
 }
 
@@ -149,9 +155,10 @@ public struct MatchJobArguments: Codable, Sendable, Equatable {
     public static let defaultTimeout: Double = 1800
 
     /// At most one live per city's scope: "Paris" and "PARIS" queue one job.
-    public func job(priority: Int = 0, maxAttempts: Int = 5, timeout: Double? = defaultTimeout) -> NewJob {
-        NewJob(kind: .match, arguments: ListJobArguments.encode(self), uniqueKey: ListJobArguments.uniqueKey([JobKind.match.rawValue, scope]),
-               priority: priority, maxAttempts: maxAttempts, timeout: timeout)
+    public func job(priority: Int = 0, maxAttempts: Int = 5, timeout: Double? = defaultTimeout) -> NewJob<JobKind> {
+        NewJob(
+            kind: .match, arguments: ListJobArguments.encode(self), uniqueKey: ListJobArguments.uniqueKey([JobKind.match.rawValue, scope]),
+            priority: priority, maxAttempts: maxAttempts, timeout: timeout)
     }
 }
 

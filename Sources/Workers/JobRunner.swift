@@ -1,3 +1,4 @@
+import Failures
 import Fetching
 import Foundation
 import HTTP
@@ -12,10 +13,10 @@ import Runtime
 /// Runs one claimed job. The ``Worker`` claims, heartbeats, completes and
 /// retries; a runner only does the work. Returning completes the job;
 /// throwing fails it (``JobFailure`` says how, any other error is read
-/// with ``/Fetching/ErrorMeaning``). A run is cancelled when its claim is
+/// with ``/Failures/ErrorMeaning``). A run is cancelled when its claim is
 /// taken over or the worker shuts down, and should stop soon after.
 public protocol JobRunner: Sendable {
-    func run(_ job: ClaimedJob, queue: JobQueue) async throws
+    func run(_ job: ClaimedJob<JobKind>, queue: JobQueue<JobKind>) async throws
     /// Ends what runs keep between jobs: logs out sessions. Called once, as the worker stops.
     func close() async
 }
@@ -60,14 +61,15 @@ public final class HotelJobRunner: JobRunner {
     /// Refuses (``/OfflineStore/StoreError/Kind/configuration``) a runtime whose store is not a shared one.
     public init(runtime: HotelRuntime) throws(StoreError) {
         guard let store = runtime.sharedStore else {
-            throw StoreError(path: runtime.storage.location, reason: "jobs run against a shared store: give a postgres:// URL",
-                             kind: .configuration)
+            throw StoreError(
+                path: runtime.storage.location, reason: "jobs run against a shared store: give a postgres:// URL",
+                kind: .configuration)
         }
         self.runtime = runtime
         self.store = store
     }
 
-    public func run(_ job: ClaimedJob, queue: JobQueue) async throws {
+    public func run(_ job: ClaimedJob<JobKind>, queue: JobQueue<JobKind>) async throws {
         switch job.kind {
         case .list: try await runList(try job.arguments(as: ListJobArguments.self), job: job, queue: queue)
         case .logos: try await runLogos(try job.arguments(as: LogosJobArguments.self))
@@ -79,13 +81,14 @@ public final class HotelJobRunner: JobRunner {
         await runtime.endSessions()
     }
 
-    private func runList(_ arguments: ListJobArguments, job: ClaimedJob, queue: JobQueue) async throws {
+    private func runList(_ arguments: ListJobArguments, job: ClaimedJob<JobKind>, queue: JobQueue<JobKind>) async throws {
         let client = try client(for: arguments)
-        let listJob = runtime.listJob(client, city: arguments.city, keyword: arguments.keyword, area: arguments.area,
-                                      // An unreachable service fails the run, to be retried, never "succeeds" with the cached list:
-                                      // that would mark a list refreshed that was not, and no stale alert would ever fire.
-                                      options: ListSync.Options(pageSize: arguments.pageSize, servesCacheWhenOffline: false, readAhead: true),
-                                      storage: store.fenced(by: job.lease))
+        let listJob = runtime.listJob(
+            client, city: arguments.city, keyword: arguments.keyword, area: arguments.area,
+            // An unreachable service fails the run, to be retried, never "succeeds" with the cached list:
+            // that would mark a list refreshed that was not, and no stale alert would ever fire.
+            options: ListSync.Options(pageSize: arguments.pageSize, servesCacheWhenOffline: false, readAhead: true),
+            storage: store.fenced(by: job.lease))
         let summary: ListJobSummary
         do {
             summary = try await listJob.run { event in
@@ -180,9 +183,11 @@ extension Worker {
     /// try await worker.run()   // until worker.stop()
     /// await runtime.close()
     /// ```
-    public convenience init(runtime: HotelRuntime, configuration: Configuration = Configuration(),
-                            observe: @escaping @Sendable (WorkerEvent) -> Void = { _ in }) throws(StoreError) {
+    public convenience init(
+        runtime: HotelRuntime, configuration: Configuration = Configuration(),
+        observe: @escaping @Sendable (WorkerEvent) -> Void = { _ in }
+    ) throws(StoreError) {
         let runner = try HotelJobRunner(runtime: runtime)
-        self.init(queue: JobQueue(store: runner.store), runner: runner, configuration: configuration, observe: observe)
+        self.init(queue: JobQueue<JobKind>(database: runner.store.database), runner: runner, configuration: configuration, observe: observe)
     }
 }

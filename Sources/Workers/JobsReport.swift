@@ -32,7 +32,7 @@ public struct JobsReport: Encodable {
         /// The list the job was for, `Paris (sample at https://…)`; nil when its arguments do not read.
         public var list: String?
 
-        init(_ job: JobsOverview.DeadJob) {
+        init(_ job: JobsOverview<JobKind>.DeadJob) {
             (id, kind, attempts, lastError) = (job.id, job.kind, job.attempts, job.lastError)
             let decoder = JSONDecoder()
             let list: ListJobArguments?
@@ -69,17 +69,22 @@ public struct JobsReport: Encodable {
     public var staleLists: [StaleList]
     public var paused: [String]
 
-    public init(_ overview: JobsOverview) {
+    public init(_ overview: JobsOverview<JobKind>) {
         counts = Dictionary(uniqueKeysWithValues: overview.counts.map { ($0.key.rawValue, $0.value) })
-        byKind = Dictionary(uniqueKeysWithValues: overview.byKind.map { kind, states in
-            (kind.rawValue, Dictionary(uniqueKeysWithValues: states.map { ($0.key.rawValue, $0.value) }))
-        })
+        byKind = Dictionary(
+            uniqueKeysWithValues: overview.byKind.map { kind, states in
+                (kind.rawValue, Dictionary(uniqueKeysWithValues: states.map { ($0.key.rawValue, $0.value) }))
+            })
         workers = overview.workers.map {
-            Worker(id: $0.info.id, host: $0.info.host, pid: $0.info.pid, startedAt: $0.startedAt, lastHeartbeat: $0.heartbeatAt, running: $0.running,
-                   gone: $0.gone)
+            Worker(
+                id: $0.info.id, host: $0.info.host, pid: $0.info.pid, startedAt: $0.startedAt, lastHeartbeat: $0.heartbeatAt,
+                running: $0.running,
+                gone: $0.gone)
         }
         stale = overview.stale.count
-        staleLists = overview.stale.map { StaleList(schedule: $0.id, list: ScheduleReport.listName($0), since: $0.staleSince, lastError: $0.lastError) }
+        staleLists = overview.stale.map {
+            StaleList(schedule: $0.id, list: ScheduleReport.listName($0), since: $0.staleSince, lastError: $0.lastError)
+        }
         paused = overview.paused.map(\.rawValue)
         completedLastMinute = overview.completedLastMinute
         oldestAvailableSeconds = overview.oldestAvailableSeconds
@@ -90,17 +95,21 @@ public struct JobsReport: Encodable {
         var lines = ["jobs: " + JobState.allCases.map { "\(counts[$0.rawValue] ?? 0) \($0.rawValue)" }.joined(separator: ", ")]
         for kind in byKind.keys.sorted() {
             let states = byKind[kind] ?? [:]
-            lines.append("  \(kind): " + JobState.allCases.compactMap { state in states[state.rawValue].map { "\($0) \(state.rawValue)" } }
-                .joined(separator: ", "))
+            lines.append(
+                "  \(kind): "
+                    + JobState.allCases.compactMap { state in states[state.rawValue].map { "\($0) \(state.rawValue)" } }
+                    .joined(separator: ", "))
         }
-        lines.append("throughput: \(completedLastMinute) completed in the last minute; oldest waiting: "
-                     + (oldestAvailableSeconds.map { OfflineList.age($0) } ?? "none"))
+        lines.append(
+            "throughput: \(completedLastMinute) completed in the last minute; oldest waiting: "
+                + (oldestAvailableSeconds.map { OfflineList.age($0) } ?? "none"))
         if !paused.isEmpty { lines.append("paused: " + paused.joined(separator: ", ") + " (hotels jobs resume)") }
         lines.append("workers: \(workers.count)")
         for worker in workers {
-            lines.append("  \(worker.host):\(worker.pid) (\(worker.id.prefix(8))): " + (worker.gone ? "GONE, " : "")
-                         + "\(worker.running) running, started \(OfflineList.age(-worker.startedAt.timeIntervalSinceNow)) ago, "
-                         + "last heartbeat \(OfflineList.age(-worker.lastHeartbeat.timeIntervalSinceNow)) ago")
+            lines.append(
+                "  \(worker.host):\(worker.pid) (\(worker.id.prefix(8))): " + (worker.gone ? "GONE, " : "")
+                    + "\(worker.running) running, started \(OfflineList.age(-worker.startedAt.timeIntervalSinceNow)) ago, "
+                    + "last heartbeat \(OfflineList.age(-worker.lastHeartbeat.timeIntervalSinceNow)) ago")
         }
         if !staleLists.isEmpty {
             lines.append("stale: \(stale) scheduled lists not refreshed for two periods")
@@ -132,7 +141,7 @@ public struct ScheduleReport: Encodable {
     public var lastError: String?
     public var stale: Bool
 
-    public init(_ schedule: JobSchedule) {
+    public init(_ schedule: JobSchedule<JobKind>) {
         id = schedule.id
         kind = schedule.kind.rawValue
         let list = try? JSONDecoder().decode(ListJobArguments.self, from: Data(schedule.arguments.utf8))
@@ -154,7 +163,7 @@ public struct ScheduleReport: Encodable {
     }
 
     /// `Paris (sample at https://…)`, or the schedule's id when its arguments do not read as a list's.
-    public static func listName(_ schedule: JobSchedule) -> String {
+    public static func listName(_ schedule: JobSchedule<JobKind>) -> String {
         let report = ScheduleReport(schedule)
         return report.place.map { "\($0) (\(report.profile ?? "?") at \(report.endpoint ?? "?"))" } ?? "schedule \(schedule.id)"
     }

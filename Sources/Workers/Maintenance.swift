@@ -19,15 +19,17 @@ import PostgresStore
 /// its metrics (`hotelkit_lists_stale`, `hotelkit_oldest_available_seconds`),
 /// so whichever one is scraped tells it.
 public final class Maintenance: Sendable {
-    private let queue: JobQueue
+    private let queue: JobQueue<JobKind>
     private let worker: Worker.Configuration
     private let services: [any MaintenanceService]
     private let log: MaintenanceLog
     /// Whether this worker held the lead at its last bid.
     private let leading = PosixMutex(false)
 
-    public init(queue: JobQueue, worker: Worker.Configuration, services: [any MaintenanceService]? = nil,
-                logger: Logger = Logger(label: "hotelkit.maintenance"), report: @escaping @Sendable (WorkerEvent) -> Void = { _ in }) {
+    public init(
+        queue: JobQueue<JobKind>, worker: Worker.Configuration, services: [any MaintenanceService]? = nil,
+        logger: Logger = Logger(label: "hotelkit.maintenance"), report: @escaping @Sendable (WorkerEvent) -> Void = { _ in }
+    ) {
         self.queue = queue
         self.worker = worker
         self.services = services ?? Self.services(worker)
@@ -41,29 +43,29 @@ public final class Maintenance: Sendable {
         var lastRuns: [ContinuousClock.Instant?] = Array(repeating: nil, count: services.count)
         while !Task.isCancelled {
             do {
-                if try await PostgresHotelStore.withCallTimeout(worker.lease, { try await self.lead() }) {
+                if try await PostgresDatabase.withCallTimeout(worker.lease, { try await self.lead() }) {
                     for (index, service) in services.enumerated() {
                         if let last = lastRuns[index], ContinuousClock.now - last < .seconds(service.interval) { continue }
                         do {
-                            try await PostgresHotelStore.withCallTimeout(worker.lease) { try await service.run(queue, log: log) }
+                            try await PostgresDatabase.withCallTimeout(worker.lease) { try await service.run(queue, log: log) }
                             lastRuns[index] = .now
-                        } catch where Task.isCancelled {
+                        } catch  where Task.isCancelled {
                             return
                         } catch {
                             log.warning("maintenance (\(service.name)) failed: \(error)")
                         }
                     }
                 }
-            } catch where Task.isCancelled {
+            } catch  where Task.isCancelled {
                 break
             } catch {
                 log.warning("maintenance failed: \(error)")
             }
             // Read whether the pass failed or not: the gauges matter most when something is wrong.
             do {
-                let freshness = try await PostgresHotelStore.withCallTimeout(worker.lease) { try await queue.freshness() }
+                let freshness = try await PostgresDatabase.withCallTimeout(worker.lease) { try await queue.freshness() }
                 log.report(.freshness(staleLists: freshness.stale, oldestAvailableSeconds: freshness.oldestAvailableSeconds))
-            } catch where Task.isCancelled {
+            } catch  where Task.isCancelled {
                 break
             } catch {
                 log.warning("could not read the fleet's freshness: \(error)")
@@ -77,7 +79,7 @@ public final class Maintenance: Sendable {
     public func resign() async {
         guard leading.withLock({ $0 }) else { return }
         do {
-            try await PostgresHotelStore.withCallTimeout(worker.callDeadline) { try await queue.resign(worker.id) }
+            try await PostgresDatabase.withCallTimeout(worker.callDeadline) { try await queue.resign(worker.id) }
             leading.withLock { $0 = false }
         } catch {
             log.warning("could not resign the lead, which lapses in a lease: \(error)")

@@ -11,7 +11,7 @@ public protocol MaintenanceService: Sendable {
     /// Seconds from one run to the next (at the first pass after that).
     var interval: Double { get }
     /// One run: what it did goes to `log`.
-    func run(_ queue: JobQueue, log: MaintenanceLog) async throws
+    func run(_ queue: JobQueue<JobKind>, log: MaintenanceLog) async throws
 }
 
 /// Where a maintenance service says what it did: the worker's log, and its events (metrics).
@@ -44,7 +44,7 @@ public struct DueSchedules: MaintenanceService {
         self.interval = interval
     }
 
-    public func run(_ queue: JobQueue, log: MaintenanceLog) async throws {
+    public func run(_ queue: JobQueue<JobKind>, log: MaintenanceLog) async throws {
         let (_, enqueued) = try await queue.enqueueDue()
         guard enqueued > 0 else { return }
         log.notice("\(enqueued) scheduled runs enqueued")
@@ -66,7 +66,7 @@ public struct Rescue: MaintenanceService {
         self.crashLimit = crashLimit
     }
 
-    public func run(_ queue: JobQueue, log: MaintenanceLog) async throws {
+    public func run(_ queue: JobQueue<JobKind>, log: MaintenanceLog) async throws {
         let rescue = try await queue.rescue(backoffBase: backoff.base, backoffMaximum: backoff.maximum, crashLimit: crashLimit)
         guard rescue.count > 0 else { return }
         log.notice("\(rescue.retryable) jobs whose lease expired are retryable again, \(rescue.dead.count) dead")
@@ -86,7 +86,7 @@ public struct GoneWorkers: MaintenanceService {
         self.grace = grace
     }
 
-    public func run(_ queue: JobQueue, log: MaintenanceLog) async throws {
+    public func run(_ queue: JobQueue<JobKind>, log: MaintenanceLog) async throws {
         let gone = try await queue.removeGoneWorkers(grace: grace)
         if gone > 0 { log.notice("removed \(gone) workers gone") }
     }
@@ -102,7 +102,7 @@ public struct Pruning: MaintenanceService {
         self.age = age
     }
 
-    public func run(_ queue: JobQueue, log: MaintenanceLog) async throws {
+    public func run(_ queue: JobQueue<JobKind>, log: MaintenanceLog) async throws {
         try await queue.prune(olderThan: age)
     }
 }
@@ -111,9 +111,11 @@ extension Maintenance {
     /// The leader's services under `configuration`: due schedules, rescue and
     /// gone workers at every pass (``Worker/Configuration/rescueInterval``), pruning hourly.
     public static func services(_ configuration: Worker.Configuration) -> [any MaintenanceService] {
-        [DueSchedules(interval: configuration.rescueInterval),
-         Rescue(interval: configuration.rescueInterval, backoff: configuration.backoff, crashLimit: configuration.crashLimit),
-         GoneWorkers(interval: configuration.rescueInterval, grace: configuration.goneWorkerGrace),
-         Pruning(age: configuration.pruneAfter)]
+        [
+            DueSchedules(interval: configuration.rescueInterval),
+            Rescue(interval: configuration.rescueInterval, backoff: configuration.backoff, crashLimit: configuration.crashLimit),
+            GoneWorkers(interval: configuration.rescueInterval, grace: configuration.goneWorkerGrace),
+            Pruning(age: configuration.pruneAfter),
+        ]
     }
 }

@@ -4,6 +4,7 @@ import Locking
 import Logging
 import OfflineStore
 import PostgresStore
+import ServiceLifecycle
 
 /// What a worker tells its observer (a log, metrics), from any task.
 public enum WorkerEvent: Sendable, Equatable {
@@ -14,6 +15,8 @@ public enum WorkerEvent: Sendable, Equatable {
     case dead(JobKind)
     /// The job's claim was taken over (or it was cancelled): the run was stopped, and nothing of it counts.
     case abandoned(JobKind)
+    /// Stopped (a signal, ``Worker/stop()``, a drained queue): the runs still going get the grace period.
+    case stopping(running: Int)
     case released(count: Int)
     case leasesRenewed(count: Int)
     case heartbeatFailed
@@ -58,7 +61,7 @@ public enum WorkerEvent: Sendable, Equatable {
 /// - **Stop**: ``stop()`` stops claiming, lets running jobs finish within
 ///   the grace period, then cancels the rest and gives them back to
 ///   `available` without counting the attempt.
-public final class Worker: Sendable {
+public final class Worker: Service {
     public struct Configuration: Sendable {
         /// Unique among the workers on every host and container: a UUID by default (`host:pid` is shown beside it).
         public var id: String
@@ -92,9 +95,11 @@ public final class Worker: Sendable {
         /// a third of a lease (the heartbeat's interval), and at least a second, which a loaded host's slowest answer needs.
         public var callDeadline: Double { max(lease / 3, 1) }
 
-        public init(id: String? = nil, kinds: [JobKind] = JobKind.allCases, concurrency: Int = 4, lease: Double = 30,
-                    pollInterval: ClosedRange<Double> = 0.05...2, rescueInterval: Double? = nil, pruneAfter: Double = 7 * 86400,
-                    grace: Double = 30, backoff: RetryBackoff = RetryBackoff()) {
+        public init(
+            id: String? = nil, kinds: [JobKind] = JobKind.allCases, concurrency: Int = 4, lease: Double = 30,
+            pollInterval: ClosedRange<Double> = 0.05...2, rescueInterval: Double? = nil, pruneAfter: Double = 7 * 86400,
+            grace: Double = 30, backoff: RetryBackoff = RetryBackoff()
+        ) {
             host = ProcessInfo.processInfo.hostName
             self.id = id ?? UUID().uuidString.lowercased()
             self.kinds = kinds
@@ -122,7 +127,7 @@ public final class Worker: Sendable {
         var lastHeartbeat = ContinuousClock.now
     }
 
-    public let queue: JobQueue
+    public let queue: JobQueue<JobKind>
     public let runner: any JobRunner
     public let configuration: Configuration
     private let logger: Logger
@@ -130,13 +135,16 @@ public final class Worker: Sendable {
     private let state = PosixMutex(State())
     private let wakeup = Wakeup()
     private let completer: Completer
-    private var info: WorkerInfo {
-        WorkerInfo(id: configuration.id, host: configuration.host, pid: Int(getpid()), kinds: configuration.kinds,
-                   concurrency: configuration.concurrency, lease: configuration.lease)
+    private var info: WorkerInfo<JobKind> {
+        WorkerInfo(
+            id: configuration.id, host: configuration.host, pid: Int(getpid()), kinds: configuration.kinds,
+            concurrency: configuration.concurrency, lease: configuration.lease)
     }
 
-    public init(queue: JobQueue, runner: any JobRunner, configuration: Configuration = Configuration(),
-                logger: Logger = Logger(label: "hotelkit.worker"), observe: @escaping @Sendable (WorkerEvent) -> Void = { _ in }) {
+    public init(
+        queue: JobQueue<JobKind>, runner: any JobRunner, configuration: Configuration = Configuration(),
+        logger: Logger = Logger(label: "hotelkit.worker"), observe: @escaping @Sendable (WorkerEvent) -> Void = { _ in }
+    ) {
         self.queue = queue
         self.runner = runner
         self.configuration = configuration
@@ -154,12 +162,17 @@ public final class Worker: Sendable {
     public var runningJobs: [JobLease] { state.withLock { Array($0.running.keys) } }
 
     /// Claims and runs jobs until ``stop()``; then drains, releases, logs out and returns.
-    /// Cancelling the task that runs it stops it as ``stop()`` does: the
-    /// shutdown is not cut short, so unfinished jobs are still given back.
+    /// Cancelling the task that runs it, or a graceful shutdown of the
+    /// `ServiceGroup` it runs in (`ProcessServices`), stops it as ``stop()``
+    /// does: the shutdown is not cut short, so unfinished jobs are still given back.
     public func run() async throws {
         // The loop runs in a task of its own, which the caller's cancellation does not reach: the store's calls would fail under it.
         let running = Task { try await runUntilStopped() }
-        try await withTaskCancellationHandler { try await running.value } onCancel: { stop() }
+        try await withTaskCancellationOrGracefulShutdownHandler {
+            try await running.value
+        } onCancelOrGracefulShutdown: {
+            self.stop()
+        }
     }
 
     private func runUntilStopped() async throws {
@@ -186,10 +199,13 @@ public final class Worker: Sendable {
                 lastClaim = .now
                 let started = ContinuousClock.now
                 do {
-                    let jobs = try await queue.claim(worker: configuration.id, kinds: configuration.kinds, limit: free, lease: configuration.lease)
+                    let jobs = try await queue.claim(
+                        worker: configuration.id, kinds: configuration.kinds, limit: free, lease: configuration.lease)
                     let seconds = (ContinuousClock.now - started).seconds
                     for job in jobs { start(job) }
-                    for (kind, claimed) in Dictionary(grouping: jobs, by: \.kind) { report(.claimed(kind, count: claimed.count, seconds: seconds)) }
+                    for (kind, claimed) in Dictionary(grouping: jobs, by: \.kind) {
+                        report(.claimed(kind, count: claimed.count, seconds: seconds))
+                    }
                     idle = jobs.isEmpty ? min(idle * 2, configuration.pollInterval.upperBound) : configuration.pollInterval.lowerBound
                     // Nothing held before the claim, so nothing of this worker's can bring more.
                     if configuration.drain, jobs.isEmpty, held == 0 {
@@ -230,23 +246,26 @@ public final class Worker: Sendable {
         wakeup.signal()
     }
 
-    private func start(_ job: ClaimedJob) {
+    private func start(_ job: ClaimedJob<JobKind>) {
         state.withLock { running in
             // Inserted under the lock the run's end takes too, so the entry is there before it can be removed.
-            running.running[job.lease] = (job.kind, Task { [self] in
-                await execute(job)
-                state.withLock { state in
-                    state.running[job.lease] = nil
-                    state.lost.remove(job.lease)
-                    state.released.remove(job.lease)
-                    state.completing.remove(job.lease)
+            running.running[job.lease] = (
+                job.kind,
+                Task { [self] in
+                    await execute(job)
+                    state.withLock { state in
+                        state.running[job.lease] = nil
+                        state.lost.remove(job.lease)
+                        state.released.remove(job.lease)
+                        state.completing.remove(job.lease)
+                    }
+                    wakeup.signal()
                 }
-                wakeup.signal()
-            })
+            )
         }
     }
 
-    private func execute(_ job: ClaimedJob) async {
+    private func execute(_ job: ClaimedJob<JobKind>) async {
         do {
             try await JobDeadline.run(job.timeout) { [self] in try await runner.run(job, queue: queue) }
             try Task.checkCancellation()
@@ -280,32 +299,35 @@ public final class Worker: Sendable {
             logger.warning("worker \(configuration.id): could not record completed jobs; trying again while their leases hold: \(error)")
             report(.completionRetried)
         case .givenUp(let jobs, let error):
-            logger.warning("worker \(configuration.id): could not record \(jobs.count) completed jobs before their leases were lost: \(error)")
+            logger.warning(
+                "worker \(configuration.id): could not record \(jobs.count) completed jobs before their leases were lost: \(error)")
             jobs.forEach { abandoned($0, why: "its completion could not be written before its lease was lost") }
         }
     }
 
-    private func abandoned(_ job: ClaimedJob, why: String) {
+    private func abandoned(_ job: ClaimedJob<JobKind>, why: String) {
         logger.warning("worker \(configuration.id): abandoned \(job.lease): \(why)")
         report(.abandoned(job.kind))
     }
 
-    private func failed(_ job: ClaimedJob, _ error: any Error) async {
+    private func failed(_ job: ClaimedJob<JobKind>, _ error: any Error) async {
         let failure = error as? JobFailure ?? JobFailure(error)
         do {
             // What the supplier asked for (capped at an hour), or the backoff if longer; an attempt the supplier refused is not counted.
             let backoff = configuration.backoff.delay(afterAttempt: job.attempt)
             let retryIn = failure.retryAfter.map { max(backoff, min($0, Self.longestRetryAfter)) } ?? backoff
-            let outcome = try await PostgresHotelStore.withCallTimeout(configuration.callDeadline) {
-                try await queue.fail(job.lease, error: failure.description, retryIn: retryIn, permanent: failure.isPermanent,
-                                     countAttempt: failure.retryAfter == nil)
+            let outcome = try await PostgresDatabase.withCallTimeout(configuration.callDeadline) {
+                try await queue.fail(
+                    job.lease, error: failure.description, retryIn: retryIn, permanent: failure.isPermanent,
+                    countAttempt: failure.retryAfter == nil)
             }
             switch outcome {
             case .dead?:
                 logger.error("worker \(configuration.id): \(job.lease) is dead after attempt \(job.attempt): \(failure.description)")
                 report(.dead(job.kind))
             case .some:
-                logger.warning("worker \(configuration.id): \(job.lease) failed (attempt \(job.attempt)), retried later: \(failure.description)")
+                logger.warning(
+                    "worker \(configuration.id): \(job.lease) failed (attempt \(job.attempt)), retried later: \(failure.description)")
                 report(.retried(job.kind))
             case nil:
                 abandoned(job, why: "its claim was taken over before its failure was recorded")
@@ -320,14 +342,17 @@ public final class Worker: Sendable {
     /// and gives them back; a run whose completion is being written is waited for until it is.
     private func drain() async {
         let deadline = ContinuousClock.now + .seconds(configuration.grace)
+        report(.stopping(running: state.withLock { $0.running.count }))
         while !state.withLock({ $0.running.isEmpty }), ContinuousClock.now < deadline {
             await wakeup.wait(seconds: min(0.1, max(0, (deadline - ContinuousClock.now).seconds)))
         }
         let (leases, tasks, completing) = state.withLock { state in
             let unfinished = state.running.filter { !state.completing.contains($0.key) }
             state.released.formUnion(unfinished.keys)
-            return (Array(unfinished.keys), unfinished.values.map(\.task),
-                    state.running.filter { state.completing.contains($0.key) }.values.map(\.task))
+            return (
+                Array(unfinished.keys), unfinished.values.map(\.task),
+                state.running.filter { state.completing.contains($0.key) }.values.map(\.task)
+            )
         }
         tasks.forEach { $0.cancel() }
         // A completion being written is waited for, however long the grace: it ends when it lands or its lease is lost.
@@ -348,10 +373,12 @@ public final class Worker: Sendable {
             try? await Task.sleep(for: .seconds(interval))
             // Cancelled: the worker is stopping, and its last heartbeat is not a failure.
             guard !Task.isCancelled else { return }
-            let leases = state.withLock { state in Array(state.running.keys.filter { !state.lost.contains($0) && !state.released.contains($0) }) }
+            let leases = state.withLock { state in
+                Array(state.running.keys.filter { !state.lost.contains($0) && !state.released.contains($0) })
+            }
             do {
                 // A heartbeat that cannot land within its deadline fails like one that throws: a frozen connection never throws.
-                let held = try await PostgresHotelStore.withCallTimeout(configuration.callDeadline) {
+                let held = try await PostgresDatabase.withCallTimeout(configuration.callDeadline) {
                     try await queue.heartbeat(leases, lease: configuration.lease, worker: info)
                 }
                 let gone = Set(leases).subtracting(held)
@@ -363,7 +390,7 @@ public final class Worker: Sendable {
                 }
                 cancelled.forEach { $0.cancel() }
                 report(.leasesRenewed(count: held.count))
-            } catch where Task.isCancelled {
+            } catch  where Task.isCancelled {
                 return
             } catch {
                 report(.heartbeatFailed)

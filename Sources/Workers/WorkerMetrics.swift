@@ -33,6 +33,8 @@ public enum WorkerMetrics {
             Counter(label: "hotelkit_jobs_dead_total", dimensions: [("kind", kind.rawValue)]).increment()
         case .abandoned(let kind):
             Counter(label: "hotelkit_jobs_abandoned_total", dimensions: [("kind", kind.rawValue)]).increment()
+        case .stopping:
+            break  // for the log; what the stop gives back is counted as released
         case .released(let count):
             Counter(label: "hotelkit_jobs_released_total").increment(by: count)
         case .leasesRenewed(let count):

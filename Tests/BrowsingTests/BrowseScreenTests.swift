@@ -14,10 +14,14 @@ struct BrowseScreenTests {
     }
 
     static func state(rows: Int, banner: String? = nil, first: Int = 0, count: Int = 100) -> BrowseScreenState {
-        BrowseScreenState(title: "hotels browse: Shanghai", headline: "p90 settle→drawn 80 ms", banner: banner, status: "50 hotels, more to load",
-                          rows: (0..<rows).map { BrowseRowView(name: "上海酒店 \($0)", address: "\($0) Nanjing Road, Shanghai",
-                                                               detail: "added 2026-11-20", logo: $0 == 0 ? .placeholder : .none) },
-                          first: first, count: count)
+        BrowseScreenState(
+            title: "hotels browse: Shanghai", headline: "p90 settle→drawn 80 ms", banner: banner, status: "50 hotels, more to load",
+            rows: (0..<rows).map {
+                BrowseRowView(
+                    name: "上海酒店 \($0)", address: "\($0) Nanjing Road, Shanghai",
+                    detail: "added 2026-11-20", logo: $0 == 0 ? .placeholder : .none)
+            },
+            first: first, count: count)
     }
 
     @Test("? shows the keys in place of the rows, under the title and above the status line; the scrollbar stays")
@@ -97,17 +101,23 @@ struct BrowseScreenTests {
         #expect(abs(BrowseRowText.distance(from: (48.8566, 2.3522), to: (51.5074, -0.1278)) - 343.5) < 1, "Paris to London")
     }
 
-    @Test("Chain and rating follow the detail where the width leaves room: the chain goes first when narrow, then the rating, and only then is the detail cut")
+    @Test(
+        "Chain and rating follow the detail where the width leaves room: the chain goes first when narrow, then the rating, and only then is the detail cut"
+    )
     func chainAndRating() throws {
-        let hotel = Hotel(code: "H1", name: "Shanghai Grand", address: "1 Nanjing Road", latitude: 31.24, longitude: 121.47,
-                          addtime: 1_795_737_600, chainCode: "MC", rating: 4.5)
+        let hotel = Hotel(
+            code: "H1", name: "Shanghai Grand", address: "1 Nanjing Road", latitude: 31.24, longitude: 121.47,
+            addtime: 1_795_737_600, chainCode: "MC", rating: 4.5)
         let area = try SearchArea(latitude: 31.23, longitude: 121.47)
         #expect(BrowseRowText.chain(for: hotel) == "MC" && BrowseRowText.rating(for: hotel) == "★4.5")
-        #expect(BrowseRowText.rating(for: Hotel(code: "H2", rating: 4)) == "★4" && BrowseRowText.rating(for: Hotel(code: "H3", rating: 0)) == "★0")
+        #expect(
+            BrowseRowText.rating(for: Hotel(code: "H2", rating: 4)) == "★4"
+                && BrowseRowText.rating(for: Hotel(code: "H3", rating: 0)) == "★0")
         #expect(BrowseRowText.rating(for: Hotel(code: "H4")) == "" && BrowseRowText.chain(for: Hotel(code: "H4")) == "")
         #expect(BrowseRowText.rating(for: Hotel(code: "H5", rating: .nan)) == "★nan", "whatever a store holds, no trap")
-        let row = BrowseRowView(name: "Shanghai Grand", address: "1 Nanjing Road", detail: BrowseRowText.detail(for: hotel, from: area),
-                                chain: BrowseRowText.chain(for: hotel), rating: BrowseRowText.rating(for: hotel), logo: .none)
+        let row = BrowseRowView(
+            name: "Shanghai Grand", address: "1 Nanjing Road", detail: BrowseRowText.detail(for: hotel, from: area),
+            chain: BrowseRowText.chain(for: hotel), rating: BrowseRowText.rating(for: hotel), logo: .none)
         func third(columns: Int) -> String {
             let state = BrowseScreenState(title: "hotels browse: Shanghai", status: "1 hotel", rows: [row], first: 0, count: 1)
             let frame = BrowseScreen.frame(state, columns: columns, rows: 10, painter: Self.painter)
@@ -124,20 +134,27 @@ struct BrowseScreenTests {
         #expect(third(columns: 42) == "1.1 km · added 2026-11-27", "31: the detail alone, whole")
         #expect(third(columns: 35) == "1.1 km · added 2026-11-…", "24: the detail cut")
         // The rating in its own colour, after the chain.
-        let frame = BrowseScreen.frame(BrowseScreenState(title: "t", status: "s", rows: [row], first: 0, count: 1), columns: 100, rows: 10,
-                                       painter: Self.painter)
+        let frame = BrowseScreen.frame(
+            BrowseScreenState(title: "t", status: "s", rows: [row], first: 0, count: 1), columns: 100, rows: 10,
+            painter: Self.painter)
         let star = try #require((0..<100).first { frame[3, $0].character == "★" })
         #expect(frame[3, star].style != frame[3, 9].style && frame[3, star - 3].character == "M")
 
         // Without a detail: the chain and rating alone, no separator; with one of them, that one.
-        #expect(BrowseRowView(name: "A", address: "", detail: "", chain: "CU", rating: "★3", logo: .none).detailParts(width: 20) == ("", "CU", "★3"))
-        #expect(BrowseRowView(name: "A", address: "", detail: "added 2026-11-27", chain: "CU", logo: .none).detailParts(width: 30)
+        #expect(
+            BrowseRowView(name: "A", address: "", detail: "", chain: "CU", rating: "★3", logo: .none).detailParts(width: 20) == (
+                "", "CU", "★3"
+            ))
+        #expect(
+            BrowseRowView(name: "A", address: "", detail: "added 2026-11-27", chain: "CU", logo: .none).detailParts(width: 30)
                 == ("added 2026-11-27", "CU", ""))
-        #expect(BrowseRowView(name: "A", address: "", detail: "added 2026-11-27", chain: "CU", logo: .none).detailParts(width: 20)
+        #expect(
+            BrowseRowView(name: "A", address: "", detail: "added 2026-11-27", chain: "CU", logo: .none).detailParts(width: 20)
                 == ("added 2026-11-27", "", ""))
         // A supplier's long chain does not push the rating out: it is dropped, the rating kept.
-        let long = BrowseRowView(name: "A", address: "", detail: "added 2026-11-27", chain: String(repeating: "上海", count: 20), rating: "★5",
-                                 logo: .none)
+        let long = BrowseRowView(
+            name: "A", address: "", detail: "added 2026-11-27", chain: String(repeating: "上海", count: 20), rating: "★5",
+            logo: .none)
         #expect(long.detailParts(width: 40) == ("added 2026-11-27", "", "★5"))
         #expect(long.detailParts(width: 0) == ("", "", ""))
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `hotels browse` in a real terminal: tmux, headless, 100×30, against
 /// `hotels serve` with latency. Keys go in with send-keys; what the view
@@ -22,8 +22,9 @@ struct BrowseTmuxTests {
     static func requests(_ log: String) throws -> [Request] {
         try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap { line in
             guard let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
-            return Request(path: json["path"] as? String ?? "", arrived: json["arrived"] as? Int, hungUp: json["hungUp"] as? Bool ?? false,
-                           status: json["status"] as? Int ?? 0, page: json["page"] as? String)
+            return Request(
+                path: json["path"] as? String ?? "", arrived: json["arrived"] as? Int, hungUp: json["hungUp"] as? Bool ?? false,
+                status: json["status"] as? Int ?? 0, page: json["page"] as? String)
         }
     }
 
@@ -33,7 +34,8 @@ struct BrowseTmuxTests {
         #expect(list.status == 0, "\(list.stderr)")
         return list.stdout.split(separator: "\n").compactMap { line in
             guard let json = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let code = json["code"] as? String, let name = json["name"] as? String else { return nil }
+                let code = json["code"] as? String, let name = json["name"] as? String
+            else { return nil }
             // The chain and rating as the row shows them where the width leaves room: `MC ★4.5`.
             let badge = [json["chainCode"] as? String, (json["rating"] as? Double).map { "★" + String(format: "%g", $0) }]
                 .compactMap { $0 }.joined(separator: " ")
@@ -46,7 +48,8 @@ struct BrowseTmuxTests {
     /// Every visible row shows its logo (no placeholder ░ is left), nothing
     /// is queued or in flight, and a p90 is known.
     static func settled(_ screen: String) -> Bool {
-        !screen.contains("░") && screen.contains("0 queued, 0 in flight") && screen.range(of: #"p90 settle→drawn \d+ ms"#, options: .regularExpression) != nil
+        !screen.contains("░") && screen.contains("0 queued, 0 in flight")
+            && screen.range(of: #"p90 settle→drawn \d+ ms"#, options: .regularExpression) != nil
     }
 
     static func number(before label: String, in screen: String) -> Int? {
@@ -62,7 +65,7 @@ struct BrowseTmuxTests {
     static func browsing(serve: [String] = [], _ extra: String = "") async throws -> (pane: TmuxPane, cache: String, server: ServeProcess) {
         let pane = try await TmuxPane()
         let cache = pane.folder.appendingPathComponent("cache").path
-        let server = try ServeProcess(serve)
+        let server = try await ServeProcess(serve)
         try await pane.run(browseCommand(server.endpoint, cache: cache, extra))
         _ = try await pane.waitFor("a settled list") { settled($0) }
         return (pane, cache, server)
@@ -99,7 +102,7 @@ struct BrowseTmuxTests {
         let pane = try await TmuxPane()
         let cache = pane.folder.appendingPathComponent("cache").path
         let log = pane.folder.appendingPathComponent("requests.jsonl").path
-        let server = try ServeProcess(["--latency", "200", "--log", log])
+        let server = try await ServeProcess(["--latency", "200", "--log", log])
         // A long settle, so a slow machine's pause between two repeats (a sanitized build: seconds) is not taken for the key's release.
         try await pane.run(Self.browseCommand(server.endpoint, cache: cache, "--settle-ms 5000"))
         _ = try await pane.waitFor("a settled list") { Self.settled($0) }
@@ -126,11 +129,14 @@ struct BrowseTmuxTests {
         let logos = requests.filter { $0.path.hasPrefix("/logos/") }
         let duringTheHold = logos.filter { ($0.arrived ?? 0) > pressed && ($0.arrived ?? 0) < released + 500 }
         let gaps = zip(presses, presses.dropFirst()).map { $1 - $0 }
-        #expect(letGo || duringTheHold.isEmpty, "logo requests while the key was held: \(duringTheHold.map(\.path)); repeats sent \(gaps) ms apart")
+        #expect(
+            letGo || duringTheHold.isEmpty,
+            "logo requests while the key was held: \(duringTheHold.map(\.path)); repeats sent \(gaps) ms apart")
         for hotel in hotels[24..<24 + Self.visibleHotels] {
             #expect(screen.contains(hotel.name))
-            #expect(logos.contains { $0.path == hotel.logo && $0.status == 200 && ($0.arrived ?? 0) >= released },
-                    "no request for \(hotel.logo) after the settle (released at \(released)): \(logos.filter { $0.path == hotel.logo })")
+            #expect(
+                logos.contains { $0.path == hotel.logo && $0.status == 200 && ($0.arrived ?? 0) >= released },
+                "no request for \(hotel.logo) after the settle (released at \(released)): \(logos.filter { $0.path == hotel.logo })")
         }
         let pages = requests.compactMap(\.page)
         #expect(!pages.isEmpty && Set(pages).count == pages.count, "pages asked for twice: \(pages)")
@@ -142,7 +148,7 @@ struct BrowseTmuxTests {
         let pane = try await TmuxPane()
         let cache = pane.folder.appendingPathComponent("cache").path
         let log = pane.folder.appendingPathComponent("requests.jsonl").path
-        let server = try ServeProcess(["--latency", "2500", "--log", log])
+        let server = try await ServeProcess(["--latency", "2500", "--log", log])
         try await pane.run(Self.browseCommand(server.endpoint, cache: cache))
         _ = try await pane.waitFor("four logos in flight") { $0.contains("4 in flight") }
         // Both in one write: two presses a loaded machine held apart past the settle would load the page between, and cut that too.
@@ -161,12 +167,14 @@ struct BrowseTmuxTests {
         withExtendedLifetime(server) {}
     }
 
-    @Test("The mouse: each wheel turn moves a row; the scrollbar dragged to the bottom shows the last rows, loads them on release, and loads more")
+    @Test(
+        "The mouse: each wheel turn moves a row; the scrollbar dragged to the bottom shows the last rows, loads them on release, and loads more"
+    )
     func mouse() async throws {
         let pane = try await TmuxPane()
         let cache = pane.folder.appendingPathComponent("cache").path
         let log = pane.folder.appendingPathComponent("requests.jsonl").path
-        let server = try ServeProcess(["--latency", "100", "--log", log])
+        let server = try await ServeProcess(["--latency", "100", "--log", log])
         try await pane.run(Self.browseCommand(server.endpoint, cache: cache))
         _ = try await pane.waitFor("a settled list") { Self.settled($0) }
         let hotels = try await Self.cachedHotels(cache: cache)
@@ -193,9 +201,12 @@ struct BrowseTmuxTests {
         _ = try await pane.waitFor("the prompt after q") { $0.components(separatedBy: TmuxPane.prompt).count >= 3 }
         #expect(bottom.contains(hotels[41].name))
         let logos = try Self.requests(log).filter { $0.path.hasPrefix("/logos/") }
-        #expect(!logos.contains { ($0.arrived ?? 0) > pressed + 100 && ($0.arrived ?? 0) < released }, "a logo asked for while the scrollbar was held")
+        #expect(
+            !logos.contains { ($0.arrived ?? 0) > pressed + 100 && ($0.arrived ?? 0) < released },
+            "a logo asked for while the scrollbar was held")
         for hotel in hotels[41..<50] {
-            #expect(logos.contains { $0.path == hotel.logo && ($0.arrived ?? 0) >= released }, "\(hotel.logo) not asked for after the release")
+            #expect(
+                logos.contains { $0.path == hotel.logo && ($0.arrived ?? 0) >= released }, "\(hotel.logo) not asked for after the release")
         }
         withExtendedLifetime(server) {}
     }
@@ -215,7 +226,7 @@ struct BrowseTmuxTests {
         first = nil
 
         let log = pane.folder.appendingPathComponent("requests.jsonl").path
-        let slow = try ServeProcess(["--port", String(port), "--latency", "4000", "--log", log])
+        let slow = try await ServeProcess(["--port", String(port), "--latency", "4000", "--log", log])
         try await pane.run(Self.browseCommand(slow.endpoint, cache: cache))
         let hotels = try await Self.cachedHotels(cache: cache)
         let cached = try await pane.waitFor("the cached rows with their logos") { $0.contains(hotels[0].name) && !$0.contains("░") }
@@ -233,7 +244,7 @@ struct BrowseTmuxTests {
     func offlineBannerAndBack() async throws {
         let pane = try await TmuxPane()
         let cache = pane.folder.appendingPathComponent("cache").path
-        var server: ServeProcess? = try ServeProcess()
+        var server: ServeProcess? = try await ServeProcess()
         let endpoint = try #require(server?.endpoint)
         try await pane.run(Self.browseCommand(endpoint, cache: cache))
         _ = try await pane.waitFor("a settled list") { Self.settled($0) }
@@ -248,7 +259,7 @@ struct BrowseTmuxTests {
 
         // The service comes back on the same port: the banner goes at the next try.
         let port = try #require(URL(string: endpoint)?.port)
-        server = try ServeProcess(["--port", String(port)])
+        server = try await ServeProcess(["--port", String(port)])
         _ = try await pane.waitFor("the banner gone", timeout: .seconds(90)) { !$0.contains("offline:") && Self.settled($0) }
         try await pane.press("q")
         _ = try await pane.waitFor("the prompt after q") { $0.components(separatedBy: TmuxPane.prompt).count >= 4 }
@@ -275,7 +286,9 @@ struct BrowseTmuxTests {
         withExtendedLifetime(server) {}
     }
 
-    @Test("A terminal too small for one row says so; grown again, the rows come back; / finds a loaded hotel; ? shows the keys until a key is pressed")
+    @Test(
+        "A terminal too small for one row says so; grown again, the rows come back; / finds a loaded hotel; ? shows the keys until a key is pressed"
+    )
     func resizeAndSearch() async throws {
         let (pane, cache, server) = try await Self.browsing()
         let hotels = try await Self.cachedHotels(cache: cache)
@@ -317,8 +330,12 @@ struct BrowseTmuxTests {
         let result = try await HotelsProcess.run(["browse", "--endpoint", "http://127.0.0.1:9/soap", "--city", "Shanghai"], stdin: Data())
         #expect(result.status == 64)
         #expect(result.stderr.contains("hotels fetch"), "\(result.stderr)")
-        let demo = try await HotelsProcess.run(["demo", "--browse", "--latency", "0", "--out", FileManager.default.temporaryDirectory
-            .appendingPathComponent("demo-\(UUID().uuidString)").path], stdin: Data())
+        let demo = try await HotelsProcess.run(
+            [
+                "demo", "--browse", "--latency", "0", "--out",
+                FileManager.default.temporaryDirectory
+                    .appendingPathComponent("demo-\(UUID().uuidString)").path,
+            ], stdin: Data())
         #expect(demo.status == 64)
         #expect(demo.stderr.contains("leave out --browse"), "\(demo.stderr)")
     }

@@ -1,153 +1,15 @@
 import Testing
+
 @testable import Browsing
-
-private let esc = "\u{1B}"
-
-private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
-
-/// The characters of a frame row, continuation cells left out.
-private func rowText(_ frame: Frame, _ row: Int) -> String {
-    var s = ""
-    for c in 0..<frame.columns where frame[row, c] != .continuation { s.append(frame[row, c].character) }
-    return s
-}
-
-/// Test image bytes the virtual terminal understands: a DCS (sixel-like) naming the picture, or a kitty
-/// transmission (`a=t`, with no id: the renderer gives it one) whose data names it.
-private func placement(_ id: String, row: Int, column: Int, columns: Int, rows: Int, kitty: Bool) -> ImagePlacement {
-    let bytes = kitty ? "\(esc)_Ga=t,f=32,s=8,v=8,q=2,m=1\(esc)\\\(esc)_Gm=0;\(id)\(esc)\\" : "\(esc)Pq\(id);\(columns);\(rows)\(esc)\\"
-    return ImagePlacement(id: id, row: row, column: column, columns: columns, rows: rows, bytes: Array(bytes.utf8), isKitty: kitty)
-}
-
-// MARK: - Frame
-
-@Suite struct FrameTests {
-    @Test func wideText() {
-        var frame = Frame(columns: 20, rows: 2)
-        let used = frame.put("上海大酒店", row: 0, column: 1)
-        #expect(used == 10)
-        #expect(frame[0, 1].character == "上")
-        #expect(frame[0, 2] == .continuation)
-        #expect(frame[0, 9].character == "店")
-        #expect(frame[0, 10] == .continuation)
-        #expect(frame[0, 11] == .blank)
-        #expect(displayWidth(of: "上海大酒店") == 10)
-        #expect(displayWidth(of: "Hôtel") == 5)
-        #expect(displayWidth(of: "e\u{301}") == 1)
-        #expect(displayWidth(of: "한국") == 4)
-        #expect(displayWidth(of: "🏨") == 2)
-        #expect(displayWidth(of: "ＡＢ") == 4)
-    }
-
-    @Test func clipping() {
-        var frame = Frame(columns: 8, rows: 1)
-        // Clip at 5 columns: the third wide character would straddle the edge and becomes a space.
-        let used = frame.put("上海大酒店", row: 0, column: 0, maxColumns: 5)
-        #expect(used == 5)
-        #expect(rowText(frame, 0) == "上海    ")
-        #expect(frame[0, 5] == .blank)
-        // At the right edge of the frame.
-        var edge = Frame(columns: 5, rows: 1)
-        edge.put("abcd上", row: 0, column: 0)
-        #expect(rowText(edge, 0) == "abcd ")
-        // Off the left edge and outside the frame: nothing crashes.
-        edge.put("xyz", row: 0, column: -2)
-        #expect(rowText(edge, 0) == "zbcd ")
-        edge.put("xyz", row: 3, column: 0)
-        edge.put("xyz", row: -1, column: 0)
-        edge[9, 9] = Cell("q")
-        edge.put("xyz", row: 0, column: Int.max, maxColumns: Int.max)
-        edge.put("xyz", row: 0, column: Int.min, maxColumns: Int.max)
-        edge.fill(row: Int.min, column: Int.min, columns: Int.max, rows: Int.max, with: Cell("g"))  // ends at -1
-        edge.fill(row: -5, column: -1, columns: Int.max, rows: 6, with: Cell("f"))
-        edge.fill(row: Int.max, column: Int.max, columns: Int.max, rows: Int.max, with: Cell("f"))
-        #expect(edge[9, 9] == .blank)
-        #expect(rowText(edge, 0) == "fffff")
-        var renderer = FrameRenderer()
-        edge.images = [ImagePlacement(id: "huge", row: Int.max, column: Int.max, columns: Int.max, rows: Int.max, bytes: [], isKitty: false)]
-        _ = renderer.render(edge)
-        #expect(edge[-1, 0] == .blank)
-    }
-
-    @Test func emptyFramesDoNotCrash() {
-        var frame = Frame(columns: 0, rows: -3)
-        #expect(frame.columns == 0 && frame.rows == 0)
-        frame.put("abc", row: 0, column: 0)
-        frame.fill(row: 0, column: 0, columns: 5, rows: 5, with: Cell("x"))
-        var renderer = FrameRenderer()
-        _ = renderer.render(frame)
-        #expect(renderer.render(frame).isEmpty)
-    }
-
-    @Test func hugeSizesAreClamped() {
-        // `stty rows 60000 cols 60000` must not make billions of cells.
-        var frame = Frame(columns: 60_000, rows: 60_000)
-        #expect(frame.columns == Frame.largestColumns)
-        #expect(frame.rows == Frame.largestRows)
-        frame.put("end", row: Frame.largestRows - 1, column: Frame.largestColumns - 3)
-        #expect(frame[Frame.largestRows - 1, Frame.largestColumns - 1].character == "d")
-        let wide = Frame(columns: Int.max, rows: 3)
-        #expect(wide.columns == Frame.largestColumns && wide.rows == 3)
-        var renderer = FrameRenderer()
-        #expect(!renderer.render(Frame(columns: 5_000, rows: 2)).isEmpty)
-    }
-
-    @Test func controlCharactersAreNotWritten() {
-        var frame = Frame(columns: 10, rows: 1)
-        frame.put("a\u{1B}[2Jb\n", row: 0, column: 0)
-        #expect(rowText(frame, 0) == "a\u{FFFD}[2Jb\u{FFFD}   ")
-        var marks = Frame(columns: 4, rows: 1)
-        // A combining mark after a control joins the replacement; a leading one is dropped.
-        marks.put("\u{301}x\t\u{301}", row: 0, column: 0)
-        #expect(marks[0, 0].character == "x")
-        #expect(marks[0, 1].character == Character("\u{FFFD}\u{301}"))
-    }
-
-    @Test func overwritingHalfOfAWideCharacterBlanksTheOtherHalf() {
-        var frame = Frame(columns: 6, rows: 1)
-        frame.put("上海", row: 0, column: 0)
-        frame.put("x", row: 0, column: 1)
-        #expect(rowText(frame, 0) == " x海  ")
-        frame.put("y", row: 0, column: 2)
-        #expect(rowText(frame, 0) == " xy   ")
-        frame[0, 5] = Cell("店")  // last column: no room
-        #expect(frame[0, 5].character == " ")
-        frame[0, 0] = .continuation  // lone continuation
-        #expect(frame[0, 0].character == " ")
-    }
-
-    @Test func truncation() {
-        #expect(truncate("Grand Hotel", toColumns: 20) == "Grand Hotel")
-        #expect(truncate("Grand Hotel", toColumns: 11) == "Grand Hotel")
-        #expect(truncate("Grand Hotel", toColumns: 8) == "Grand H…")
-        #expect(truncate("上海大酒店", toColumns: 6) == "上海…")
-        #expect(truncate("上海大酒店", toColumns: 7) == "上海大…")
-        #expect(displayWidth(of: truncate("上海大酒店", toColumns: 6)) <= 6)
-        #expect(truncate("abc", toColumns: 1) == "…")
-        #expect(truncate("abc", toColumns: 0) == "")
-        #expect(truncate("abc", toColumns: -4) == "")
-    }
-
-    @Test func fill() {
-        var frame = Frame(columns: 5, rows: 3)
-        frame.fill(row: 1, column: -1, columns: 3, rows: 9, with: Cell("#"))
-        #expect(rowText(frame, 0) == "     ")
-        #expect(rowText(frame, 1) == "##   ")
-        #expect(rowText(frame, 2) == "##   ")
-        frame.fill(row: 0, column: 0, columns: 5, rows: 1, with: Cell("上"))
-        #expect(rowText(frame, 0) == "上上 ")
-    }
-}
-
-// MARK: - Renderer
 
 @Suite struct FrameRendererTests {
     private func listFrame(columns: Int = 60, rows: Int = 12, first: Int) -> Frame {
         var frame = Frame(columns: columns, rows: rows)
         frame.put("HotelKit browse", row: 0, column: 0, style: CellStyle(bold: true))
         for row in 1..<(rows - 1) {
-            frame.put("Item \(first + row): \(["Grand", "Palace", "Inn", "上海大酒店"][(first + row) % 4]) \(first * 31 + row * 7)",
-                      row: row, column: 0)
+            frame.put(
+                "Item \(first + row): \(["Grand", "Palace", "Inn", "上海大酒店"][(first + row) % 4]) \(first * 31 + row * 7)",
+                row: row, column: 0)
         }
         frame.put("q quit", row: rows - 1, column: 0, style: CellStyle(inverse: true))
         return frame
@@ -248,7 +110,8 @@ private func placement(_ id: String, row: Int, column: Int, columns: Int, rows: 
         var frame = Frame(columns: 10, rows: 2)
         frame.put("abc", row: 0, column: 0)
         _ = renderer.render(frame)
-        frame.put("b", row: 0, column: 1, style: CellStyle(foreground: .rgb(255, 0, 0), background: .indexed(17), bold: true, underline: true))
+        frame.put(
+            "b", row: 0, column: 1, style: CellStyle(foreground: .rgb(255, 0, 0), background: .indexed(17), bold: true, underline: true))
         let s = text(renderer.render(frame))
         #expect(s.contains("\(esc)[1;2H\(esc)[0;1;4;38;2;255;0;0;48;5;17mb"))
         #expect(s.hasSuffix("\(esc)[0m\(esc)[?7h\(esc)[?2026l"))
@@ -293,7 +156,8 @@ private func placement(_ id: String, row: Int, column: Int, columns: Int, rows: 
         return frame
     }
 
-    @Test("kitty: each logo is sent once with an image id, then placed by id (a=p): a scroll costs a few dozen bytes a logo, not its pixels")
+    @Test(
+        "kitty: each logo is sent once with an image id, then placed by id (a=p): a scroll costs a few dozen bytes a logo, not its pixels")
     func kittyImagesAreSentOnceThenPlaced() {
         var renderer = FrameRenderer()
         var screen = VirtualTerminal(columns: 60, rows: 30)
@@ -315,7 +179,9 @@ private func placement(_ id: String, row: Int, column: Int, columns: Int, rows: 
         #expect(placing.count == 18 && placing.allSatisfy { $0.count < 40 }, "a delete and a placement per logo: \(placing)")
     }
 
-    @Test("inside tmux, kitty pictures go through tmux's passthrough once each, with a virtual placement, and show as Unicode placeholder cells that scroll like text")
+    @Test(
+        "inside tmux, kitty pictures go through tmux's passthrough once each, with a virtual placement, and show as Unicode placeholder cells that scroll like text"
+    )
     func kittyThroughTmuxAsPlaceholders() {
         func frame(first: Int) -> Frame {
             var frame = logoFrame(first: first)
@@ -340,9 +206,12 @@ private func placement(_ id: String, row: Int, column: Int, columns: Int, rows: 
                 #expect(screen.virtualPlacements[number].map { [$0.columns, $0.rows] } == [6, 3], sourceLocation: sourceLocation)
                 for row in 0..<3 {
                     for column in 0..<6 {
-                        #expect(screen.cell(top + row, column) == Cell(KittyPlaceholder.cell(row: row, column: column),
-                                                                    style: CellStyle(foreground: .rgb(r, g, b))),
-                                "slot \(slot) cell \(row),\(column)", sourceLocation: sourceLocation)
+                        #expect(
+                            screen.cell(top + row, column)
+                                == Cell(
+                                    KittyPlaceholder.cell(row: row, column: column),
+                                    style: CellStyle(foreground: .rgb(r, g, b))),
+                            "slot \(slot) cell \(row),\(column)", sourceLocation: sourceLocation)
                     }
                 }
             }
@@ -350,7 +219,8 @@ private func placement(_ id: String, row: Int, column: Int, columns: Int, rows: 
         let first = renderer.render(frame(first: 0))
         screen.run(first)
         #expect(screen.passedThrough == 18, "a transmission and a virtual placement for each of nine")
-        #expect(!text(first).contains("\(esc)_Ga=p,i=") && !text(first).contains("\(esc)_Ga=d,d=p"), "nothing placed or deleted by position")
+        #expect(
+            !text(first).contains("\(esc)_Ga=p,i=") && !text(first).contains("\(esc)_Ga=d,d=p"), "nothing placed or deleted by position")
         #expect(displayWidth(of: KittyPlaceholder.cell(row: 2, column: 5)) == 1)
         expectPlaceholders(first: 0)
         let scrolled = renderer.render(frame(first: 1))
@@ -401,8 +271,10 @@ private func placement(_ id: String, row: Int, column: Int, columns: Int, rows: 
     @Test func unchangedPlacementIsNotResent() {
         var renderer = FrameRenderer()
         var frame = Frame(columns: 20, rows: 8)
-        frame.images = [placement("k", row: 1, column: 1, columns: 3, rows: 2, kitty: true),
-                        placement("s", row: 4, column: 1, columns: 3, rows: 2, kitty: false)]
+        frame.images = [
+            placement("k", row: 1, column: 1, columns: 3, rows: 2, kitty: true),
+            placement("s", row: 4, column: 1, columns: 3, rows: 2, kitty: false),
+        ]
         let first = text(renderer.render(frame))
         #expect(first.contains("m=0;k") && first.contains("Pqs;"))
         frame.put("status", row: 7, column: 0)
@@ -435,8 +307,10 @@ private func placement(_ id: String, row: Int, column: Int, columns: Int, rows: 
     @Test func overlappingSixelsKeepTheirOrder() {
         var renderer = FrameRenderer()
         var frame = Frame(columns: 20, rows: 8)
-        frame.images = [placement("under", row: 1, column: 1, columns: 4, rows: 2, kitty: false),
-                        placement("over", row: 2, column: 3, columns: 4, rows: 2, kitty: false)]
+        frame.images = [
+            placement("under", row: 1, column: 1, columns: 4, rows: 2, kitty: false),
+            placement("over", row: 2, column: 3, columns: 4, rows: 2, kitty: false),
+        ]
         var screen = VirtualTerminal(columns: 20, rows: 8)
         screen.run(renderer.render(frame))
         #expect(screen.matches(frame) == nil)
@@ -452,8 +326,10 @@ private func placement(_ id: String, row: Int, column: Int, columns: Int, rows: 
     @Test func placementsOutsideTheFrameAreNotDrawn() {
         var renderer = FrameRenderer()
         var frame = Frame(columns: 10, rows: 4)
-        frame.images = [placement("low", row: 3, column: 0, columns: 2, rows: 2, kitty: false),
-                        placement("neg", row: -1, column: 0, columns: 2, rows: 2, kitty: true)]
+        frame.images = [
+            placement("low", row: 3, column: 0, columns: 2, rows: 2, kitty: false),
+            placement("neg", row: -1, column: 0, columns: 2, rows: 2, kitty: true),
+        ]
         let s = text(renderer.render(frame))
         #expect(!s.contains("Pqlow") && !s.contains("m=0;neg"))
     }
@@ -463,13 +339,16 @@ private func placement(_ id: String, row: Int, column: Int, columns: Int, rows: 
     func randomFramesReachTheScreen(seed: UInt64) {
         var rng = TerminalTestRandom(seed: seed)
         var renderer = FrameRenderer()
-        var columns = 30, rows = 10
+        var columns = 30
+        var rows = 10
         var screen = VirtualTerminal(columns: columns, rows: rows)
         var frame = Frame(columns: columns, rows: rows)
         let words = ["Hotel", "上海大酒店", "Inn", "ホテル", "Café", "e\u{301}", "🏨", "한국", " ", "ab", "x\ty", "Zürich"]
-        let styles = [CellStyle.plain, CellStyle(bold: true), CellStyle(foreground: .indexed(3)),
-                      CellStyle(foreground: .rgb(1, 2, 3), background: .rgb(9, 9, 9)), CellStyle(inverse: true, underline: true),
-                      CellStyle(dim: true)]
+        let styles = [
+            CellStyle.plain, CellStyle(bold: true), CellStyle(foreground: .indexed(3)),
+            CellStyle(foreground: .rgb(1, 2, 3), background: .rgb(9, 9, 9)), CellStyle(inverse: true, underline: true),
+            CellStyle(dim: true),
+        ]
         for step in 0..<300 {
             let roll = rng.next() % 100
             if roll < 3 {
@@ -486,28 +365,36 @@ private func placement(_ id: String, row: Int, column: Int, columns: Int, rows: 
                 for r in 0..<rows {
                     for c in 0..<columns { next[r, c] = frame[r + 1, c] }
                 }
-                next.images = frame.images.map { var p = $0; p.row -= 1; return p }
+                next.images = frame.images.map {
+                    var p = $0
+                    p.row -= 1
+                    return p
+                }
                 frame = next
             }
             for _ in 0..<Int(rng.next() % 6) {
                 let word = words[Int(rng.next() % UInt64(words.count))]
-                frame.put(word + word, row: Int(rng.next() % UInt64(rows + 1)) - 1 + (rows == 1 ? 1 : 0),
-                          column: Int(rng.next() % UInt64(columns + 2)) - 1,
-                          style: styles[Int(rng.next() % UInt64(styles.count))],
-                          maxColumns: rng.next() % 3 == 0 ? Int(rng.next() % 8) : nil)
+                frame.put(
+                    word + word, row: Int(rng.next() % UInt64(rows + 1)) - 1 + (rows == 1 ? 1 : 0),
+                    column: Int(rng.next() % UInt64(columns + 2)) - 1,
+                    style: styles[Int(rng.next() % UInt64(styles.count))],
+                    maxColumns: rng.next() % 3 == 0 ? Int(rng.next() % 8) : nil)
             }
             if rng.next() % 4 == 0 {
-                frame.fill(row: Int(rng.next() % UInt64(rows)), column: Int(rng.next() % UInt64(columns)),
-                           columns: Int(rng.next() % 6), rows: Int(rng.next() % 3),
-                           with: Cell(rng.next() % 2 == 0 ? "." : "酒", style: styles[Int(rng.next() % UInt64(styles.count))]))
+                frame.fill(
+                    row: Int(rng.next() % UInt64(rows)), column: Int(rng.next() % UInt64(columns)),
+                    columns: Int(rng.next() % 6), rows: Int(rng.next() % 3),
+                    with: Cell(rng.next() % 2 == 0 ? "." : "酒", style: styles[Int(rng.next() % UInt64(styles.count))]))
             }
             if rng.next() % 5 == 0 {
                 var images: [ImagePlacement] = []
                 for k in 0..<Int(rng.next() % 3) {
-                    images.append(placement("img\(rng.next() % 3)-\(k)", row: Int(rng.next() % UInt64(rows)) - 1,
-                                            column: Int(rng.next() % UInt64(columns)),
-                                            columns: Int(rng.next() % 4) + 1, rows: Int(rng.next() % 3) + 1,
-                                            kitty: rng.next() % 2 == 0))
+                    images.append(
+                        placement(
+                            "img\(rng.next() % 3)-\(k)", row: Int(rng.next() % UInt64(rows)) - 1,
+                            column: Int(rng.next() % UInt64(columns)),
+                            columns: Int(rng.next() % 4) + 1, rows: Int(rng.next() % 3) + 1,
+                            kitty: rng.next() % 2 == 0))
                 }
                 frame.images = images
             }
@@ -517,288 +404,5 @@ private func placement(_ id: String, row: Int, column: Int, columns: Int, rows: 
             #expect(problem == nil, "seed \(seed) step \(step): \(problem ?? "")")
             if problem != nil { return }
         }
-    }
-}
-
-private extension Array where Element == String {
-    /// The first element and the second (or ""), as a `;`-split kitty command's control and payload.
-    func splitFirst() -> (String, String) { (first ?? "", count > 1 ? self[1] : "") }
-}
-
-private extension String {
-    var trimmingTrailingSpaces: String {
-        var s = self
-        while s.last == " " { s.removeLast() }
-        return s
-    }
-}
-
-// MARK: - Virtual terminal
-
-/// Interprets what the renderer writes: CUP, SGR, ED 2, DEC private modes,
-/// printable characters (wide ones take two cells, autowrap off stops at the
-/// edge), and the test image escapes: DCS = pixels in the cells, APC = kitty
-/// placements and deletes. Anything else is recorded as an error.
-private struct VirtualTerminal {
-    private(set) var columns: Int
-    private(set) var rows: Int
-    private var cells: [Cell]
-    /// Sixel-like pixels: which picture covers a cell.
-    private var pixels: [String?]
-    private var kitty: [ImagePlacement] = []
-    /// kitty images the terminal holds, by number: their data (the test's picture id).
-    var images: [UInt32: String] = [:]
-    /// The image whose chunks are arriving.
-    private var transmitting: UInt32?
-    /// Images sent so far.
-    private(set) var transmissions = 0
-    /// Virtual placements (`U=1`) by image number: their columns and rows.
-    private(set) var virtualPlacements: [UInt32: (columns: Int, rows: Int)] = [:]
-    /// Sequences that came through tmux's passthrough.
-    private(set) var passedThrough = 0
-
-    /// What the screen shows at `row`, `column`.
-    func cell(_ row: Int, _ column: Int) -> Cell { cells[row * columns + column] }
-    private var cursor = (row: 0, column: 0)
-    private var style = CellStyle.plain
-    private var autowrap = true
-    private var errors: [String] = []
-
-    init(columns: Int, rows: Int) {
-        self.columns = columns
-        self.rows = rows
-        cells = Array(repeating: Cell("?"), count: columns * rows)
-        pixels = Array(repeating: nil, count: columns * rows)
-    }
-
-    /// A new size: the screen is garbage, but the kitty images stay, as in a terminal.
-    mutating func resize(columns: Int, rows: Int) {
-        let images = images
-        self = VirtualTerminal(columns: columns, rows: rows)
-        self.images = images
-    }
-
-    /// Garbage on screen, as if something else drew there.
-    mutating func scribble() {
-        for i in cells.indices { cells[i] = Cell("%", style: CellStyle(bold: true)) }
-    }
-
-    mutating func run(_ bytes: [UInt8]) {
-        var i = 0
-        while i < bytes.count {
-            let b = bytes[i]
-            if b == 0x1B {
-                guard i + 1 < bytes.count else { errors.append("ESC at end"); return }
-                switch bytes[i + 1] {
-                case UInt8(ascii: "["):
-                    var j = i + 2
-                    while j < bytes.count, (0x30...0x3F).contains(bytes[j]) { j += 1 }
-                    guard j < bytes.count else { errors.append("cut CSI"); return }
-                    csi(String(decoding: bytes[(i + 2)..<j], as: UTF8.self), final: bytes[j])
-                    i = j + 1
-                case UInt8(ascii: "P") where bytes[(i + 2)...].starts(with: Array("tmux;".utf8)):
-                    // tmux's passthrough: the sequence inside, each ESC doubled, reaches the terminal.
-                    var inner: [UInt8] = []
-                    var j = i + 7
-                    while j + 1 < bytes.count, !(bytes[j] == 0x1B && bytes[j + 1] == UInt8(ascii: "\\")) {
-                        if bytes[j] == 0x1B {
-                            guard bytes[j + 1] == 0x1B else { errors.append("a lone ESC in passthrough"); return }
-                            j += 1
-                        }
-                        inner.append(bytes[j])
-                        j += 1
-                    }
-                    guard j + 1 < bytes.count else { errors.append("cut passthrough"); return }
-                    passedThrough += 1
-                    run(inner)
-                    i = j + 2
-                case UInt8(ascii: "P"), UInt8(ascii: "_"):
-                    var j = i + 2
-                    while j + 1 < bytes.count, !(bytes[j] == 0x1B && bytes[j + 1] == UInt8(ascii: "\\")) { j += 1 }
-                    guard j + 1 < bytes.count else { errors.append("cut string"); return }
-                    let body = String(decoding: bytes[(i + 2)..<j], as: UTF8.self)
-                    if bytes[i + 1] == UInt8(ascii: "P") { dcs(body) } else { apc(body) }
-                    i = j + 2
-                default:
-                    errors.append("unknown ESC \(bytes[i + 1])")
-                    i += 2
-                }
-            } else if b < 0x20 || b == 0x7F {
-                errors.append("control byte \(b)")
-                i += 1
-            } else {
-                var j = i
-                while j < bytes.count, bytes[j] >= 0x20, bytes[j] != 0x7F { j += 1 }
-                for character in String(decoding: bytes[i..<j], as: UTF8.self) { print(character) }
-                i = j
-            }
-        }
-    }
-
-    private mutating func csi(_ params: String, final: UInt8) {
-        switch final {
-        case UInt8(ascii: "H"):
-            let parts = params.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) ?? 1 }
-            let row = (parts.first ?? 1) - 1, column = (parts.count > 1 ? parts[1] : 1) - 1
-            guard row >= 0, row < rows, column >= 0, column < columns else {
-                errors.append("CUP outside: \(params)")
-                return
-            }
-            cursor = (row, column)
-        case UInt8(ascii: "m"):
-            sgr(params)
-        case UInt8(ascii: "J"):
-            guard params == "2" else { errors.append("ED \(params)"); return }
-            for k in cells.indices {
-                cells[k] = Cell(" ", style: CellStyle(background: style.background))
-                pixels[k] = nil
-            }
-        case UInt8(ascii: "h"), UInt8(ascii: "l"):
-            if params == "?7" { autowrap = final == UInt8(ascii: "h") } else if params != "?2026" {
-                errors.append("mode \(params)")
-            }
-        default:
-            errors.append("CSI \(params) \(final)")
-        }
-    }
-
-    private mutating func sgr(_ params: String) {
-        var values = params.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) ?? 0 }[...]
-        while let v = values.popFirst() {
-            switch v {
-            case 0: style = .plain
-            case 1: style.bold = true
-            case 2: style.dim = true
-            case 4: style.underline = true
-            case 7: style.inverse = true
-            case 38, 48:
-                let color: TerminalColor?
-                switch values.popFirst() {
-                case 2:
-                    let r = values.popFirst() ?? 0, g = values.popFirst() ?? 0, b = values.popFirst() ?? 0
-                    color = .rgb(UInt8(r), UInt8(g), UInt8(b))
-                case 5: color = .indexed(UInt8(values.popFirst() ?? 0))
-                default: color = nil; errors.append("bad colour in \(params)")
-                }
-                if v == 38 { style.foreground = color } else { style.background = color }
-            default: errors.append("SGR \(v)")
-            }
-        }
-    }
-
-    private mutating func print(_ character: Character) {
-        let width = displayWidth(of: character)
-        guard width > 0 else { errors.append("zero-width \(character)"); return }
-        if autowrap { errors.append("printed with autowrap on"); }
-        if width == 2 && cursor.column == columns - 1 { errors.append("wide at the edge"); return }
-        let base = cursor.row * columns
-        for k in cursor.column..<(cursor.column + width) { clearHalf(base, k); pixels[base + k] = nil }
-        cells[base + cursor.column] = Cell(character, style: style)
-        if width == 2 { cells[base + cursor.column + 1] = .continuation }
-        // Autowrap off: the cursor stays in the last column.
-        cursor.column = min(cursor.column + width, columns - 1)
-    }
-
-    /// Like xterm: overwriting half of a wide character blanks the other half.
-    private mutating func clearHalf(_ base: Int, _ column: Int) {
-        if cells[base + column] == .continuation, column > 0 {
-            cells[base + column - 1] = Cell(" ", style: cells[base + column - 1].style)
-        } else if column + 1 < columns, cells[base + column + 1] == .continuation {
-            cells[base + column + 1] = Cell(" ", style: cells[base + column].style)
-        }
-    }
-
-    /// `q<id>;<columns>;<rows>`: pixels over the cells from the cursor.
-    private mutating func dcs(_ body: String) {
-        let parts = body.dropFirst().split(separator: ";")
-        guard parts.count == 3, let w = Int(parts[1]), let h = Int(parts[2]) else { errors.append("DCS \(body)"); return }
-        guard cursor.row + h <= rows, cursor.column + w <= columns else { errors.append("sixel off screen"); return }
-        for y in cursor.row..<(cursor.row + h) {
-            for x in cursor.column..<(cursor.column + w) { pixels[y * columns + x] = String(parts[0]) }
-        }
-    }
-
-    private mutating func apc(_ body: String) {
-        guard body.hasPrefix("G") else { errors.append("APC \(body)"); return }
-        let (control, payload) = body.dropFirst().split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-            .splitFirst()
-        var keys: [String: String] = [:]
-        for pair in control.split(separator: ",") {
-            let kv = pair.split(separator: "=", maxSplits: 1)
-            if kv.count == 2 { keys[String(kv[0])] = String(kv[1]) }
-        }
-        if let number = transmitting {
-            // A later chunk of a transmission: only m and the data.
-            guard keys.keys.allSatisfy({ $0 == "m" }) else { errors.append("keys in a later chunk: \(body)"); return }
-            images[number, default: ""] += payload
-            if keys["m"] == "0" { transmitting = nil }
-            return
-        }
-        switch keys["a"] {
-        case "t":
-            guard keys["q"] == "2", let number = keys["i"].flatMap({ UInt32($0) }), number > 0 else { errors.append("transmission \(body)"); return }
-            images[number] = payload
-            transmissions += 1
-            if keys["m"] == "1" { transmitting = number }
-        case "p" where keys["U"] == "1":
-            // A virtual placement: the picture shows where placeholder cells name it.
-            guard keys["q"] == "2", let number = keys["i"].flatMap({ UInt32($0) }), images[number] != nil,
-                  let w = keys["c"].flatMap({ Int($0) }), let h = keys["r"].flatMap({ Int($0) }) else { errors.append("virtual placement \(body)"); return }
-            virtualPlacements[number] = (w, h)
-        case "p":
-            guard keys["q"] == "2", keys["C"] == "1", let number = keys["i"].flatMap({ UInt32($0) }),
-                  let w = keys["c"].flatMap({ Int($0) }), let h = keys["r"].flatMap({ Int($0) }) else { errors.append("placement \(body)"); return }
-            guard let image = images[number] else { errors.append("placement of image \(number), never sent or freed"); return }
-            kitty.append(ImagePlacement(id: image, row: cursor.row, column: cursor.column, columns: w, rows: h, bytes: [], isKitty: true))
-        case "d":
-            switch keys["d"] {
-            case "a":
-                kitty = []
-            case "p":
-                guard let x = keys["x"].flatMap({ Int($0) }), let y = keys["y"].flatMap({ Int($0) }) else { errors.append("delete \(body)"); return }
-                kitty.removeAll { p in
-                    (p.column..<(p.column + p.columns)).contains(x - 1) && (p.row..<(p.row + p.rows)).contains(y - 1)
-                }
-            case "I":
-                guard let number = keys["i"].flatMap({ UInt32($0) }) else { errors.append("free \(body)"); return }
-                // Freeing an image takes its placements along.
-                if let image = images.removeValue(forKey: number) { kitty.removeAll { $0.id == image } }
-            default:
-                errors.append("delete \(body)")
-            }
-        default:
-            errors.append("APC \(body)")
-        }
-    }
-
-    /// nil when the screen shows `frame`; else what differs.
-    func matches(_ frame: Frame) -> String? {
-        if let error = errors.first { return "terminal error: \(error)" }
-        guard frame.columns == columns, frame.rows == rows else { return "size" }
-        if !autowrap { return "autowrap left off" }
-        if style != .plain { return "SGR not reset" }
-        let fits = frame.images.filter {
-            $0.row >= 0 && $0.column >= 0 && $0.row + $0.rows <= rows && $0.column + $0.columns <= columns
-        }
-        var expectedPixels: [String?] = Array(repeating: nil, count: columns * rows)
-        for p in fits where !p.isKitty {
-            for y in p.row..<(p.row + p.rows) {
-                for x in p.column..<(p.column + p.columns) { expectedPixels[y * columns + x] = p.id }
-            }
-        }
-        for r in 0..<rows {
-            for c in 0..<columns {
-                if cells[r * columns + c] != frame[r, c] {
-                    return "cell \(r),\(c): screen \(cells[r * columns + c]) frame \(frame[r, c])"
-                }
-                if pixels[r * columns + c] != expectedPixels[r * columns + c] {
-                    return "pixels \(r),\(c): screen \(pixels[r * columns + c] ?? "-") frame \(expectedPixels[r * columns + c] ?? "-")"
-                }
-            }
-        }
-        let shownKitty = Set(kitty.map { "\($0.id)@\($0.row),\($0.column) \($0.columns)x\($0.rows)" })
-        let wantedKitty = Set(fits.filter(\.isKitty).map { "\($0.id)@\($0.row),\($0.column) \($0.columns)x\($0.rows)" })
-        if shownKitty != wantedKitty || kitty.count != shownKitty.count { return "kitty: screen \(kitty.map(\.id)) frame \(wantedKitty)" }
-        return nil
     }
 }

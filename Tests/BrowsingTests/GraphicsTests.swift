@@ -23,10 +23,12 @@ private func recorded(_ name: String, recording bytes: [UInt8]) throws -> [UInt8
 }
 
 /// Red, green / blue, white.
-private let fourColours = RGBAImage(width: 2, height: 2, pixels: [
-    255, 0, 0, 255, 0, 255, 0, 255,
-    0, 0, 255, 255, 255, 255, 255, 255,
-])
+private let fourColours = RGBAImage(
+    width: 2, height: 2,
+    pixels: [
+        255, 0, 0, 255, 0, 255, 0, 255,
+        0, 0, 255, 255, 255, 255, 255, 255,
+    ])
 
 private func support(_ mode: GraphicsMode, _ colors: SymbolColors = .truecolor) -> GraphicsSupport {
     GraphicsSupport(mode: mode, colors: colors, reason: "test")
@@ -202,10 +204,12 @@ private final class ScriptedTerminal: TerminalQuerying {
 
 @Suite struct SymbolPaintingTests {
     /// 16 × 16: left half black, right half white.
-    static let halves = RGBAImage(width: 16, height: 16, pixels: (0..<256).flatMap { index -> [UInt8] in
-        let level: UInt8 = index % 16 < 8 ? 0 : 255
-        return [level, level, level, 255]
-    })
+    static let halves = RGBAImage(
+        width: 16, height: 16,
+        pixels: (0..<256).flatMap { index -> [UInt8] in
+            let level: UInt8 = index % 16 < 8 ? 0 : 255
+            return [level, level, level, 255]
+        })
 
     @Test func givesOneColumnCellsDarkOnTheLeftLightOnTheRight() throws {
         // 4 × 2 cells of 10 × 20 pixels is square, like the image: no padding.
@@ -245,9 +249,10 @@ private final class ScriptedTerminal: TerminalQuerying {
         #expect(grid.count == 4)
         #expect(grid[0].allSatisfy { $0.character == " " && $0.style.background == nil })
         #expect(grid[3].allSatisfy { $0.character == " " && $0.style.background == nil })
-        #expect(grid.joined().contains { cell in
-            [cell.style.foreground, cell.style.background].contains { if case .rgb(let r, _, _) = $0 { r > 150 } else { false } }
-        })
+        #expect(
+            grid.joined().contains { cell in
+                [cell.style.foreground, cell.style.background].contains { if case .rgb(let r, _, _) = $0 { r > 150 } else { false } }
+            })
     }
 }
 
@@ -290,13 +295,17 @@ private final class ScriptedTerminal: TerminalQuerying {
         #expect(text == "\u{1B}_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\u{1B}\\\u{1B}[c")
     }
 
-    @Test("inside tmux: kitty through passthrough when tmux lets escapes through and runs in a kitty-graphics terminal; else symbols saying how")
+    @Test(
+        "inside tmux: kitty through passthrough when tmux lets escapes through and runs in a kitty-graphics terminal; else symbols saying how"
+    )
     func insideTmux() {
         func found(passthrough: String?, client: String?) -> GraphicsSupport {
-            GraphicsDetection.detect(environment: ["TMUX": "/tmp/tmux-0/default,1,0", "TERM": "tmux-256color", "COLORTERM": "truecolor"],
-                                     terminal: ScriptedTerminal(""), tmux: { arguments in
-                                         arguments.contains("allow-passthrough") ? passthrough.map { $0 + "\n" } : client.map { $0 + "\n" }
-                                     })
+            GraphicsDetection.detect(
+                environment: ["TMUX": "/tmp/tmux-0/default,1,0", "TERM": "tmux-256color", "COLORTERM": "truecolor"],
+                terminal: ScriptedTerminal(""),
+                tmux: { arguments in
+                    arguments.contains("allow-passthrough") ? passthrough.map { $0 + "\n" } : client.map { $0 + "\n" }
+                })
         }
         let through = found(passthrough: "on", client: "xterm-kitty")
         #expect(through.mode == .kitty && through.throughTmux && through.colors == .truecolor, "\(through)")
@@ -380,7 +389,9 @@ private final class ScriptedTerminal: TerminalQuerying {
 
     @Test func iTermFromTheEnvironmentWithoutAsking() {
         let terminal = ScriptedTerminal(Self.da1Plain)
-        #expect(GraphicsDetection.detect(environment: ["TERM_PROGRAM": "iTerm.app", "TERM": "xterm-256color"], terminal: terminal).mode == .iterm)
+        #expect(
+            GraphicsDetection.detect(environment: ["TERM_PROGRAM": "iTerm.app", "TERM": "xterm-256color"], terminal: terminal).mode
+                == .iterm)
         #expect(GraphicsDetection.detect(environment: ["LC_TERMINAL": "iTerm2"], terminal: terminal).mode == .iterm)
         #expect(GraphicsDetection.detect(environment: ["TERM_PROGRAM": "WezTerm"], terminal: terminal).mode == .iterm)
         #expect(terminal.queries.isEmpty)
@@ -388,7 +399,8 @@ private final class ScriptedTerminal: TerminalQuerying {
 
     @Test func kittyFromTheEnvironmentWithoutAsking() {
         let terminal = ScriptedTerminal(Self.da1Plain)
-        #expect(GraphicsDetection.detect(environment: ["KITTY_WINDOW_ID": "3", "TERM": "xterm-256color"], terminal: terminal).mode == .kitty)
+        #expect(
+            GraphicsDetection.detect(environment: ["KITTY_WINDOW_ID": "3", "TERM": "xterm-256color"], terminal: terminal).mode == .kitty)
         #expect(GraphicsDetection.detect(environment: ["TERM": "xterm-kitty"], terminal: terminal).mode == .kitty)
         #expect(terminal.queries.isEmpty)
     }
@@ -418,7 +430,8 @@ private final class ScriptedTerminal: TerminalQuerying {
         let terminal = ScriptedTerminal(Self.da1Plain)
         #expect(GraphicsDetection.detect(environment: ["COLORTERM": "truecolor"], terminal: terminal).colors == .truecolor)
         #expect(GraphicsDetection.detect(environment: [:], terminal: terminal).colors == .indexed256)
-        #expect(GraphicsDetection.detect(environment: ["COLORTERM": "truecolor"], terminal: terminal, override: .symbols).colors == .truecolor)
+        #expect(
+            GraphicsDetection.detect(environment: ["COLORTERM": "truecolor"], terminal: terminal, override: .symbols).colors == .truecolor)
     }
 }
 

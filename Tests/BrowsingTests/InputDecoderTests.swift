@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Browsing
 
 private func decode(_ text: String) -> [InputEvent] {
@@ -61,10 +62,11 @@ private func keys(_ keys: Key...) -> [InputEvent] { keys.map { .key($0) } }
         var decoder = InputDecoder()
         var events: [InputEvent] = []
         for byte in stream.utf8 { events += decoder.feed([byte]) }
-        #expect(events == [
-            .key(.character("a")), .key(.down), .key(.character("é")), .key(.character("上")),
-            .mouse(MouseEvent(kind: .wheelDown, column: 2, row: 3)), .key(.enter),
-        ])
+        #expect(
+            events == [
+                .key(.character("a")), .key(.down), .key(.character("é")), .key(.character("上")),
+                .mouse(MouseEvent(kind: .wheelDown, column: 2, row: 3)), .key(.enter),
+            ])
     }
 
     @Test func utf8SplitAcrossFeeds() {
@@ -141,14 +143,14 @@ private func keys(_ keys: Key...) -> [InputEvent] { keys.map { .key($0) } }
 
     /// Terminal answers that may arrive after their query gave up: none is a key.
     static let controlStrings = [
-        "\u{1B}_Gi=31;OK\u{1B}\\",                          // kitty graphics reply (APC)
+        "\u{1B}_Gi=31;OK\u{1B}\\",  // kitty graphics reply (APC)
         "\u{1B}_Gi=31;EINVAL:bad image\u{1B}\\",
-        "\u{1B}P>|kitty(0.35.2)\u{1B}\\",                   // XTVERSION (DCS)
-        "\u{1B}P1$r0m\u{1B}\\",                             // DECRQSS (DCS)
-        "\u{1B}]11;rgb:1e1e/1e1e/2e2e\u{07}",              // OSC colour, BEL-terminated
-        "\u{1B}]10;rgb:ffff/ffff/ffff\u{1B}\\",              // OSC colour, ST-terminated
+        "\u{1B}P>|kitty(0.35.2)\u{1B}\\",  // XTVERSION (DCS)
+        "\u{1B}P1$r0m\u{1B}\\",  // DECRQSS (DCS)
+        "\u{1B}]11;rgb:1e1e/1e1e/2e2e\u{07}",  // OSC colour, BEL-terminated
+        "\u{1B}]10;rgb:ffff/ffff/ffff\u{1B}\\",  // OSC colour, ST-terminated
         "\u{1B}Xsos\u{1B}\\", "\u{1B}^pm\u{1B}\\",
-        "\u{1B}[?62;4;22c", "\u{1B}[?1;2c",                  // DA1 replies
+        "\u{1B}[?62;4;22c", "\u{1B}[?1;2c",  // DA1 replies
     ]
 
     @Test(arguments: controlStrings)
@@ -215,8 +217,10 @@ private func keys(_ keys: Key...) -> [InputEvent] { keys.map { .key($0) } }
             let count = Int(generator.next() % 12)
             let bytes = (0..<count).map { _ in
                 // Biased towards bytes that start and continue sequences.
-                let pool: [UInt8] = [0x1B, 0x5B, 0x4F, 0x3C, 0x3B, 0x4D, 0x6D, 0x7E, 0x31, 0x35, 0xE4, 0xB8, 0x80,
-                                     0x5D, 0x50, 0x5F, 0x5C, 0x07]
+                let pool: [UInt8] = [
+                    0x1B, 0x5B, 0x4F, 0x3C, 0x3B, 0x4D, 0x6D, 0x7E, 0x31, 0x35, 0xE4, 0xB8, 0x80,
+                    0x5D, 0x50, 0x5F, 0x5C, 0x07,
+                ]
                 let r = generator.next()
                 return r % 3 == 0 ? UInt8(truncatingIfNeeded: r >> 8) : pool[Int(r >> 8) % pool.count]
             }

@@ -24,16 +24,18 @@ final class TmuxPane: Sendable {
         socket = folder.appendingPathComponent("socket").path
         // A shell without rc files and with a prompt the tests know; UTF-8, so wide names are cells of their own.
         let shell = "env PS1='\(Self.prompt) ' LANG=C.UTF-8 bash --norc --noprofile"
-        _ = try await Self.start(["-u", "-S", socket, "-f", "/dev/null", "new-session", "-d", "-x", String(columns), "-y", String(rows), "-s", "test", shell])
-        server = pid_t(try await Self.start(["-S", socket, "display-message", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        _ = try await Self.start([
+            "-u", "-S", socket, "-f", "/dev/null", "new-session", "-d", "-x", String(columns), "-y", String(rows), "-s", "test", shell,
+        ])
+        server =
+            pid_t(try await Self.start(["-S", socket, "display-message", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines))
+            ?? 0
         _ = try await waitFor("the shell's prompt") { $0.contains(Self.prompt) }
     }
 
     /// Before `server` is known: tmux on a thread of its own.
     private static func start(_ arguments: [String]) async throws -> String {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try run(arguments) }) }
-        }
+        try await onAThreadOfItsOwn { try run(arguments) }
     }
 
     deinit {
@@ -45,10 +47,7 @@ final class TmuxPane: Sendable {
     @discardableResult
     func tmux(_ arguments: [String]) async throws -> String {
         let socket = socket
-        return try await withCheckedThrowingContinuation { continuation in
-            // A thread of its own: waiting for a child must not hold one of Swift concurrency's two threads.
-            Thread.detachNewThread { continuation.resume(with: Result { try Self.run(["-u", "-S", socket] + arguments) }) }
-        }
+        return try await onAThreadOfItsOwn { try Self.run(["-u", "-S", socket] + arguments) }
     }
 
     /// Runs tmux to its end with posix_spawn, its output in files. Not
@@ -70,7 +69,8 @@ final class TmuxPane: Sendable {
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         // Every other descriptor is closed before tmux starts, so its server holds none of this process's.
-        let closeAndRun = #"for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done 2>/dev/null; exec /usr/bin/tmux "$@""#
+        let closeAndRun =
+            #"for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done 2>/dev/null; exec /usr/bin/tmux "$@""#
         let argv = (["bash", "-c", closeAndRun, "tmux"] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         // A clean signal mask and default actions: a thread of Swift's blocks most signals, and a
@@ -78,7 +78,8 @@ final class TmuxPane: Sendable {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
+        var none = sigset_t()
+        var all = sigset_t()
         sigemptyset(&none)
         sigfillset(&all)
         posix_spawnattr_setsigmask(&attributes, &none)
@@ -91,7 +92,8 @@ final class TmuxPane: Sendable {
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         guard status == 0 else {
-            throw Failure(description: "tmux \(arguments.joined(separator: " ")): \((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
+            throw Failure(
+                description: "tmux \(arguments.joined(separator: " ")): \((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
         }
         return text
     }

@@ -1,9 +1,9 @@
 import Dashboard
 import Fetching
 import Foundation
-import Hotels
 import HTTP
 import HTTPTypes
+import Hotels
 import Hummingbird
 import HummingbirdTesting
 import Imaging
@@ -11,8 +11,8 @@ import Locking
 import OfflineStore
 import Runtime
 import SampleService
-import Testing
 import TestSupport
+import Testing
 
 /// `/logo` when the caches lack a row's logo: fetched live through the logo pipeline, only for links the
 /// dashboard gave, never to this machine's network for a supplier elsewhere, and cancelled with its row.
@@ -29,8 +29,9 @@ struct DashboardLogoTests {
         let runtime = try await HotelRuntime.open(.init(store: .folder(folder)))
         let checkpoint = Pager.Checkpoint(pagesReceived: 1, nextPage: 0, nextCursor: nil, usedCursors: [], end: .endMarker)
         let hotels = logos.enumerated().map { Hotel(code: "H\($0.offset)", name: "Hotel \($0.offset)", logoURL: $0.element) }
-        _ = try await runtime.storage.mergeFirstPage(hotels, into: ListKey(profile: "sample", endpoint: endpoint, city: "Paris"),
-                                                     checkpoint: checkpoint, now: Date())
+        _ = try await runtime.storage.mergeFirstPage(
+            hotels, into: ListKey(profile: "sample", endpoint: endpoint, city: "Paris"),
+            checkpoint: checkpoint, now: Date())
         return (runtime, try #require(try await runtime.storage.allLists().first))
     }
 
@@ -38,7 +39,9 @@ struct DashboardLogoTests {
         try ImageEncoding.png().encode(RGBAImage(width: 8, height: 8, pixels: [UInt8](repeating: 200, count: 256)))
     }
 
-    @Test("a logo the caches lack is fetched when its row asks, then served from the cache; a link the dashboard did not give, or altered, is 404 and fetches nothing")
+    @Test(
+        "a logo the caches lack is fetched when its row asks, then served from the cache; a link the dashboard did not give, or altered, is 404 and fetches nothing"
+    )
     func fetchedLive() async throws {
         let png = try Self.png()
         let service = try ScriptedHTTPServer { _, connection in
@@ -58,9 +61,10 @@ struct DashboardLogoTests {
             }
             #expect(service.requests.count == 1, "the second from the cache")
             let altered = [
-                link.replacing("a%2Epng", with: "b%2Epng"),                                // another URL under the signature
-                link.replacing("list=\(list.id)", with: "list=\(list.id + 1)"),         // another list
-                String(link.prefix { $0 != "&" }) + "&url=" + (service.url.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""),  // no signature
+                link.replacing("a%2Epng", with: "b%2Epng"),  // another URL under the signature
+                link.replacing("list=\(list.id)", with: "list=\(list.id + 1)"),  // another list
+                String(link.prefix { $0 != "&" }) + "&url="
+                    + (service.url.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""),  // no signature
                 "/logo?list=\(list.id)&url=file%3A%2F%2F%2Fetc%2Fpasswd&sig=00",
             ]
             for uri in altered {
@@ -71,12 +75,16 @@ struct DashboardLogoTests {
         await runtime.close()
     }
 
-    @Test("a supplier's data cannot make the dashboard reach this machine or the metadata service: for a list whose service is elsewhere, loopback, link-local and private logos are refused (403) and nothing connects")
+    @Test(
+        "a supplier's data cannot make the dashboard reach this machine or the metadata service: for a list whose service is elsewhere, loopback, link-local and private logos are refused (403) and nothing connects"
+    )
     func privateAddressesRefused() async throws {
         let service = try ScriptedHTTPServer { _, connection in connection.respond(status: 200, contentType: "image/png", body: "") }
         defer { service.stop() }
-        let logos = [service.url + "/logos/a.png", "http://localhost:\(service.port)/b.png", "http://[::1]:\(service.port)/c.png",
-                     "http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/d.png", "http://[::ffff:127.0.0.1]:\(service.port)/e.png"]
+        let logos = [
+            service.url + "/logos/a.png", "http://localhost:\(service.port)/b.png", "http://[::1]:\(service.port)/c.png",
+            "http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/d.png", "http://[::ffff:127.0.0.1]:\(service.port)/e.png",
+        ]
         // `.invalid` never resolves: the list's service is not on this machine's network.
         let (runtime, list) = try await Self.runtime(endpoint: "http://supplier.invalid/soap", logos: logos)
         let app = try DashboardServer(runtime: runtime, configuration: .init(port: 0)).application()
@@ -92,28 +100,33 @@ struct DashboardLogoTests {
         await runtime.close()
     }
 
-    @Test("a browser that gives up on a logo (its row left the view) cancels the transfer: the logo service sees the dashboard hang up, and the access log says cancelled")
+    @Test(
+        "a browser that gives up on a logo (its row left the view) cancels the transfer: the logo service sees the dashboard hang up, and the access log says cancelled"
+    )
     func abortedRowCancelsTheTransfer() async throws {
-        let arrived = AsyncStream<Void>.makeStream(), hungUp = AsyncStream<Bool>.makeStream()
+        let arrived = AsyncStream<Void>.makeStream()
+        let hungUp = AsyncStream<Bool>.makeStream()
         let service = try ScriptedHTTPServer { _, connection in
             arrived.continuation.yield()
             hungUp.continuation.yield(connection.waitForClientClose(seconds: 60))
         }
         defer { service.stop() }
         let (runtime, list) = try await Self.runtime(endpoint: service.url + "/soap", logos: [service.url + "/logos/slow.png"])
-        let accessed = AsyncStream<DashboardServer.Access>.makeStream(), listening = AsyncStream<Int>.makeStream()
+        let accessed = AsyncStream<DashboardServer.Access>.makeStream()
+        let listening = AsyncStream<Int>.makeStream()
         var configuration = DashboardServer.Configuration(port: 0)
         configuration.onResponse = { accessed.continuation.yield($0) }
         let dashboard = try DashboardServer(runtime: runtime, configuration: configuration)
         let server = Task { try await dashboard.run { listening.continuation.yield($0) } }
         let port = try #require(await listening.stream.first { _ in true })
-        let transport = HTTPTransport()
-        let page = String(decoding: try await transport.data(for: HTTP.HTTPRequest(url: "http://127.0.0.1:\(port)/lists/\(list.id)")).1, as: UTF8.self)
+        let transport = HTTPTransport.patient()
+        let page = String(
+            decoding: try await transport.data(for: HTTP.HTTPRequest(url: "http://127.0.0.1:\(port)/lists/\(list.id)")).1, as: UTF8.self)
         let link = try #require(Self.logoLinks(in: page).first)
 
         let browser = Task { try await transport.data(for: HTTP.HTTPRequest(url: "http://127.0.0.1:\(port)" + link)) }
-        _ = await arrived.stream.first { _ in true }   // the dashboard's transfer reached the logo service
-        browser.cancel()                               // the row left: the browser's request is aborted
+        _ = await arrived.stream.first { _ in true }  // the dashboard's transfer reached the logo service
+        browser.cancel()  // the row left: the browser's request is aborted
         let logo = await accessed.stream.first { $0.path == "/logo" }
         #expect(logo?.isCancelled == true && logo?.description.contains("GET /logo cancelled") == true, "\(String(describing: logo))")
         #expect(await hungUp.stream.first { _ in true } == true, "the logo service saw the transfer end")
@@ -124,8 +137,9 @@ struct DashboardLogoTests {
 
 /// In the browser suite, which the sanitizer runs take in a pass of their own (scripts/sanitize).
 extension DashboardBrowserTests {
-    @Test("a logo on a list page of a store without it, in headless Chromium: the rows in view end with their logos, rows the browser gives up on are cancelled on the server (its access log), and nothing is fetched for rows never shown",
-          .timeLimit(.minutes(5)))
+    @Test(
+        "a logo on a list page of a store without it, in headless Chromium: the rows in view end with their logos, rows the browser gives up on are cancelled on the server (its access log), and nothing is fetched for rows never shown",
+        .timeLimit(.minutes(5)))
     func liveInChromium() async throws {
         var options = SampleServiceOptions()
         options.port = 0
@@ -148,17 +162,24 @@ extension DashboardBrowserTests {
         var configuration = DashboardServer.Configuration(port: 0)
         configuration.onResponse = { access in if access.path == "/logo" { answers.withLock { $0.append(access) } } }
         let listening = AsyncStream<Int>.makeStream()
-        let server = Task { try await DashboardServer(runtime: runtime, configuration: configuration).run { listening.continuation.yield($0) } }
+        let server = Task {
+            try await DashboardServer(runtime: runtime, configuration: configuration).run { listening.continuation.yield($0) }
+        }
         let port = try #require(await listening.stream.first { _ in true })
-        let ended = try await HotelsProcess.start(["python3", Self.script("list_window.py"), "http://127.0.0.1:\(port)",
-                                                   "/lists/\(list.id)"], executable: Self.python).finish()
+        let ended = try await HotelsProcess.start(
+            [
+                "python3", Self.script("list_window.py"), "http://127.0.0.1:\(port)",
+                "/lists/\(list.id)",
+            ], executable: Self.python
+        ).finish()
         server.cancel()
         await runtime.close()
         await sample.stop()
         let result = try Self.printed(ended)
         func stats(_ key: String) throws -> [String: Int] { try #require(result[key] as? [String: Int], "\(key) in \(result)") }
         let visible = try #require(result["visibleRows"] as? Int)
-        let first = try stats("first"), settled = try stats("settled")
+        let first = try stats("first")
+        let settled = try stats("settled")
 
         // The rows in view end with their logos, fetched now.
         #expect(first["loaded"]! >= visible - 1 && first["failed"] == 0, "\(result)")

@@ -37,7 +37,8 @@ enum LeakOnPurpose {
     static func makeCycles(_ count: Int, leaving: Bool) -> Int {
         var firsts: [Weak] = []
         for _ in 0..<count {
-            let one = LeakOnPurposeNode(), two = LeakOnPurposeNode()
+            let one = LeakOnPurposeNode()
+            let two = LeakOnPurposeNode()
             one.other = two
             two.other = one
             firsts.append(Weak(node: one))

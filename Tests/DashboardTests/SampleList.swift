@@ -9,7 +9,8 @@ import SampleService
 /// sample service of `hotels` hotels (all cities, Paris a fifth), which is stopped again; the fetch's summary is
 /// the caller's to check, and the stopped service's endpoint is what the list is keyed by.
 func sampleParis(hotels: Int, store: StoreLocation? = nil) async throws
-    -> (runtime: HotelRuntime, list: CachedList?, summary: ListJobSummary, endpoint: String) {
+    -> (runtime: HotelRuntime, list: CachedList?, summary: ListJobSummary, endpoint: String)
+{
     var options = SampleServiceOptions()
     options.port = 0
     options.hotels = hotels

@@ -1,4 +1,5 @@
 import AtomicFiles
+import Failures
 import Fetching
 import Foundation
 import HTTP
@@ -7,8 +8,8 @@ import Imaging
 import Logos
 import OfflineStore
 import SOAP
-import Testing
 import TestSupport
+import Testing
 
 /// A whole list at library level, as `hotels fetch` runs it: the fake
 /// service, an in-memory store, fake logos, and a sink in memory or a folder.
@@ -18,12 +19,15 @@ struct ListJobTests {
     static let endpoint = "http://hotels.test/soap"
 
     func client(_ http: FakeHTTPClient, profile: String = "sample", credentials: [String: String] = [:]) throws -> HotelClient {
-        HotelClient(profile: try .named(profile), endpoint: Self.endpoint,
-                    configuration: HotelClientConfiguration(transport: http, retry: Self.fastRetry, credentials: Credentials(credentials)))
+        HotelClient(
+            profile: try .named(profile), endpoint: Self.endpoint,
+            configuration: HotelClientConfiguration(transport: http, retry: Self.fastRetry, credentials: Credentials(credentials)))
     }
 
-    func job(_ http: FakeHTTPClient, _ store: SQLiteHotelStore, options: ListSync.Options = ListSync.Options(pageSize: 5, readAhead: true),
-             logos: LogoPipeline? = nil, sink: any ListSink = MemorySink()) throws -> ListJob {
+    func job(
+        _ http: FakeHTTPClient, _ store: SQLiteHotelStore, options: ListSync.Options = ListSync.Options(pageSize: 5, readAhead: true),
+        logos: LogoPipeline? = nil, sink: any ListSink = MemorySink()
+    ) throws -> ListJob {
         ListJob(client: try client(http), storage: store, city: "Paris", options: options, logos: logos, sink: sink)
     }
 
@@ -54,8 +58,11 @@ struct ListJobTests {
             default: events.append("\(event)")
             }
         }
-        #expect(events == ["page 1 merged(OfflineStore.MergeResult(inserted: 5, updated: 0, moved: 0, replaced: false))",
-                           "page 2 appended(added: 5)", "page 3 appended(added: 2)", "ended endMarker"])
+        #expect(
+            events == [
+                "page 1 merged(OfflineStore.MergeResult(inserted: 5, updated: 0, moved: 0, replaced: false))",
+                "page 2 appended(added: 5)", "page 3 appended(added: 2)", "ended endMarker",
+            ])
         #expect(summary.pages == 3 && summary.fetched == 12 && summary.hotels == 12 && summary.cached == 0)
         #expect(summary.end == "endMarker" && summary.merge == MergeResult(inserted: 5) && summary.failure == nil && summary.offline == nil)
         #expect(summary.logos.saved == 12 && summary.logos.failed == 0 && summary.logos.fromCache == 0)
@@ -110,12 +117,16 @@ struct ListJobTests {
         let disk = try DiskImageCache(directory: folder().appendingPathComponent("images"))
         defer { try? FileManager.default.removeItem(at: folder()) }
         let transport = try FakeLogoTransport(answersAtOnce: true)
-        _ = try await job(FakeSampleCatalog(count: 20).client(), store, options: .init(pageSize: 20, maxPages: 1),
-                          logos: logos(transport, cache: disk)).run()
+        _ = try await job(
+            FakeSampleCatalog(count: 20).client(), store, options: .init(pageSize: 20, maxPages: 1),
+            logos: logos(transport, cache: disk)
+        ).run()
 
         let sink = MemorySink()
         var banner: String?
-        let offline = try await job(Self.unreachable, store, logos: logos(try FakeLogoTransport(answersAtOnce: true, offline: true), cache: disk), sink: sink).run {
+        let offline = try await job(
+            Self.unreachable, store, logos: logos(try FakeLogoTransport(answersAtOnce: true, offline: true), cache: disk), sink: sink
+        ).run {
             if case .offline(let list) = $0 { banner = list.banner() }
         }
         #expect(banner?.range(of: #"^offline: showing 20 hotels for Paris cached \d+ (s|min) ago$"#, options: .regularExpression) != nil)
@@ -167,7 +178,9 @@ struct ListJobTests {
         #expect(summary.failureDescription?.contains("Invalid page request") == true)
     }
 
-    @Test("logos: saved page by page, once each; a resumed run saves those an earlier run stored without them; hostile codes stay in the folder")
+    @Test(
+        "logos: saved page by page, once each; a resumed run saves those an earlier run stored without them; hostile codes stay in the folder"
+    )
     func logoSaving() async throws {
         let store = try SQLiteHotelStore.inMemory()
         let out = folder()
@@ -177,8 +190,10 @@ struct ListJobTests {
         #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("logos").path))
 
         let transport = try FakeLogoTransport(answersAtOnce: true)
-        let summary = try await job(catalog.client(), store, options: .init(pageSize: 5), logos: logos(transport),
-                                    sink: FolderSink(folder: out)).run()
+        let summary = try await job(
+            catalog.client(), store, options: .init(pageSize: 5), logos: logos(transport),
+            sink: FolderSink(folder: out)
+        ).run()
         #expect(summary.hotels == 10 && summary.logos.saved == 10)
         let saved = try FileManager.default.contentsOfDirectory(atPath: out.appendingPathComponent("logos").path).sorted()
         #expect(saved == codes(1...10).map { $0 + ".png" })
@@ -190,8 +205,10 @@ struct ListJobTests {
         hostile.hotels[2].code = "a/b"
         let elsewhere = folder("hostile")
         defer { try? FileManager.default.removeItem(at: elsewhere) }
-        let written = try await job(hostile.client(), try SQLiteHotelStore.inMemory(), logos: logos(try FakeLogoTransport(answersAtOnce: true)),
-                                    sink: FolderSink(folder: elsewhere)).run()
+        let written = try await job(
+            hostile.client(), try SQLiteHotelStore.inMemory(), logos: logos(try FakeLogoTransport(answersAtOnce: true)),
+            sink: FolderSink(folder: elsewhere)
+        ).run()
         #expect(written.logos.saved == 3)
         let names = try FileManager.default.contentsOfDirectory(atPath: elsewhere.appendingPathComponent("logos").path)
         #expect(names.count == 3 && names.allSatisfy { !$0.hasPrefix(".") && !$0.contains("/") })
@@ -217,8 +234,10 @@ struct ListJobTests {
     @Test("a logo that cannot be had is an event and a count; the list goes on")
     func failedLogo() async throws {
         var failed: [String] = []
-        let summary = try await job(FakeSampleCatalog(count: 3).client(), try SQLiteHotelStore.inMemory(),
-                                    logos: logos(try FakeLogoTransport(answersAtOnce: true, offline: true))).run {
+        let summary = try await job(
+            FakeSampleCatalog(count: 3).client(), try SQLiteHotelStore.inMemory(),
+            logos: logos(try FakeLogoTransport(answersAtOnce: true, offline: true))
+        ).run {
             if case .logoFailed(let code, _, let error) = $0, error is TransportError { failed.append(code) }
         }
         #expect(summary.hotels == 3 && summary.logos.failed == 3 && summary.logos.saved == 0)
@@ -234,10 +253,13 @@ struct ListJobTests {
 
         let secret = "s3cret-Pa55"
         let echoing = FakeHTTPClient { _, _ in
-            .xml(Self.fault(code: "wsse:FailedAuthentication", reason: "The security token could not be authenticated: password \(secret)"), status: 500)
+            .xml(
+                Self.fault(code: "wsse:FailedAuthentication", reason: "The security token could not be authenticated: password \(secret)"),
+                status: 500)
         }
-        let client = try client(echoing, profile: Samples.url("Profiles/sample-wsse.json").path,
-                                credentials: ["SAMPLE_USER": "demo", "SAMPLE_PASSWORD": secret])
+        let client = try client(
+            echoing, profile: Samples.url("Profiles/sample-wsse.json").path,
+            credentials: ["SAMPLE_USER": "demo", "SAMPLE_PASSWORD": secret])
         let summary = try await ListJob(client: client, storage: try SQLiteHotelStore.inMemory(), city: "Paris").run()
         let meaning = ErrorMeaning(try #require(summary.failure))
         #expect(meaning.exitCode == 77 && meaning.kind == .credentials && meaning.hint?.contains("--credentials FILE") == true)

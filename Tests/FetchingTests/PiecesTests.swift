@@ -1,4 +1,5 @@
 import AtomicFiles
+import Failures
 import Fetching
 import Foundation
 import HTTP
@@ -7,8 +8,8 @@ import Imaging
 import OfflineStore
 import SOAP
 import Scheduling
-import Testing
 import TestSupport
+import Testing
 
 /// The pull face, the atomic write, and what errors mean.
 @Suite("ListJob pieces")
@@ -20,12 +21,15 @@ struct PiecesTests {
     }
 
     func feed(_ http: FakeHTTPClient, _ store: SQLiteHotelStore) throws -> ListFeed {
-        let client = HotelClient(profile: try .named("sample"), endpoint: "http://hotels.test/soap",
-                                 configuration: HotelClientConfiguration(transport: http, retry: RetryPolicy(maxRetries: 0)))
+        let client = HotelClient(
+            profile: try .named("sample"), endpoint: "http://hotels.test/soap",
+            configuration: HotelClientConfiguration(transport: http, retry: RetryPolicy(maxRetries: 0)))
         return ListJob(client: client, storage: store, city: "Paris", options: .init(pageSize: 5, firstPage: .resume)).feed()
     }
 
-    @Test("several lists' cities: the given ones, then the file's (blank lines and # comments skipped), each once; a missing or binary file is UnreadableFile, exit 66")
+    @Test(
+        "several lists' cities: the given ones, then the file's (blank lines and # comments skipped), each once; a missing or binary file is UnreadableFile, exit 66"
+    )
     func cityList() throws {
         let file = try folder().appendingPathComponent("cities.txt")
         try Data("# suppliers' cities\nParis\n\n  Tokyo  \nLondon\nParis\n".utf8).write(to: file)
@@ -59,15 +63,18 @@ struct PiecesTests {
         #expect(after.hotels.isEmpty && after.isLast && later.requests.count == 1)
     }
 
-    @Test("the pull face with refresh: the cached rows, then the whole list with page 1 merged in its place, then load more; the requester says which replace")
+    @Test(
+        "the pull face with refresh: the cached rows, then the whole list with page 1 merged in its place, then load more; the requester says which replace"
+    )
     func pullsWithRefresh() async throws {
         let store = try SQLiteHotelStore.inMemory()
         let warm = try feed(FakeSampleCatalog(count: 12).client(), store)
         _ = try await warm.nextPage()
         _ = try await warm.nextPage()
         let http = FakeSampleCatalog(count: 12).client()
-        let client = HotelClient(profile: try .named("sample"), endpoint: "http://hotels.test/soap",
-                                 configuration: HotelClientConfiguration(transport: http, retry: RetryPolicy(maxRetries: 0)))
+        let client = HotelClient(
+            profile: try .named("sample"), endpoint: "http://hotels.test/soap",
+            configuration: HotelClientConfiguration(transport: http, retry: RetryPolicy(maxRetries: 0)))
         let pages = ListJob(client: client, storage: store, city: "Paris", options: .init(pageSize: 5, firstPage: .refresh)).feed()
         let cached = try await pages.nextPage()
         #expect(cached.hotels.count == 10 && cached.replacesList && cached.refreshFollows && !cached.isLast && http.requests.isEmpty)
@@ -88,10 +95,11 @@ struct PiecesTests {
         let store = try SQLiteHotelStore.inMemory()
         _ = try await feed(FakeSampleCatalog(count: 12).client(), store).nextPage()
         let down = FakeHTTPClient { _, _ in throw TransportError.unreachable("down") }
-        let client = HotelClient(profile: try .named("sample"), endpoint: "http://hotels.test/soap",
-                                 configuration: HotelClientConfiguration(transport: down, retry: RetryPolicy(maxRetries: 0)))
+        let client = HotelClient(
+            profile: try .named("sample"), endpoint: "http://hotels.test/soap",
+            configuration: HotelClientConfiguration(transport: down, retry: RetryPolicy(maxRetries: 0)))
         let offline = ListJob(client: client, storage: store, city: "Paris", options: .init(pageSize: 5)).feed()
-        _ = try await offline.nextPage() // the cached list
+        _ = try await offline.nextPage()  // the cached list
         let page = try await offline.nextPage()
         #expect(page.isLast && page.hotels.count == 5 && page.offline?.list.count == 5)
 
@@ -143,19 +151,21 @@ struct PiecesTests {
         }
     }
 
-    @Test("what errors mean: retry, credentials, configuration, bad data, refused, each with its exit code", arguments: [
-        (TransportError.unreachable("down") as any Error, ErrorMeaning.Kind.transient, Int32(69), true),
-        (TransportError.timeout("slow"), .transient, 69, true),
-        (TransportError.httpStatus(503, snippet: ""), .transient, 69, true),
-        (TransportError.httpStatus(404, snippet: ""), .refused, 76, false),
-        (TransportError.httpStatus(403, snippet: ""), .credentials, 77, false),
-        (TransportError.tls("bad certificate"), .unavailable, 69, false),
-        (TransportError.tooLarge(limit: 10), .badData, 65, false),
-        (MissingCredentialsError(profile: "p", names: ["P_PASSWORD"]), .configuration, 78, false),
-        (StoreError(path: "/x", reason: "locked"), .storage, 74, false),
-        (ImageError.corrupt(format: .png, reason: "crc"), .badData, 65, false),
-        (SessionExpiredDuringSearch(pages: 2), .transient, 76, true),
-    ])
+    @Test(
+        "what errors mean: retry, credentials, configuration, bad data, refused, each with its exit code",
+        arguments: [
+            (TransportError.unreachable("down") as any Error, ErrorMeaning.Kind.transient, Int32(69), true),
+            (TransportError.timeout("slow"), .transient, 69, true),
+            (TransportError.httpStatus(503, snippet: ""), .transient, 69, true),
+            (TransportError.httpStatus(404, snippet: ""), .refused, 76, false),
+            (TransportError.httpStatus(403, snippet: ""), .credentials, 77, false),
+            (TransportError.tls("bad certificate"), .unavailable, 69, false),
+            (TransportError.tooLarge(limit: 10), .badData, 65, false),
+            (MissingCredentialsError(profile: "p", names: ["P_PASSWORD"]), .configuration, 78, false),
+            (StoreError(path: "/x", reason: "locked"), .storage, 74, false),
+            (ImageError.corrupt(format: .png, reason: "crc"), .badData, 65, false),
+            (SessionExpiredDuringSearch(pages: 2), .transient, 76, true),
+        ])
     func meanings(error: any Error, kind: ErrorMeaning.Kind, exitCode: Int32, isRetryable: Bool) {
         let meaning = ErrorMeaning(error)
         #expect(meaning.kind == kind && meaning.exitCode == exitCode && meaning.isRetryable == isRetryable)

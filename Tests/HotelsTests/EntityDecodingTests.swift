@@ -1,8 +1,8 @@
 import Foundation
 import Hotels
 import SOAP
-import Testing
 import TestSupport
+import Testing
 
 /// Every character and entity reference comes out decoded, in attributes as
 /// in text: `&amp;` in an attribute once came out as `&#38;` (libxml2's SAX2
@@ -16,7 +16,8 @@ struct EntityDecodingTests {
 
     static func response(_ version: SOAPVersion) -> [UInt8] {
         let envelope = version == .v1_1 ? "http://schemas.xmlsoap.org/soap/envelope/" : "http://www.w3.org/2003/05/soap-envelope"
-        return Array("""
+        return Array(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <S:Envelope xmlns:S="\(envelope)"><S:Body>
             <OTA_HotelSearchRS xmlns="http://www.opentravel.org/OTA/2003/05"><Success/>
@@ -29,7 +30,9 @@ struct EntityDecodingTests {
             """.utf8)
     }
 
-    @Test("attributes and text, in SOAP 1.1 and 1.2: &amp; &lt; &gt; &quot; &apos; &#NN; &#xNN; all decoded", arguments: [SOAPVersion.v1_1, .v1_2])
+    @Test(
+        "attributes and text, in SOAP 1.1 and 1.2: &amp; &lt; &gt; &quot; &apos; &#NN; &#xNN; all decoded",
+        arguments: [SOAPVersion.v1_1, .v1_2])
     func records(_ version: SOAPVersion) throws {
         let page = try HotelResponseParser(profile: .named("ota-search")).parse(bytes: Self.response(version))
         let hotel = try #require(page.hotels.first)

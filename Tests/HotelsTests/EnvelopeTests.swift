@@ -1,8 +1,8 @@
 import Foundation
 import Hotels
 import SOAP
-import Testing
 import TestSupport
+import Testing
 
 /// Services that speak plain XML: no SOAP envelope in the request or the response.
 @Suite("Plain XML (no envelope)")
@@ -25,15 +25,20 @@ struct EnvelopeTests {
 
     @Test("a bare payload under a SOAP profile is refused, naming its root, so the hint can name the fix")
     func refusedUnderSOAP() throws {
-        #expect(throws: NotSOAPEnvelopeError(looksLike: "an XML document whose root element is <OTA_HotelSearchRS> "
-            + "in namespace “http://www.opentravel.org/OTA/2003/05”", xmlRoot: "OTA_HotelSearchRS")) {
+        #expect(
+            throws: NotSOAPEnvelopeError(
+                looksLike: "an XML document whose root element is <OTA_HotelSearchRS> "
+                    + "in namespace “http://www.opentravel.org/OTA/2003/05”", xmlRoot: "OTA_HotelSearchRS")
+        ) {
             try HotelResponseParser(profile: .named("ota-search")).parse(bytes: Samples.fixture("ota-search-bare.xml"))
         }
     }
 
     @Test("a bare SOAP Fault is a fault; an HTML page is still not a payload")
     func bareFaultAndHTML() throws {
-        #expect(throws: SOAPFault.self) { try HotelResponseParser(profile: profile(.auto)).parse(bytes: Samples.fixture("fault-bare-soap11.xml")) }
+        #expect(throws: SOAPFault.self) {
+            try HotelResponseParser(profile: profile(.auto)).parse(bytes: Samples.fixture("fault-bare-soap11.xml"))
+        }
         #expect(throws: NotSOAPEnvelopeError(looksLike: "an HTML page")) {
             try HotelResponseParser(profile: profile(.none)).parse(bytes: Samples.fixture("html-no-doctype.html"))
         }
@@ -50,8 +55,9 @@ struct EnvelopeTests {
 
     @Test("the envelope key is read and checked")
     func profileKey() throws {
-        let json = #"{"name": "bare", "envelope": "none", "body": "<Q>{city}</Q>", "record": "Property", "fields": {"code": "@HotelCode"}, "paging": {"style": "cursor", "next": "//Properties/@MoreDataEchoToken"}}"#
-        #expect(throws: ProfileError.self) { try ServiceProfile(json: Data(json.utf8), source: "test") } // cursor paging without {cursor}
+        let json =
+            #"{"name": "bare", "envelope": "none", "body": "<Q>{city}</Q>", "record": "Property", "fields": {"code": "@HotelCode"}, "paging": {"style": "cursor", "next": "//Properties/@MoreDataEchoToken"}}"#
+        #expect(throws: ProfileError.self) { try ServiceProfile(json: Data(json.utf8), source: "test") }  // cursor paging without {cursor}
         let loaded = try ServiceProfile(json: Data(json.replacingOccurrences(of: "{city}", with: "{city}{cursor}").utf8), source: "test")
         #expect(loaded.envelope == .none && loaded.soapAction == "" && loaded.soapVersion == .v1_1)
         do {

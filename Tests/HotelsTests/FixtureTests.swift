@@ -1,8 +1,8 @@
 import Foundation
 import Hotels
 import SOAP
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Recorded responses")
 struct FixtureTests {
@@ -43,8 +43,8 @@ struct FixtureTests {
         case (.notSOAP, .failure(let error)):
             #expect(error is NotSOAPEnvelopeError)
         case (.doctype, .failure(XMLReaderError.doctypeForbidden)),
-             (.limit, .failure(XMLReaderError.limitExceeded)),
-             (.malformed, .failure(XMLReaderError.malformed)):
+            (.limit, .failure(XMLReaderError.limitExceeded)),
+            (.malformed, .failure(XMLReaderError.malformed)):
             break
         default:
             Issue.record("\(fixture.file): expected \(fixture.outcome), got \(whole)")
@@ -70,7 +70,7 @@ struct FixtureTests {
     func badRecords() throws {
         let page = try HotelResponseParser(profile: try .named("sample")).parse(bytes: Samples.fixture("sample-bad-records.xml"))
         #expect(page.hotels.map(\.code) == ["B1", "B2", "B3"])
-        #expect(page.hotels[1].addtime == 1_700_000_000) // ISO 8601 converted
+        #expect(page.hotels[1].addtime == 1_700_000_000)  // ISO 8601 converted
         #expect(page.hotels[2].latitude == -90 && page.hotels[2].longitude == 180)
         let described = page.warnings.map(\.description)
         #expect(described.first == "record 1: no code; record skipped")
@@ -98,7 +98,8 @@ struct FixtureTests {
         #expect(page.warnings.filter { $0.code == "N3" }.compactMap(\.field) == [.latitude, .longitude, .logoURL])
         #expect(page.warnings.filter { $0.code == "N4" }.compactMap(\.field) == [.longitude, .logoURL])
         #expect(page.warnings.filter { $0.code == "N5" }.compactMap(\.field) == [.logoURL, .addtime])
-        #expect(page.warnings.first { $0.code == "N3" }?.message == "latitude “1.2.3” is not a latitude (a number from −90 to 90); left empty")
+        #expect(
+            page.warnings.first { $0.code == "N3" }?.message == "latitude “1.2.3” is not a latitude (a number from −90 to 90); left empty")
     }
 
     @Test("a nested element named like the record or a field is not taken")
@@ -120,7 +121,8 @@ struct FixtureTests {
     func otaErrors() throws {
         let ota = HotelResponseParser(profile: try .named("ota-search"))
         // The first error is the error; the second is counted.
-        #expect(throws: ServiceReportedError(message: "392 Invalid hotel city code City XYZ is unknown", path: "//Errors/Error", others: 1)) {
+        #expect(throws: ServiceReportedError(message: "392 Invalid hotel city code City XYZ is unknown", path: "//Errors/Error", others: 1))
+        {
             try ota.parse(bytes: Samples.fixture("ota-errors.xml"))
         }
         #expect(throws: ServiceReportedError(message: "450 Unable to process: system busy", path: "//Errors/Error")) {

@@ -2,8 +2,8 @@ import Foundation
 import HTTP
 import Hotels
 import SOAP
-import Testing
 import TestSupport
+import Testing
 
 /// `HotelClient` against an in-memory service: no socket, no process.
 @Suite("HotelClient")
@@ -11,8 +11,9 @@ struct HotelClientTests {
     static let fastRetry = RetryPolicy(maxRetries: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(2))
 
     func client(_ http: FakeHTTPClient, logger: LogRecorder = LogRecorder()) throws -> HotelClient {
-        HotelClient(profile: try .named("sample"), endpoint: "http://hotels.test/soap",
-                    configuration: HotelClientConfiguration(transport: http, retry: Self.fastRetry, logger: logger.logger()))
+        HotelClient(
+            profile: try .named("sample"), endpoint: "http://hotels.test/soap",
+            configuration: HotelClientConfiguration(transport: http, retry: Self.fastRetry, logger: logger.logger()))
     }
 
     @Test("pages come in order, each asked for once with the last row's cursor, until the end marker")
@@ -43,7 +44,7 @@ struct HotelClientTests {
         let client = try client(http)
         var first = client.pages(city: "Paris", pageSize: 5, maxPages: 1).makeAsyncIterator()
         let page1 = try #require(try await first.next())
-        #expect(try await first.next() == nil) // maxPages
+        #expect(try await first.next() == nil)  // maxPages
         var numbers: [Int] = []
         for try await page in client.pages(city: "Paris", pageSize: 5, resumingFrom: page1.checkpoint) { numbers.append(page.number) }
         #expect(numbers == [2, 3])
@@ -85,8 +86,9 @@ struct HotelClientTests {
         var profile = try ServiceProfile.named("sample")
         profile.transientFaults = ["Server"]
         let retried = FakeHTTPClient { _, _ in .xml(server, status: 500) }
-        let client = HotelClient(profile: profile, endpoint: "http://hotels.test/soap",
-                                 configuration: HotelClientConfiguration(transport: retried, retry: Self.fastRetry))
+        let client = HotelClient(
+            profile: profile, endpoint: "http://hotels.test/soap",
+            configuration: HotelClientConfiguration(transport: retried, retry: Self.fastRetry))
         var iterator = client.pages(city: "Paris").makeAsyncIterator()
         await #expect(throws: SOAPFault.self) { try await iterator.next() }
         #expect(retried.requests.count == 4)
@@ -96,7 +98,7 @@ struct HotelClientTests {
     @Test("a page that brings nothing new ends the list with a warning")
     func loopGuard() async throws {
         let catalog = FakeSampleCatalog(count: 20)
-        let http = FakeHTTPClient { _, _ in catalog.respond(to: "<h:pageSize>5</h:pageSize>") } // the cursor is ignored
+        let http = FakeHTTPClient { _, _ in catalog.respond(to: "<h:pageSize>5</h:pageSize>") }  // the cursor is ignored
         let log = LogRecorder()
         var pages: [FetchedPage] = []
         for try await page in try client(http, logger: log).pages(city: "Paris", pageSize: 5) { pages.append(page) }
@@ -120,7 +122,7 @@ struct HotelClientTests {
         let started = AsyncStream<Void>.makeStream()
         let http = FakeHTTPClient { _, _ in
             started.continuation.yield()
-            try await Task.sleep(for: .seconds(600)) // until cancelled
+            try await Task.sleep(for: .seconds(600))  // until cancelled
             return .xml("")
         }
         let client = try client(http)
@@ -163,8 +165,9 @@ struct WarningCapTests {
         var profile = try ServiceProfile.named("sample")
         profile.paging = .page(first: 1)
         profile.body = try RequestTemplate("<h:QueryHotels xmlns:h=\"urn:hotelkit:sample\"><h:page>{page}</h:page></h:QueryHotels>")
-        let client = HotelClient(profile: profile, endpoint: "http://hotels.test/soap",
-                                 configuration: HotelClientConfiguration(transport: http, logger: log.logger(), warningsPerKind: 2))
+        let client = HotelClient(
+            profile: profile, endpoint: "http://hotels.test/soap",
+            configuration: HotelClientConfiguration(transport: http, logger: log.logger(), warningsPerKind: 2))
         var byKind: [String: Int] = [:]
         for try await page in client.pages(city: "Paris", pageSize: 10) { byKind.merge(page.warningsByKind, uniquingKeysWith: +) }
         #expect(byKind == ["latitude": 5])
@@ -178,7 +181,8 @@ struct FlagPagingTests {
     /// A Sabre-style availability search: `AdditionalAvail Ind="true"` while more rows follow.
     static func page(_ codes: [String], more: Bool) -> FakeHTTPClient.Response {
         let rows = codes.map { "<BasicPropertyInfo HotelCode=\"\($0)\" HotelName=\"Hotel \($0)\"/>" }.joined()
-        return .xml("""
+        return .xml(
+            """
             <soap-env:Envelope xmlns:soap-env="http://schemas.xmlsoap.org/soap/envelope/"><soap-env:Body>\
             <OTA_HotelAvailRS xmlns="http://webservices.sabre.com/sabreXML/2011/10"><AdditionalAvail Ind="\(more ? "true" : "false")"/>\
             <AvailabilityOptions>\(rows)</AvailabilityOptions></OTA_HotelAvailRS></soap-env:Body></soap-env:Envelope>
@@ -186,17 +190,20 @@ struct FlagPagingTests {
     }
 
     func profile(_ paging: String, body: String) throws -> ServiceProfile {
-        let json = #"{"name": "sabre-style", "body": "\#(body)", "record": "BasicPropertyInfo", "fields": {"code": "@HotelCode", "name": "@HotelName"}\#(paging)}"#
+        let json =
+            #"{"name": "sabre-style", "body": "\#(body)", "record": "BasicPropertyInfo", "fields": {"code": "@HotelCode", "name": "@HotelName"}\#(paging)}"#
         return try ServiceProfile(json: Data(json.utf8), source: "test")
     }
 
     @Test("flag paging asks for more, sending the flag back, until the flag is off")
     func flag() async throws {
         let http = FakeHTTPClient { _, index in
-            index == 0 ? Self.page(["A", "B"], more: true) : index == 1 ? Self.page(["C", "D"], more: true) : Self.page(["E"], more: false)
+            index == 0
+                ? Self.page(["A", "B"], more: true) : index == 1 ? Self.page(["C", "D"], more: true) : Self.page(["E"], more: false)
         }
-        let profile = try profile(#", "paging": {"style": "flag", "more": "//AdditionalAvail/@Ind"}"#,
-                                  body: #"<OTA_HotelAvailRQ><AdditionalAvail Ind=\"{more}\"/><City>{city}</City></OTA_HotelAvailRQ>"#)
+        let profile = try profile(
+            #", "paging": {"style": "flag", "more": "//AdditionalAvail/@Ind"}"#,
+            body: #"<OTA_HotelAvailRQ><AdditionalAvail Ind=\"{more}\"/><City>{city}</City></OTA_HotelAvailRQ>"#)
         let client = HotelClient(profile: profile, endpoint: "http://sabre.test/", configuration: HotelClientConfiguration(transport: http))
         var pages: [FetchedPage] = []
         for try await page in client.pages(city: "DFW", pageSize: 2) { pages.append(page) }
@@ -208,8 +215,9 @@ struct FlagPagingTests {
     @Test("a profile with no paging makes one request, and that is the answer")
     func oneShot() async throws {
         let http = FakeHTTPClient { _, _ in Self.page(["A", "B"], more: true) }
-        let client = HotelClient(profile: try profile("", body: "<OTA_HotelDescriptiveInfoRQ><City>{city}</City></OTA_HotelDescriptiveInfoRQ>"),
-                                 endpoint: "http://sabre.test/", configuration: HotelClientConfiguration(transport: http))
+        let client = HotelClient(
+            profile: try profile("", body: "<OTA_HotelDescriptiveInfoRQ><City>{city}</City></OTA_HotelDescriptiveInfoRQ>"),
+            endpoint: "http://sabre.test/", configuration: HotelClientConfiguration(transport: http))
         var pages: [FetchedPage] = []
         for try await page in client.pages(city: "DFW") { pages.append(page) }
         #expect(pages.map(\.end) == [.single] && pages[0].hotels.count == 2)

@@ -19,33 +19,37 @@ struct LogoURLTests {
         return try #require(page.hotels.first).logoURL
     }
 
-    @Test("kept", arguments: [
-        "http://127.0.0.1:8080/logos/H1.png",
-        "HTTPS://cdn.example.com/a/b.jpg?size=64&amp;v=2#top",
-        "https://user:pass@cdn.example.com/x.png",
-        "https://cdn.example.com",
-        "https://[::1]:8443/x.png",
-        "https://cdn.example.com/a%20b/(1)/~x;y=z,w!$'*+@:",
-    ])
+    @Test(
+        "kept",
+        arguments: [
+            "http://127.0.0.1:8080/logos/H1.png",
+            "HTTPS://cdn.example.com/a/b.jpg?size=64&amp;v=2#top",
+            "https://user:pass@cdn.example.com/x.png",
+            "https://cdn.example.com",
+            "https://[::1]:8443/x.png",
+            "https://cdn.example.com/a%20b/(1)/~x;y=z,w!$'*+@:",
+        ])
     func kept(_ url: String) throws {
         #expect(try Self.logoURL(url) == url.replacingOccurrences(of: "&amp;", with: "&"))
     }
 
-    @Test("dropped", arguments: [
-        "ftp://cdn.example.com/x.png",
-        "https:/cdn.example.com/x.png",
-        "https://",
-        "https:///x.png",
-        "https://user@/x.png",
-        "https://:8080/x.png",
-        "https://cdn.example.com/a b.png",
-        "https://cdn.example.com/a\\\\b.png",
-        "https://cdn.exa{mple}.com/x.png",
-        "https://cdn.example.com/x.png?q=&lt;1&gt;",
-        "https://cdn.example.com/x^.png",
-        "https://cdn.example.com/海.png",
-        "logos/x.png",
-    ])
+    @Test(
+        "dropped",
+        arguments: [
+            "ftp://cdn.example.com/x.png",
+            "https:/cdn.example.com/x.png",
+            "https://",
+            "https:///x.png",
+            "https://user@/x.png",
+            "https://:8080/x.png",
+            "https://cdn.example.com/a b.png",
+            "https://cdn.example.com/a\\\\b.png",
+            "https://cdn.exa{mple}.com/x.png",
+            "https://cdn.example.com/x.png?q=&lt;1&gt;",
+            "https://cdn.example.com/x^.png",
+            "https://cdn.example.com/海.png",
+            "logos/x.png",
+        ])
     func dropped(_ url: String) throws {
         #expect(try Self.logoURL(url) == nil)
     }

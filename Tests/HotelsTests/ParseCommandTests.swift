@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("hotels parse")
 struct ParseCommandTests {
@@ -14,9 +14,14 @@ struct ParseCommandTests {
 
     @Test("--count prints one summary over every file; warnings go to stderr")
     func count() async throws {
-        let result = try await HotelsProcess.run(["parse", "--count", "Samples/Fixtures/sample-soap11.xml", "Samples/Fixtures/sample-bad-records.xml"])
+        let result = try await HotelsProcess.run([
+            "parse", "--count", "Samples/Fixtures/sample-soap11.xml", "Samples/Fixtures/sample-bad-records.xml",
+        ])
         #expect(result.status == 0)
-        #expect(result.stdout == #"{"records": 8, "warnings": 10, "warningsByKind": {"addtime":1,"code":2,"latitude":2,"logoURL":3,"longitude":2}}"# + "\n")
+        #expect(
+            result.stdout
+                == #"{"records": 8, "warnings": 10, "warningsByKind": {"addtime":1,"code":2,"latitude":2,"logoURL":3,"longitude":2}}"#
+                + "\n")
         #expect(result.stderr.contains("hotels: warning: Samples/Fixtures/sample-bad-records.xml: record 1: no code; record skipped"))
     }
 
@@ -27,21 +32,25 @@ struct ParseCommandTests {
         #expect(result.stdout == "{\"records\": 3, \"warnings\": 0}\n")
     }
 
-    @Test("exit codes follow sysexits", arguments: [
-        (["parse", "Samples/Fixtures/hostile-xxe-file.xml"], 65, "refused a DOCTYPE"),
-        (["parse", "Samples/Fixtures/html-502.html"], 65, "HTML page titled “502 Bad Gateway”"),
-        (["parse", "Samples/Fixtures/html-502.html"], 65, "hint: check the endpoint URL"),
-        (["parse", "--profile", "ota-search", "Samples/Fixtures/ota-search-bare.xml"], 65,
-         #"hint: the service answers plain XML, with <OTA_HotelSearchRS> as the root: set "envelope": "none" (or "auto") in the profile"#),
-        (["parse", "Samples/Fixtures/truncated.xml"], 65, "malformed XML"),
-        (["parse", "Samples/Fixtures/fault-soap12-sender.xml"], 76, "env:Sender"),
-        (["parse", "Samples/Fixtures/fault-soap11-client.xml"], 77, "Client.Authentication"),
-        (["parse", "--profile", "ota-search", "Samples/Fixtures/ota-errors.xml"], 76, "Invalid hotel city code"),
-        (["parse", "--profile", "nope", "Samples/Fixtures/sample-soap11.xml"], 64, "no such built-in profile"),
-        (["parse", "--max-depth", "3", "Samples/Fixtures/sample-soap11.xml"], 65, "--max-depth"),
-        (["parse", "Samples/Fixtures/does-not-exist.xml"], 66, "cannot open"),
-        (["parse"], 64, "Missing expected argument"),
-    ])
+    @Test(
+        "exit codes follow sysexits",
+        arguments: [
+            (["parse", "Samples/Fixtures/hostile-xxe-file.xml"], 65, "refused a DOCTYPE"),
+            (["parse", "Samples/Fixtures/html-502.html"], 65, "HTML page titled “502 Bad Gateway”"),
+            (["parse", "Samples/Fixtures/html-502.html"], 65, "hint: check the endpoint URL"),
+            (
+                ["parse", "--profile", "ota-search", "Samples/Fixtures/ota-search-bare.xml"], 65,
+                #"hint: the service answers plain XML, with <OTA_HotelSearchRS> as the root: set "envelope": "none" (or "auto") in the profile"#
+            ),
+            (["parse", "Samples/Fixtures/truncated.xml"], 65, "malformed XML"),
+            (["parse", "Samples/Fixtures/fault-soap12-sender.xml"], 76, "env:Sender"),
+            (["parse", "Samples/Fixtures/fault-soap11-client.xml"], 77, "Client.Authentication"),
+            (["parse", "--profile", "ota-search", "Samples/Fixtures/ota-errors.xml"], 76, "Invalid hotel city code"),
+            (["parse", "--profile", "nope", "Samples/Fixtures/sample-soap11.xml"], 64, "no such built-in profile"),
+            (["parse", "--max-depth", "3", "Samples/Fixtures/sample-soap11.xml"], 65, "--max-depth"),
+            (["parse", "Samples/Fixtures/does-not-exist.xml"], 66, "cannot open"),
+            (["parse"], 64, "Missing expected argument"),
+        ])
     func exitCodes(arguments: [String], status: Int32, message: String) async throws {
         let result = try await HotelsProcess.run(arguments)
         #expect(result.status == status)
@@ -52,7 +61,8 @@ struct ParseCommandTests {
     func valueAuthenticationError() async throws {
         let response = try String(contentsOf: Samples.url("Real/tbo/HotelCancelResponse-status-05.xml"), encoding: .utf8)
         let arguments = ["parse", "--profile", "Samples/Profiles/tbo-style.json", "-"]
-        let refused = try await HotelsProcess.run(arguments, stdin: Data(response.replacingOccurrences(of: "<StatusCode>05<", with: "<StatusCode>02<").utf8))
+        let refused = try await HotelsProcess.run(
+            arguments, stdin: Data(response.replacingOccurrences(of: "<StatusCode>05<", with: "<StatusCode>02<").utf8))
         #expect(refused.status == 77 && refused.stderr.contains("check the credentials"), "\(refused.stderr)")
         let other = try await HotelsProcess.run(arguments, stdin: Data(response.utf8))
         #expect(other.status == 76 && !other.stderr.contains("check the credentials"), "\(other.stderr)")
@@ -72,9 +82,12 @@ struct ParseCommandTests {
     func badTemplates() async throws {
         let sabre = try String(contentsOf: Samples.url("Profiles/sabre-style.json"), encoding: .utf8)
         #expect(sabre.contains("{today+30:MM-dd}") && sabre.contains("{/more}"))
-        for (change, reason) in [(("{today+30:MM-dd}", "{today+30:YYYY-dd}"), "the year of the week"),
-                                 (("{/more}", ""), "{?more} is not closed by {/more}")] {
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("hotelkit-bad-template-\(getpid())-\(UUID().uuidString).json")
+        for (change, reason) in [
+            (("{today+30:MM-dd}", "{today+30:YYYY-dd}"), "the year of the week"),
+            (("{/more}", ""), "{?more} is not closed by {/more}"),
+        ] {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "hotelkit-bad-template-\(getpid())-\(UUID().uuidString).json")
             try sabre.replacingOccurrences(of: change.0, with: change.1).write(to: file, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(at: file) }
             let result = try await HotelsProcess.run(["parse", "--profile", file.path, "Samples/Fixtures/sample-soap11.xml"])
@@ -85,7 +98,9 @@ struct ParseCommandTests {
 
     @Test("a failing file does not stop the others; the exit code reports it")
     func partialFailure() async throws {
-        let result = try await HotelsProcess.run(["parse", "Samples/Fixtures/sample-soap11.xml", "Samples/Fixtures/empty.xml", "Samples/Fixtures/sample-empty.xml"])
+        let result = try await HotelsProcess.run([
+            "parse", "Samples/Fixtures/sample-soap11.xml", "Samples/Fixtures/empty.xml", "Samples/Fixtures/sample-empty.xml",
+        ])
         #expect(result.status == 65)
         #expect(result.stdout.split(separator: "\n").count == 5)
     }
@@ -116,29 +131,45 @@ struct ParseSummaryTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hotelkit-summary-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let profile = directory.appendingPathComponent("p.json"), response = directory.appendingPathComponent("r.xml")
-        try Data(#"{"name": "s", "body": "<Q>{cursor}</Q>", "record": "Hotel", "fields": {"code": "@Code"}, "header": {"token": "//BinarySecurityToken", "conversation": "//ConversationId", "echo": "//Echo"}, "paging": {"style": "cursor", "next": "//Next"}}"#.utf8).write(to: profile)
-        try Data("""
+        let profile = directory.appendingPathComponent("p.json")
+        let response = directory.appendingPathComponent("r.xml")
+        try Data(
+            #"{"name": "s", "body": "<Q>{cursor}</Q>", "record": "Hotel", "fields": {"code": "@Code"}, "header": {"token": "//BinarySecurityToken", "conversation": "//ConversationId", "echo": "//Echo"}, "paging": {"style": "cursor", "next": "//Next"}}"#
+                .utf8
+        ).write(to: profile)
+        try Data(
+            """
             <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Header><BinarySecurityToken>Shared/IDL:SECRET-123</BinarySecurityToken>\
             <ConversationId>conv-9</ConversationId></soap:Header><soap:Body><R><Hotel Code="A"/><Next>n2</Next></R></soap:Body></soap:Envelope>
-            """.utf8).write(to: response)
+            """.utf8
+        ).write(to: response)
         let result = try await HotelsProcess.run(["parse", "--summary", "--profile", profile.path, response.path])
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix(#"{"code":"A""#))
         let lines = result.stderr.split(separator: "\n").map { String($0.dropFirst("hotels: \(response.path): ".count)) }
-        #expect(lines == ["1 records, 0 skipped, 0 warnings", "paging: cursor //Next: “n2”: the next page asks for it",
-                          "header conversation: “conv-9”", "header token: (hidden, 21 characters)", "header echo: absent", "error: none"])
+        #expect(
+            lines == [
+                "1 records, 0 skipped, 0 warnings", "paging: cursor //Next: “n2”: the next page asks for it",
+                "header conversation: “conv-9”", "header token: (hidden, 21 characters)", "header echo: absent", "error: none",
+            ])
         #expect(!result.stderr.contains("SECRET"))
     }
 
     @Test("a response that reports an error still gets its summary: the records before the error, paging, header values, the error")
     func summaryOfAnError() async throws {
         let file = Samples.url("Real/concur/OTA_HotelSearchRS-error-322.xml").path
-        let result = try await HotelsProcess.run(["parse", "--summary", "--profile", Samples.profileArgument("Samples/Real/profiles/concur-hotel-search.json"), file])
+        let result = try await HotelsProcess.run([
+            "parse", "--summary", "--profile", Samples.profileArgument("Samples/Real/profiles/concur-hotel-search.json"), file,
+        ])
         #expect(result.status == 76)
-        let notes = result.stderr.split(separator: "\n").filter { $0.hasPrefix("hotels: \(file): ") }.map { String($0.dropFirst("hotels: \(file): ".count)) }
-        #expect(notes == ["0 records, 0 skipped, 0 warnings", "paging: none: a one-shot operation, this response is the whole answer",
-                          "error: the service reported an error: 322 No availability (//Errors/Error)"], "\(result.stderr)")
+        let notes = result.stderr.split(separator: "\n").filter { $0.hasPrefix("hotels: \(file): ") }.map {
+            String($0.dropFirst("hotels: \(file): ".count))
+        }
+        #expect(
+            notes == [
+                "0 records, 0 skipped, 0 warnings", "paging: none: a one-shot operation, this response is the whole answer",
+                "error: the service reported an error: 322 No availability (//Errors/Error)",
+            ], "\(result.stderr)")
     }
 }
 

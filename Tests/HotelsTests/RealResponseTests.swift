@@ -1,8 +1,8 @@
 import Foundation
 import Hotels
 import SOAP
-import Testing
 import TestSupport
+import Testing
 
 /// Responses published by vendors, standards bodies and client libraries
 /// (`Samples/Real`, origins in its SOURCES.md).
@@ -16,7 +16,8 @@ struct RealResponseTests {
 
     /// Either form, as a client that does not know the service yet would read it.
     func parse(_ file: String, profile: String = "Samples/Profiles/ota-plain-xml.json") throws -> HotelPage {
-        try HotelResponseParser(profile: .named(Samples.profileArgument(profile))).parse(bytes: Array(Data(contentsOf: Samples.url("Real/\(file)"))))
+        try HotelResponseParser(profile: .named(Samples.profileArgument(profile))).parse(
+            bytes: Array(Data(contentsOf: Samples.url("Real/\(file)"))))
     }
 
     func fault(_ file: String) throws -> SOAPFault {
@@ -73,7 +74,9 @@ struct RealResponseTests {
 
     /// The index that gave us these files delivers no CR, so the line-end
     /// variants are made here from real files, and say so.
-    @Test("CRLF and CR-only line ends (synthetic variants of real files) give the same records", arguments: ["opentravel/OTA2001B_HotelAvailRS-multiple.xml", "alpinebits/OTA_ResRetrieveRS-reservation-guest-address-2020-10.xml"])
+    @Test(
+        "CRLF and CR-only line ends (synthetic variants of real files) give the same records",
+        arguments: ["opentravel/OTA2001B_HotelAvailRS-multiple.xml", "alpinebits/OTA_ResRetrieveRS-reservation-guest-address-2020-10.xml"])
     func lineEnds(_ file: String) throws {
         guard let item = Self.cases.first(where: { $0.file == file }) else { throw CocoaError(.fileNoSuchFile) }
         let parser = HotelResponseParser(profile: try .named(Samples.url("Real/profiles/\(item.profile)").path))
@@ -115,7 +118,7 @@ struct RealResponseTests {
         #expect(!multiline.reason.contains("\n") && !multiline.reason.contains("  "))
         #expect(try fault("tbo/fault-soap12-ActionNotSupported.xml").topic == .addressing)
         #expect(try fault("sabre/fault-InvalidSecurityToken-ebxml-header.xml").topic == .authentication)
-        let amadeus = try fault("amadeus/fault-bare-faultactor.xml") // no envelope at all
+        let amadeus = try fault("amadeus/fault-bare-faultactor.xml")  // no envelope at all
         #expect(amadeus.node == "SI:Backend" && amadeus.reason == "1929|Application|INVALID RECORD LOCATOR")
     }
 
@@ -131,7 +134,8 @@ struct RealResponseTests {
 
     /// The plain-XML OTA profile with `error` replaced by `json`.
     func withError(_ json: String) throws -> HotelResponseParser {
-        var document = try JSONSerialization.jsonObject(with: Data(contentsOf: Samples.url("Profiles/ota-plain-xml.json"))) as? [String: Any] ?? [:]
+        var document =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: Samples.url("Profiles/ota-plain-xml.json"))) as? [String: Any] ?? [:]
         document["error"] = try JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed)
         document["record"] = "RoomStay"
         return HotelResponseParser(profile: try ServiceProfile(json: JSONSerialization.data(withJSONObject: document), source: "test"))
@@ -149,37 +153,49 @@ struct RealResponseTests {
     @Test("an error's message from several paths: OTA's Code and ShortText (Concur's “322 No availability”)")
     func composedMessage() throws {
         let parser = try withError(#"{"path": "//Errors/Error", "message": ["//Errors/Error/@Code", "//Errors/Error/@ShortText"]}"#)
-        #expect(try reportedError("Real/concur/OTA_HotelSearchRS-error-322.xml", parser)
-            == ServiceReportedError(message: "322 No availability", path: "//Errors/Error"))
+        #expect(
+            try reportedError("Real/concur/OTA_HotelSearchRS-error-322.xml", parser)
+                == ServiceReportedError(message: "322 No availability", path: "//Errors/Error"))
         // Only the first error is the error; the others are counted.
-        #expect(try reportedError("Fixtures/ota-errors.xml", parser)
-            == ServiceReportedError(message: "392 Invalid hotel city code", path: "//Errors/Error", others: 1))
-        #expect(try reportedError("Fixtures/ota-errors.xml", parser)?.description
-            == "the service reported an error: 392 Invalid hotel city code (//Errors/Error); 1 more error")
+        #expect(
+            try reportedError("Fixtures/ota-errors.xml", parser)
+                == ServiceReportedError(message: "392 Invalid hotel city code", path: "//Errors/Error", others: 1))
+        #expect(
+            try reportedError("Fixtures/ota-errors.xml", parser)?.description
+                == "the service reported an error: 392 Invalid hotel city code (//Errors/Error); 1 more error")
     }
 
     @Test("an error signalled by a value: TBO's StatusCode is an error unless it is 01; Amadeus's error code with its text")
     func valueTest() throws {
-        let tbo = try withError(#"{"path": "//Status/StatusCode", "unless": "01", "message": ["//Status/StatusCode", "//Status/Description"]}"#)
-        #expect(try reportedError("Real/tbo/HotelCancelResponse-status-05.xml", tbo)
-            == ServiceReportedError(message: "05 ProcessingErr: No Itinerary exist for this input", path: "//Status/StatusCode"))
-        let success = Data(try String(contentsOf: Samples.url("Real/tbo/HotelCancelResponse-status-05.xml"), encoding: .utf8)
-            .replacingOccurrences(of: "<StatusCode>05</StatusCode>", with: "<StatusCode>01</StatusCode>").utf8)
-        #expect(try tbo.parse(bytes: Array(success)).hotels.isEmpty) // no error thrown
+        let tbo = try withError(
+            #"{"path": "//Status/StatusCode", "unless": "01", "message": ["//Status/StatusCode", "//Status/Description"]}"#)
+        #expect(
+            try reportedError("Real/tbo/HotelCancelResponse-status-05.xml", tbo)
+                == ServiceReportedError(message: "05 ProcessingErr: No Itinerary exist for this input", path: "//Status/StatusCode"))
+        let success = Data(
+            try String(contentsOf: Samples.url("Real/tbo/HotelCancelResponse-status-05.xml"), encoding: .utf8)
+                .replacingOccurrences(of: "<StatusCode>05</StatusCode>", with: "<StatusCode>01</StatusCode>").utf8)
+        #expect(try tbo.parse(bytes: Array(success)).hotels.isEmpty)  // no error thrown
         // "authentication" names the values that mean a refused login: 05 is not one of them, 02 is.
         let login = try withError(#"{"path": "//Status/StatusCode", "unless": "01", "authentication": ["02"]}"#)
         #expect(try reportedError("Real/tbo/HotelCancelResponse-status-05.xml", login)?.isAuthentication == false)
-        let refused = Data(try String(contentsOf: Samples.url("Real/tbo/HotelCancelResponse-status-05.xml"), encoding: .utf8)
-            .replacingOccurrences(of: "<StatusCode>05</StatusCode>", with: "<StatusCode>02</StatusCode>").utf8)
+        let refused = Data(
+            try String(contentsOf: Samples.url("Real/tbo/HotelCancelResponse-status-05.xml"), encoding: .utf8)
+                .replacingOccurrences(of: "<StatusCode>05</StatusCode>", with: "<StatusCode>02</StatusCode>").utf8)
         #expect(throws: ServiceReportedError(message: "02", path: "//Status/StatusCode", isAuthentication: true)) {
             try login.parse(bytes: Array(refused))
         }
-        let amadeus = try withError(#"{"path": "//errorDetails/errorCode", "message": ["//errorDetails/errorCode", "//errorDescription/freeText"]}"#)
-        #expect(try reportedError("Real/amadeus/Offer_ConfirmHotelOfferReply-error.xml", amadeus)?.message == "03659 CREDIT CARD DEPOSIT REQUIRED")
+        let amadeus = try withError(
+            #"{"path": "//errorDetails/errorCode", "message": ["//errorDetails/errorCode", "//errorDescription/freeText"]}"#)
+        #expect(
+            try reportedError("Real/amadeus/Offer_ConfirmHotelOfferReply-error.xml", amadeus)?.message
+                == "03659 CREDIT CARD DEPOSIT REQUIRED")
         #expect(try reportedError("Real/amadeus/Offer_ConfirmHotelOfferReply-ok.xml", amadeus) == nil)
     }
 
-    @Test("ota-search on Concur's documented search response: the voice number, chain, award, postal code, city, country and GIATA id; the street alone is the address")
+    @Test(
+        "ota-search on Concur's documented search response: the voice number, chain, award, postal code, city, country and GIATA id; the street alone is the address"
+    )
     func otaSearchFields() throws {
         let page = try parse("concur/OTA_HotelSearchRS-appendix-stub-property.xml", profile: "ota-search")
         let hotel = try #require(page.hotels.first)
@@ -246,18 +262,21 @@ struct JoinedFieldTests {
         """
 
     func parse(_ address: String) throws -> [String?] {
-        let json = #"{"name": "t", "body": "<Q>{cursor}</Q>", "record": "Property", "fields": {"code": "@HotelCode", "address": \#(address)}, "paging": {"style": "cursor", "next": "//Next"}}"#
+        let json =
+            #"{"name": "t", "body": "<Q>{cursor}</Q>", "record": "Property", "fields": {"code": "@HotelCode", "address": \#(address)}, "paging": {"style": "cursor", "next": "//Next"}}"#
         let parser = HotelResponseParser(profile: try ServiceProfile(json: Data(json.utf8), source: "test"))
         return try parser.parse(bytes: Array(Self.response.utf8)).hotels.map(\.address)
     }
 
     @Test("every match of each path, in the paths' order, empty parts left out, attributes and elements mixed")
     func joins() throws {
-        #expect(try parse(#"{"join": ["Address/AddressLine", "Address/CityName", "Address/PostalCode", "Address/CountryName/@Code"]}"#)
-            == ["1 Main St, Floor 2, Springfield, US", "Shelbyville", nil])
+        #expect(
+            try parse(#"{"join": ["Address/AddressLine", "Address/CityName", "Address/PostalCode", "Address/CountryName/@Code"]}"#)
+                == ["1 Main St, Floor 2, Springfield, US", "Shelbyville", nil])
         // The paths' order, not the document's.
-        #expect(try parse(#"{"join": ["Address/CountryName/@Code", "Address/CityName"], "separator": " / "}"#)
-            == ["US / Springfield", "Shelbyville", nil])
+        #expect(
+            try parse(#"{"join": ["Address/CountryName/@Code", "Address/CityName"], "separator": " / "}"#)
+                == ["US / Springfield", "Shelbyville", nil])
         // A plain path takes the first match only.
         #expect(try parse(#""Address/AddressLine""#) == ["1 Main St", nil, nil])
     }
@@ -271,7 +290,8 @@ struct JoinedFieldTests {
             (#"{"code": "@HotelCode", "address": {"join": ["A"]}, "name": {"join": ["A"]}}"#, "fields.name"),
             (#"{"code": {"join": ["@HotelCode"]}}"#, "fields.code"),
         ] {
-            let json = #"{"name": "t", "body": "<Q>{cursor}</Q>", "record": "Property", "fields": \#(fields), "paging": {"style": "cursor", "next": "//Next"}}"#
+            let json =
+                #"{"name": "t", "body": "<Q>{cursor}</Q>", "record": "Property", "fields": \#(fields), "paging": {"style": "cursor", "next": "//Next"}}"#
             #expect(throws: ProfileError.self) { try ServiceProfile(json: Data(json.utf8), source: "test") }
             do { _ = try ServiceProfile(json: Data(json.utf8), source: "test") } catch { #expect(error.key == key, "\(fields)") }
         }
@@ -289,10 +309,14 @@ struct EmptyResultTests {
     /// A regression: the wrong profile on a full response gave no records and no word of why.
     @Test("no record but a repeated element: say what the body repeats, and suggest the OTA profile for an OTA payload")
     func hints() throws {
-        #expect(try summary("Fixtures/ota-search.xml", profile: "sample").noRecordsHint
-            == #"no <Hotel> records; the body repeats <Property> ×3 and <Position> ×3: try the built-in profile ota-search (this is an OpenTravel <OTA_HotelSearchRS>), or "record": "Property""#)
-        #expect(try summary("Real/travelport/HotelSearchAvailabilityRsp-london.xml", profile: "Samples/Profiles/ota-plain-xml.json").noRecordsHint?
-            .hasPrefix("no <Property> records; the body repeats <HotelSearchResult> ×10") == true)
+        #expect(
+            try summary("Fixtures/ota-search.xml", profile: "sample").noRecordsHint
+                == #"no <Hotel> records; the body repeats <Property> ×3 and <Position> ×3: try the built-in profile ota-search (this is an OpenTravel <OTA_HotelSearchRS>), or "record": "Property""#
+        )
+        #expect(
+            try summary("Real/travelport/HotelSearchAvailabilityRsp-london.xml", profile: "Samples/Profiles/ota-plain-xml.json")
+                .noRecordsHint?
+                .hasPrefix("no <Property> records; the body repeats <HotelSearchResult> ×10") == true)
         // Another OTA payload: the built-in ota-search (OTA_HotelSearchRS only) would not read it either.
         let avail = try #require(try summary("Real/concur/OTA_HotelAvailRS-multi-property.xml", profile: "sample").noRecordsHint)
         #expect(avail.hasPrefix("no <Hotel> records; the body repeats <RoomStay> ×4") && !avail.contains("ota-search"), "\(avail)")
@@ -308,7 +332,8 @@ struct EmptyResultTests {
 @Suite("Header values")
 struct HeaderValueTests {
     func profile(header: String, paging: String = "") throws -> ServiceProfile {
-        let json = #"{"name": "h", "envelope": "auto", "body": "<Q>{cursor}</Q>", "record": "Hotel", "fields": {"code": "@Code"}, "header": \#(header)\#(paging)}"#
+        let json =
+            #"{"name": "h", "envelope": "auto", "body": "<Q>{cursor}</Q>", "record": "Hotel", "fields": {"code": "@Code"}, "header": \#(header)\#(paging)}"#
         return try ServiceProfile(json: Data(json.utf8), source: "test")
     }
 
@@ -322,7 +347,8 @@ struct HeaderValueTests {
 
     @Test("two names may read the same element's text, and an element inside one being read")
     func sameElement() throws {
-        let profile = try profile(header: #"{"token": "//Session/Token", "alsoToken": "//Token", "session": "//Session", "id": "//Session/@Id"}"#)
+        let profile = try profile(
+            header: #"{"token": "//Session/Token", "alsoToken": "//Token", "session": "//Session", "id": "//Session/@Id"}"#)
         let response = """
             <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Header><x:Session xmlns:x="urn:x" Id="S1">\
             <x:Token>T-42</x:Token></x:Session></soap:Header><soap:Body><R><Hotel Code="A"/></R></soap:Body></soap:Envelope>
@@ -333,8 +359,9 @@ struct HeaderValueTests {
 
     @Test("a cursor can come from the Header; attributes too; the Body's elements of the same name are not the Header's")
     func headerCursor() throws {
-        let profile = try profile(header: #"{"token": "//Session/Token", "sequence": "//Session/@Seq"}"#,
-                                  paging: #", "paging": {"style": "cursor", "next": "header:token"}"#)
+        let profile = try profile(
+            header: #"{"token": "//Session/Token", "sequence": "//Session/@Seq"}"#,
+            paging: #", "paging": {"style": "cursor", "next": "header:token"}"#)
         let response = """
             <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Header><x:Session xmlns:x="urn:x" Seq="7">\
             <x:Token> T-42 </x:Token></x:Session></soap:Header><soap:Body><R><Hotel Code="A"/><Session><Token>decoy</Token></Session></R></soap:Body></soap:Envelope>
@@ -342,7 +369,9 @@ struct HeaderValueTests {
         let page = try HotelResponseParser(profile: profile).parse(bytes: Array(response.utf8))
         #expect(page.headerValues == ["token": "T-42", "sequence": "7"])
         #expect(page.nextCursor == "T-42")
-        #expect(throws: ProfileError.self) { try self.profile(header: #"{"token": "//T"}"#, paging: #", "paging": {"style": "cursor", "next": "header:other"}"#) }
+        #expect(throws: ProfileError.self) {
+            try self.profile(header: #"{"token": "//T"}"#, paging: #", "paging": {"style": "cursor", "next": "header:other"}"#)
+        }
     }
 }
 
@@ -382,7 +411,10 @@ struct AncestorPathTests {
     func zonelessTime() throws {
         let json = #"{"name": "z", "envelope": "none", "body": "<Q>{city}</Q>", "record": "H", "fields": {"code": "@C", "addtime": "@T"}}"#
         let parser = HotelResponseParser(profile: try ServiceProfile(json: Data(json.utf8), source: "test"))
-        let page = try parser.parse(bytes: Array(#"<R><H C="a" T="2002-07-15T01:00:00"/><H C="b" T="2002-07-15T01:00:00.5"/><H C="c" T="2002-07-15"/><H C="d" T="15/07/2002"/></R>"#.utf8))
+        let page = try parser.parse(
+            bytes: Array(
+                #"<R><H C="a" T="2002-07-15T01:00:00"/><H C="b" T="2002-07-15T01:00:00.5"/><H C="c" T="2002-07-15"/><H C="d" T="15/07/2002"/></R>"#
+                    .utf8))
         #expect(page.hotels.map(\.addtime) == [1_026_694_800, 1_026_694_800, 1_026_691_200, nil])
         #expect(page.warnings.map(\.description).last?.contains("neither Unix seconds nor an ISO 8601 date or time") == true)
     }
@@ -402,7 +434,8 @@ struct FirstElementPathTests {
     /// the stack's memory, and a chained path could crash or match at random.
     @Test("a chained path that starts at the payload's root matches, and one that does not is not matched")
     func rootStartsAPath() throws {
-        let json = #"{"name": "e", "envelope": "none", "body": "<Q>{city}</Q>", "record": "Hotel", "fields": {"code": "@Code"}, "error": {"path": "//Errors/Error", "message": ["//Errors/Error/@Code", "//Errors/Error/@ShortText"]}}"#
+        let json =
+            #"{"name": "e", "envelope": "none", "body": "<Q>{city}</Q>", "record": "Hotel", "fields": {"code": "@Code"}, "error": {"path": "//Errors/Error", "message": ["//Errors/Error/@Code", "//Errors/Error/@ShortText"]}}"#
         let parser = HotelResponseParser(profile: try ServiceProfile(json: Data(json.utf8), source: "test"))
         for _ in 0..<200 {
             #expect(throws: ServiceReportedError(message: "15 Busy", path: "//Errors/Error")) {

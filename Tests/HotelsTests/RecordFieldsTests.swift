@@ -1,6 +1,7 @@
 import Foundation
-@testable import Hotels
 import Testing
+
+@testable import Hotels
 
 /// The record's fields beyond the first seven: each field's rule, what a bad
 /// value becomes (the field empty, a warning, the record kept), and the one
@@ -19,13 +20,18 @@ struct RecordFieldsTests {
     }()
 
     func parse(_ records: String) throws -> HotelPage {
-        let response = #"<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><R>"# + records + "</R></soap:Body></soap:Envelope>"
+        let response =
+            #"<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><R>"# + records
+            + "</R></soap:Body></soap:Envelope>"
         return try HotelResponseParser(profile: Self.profile, warningsPerKind: nil).parse(bytes: Array(response.utf8))
     }
 
-    @Test("each field as a supplier sends it: the voice phone of several, the chain upper-cased, halves of a rating, references from attributes and from text")
+    @Test(
+        "each field as a supplier sends it: the voice phone of several, the chain upper-cased, halves of a rating, references from attributes and from text"
+    )
     func everyField() throws {
-        let page = try parse("""
+        let page = try parse(
+            """
             <H id="P1"><Name>Hôtel Lutetia</Name><Phones><Phone Type="fax">+33 1 49 54 46 00</Phone><Phone Type="voice"> +33 1 49 54 46 46 </Phone></Phones>\
             <Chain>lx</Chain><Stars>4.5</Stars><Zip>75006</Zip><City>Paris</City><Country>fr</Country>\
             <Ref source="GIATA" id="12345"/><Ref source="hotelbeds" id=" HB-9 "/><GiataId>12345</GiataId></H>
@@ -39,19 +45,25 @@ struct RecordFieldsTests {
         #expect(hotel.references == ["giata": "12345", "hotelbeds": "HB-9"])
     }
 
-    @Test("a country as an alpha-3 code or by its name in several languages becomes its alpha-2 code",
-          arguments: [("FRA", "FR"), ("France", "FR"), ("  deutschland ", "DE"), ("España", "ES"), ("United States of America", "US"), ("USA", "US"),
-                      ("Côte d'Ivoire", "CI"), ("gb", "GB"), ("Russia", "RU"), ("Czechia", "CZ")])
+    @Test(
+        "a country as an alpha-3 code or by its name in several languages becomes its alpha-2 code",
+        arguments: [
+            ("FRA", "FR"), ("France", "FR"), ("  deutschland ", "DE"), ("España", "ES"), ("United States of America", "US"), ("USA", "US"),
+            ("Côte d'Ivoire", "CI"), ("gb", "GB"), ("Russia", "RU"), ("Czechia", "CZ"),
+        ])
     func countries(_ sent: String, _ code: String) throws {
         let page = try parse("<H id=\"P\"><Country>\(sent)</Country></H>")
         #expect(page.hotels.first?.countryCode == code)
         #expect(page.warnings.isEmpty)
     }
 
-    @Test("bad values leave their field empty with a warning, and the record is kept: a rating of words or out of range, a country of no known or of two countries, a phone of 200 characters, a reference with no code or no catalogue")
+    @Test(
+        "bad values leave their field empty with a warning, and the record is kept: a rating of words or out of range, a country of no known or of two countries, a phone of 200 characters, a reference with no code or no catalogue"
+    )
     func badValues() throws {
         let long = String(repeating: "9", count: 200)
-        let page = try parse("""
+        let page = try parse(
+            """
             <H id="A"><Stars>4 stars</Stars><Country>Atlantis</Country></H>\
             <H id="B"><Stars>99</Stars><Country>Congo</Country><Phones><Phone Type="voice">\(long)</Phone></Phones></H>\
             <H id="C"><Stars>3.3</Stars><Country>XX</Country><Ref source="giata"/><Ref id="7"/><Ref source="tti" id="8"/></H>
@@ -75,8 +87,11 @@ struct RecordFieldsTests {
 
     @Test("the JSON keys are the table's, in its order: the first seven as before, the new ones after addtime")
     func jsonKeysFollowTheTable() throws {
-        #expect(HotelFields.jsonKeys == ["code", "name", "address", "latitude", "longitude", "logoURL", "addtime",
-                                         "phone", "chainCode", "rating", "postalCode", "city", "countryCode", "references"])
+        #expect(
+            HotelFields.jsonKeys == [
+                "code", "name", "address", "latitude", "longitude", "logoURL", "addtime",
+                "phone", "chainCode", "rating", "postalCode", "city", "countryCode", "references",
+            ])
         #expect(HotelFields.all.map(\.field) == HotelField.allCases)
         let hotel = Hotel(code: "P", name: "N", rating: 4, countryCode: "FR", references: ["tti": "2", "giata": "1"])
         let line = HotelJSONLines.line(hotel)
@@ -89,8 +104,9 @@ struct RecordFieldsTests {
 
     @Test("every field reads back through its table entry: value(assign(x)) is x")
     func tableRoundTrip() {
-        let full = Hotel(code: "P", name: "N", address: "1 Rue", latitude: 48.8, longitude: 2.3, logoURL: "http://l.test/p.png", addtime: 5,
-                         phone: "+33", chainCode: "AC", rating: 3.5, postalCode: "75001", city: "Paris", countryCode: "FR", references: ["giata": "1"])
+        let full = Hotel(
+            code: "P", name: "N", address: "1 Rue", latitude: 48.8, longitude: 2.3, logoURL: "http://l.test/p.png", addtime: 5,
+            phone: "+33", chainCode: "AC", rating: 3.5, postalCode: "75001", city: "Paris", countryCode: "FR", references: ["giata": "1"])
         var copy = Hotel(code: "")
         for spec in HotelFields.all { spec.assign(&copy, spec.value(full)) }
         #expect(copy == full)

@@ -14,16 +14,16 @@ struct CacheTests {
     @Test("the memory cache evicts the least recently used past its cost")
     func memoryLRU() {
         let cache = MemoryImageCache(costLimit: 3 * 64)
-        let image = solid(4, 4, [1, 2, 3, 4]) // 64 bytes
+        let image = solid(4, 4, [1, 2, 3, 4])  // 64 bytes
         cache.store(image, for: "a")
         cache.store(image, for: "b")
         cache.store(image, for: "c")
-        _ = cache.image(for: "a") // a is now the most recent
+        _ = cache.image(for: "a")  // a is now the most recent
         cache.store(image, for: "d")
         #expect(cache.image(for: "b") == nil)
         #expect(cache.image(for: "a") != nil && cache.image(for: "c") != nil && cache.image(for: "d") != nil)
         #expect(cache.usage == (cost: 192, count: 3))
-        cache.store(solid(10, 10, [0, 0, 0, 0]), for: "huge") // over the whole limit: not kept
+        cache.store(solid(10, 10, [0, 0, 0, 0]), for: "huge")  // over the whole limit: not kept
         #expect(cache.image(for: "huge") == nil && cache.usage.count == 3)
     }
 
@@ -47,8 +47,9 @@ struct CacheTests {
         let key = DiskImageCache.key(url: "http://127.0.0.1/logo.png", filter: try FilterChain(parsing: "resize:64x64"))
         #expect(key.count == 64)
         #expect(key != DiskImageCache.key(url: "http://127.0.0.1/logo.png", filter: FilterChain()))
-        let metadata = CachedImageMetadata(url: "http://127.0.0.1/logo.png", etag: "\"abc\"", lastModified: "Sun, 22 Nov 2026 10:00:00 GMT",
-                                           storedAt: Date(timeIntervalSince1970: 1_800_000_000))
+        let metadata = CachedImageMetadata(
+            url: "http://127.0.0.1/logo.png", etag: "\"abc\"", lastModified: "Sun, 22 Nov 2026 10:00:00 GMT",
+            storedAt: Date(timeIntervalSince1970: 1_800_000_000))
         try cache.store([1, 2, 3], for: key, metadata: metadata)
         #expect(cache.data(for: key) == [1, 2, 3])
         #expect(cache.metadata(for: key) == metadata)

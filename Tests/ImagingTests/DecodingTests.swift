@@ -1,7 +1,7 @@
 import Foundation
 import Imaging
-import Testing
 import TestSupport
+import Testing
 
 /// Peak signal-to-noise ratio of two RGBA buffers, in dB (infinity when equal).
 func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
@@ -35,7 +35,7 @@ struct DecodingTests {
 
     @Test("the manifest has a case of every kind the tests take, and every case is of a known kind")
     func kinds() throws {
-        _ = try ImageCase.all() // a manifest that does not load says why here, not as empty lists
+        _ = try ImageCase.all()  // a manifest that does not load says why here, not as empty lists
         for kind in Kind.allCases {
             // A parameterised test with no arguments runs nothing, silently.
             #expect(!Self.cases(of: kind).isEmpty, "no case of kind \(kind.rawValue)")
@@ -87,15 +87,19 @@ struct DecodingTests {
         }
     }
 
-    @Test("a thumbnail of a PNG whose checksums are wrong is made, as libvips makes it; with verifiesChecksums it is refused, as a whole decode always is")
+    @Test(
+        "a thumbnail of a PNG whose checksums are wrong is made, as libvips makes it; with verifiesChecksums it is refused, as a whole decode always is"
+    )
     func checksumsInThumbnails() throws {
         // A byte of the fixture's IDAT data was changed: its chunk CRC and its zlib Adler-32 no longer match.
         let bytes = try #require(Self.cases.first { $0.file == "broken-png-bad-crc.png" }).bytes()
         let box = ScaleHint(width: 8, height: 8, mode: .fill)
         let thumbnail = try ImageDecoder().decode(bytes, resizedTo: box)
         #expect(thumbnail.image.width == 8 && thumbnail.image.height == 8)
-        for decode in [{ try ImageDecoder(limits: ImageLimits(verifiesChecksums: true)).decode(bytes, resizedTo: box) },
-                       { try ImageDecoder().decode(bytes) }] {
+        for decode in [
+            { try ImageDecoder(limits: ImageLimits(verifiesChecksums: true)).decode(bytes, resizedTo: box) },
+            { try ImageDecoder().decode(bytes) },
+        ] {
             #expect {
                 try decode()
             } throws: { error in
@@ -159,8 +163,10 @@ struct DecodingTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let cut = folder.appendingPathComponent(file)
         try Data(bytes.prefix(bytes.count / 2)).write(to: cut)
-        for decode in [{ try ImageDecoder().decode(.file(path: cut.path)) },
-                       { try ImageDecoder().decode(.file(path: cut.path), resizedTo: ScaleHint(width: 8, height: 8, mode: .fill)) }] {
+        for decode in [
+            { try ImageDecoder().decode(.file(path: cut.path)) },
+            { try ImageDecoder().decode(.file(path: cut.path), resizedTo: ScaleHint(width: 8, height: 8, mode: .fill)) },
+        ] {
             #expect {
                 try decode()
             } throws: { error in
@@ -174,9 +180,9 @@ struct DecodingTests {
     func dctScaling() throws {
         let bytes = try #require(Self.cases.first { $0.file == "jpeg-large.jpg" }).bytes()
         let fit = try ImageDecoder().decode(bytes, hint: ScaleHint(width: 64, height: 64, mode: .fit))
-        #expect(fit.image.width == 160 && fit.image.height == 120) // 1/4: 160 ≥ 2 × 64, 1/8 would not be
+        #expect(fit.image.width == 160 && fit.image.height == 120)  // 1/4: 160 ≥ 2 × 64, 1/8 would not be
         let fill = try ImageDecoder().decode(bytes, hint: ScaleHint(width: 64, height: 64, mode: .fill))
-        #expect(fill.image.width == 320) // fill needs 128 rows: 1/4 gives 120, so 1/2
+        #expect(fill.image.width == 320)  // fill needs 128 rows: 1/4 gives 120, so 1/2
         let tiny = try ImageDecoder().decode(bytes, hint: ScaleHint(width: 16, height: 16, mode: .fit))
         #expect(tiny.image.width == 80)
         #expect(fill.originalWidth == 640)
@@ -185,8 +191,10 @@ struct DecodingTests {
     @Test("a streamed resize matches decoding whole, then resizing", arguments: cases(of: .decode))
     func streamedResize(_ fixture: ImageCase) throws {
         // Shrinking both ways, and enlarging: an interlaced PNG's passes each add their own pixels.
-        for box in [ScaleHint(width: 10, height: 7, mode: .fill), ScaleHint(width: 12, height: 12, mode: .fit),
-                    ScaleHint(width: 90, height: 50, mode: .fill)] {
+        for box in [
+            ScaleHint(width: 10, height: 7, mode: .fill), ScaleHint(width: 12, height: 12, mode: .fit),
+            ScaleHint(width: 90, height: 50, mode: .fill),
+        ] {
             let streamed = try ImageDecoder().decode(fixture.bytes(), resizedTo: box).image
             let whole = try ImageDecoder().decode(fixture.bytes(), hint: box).image
             let chain = FilterChain([.resize(width: box.width, height: box.height, mode: box.mode)])
@@ -196,7 +204,9 @@ struct DecodingTests {
         }
     }
 
-    @Test("a resize to the image's own size returns it unchanged, streamed or not", arguments: ["png-rgb8.png", "png-rgba8-adam7.png", "jpeg-baseline.jpg"])
+    @Test(
+        "a resize to the image's own size returns it unchanged, streamed or not",
+        arguments: ["png-rgb8.png", "png-rgba8-adam7.png", "jpeg-baseline.jpg"])
     func identityResize(_ file: String) throws {
         let fixture = try #require(Self.cases.first { $0.file == file })
         let size = (width: try #require(fixture.width), height: try #require(fixture.height))

@@ -1,7 +1,7 @@
 import Foundation
 import Imaging
-import Testing
 import TestSupport
+import Testing
 
 func solid(_ width: Int, _ height: Int, _ rgba: [UInt8]) -> RGBAImage {
     RGBAImage(width: width, height: height, pixels: Array([[UInt8]](repeating: rgba, count: width * height).joined()))
@@ -19,11 +19,13 @@ struct FilterTests {
         #expect(chain.scaleHint == ScaleHint(width: 64, height: 64, mode: .fill))
     }
 
-    @Test("a bad spec names the offending part", arguments: [
-        ("resize:64", "resize:64"), ("resize:0x5", "resize:0x5"), ("resize:5x5:stretch", "resize:5x5:stretch"),
-        ("sepia:2", "sepia:2"), ("round", "round"), ("blur:abc", "blur:abc"), ("sharpen", "sharpen"),
-        ("grayscale:1", "grayscale:1"), ("resize:8x8,vignette", "vignette"),
-    ])
+    @Test(
+        "a bad spec names the offending part",
+        arguments: [
+            ("resize:64", "resize:64"), ("resize:0x5", "resize:0x5"), ("resize:5x5:stretch", "resize:5x5:stretch"),
+            ("sepia:2", "sepia:2"), ("round", "round"), ("blur:abc", "blur:abc"), ("sharpen", "sharpen"),
+            ("grayscale:1", "grayscale:1"), ("resize:8x8,vignette", "vignette"),
+        ])
     func refused(spec: String, part: String) {
         do {
             _ = try FilterChain(parsing: spec)
@@ -66,7 +68,7 @@ struct FilterTests {
         let alpha = { (x: Int, y: Int) in rounded.pixels[(y * 32 + x) * 4 + 3] }
         #expect(alpha(0, 0) == 0)
         #expect(alpha(16, 16) == 255 && alpha(0, 16) == 255)
-        #expect((1...254).contains(alpha(1, 3))) // on the curve: antialiased
+        #expect((1...254).contains(alpha(1, 3)))  // on the curve: antialiased
     }
 
     @Test("blur spreads an edge symmetrically and keeps flat areas")
@@ -96,7 +98,7 @@ struct FilterTests {
         }
         let photo = try ImageDecoder().decode(try ImageCase.all().first { $0.file == "jpeg-large.jpg" }!.bytes()).image
         let jpeg = try ImageDecoder().decode(ImageEncoding.jpeg(quality: 95).encode(photo)).image
-        #expect(psnr(jpeg.pixels, photo.pixels) >= 30) // a stripe pattern, hard for JPEG
+        #expect(psnr(jpeg.pixels, photo.pixels) >= 30)  // a stripe pattern, hard for JPEG
         let clear = try ImageDecoder().decode(ImageEncoding.jpeg().encode(solid(8, 8, [0, 0, 0, 0]))).image
         #expect(clear.pixels.allSatisfy { $0 >= 250 })
     }

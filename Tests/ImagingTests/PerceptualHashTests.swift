@@ -9,13 +9,17 @@ struct PerceptualHashTests {
     static func picture(seed: Int, size: Int, transparentBackground: Bool = false) -> RGBAImage {
         var state = UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 | 1
         func next() -> Double {
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
             return Double(state % 10_000) / 10_000
         }
         let background: [UInt8] = [UInt8(next() * 255), UInt8(next() * 255), UInt8(next() * 255), transparentBackground ? 0 : 255]
         let shapes = (0..<4).map { _ in
-            (x: 0.1 + next() * 0.5, y: 0.1 + next() * 0.5, width: 0.15 + next() * 0.35, height: 0.15 + next() * 0.35,
-             colour: [UInt8(next() * 255), UInt8(next() * 255), UInt8(next() * 255), 255])
+            (
+                x: 0.1 + next() * 0.5, y: 0.1 + next() * 0.5, width: 0.15 + next() * 0.35, height: 0.15 + next() * 0.35,
+                colour: [UInt8(next() * 255), UInt8(next() * 255), UInt8(next() * 255), 255]
+            )
         }
         var pixels = [UInt8](repeating: 0, count: size * size * 4)
         for y in 0..<size {

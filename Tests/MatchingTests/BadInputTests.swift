@@ -43,7 +43,8 @@ import Testing
         #expect(long.count > 5_000)
         let unbroken = String(repeating: "x", count: 5_000)
         let records = [
-            Fixtures.record(1, "LONG", name: long, address: String(repeating: "Rue ", count: 1_300), at: (48.86, 2.34), phone: "+33 1 40 00 00 00"),
+            Fixtures.record(
+                1, "LONG", name: long, address: String(repeating: "Rue ", count: 1_300), at: (48.86, 2.34), phone: "+33 1 40 00 00 00"),
             Fixtures.record(2, "LONG", name: long.uppercased(), at: (48.8601, 2.3401), phone: "0140000000"),
             Fixtures.record(3, "X", name: unbroken, at: (48.87, 2.35)),
         ]
@@ -78,11 +79,14 @@ import Testing
     }
 
     @Test func hostileUnicodeAndNumbers() {
-        let names = ["🏨🏨🏨", "\u{202E}letoH\u{202C}", "e\u{301}\u{301}\u{301}\u{301}", "\u{0}\u{1}\u{7F}", "Z̸̢̛̗̈́a̶̡̛l̷̨g̴o̵", "\u{200B}\u{FEFF}",
-                     "हॉटल ताज", "فندق", "Ωmega & Co.", "&&&", "'''", "1 2 3", "Ｈｏｔｅｌ　Ｆｕｌｌ"]
+        let names = [
+            "🏨🏨🏨", "\u{202E}letoH\u{202C}", "e\u{301}\u{301}\u{301}\u{301}", "\u{0}\u{1}\u{7F}", "Z̸̢̛̗̈́a̶̡̛l̷̨g̴o̵", "\u{200B}\u{FEFF}",
+            "हॉटल ताज", "فندق", "Ωmega & Co.", "&&&", "'''", "1 2 3", "Ｈｏｔｅｌ　Ｆｕｌｌ",
+        ]
         var records = names.enumerated().map { index, name in
-            Fixtures.record(1, "U\(index)", name: name, address: name, at: (48.86 + Double(index) * 0.0001, 2.34), phone: name, postalCode: name,
-                            chain: name, references: [name: name, "giata": name])
+            Fixtures.record(
+                1, "U\(index)", name: name, address: name, at: (48.86 + Double(index) * 0.0001, 2.34), phone: name, postalCode: name,
+                chain: name, references: [name: name, "giata": name])
         }
         records.append(Fixtures.record(2, "NAN", name: "Not a Number", at: (Double.nan, Double.infinity), rating: .nan))
         records.append(Fixtures.record(2, "BIG", name: "Out of Range", at: (1e300, -1e300), rating: -3))
@@ -106,8 +110,9 @@ import Testing
     @Test func aCentralReservationsNumberIsNoOneHotelsPhone() throws {
         // Ten Ibis hotels across Paris, every one listed with the chain's central number.
         let records = (0..<10).map { index in
-            Fixtures.record(1 + index % 2, "IB\(index)", name: "Ibis Paris \(["Bastille", "Opéra", "Nation", "Bercy", "Italie"][index / 2])",
-                            at: (48.83 + Double(index / 2) * 0.01, 2.30 + Double(index / 2) * 0.02), phone: "+33 1 40 00 00 00")
+            Fixtures.record(
+                1 + index % 2, "IB\(index)", name: "Ibis Paris \(["Bastille", "Opéra", "Nation", "Bercy", "Italie"][index / 2])",
+                at: (48.83 + Double(index / 2) * 0.01, 2.30 + Double(index / 2) * 0.02), phone: "+33 1 40 00 00 00")
         }
         let prepared = Matcher().prepare(records)
         #expect(prepared.normalised.allSatisfy { $0.phone == nil })

@@ -46,11 +46,13 @@ import Testing
     @Test func noChainingThroughARecordWithoutCatalogueCodes() {
         // A and C: one name, one place, two GIATA codes and two phones. B, with neither, matches both.
         let records = [
-            Fixtures.record(1, "A", name: "Hôtel Central", address: "3 Rue de Charonne", at: (48.85500, 2.39000),
-                            phone: "+33 1 45 00 00 01", references: ["giata": "111"]),
+            Fixtures.record(
+                1, "A", name: "Hôtel Central", address: "3 Rue de Charonne", at: (48.85500, 2.39000),
+                phone: "+33 1 45 00 00 01", references: ["giata": "111"]),
             Fixtures.record(2, "B", name: "HOTEL CENTRAL", address: "3 R DE CHARONNE 75011 PARIS", at: (48.85510, 2.39010)),
-            Fixtures.record(3, "C", name: "Hotel Central", address: "3 rue de Charonne", at: (48.85490, 2.38990),
-                            phone: "+33 1 45 00 00 99", references: ["giata": "222"]),
+            Fixtures.record(
+                3, "C", name: "Hotel Central", address: "3 rue de Charonne", at: (48.85490, 2.38990),
+                phone: "+33 1 45 00 00 99", references: ["giata": "222"]),
         ]
         let result = Matcher().match(records)
         #expect(!result.together(a, c))
@@ -59,8 +61,9 @@ import Testing
     }
 
     @Test func decisionsAreHonoured() throws {
-        let forced = cluster([ab: 12, bc: 5, ac: -1],
-                             decisions: [PairDecision(pair: bc, verdict: .same), PairDecision(pair: ab, verdict: .different)])
+        let forced = cluster(
+            [ab: 12, bc: 5, ac: -1],
+            decisions: [PairDecision(pair: bc, verdict: .same), PairDecision(pair: ab, verdict: .different)])
         #expect(forced.property(of: b)?.members == [b, c])
         #expect(forced.property(of: a)?.members == [a])
         #expect(forced.property(of: b)?.links.first?.reason == .decision)
@@ -68,10 +71,12 @@ import Testing
     }
 
     @Test func aDifferentDecisionAcrossSameDecisionsIsReported() throws {
-        let clustering = cluster([:], decisions: [
-            PairDecision(pair: ab, verdict: .same), PairDecision(pair: bc, verdict: .same),
-            PairDecision(pair: ac, verdict: .different),
-        ])
+        let clustering = cluster(
+            [:],
+            decisions: [
+                PairDecision(pair: ab, verdict: .same), PairDecision(pair: bc, verdict: .same),
+                PairDecision(pair: ac, verdict: .different),
+            ])
         #expect(clustering.properties.count == 1)
         #expect(clustering.conflictingDecisions == [PairDecision(pair: ac, verdict: .different)])
     }
@@ -79,7 +84,8 @@ import Testing
     @Test func decisionsOnRealRecordsSplitAndJoin() throws {
         let records = [
             Fixtures.record(1, "IB", name: "Ibis Paris Gare du Nord", address: "33 Rue de Dunkerque", at: (48.88060, 2.35390), chain: "RT"),
-            Fixtures.record(2, "IS", name: "Ibis Styles Paris Gare du Nord", address: "33 Rue de Dunkerque", at: (48.88062, 2.35395), chain: "RT"),
+            Fixtures.record(
+                2, "IS", name: "Ibis Styles Paris Gare du Nord", address: "33 Rue de Dunkerque", at: (48.88062, 2.35395), chain: "RT"),
             Fixtures.record(3, "IB", name: "IBIS PARIS GARE DU NORD", address: "33 R DE DUNKERQUE", at: (48.88070, 2.35400)),
         ]
         let (ib1, is2, ib3) = (Fixtures.key(1, "IB"), Fixtures.key(2, "IS"), Fixtures.key(3, "IB"))
@@ -88,9 +94,11 @@ import Testing
         #expect(undecided.together(ib1, ib3))
         #expect(!undecided.together(ib1, is2))
 
-        let decided = matcher.match(records, decisions: [
-            try #require(PairDecision(ib1, is2, .same)), try #require(PairDecision(ib1, ib3, .different)),
-        ])
+        let decided = matcher.match(
+            records,
+            decisions: [
+                try #require(PairDecision(ib1, is2, .same)), try #require(PairDecision(ib1, ib3, .different)),
+            ])
         #expect(decided.together(ib1, is2))
         #expect(!decided.together(ib1, ib3))
         #expect(decided.properties.flatMap(\.members).sorted() == [ib1, is2, ib3].sorted())

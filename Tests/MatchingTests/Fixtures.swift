@@ -8,7 +8,9 @@ enum Fixtures {
     static let city = "Paris"
 
     static func source(supplier: Int, list: Int64? = nil, city: String = Fixtures.city) -> MatchSource {
-        MatchSource(listID: list ?? Int64(supplier), profile: "supplier\(supplier)", endpoint: "https://supplier\(supplier).example/soap", listCity: city)
+        MatchSource(
+            listID: list ?? Int64(supplier), profile: "supplier\(supplier)", endpoint: "https://supplier\(supplier).example/soap",
+            listCity: city)
     }
 
     static func record(
@@ -16,9 +18,10 @@ enum Fixtures {
         phone: String? = nil, postalCode: String? = nil, chain: String? = nil, rating: Double? = nil,
         references: [String: String]? = nil, logo: String? = nil, logoHash: UInt64? = nil, city: String = Fixtures.city, list: Int64? = nil
     ) -> MatchRecord {
-        let hotel = Hotel(code: code, name: name, address: address, latitude: position?.0, longitude: position?.1, logoURL: logo,
-                          phone: phone, chainCode: chain, rating: rating, postalCode: postalCode, city: city, countryCode: "FR",
-                          references: references)
+        let hotel = Hotel(
+            code: code, name: name, address: address, latitude: position?.0, longitude: position?.1, logoURL: logo,
+            phone: phone, chainCode: chain, rating: rating, postalCode: postalCode, city: city, countryCode: "FR",
+            references: references)
         return MatchRecord(hotel: hotel, source: source(supplier: supplier, list: list, city: city), logoHash: logoHash)
     }
 

@@ -4,8 +4,10 @@ import Testing
 
 @Suite struct NormalisationTests {
     /// One record's normalised fields.
-    private func normalised(name: String? = "Hôtel Test", address: String? = nil, phone: String? = nil, postalCode: String? = nil,
-                            city: String = "Paris") throws -> Normalised {
+    private func normalised(
+        name: String? = "Hôtel Test", address: String? = nil, phone: String? = nil, postalCode: String? = nil,
+        city: String = "Paris"
+    ) throws -> Normalised {
         let record = Fixtures.record(1, "N", name: name, address: address, phone: phone, postalCode: postalCode, city: city)
         return try #require(Matcher().prepare([record]).normalised(record.key))
     }

@@ -25,7 +25,10 @@ import Testing
         for line in lines { expected[line.property, default: []].insert(MatchRecord(hotel: line.hotel, source: line.source).key) }
         let found = Set(result.properties.map { Set($0.members) })
         #expect(found == Set(expected.values))
-        let marriott = try #require(result.properties.first { $0.members.contains(RecordKey(profile: "supplier1", endpoint: "https://supplier1.example/soap", code: "MC-PAR-CE")) })
+        let marriott = try #require(
+            result.properties.first {
+                $0.members.contains(RecordKey(profile: "supplier1", endpoint: "https://supplier1.example/soap", code: "MC-PAR-CE"))
+            })
         #expect(marriott.tier != .low)
     }
 }

@@ -1,6 +1,7 @@
 import Hotels
-@testable import Matching
 import Testing
+
+@testable import Matching
 
 /// The rules that decide which pairs are scored and what catalogue codes are
 /// worth, and the parts that make scoring fast without changing a score.
@@ -16,10 +17,12 @@ import Testing
     @Test func aWrongCatalogueCodeDoesNotVetoAPairWhosePhoneAgrees() throws {
         // One supplier's mapping gives the hotel another hotel's GIATA code.
         let records = [
-            Fixtures.record(1, "A", name: "Hôtel Lutetia", address: "45 Boulevard Raspail", at: (48.85110, 2.32720),
-                            phone: "+33 1 49 54 46 00", references: ["giata": "107032"]),
-            Fixtures.record(2, "A", name: "LUTETIA", address: "45 BD RASPAIL 75006 PARIS", at: (48.85120, 2.32700),
-                            phone: "01 49 54 46 00", references: ["giata": "116180"]),
+            Fixtures.record(
+                1, "A", name: "Hôtel Lutetia", address: "45 Boulevard Raspail", at: (48.85110, 2.32720),
+                phone: "+33 1 49 54 46 00", references: ["giata": "107032"]),
+            Fixtures.record(
+                2, "A", name: "LUTETIA", address: "45 BD RASPAIL 75006 PARIS", at: (48.85120, 2.32700),
+                phone: "01 49 54 46 00", references: ["giata": "116180"]),
         ]
         let (result, explanation) = try matchAndExplain(records, Fixtures.key(1, "A"), Fixtures.key(2, "A"))
         #expect(result.together(Fixtures.key(1, "A"), Fixtures.key(2, "A")))
@@ -31,10 +34,12 @@ import Testing
         // Three records: A≈B and A≈C by name and place, but B and C have two codes in one catalogue and two phones.
         let records = [
             Fixtures.record(1, "A", name: "Hôtel du Théâtre", address: "12 Rue de la Gaîté", at: (48.84200, 2.32300)),
-            Fixtures.record(2, "B", name: "Hotel du Theatre", address: "12 Rue de la Gaite", at: (48.84205, 2.32310),
-                            phone: "+33 1 43 20 00 01", references: ["giata": "1"]),
-            Fixtures.record(3, "C", name: "HOTEL DU THEATRE", address: "12 R DE LA GAITE", at: (48.84195, 2.32305),
-                            phone: "+33 1 43 20 99 99", references: ["giata": "2"]),
+            Fixtures.record(
+                2, "B", name: "Hotel du Theatre", address: "12 Rue de la Gaite", at: (48.84205, 2.32310),
+                phone: "+33 1 43 20 00 01", references: ["giata": "1"]),
+            Fixtures.record(
+                3, "C", name: "HOTEL DU THEATRE", address: "12 R DE LA GAITE", at: (48.84195, 2.32305),
+                phone: "+33 1 43 20 99 99", references: ["giata": "2"]),
         ]
         let result = matcher.match(records)
         #expect(!result.together(Fixtures.key(2, "B"), Fixtures.key(3, "C")))
@@ -43,10 +48,12 @@ import Testing
     @Test func aSharedCodeAloneDoesNotJoinTwoHotelsWhoseNamesAndPhonesDisagree() throws {
         // A catalogue mapped two different hotels of one street to one code.
         let records = [
-            Fixtures.record(1, "A", name: "Hôtel Bellevue", address: "3 Rue Lepic", at: (48.88400, 2.33300),
-                            phone: "+33 1 46 06 00 01", references: ["giata": "55"]),
-            Fixtures.record(1, "B", name: "Timhotel Montmartre", address: "11 Rue Ravignan", at: (48.88500, 2.33800),
-                            phone: "+33 1 42 55 74 79", references: ["giata": "55"]),
+            Fixtures.record(
+                1, "A", name: "Hôtel Bellevue", address: "3 Rue Lepic", at: (48.88400, 2.33300),
+                phone: "+33 1 46 06 00 01", references: ["giata": "55"]),
+            Fixtures.record(
+                1, "B", name: "Timhotel Montmartre", address: "11 Rue Ravignan", at: (48.88500, 2.33800),
+                phone: "+33 1 42 55 74 79", references: ["giata": "55"]),
         ]
         let (result, explanation) = try matchAndExplain(records, Fixtures.key(1, "A"), Fixtures.key(1, "B"))
         #expect(!result.together(Fixtures.key(1, "A"), Fixtures.key(1, "B")))
@@ -57,7 +64,8 @@ import Testing
 
     @Test func aSharedCodeWithAnAgreeingNameStillJoins() {
         let records = [
-            Fixtures.record(1, "A", name: "Hôtel Bellevue", at: (48.88400, 2.33300), phone: "+33 1 46 06 00 01", references: ["giata": "55"]),
+            Fixtures.record(
+                1, "A", name: "Hôtel Bellevue", at: (48.88400, 2.33300), phone: "+33 1 46 06 00 01", references: ["giata": "55"]),
             Fixtures.record(2, "A", name: "BELLEVUE", at: nil, phone: "+33 1 46 06 99 99", references: ["giata": "55"]),
         ]
         #expect(matcher.match(records).together(Fixtures.key(1, "A"), Fixtures.key(2, "A")))
@@ -97,7 +105,8 @@ import Testing
         var random = SystemRandomNumberGenerator()
         for _ in 0..<200 {
             let a = Array(Set((0..<Int.random(in: 0...40, using: &random)).map { _ in Int.random(in: 0...300, using: &random) })).sorted()
-            let b = Array(Set((0..<Int.random(in: 0...2_000, using: &random)).map { _ in Int.random(in: 0...3_000, using: &random) })).sorted()
+            let b = Array(Set((0..<Int.random(in: 0...2_000, using: &random)).map { _ in Int.random(in: 0...3_000, using: &random) }))
+                .sorted()
             let expected = a.filter(Set(b).contains)
             #expect(TokenStatistics.intersection(a, b) == expected)
             #expect(TokenStatistics.intersection(b, a) == expected)

@@ -23,9 +23,11 @@ import Testing
     /// Each supplier has noise of its own: two suppliers seldom place one hotel at the very same point.
     @Test func suppliersDoNotShareTheirNoise() {
         let positions = Dictionary(grouping: Self.served.records, by: \.supplier).mapValues { records in
-            Dictionary(records.compactMap { record in
-                record.hotel.latitude.map { (record.hotelID, "\($0) \(record.hotel.longitude ?? 0)") }
-            }) { first, _ in first }
+            Dictionary(
+                records.compactMap { record in
+                    record.hotel.latitude.map { (record.hotelID, "\($0) \(record.hotel.longitude ?? 0)") }
+                }
+            ) { first, _ in first }
         }
         for (first, second) in [(1, 3), (3, 5), (2, 4), (1, 2)] {
             let (a, b) = (positions[first] ?? [:], positions[second] ?? [:])
@@ -38,8 +40,10 @@ import Testing
 
     /// The matching tests' worlds are the records they were made of before the generator moved here: pinned by a
     /// fingerprint of every field, taken from the generator as it was in the test target.
-    @Test(arguments: [(hotels: 700, seed: UInt64(47), records: 1_971, fingerprint: UInt64(0x223B_569E_D13C_6EAF)),
-                      (hotels: 250, seed: 2024, records: 694, fingerprint: UInt64(0xF61A_8837_9DE5_EE4C))])
+    @Test(arguments: [
+        (hotels: 700, seed: UInt64(47), records: 1_971, fingerprint: UInt64(0x223B_569E_D13C_6EAF)),
+        (hotels: 250, seed: 2024, records: 694, fingerprint: UInt64(0xF61A_8837_9DE5_EE4C)),
+    ])
     func theMatchingTestsWorldsAreAsTheyWere(_ pinned: (hotels: Int, seed: UInt64, records: Int, fingerprint: UInt64)) {
         let world = SupplierWorld(.matchingTests(hotels: pinned.hotels, seed: pinned.seed), suppliers: 1...4)
         #expect(world.records.count == pinned.records)
@@ -147,7 +151,9 @@ import Testing
         var codes = Set<String>()
         for (line, record) in zip(lines, records) {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            #expect(object["supplier"] as? Int == 4 && object["hotel"] as? Int == record.hotelID && object["city"] as? String == record.listCity)
+            #expect(
+                object["supplier"] as? Int == 4 && object["hotel"] as? Int == record.hotelID && object["city"] as? String == record.listCity
+            )
             let code = try #require(object["code"] as? String)
             #expect(code == record.hotel.code && codes.insert(code).inserted)
         }

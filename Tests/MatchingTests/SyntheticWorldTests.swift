@@ -8,9 +8,10 @@ import Testing
 @Suite struct SyntheticWorldTests {
     @Test func pairwisePrecisionAndRecallOnTwoThousandRecords() {
         let environment = ProcessInfo.processInfo.environment
-        let world = SyntheticWorld(hotels: environment["MATCHING_HOTELS"].flatMap { Int($0) } ?? 700,
-                                   suppliers: environment["MATCHING_SUPPLIERS"].flatMap { Int($0) } ?? 4,
-                                   seed: environment["MATCHING_SEED"].flatMap { UInt64($0) } ?? 47)
+        let world = SyntheticWorld(
+            hotels: environment["MATCHING_HOTELS"].flatMap { Int($0) } ?? 700,
+            suppliers: environment["MATCHING_SUPPLIERS"].flatMap { Int($0) } ?? 4,
+            seed: environment["MATCHING_SEED"].flatMap { UInt64($0) } ?? 47)
         let quality = measure(world, debug: environment["MATCHING_DEBUG"] != nil)
         #expect(quality.precision >= 0.95)
         #expect(quality.recall >= 0.95)
@@ -38,13 +39,17 @@ import Testing
         let clusteringTime = clock.measure { clustering = prepared.cluster(scored) }
         guard let clustering else { return PairwiseQuality(falsePositives: [], falseNegatives: [], truePositives: 0) }
         let quality = world.quality(of: clustering)
-        func seconds(_ duration: Duration) -> String { String(format: "%.2f", Double(duration.components.attoseconds) / 1e18 + Double(duration.components.seconds)) }
-        print("synthetic: \(world.records.count) records, \(Set(world.truth.values).count) hotels, \(Set(world.records.map(\.key.supplier)).count) suppliers; "
-            + String(format: "precision %.4f recall %.4f F1 %.4f; ", quality.precision, quality.recall, quality.f1)
-            + "\(quality.falsePositives.count) false and \(quality.falseNegatives.count) missed pairs of \(quality.truePositives + quality.falseNegatives.count); "
-            + String(format: "%d candidate pairs (%.1f per record); ", candidates.count, candidates.perRecord)
-            + "seconds: prepare \(seconds(preparing)), block \(seconds(blocking)), score \(seconds(scoring)), cluster \(seconds(clusteringTime)); "
-            + "properties by tier: " + ConfidenceTier.allCases.map { tier in "\(tier.rawValue) \(clustering.properties.count { $0.tier == tier })" }
+        func seconds(_ duration: Duration) -> String {
+            String(format: "%.2f", Double(duration.components.attoseconds) / 1e18 + Double(duration.components.seconds))
+        }
+        print(
+            "synthetic: \(world.records.count) records, \(Set(world.truth.values).count) hotels, \(Set(world.records.map(\.key.supplier)).count) suppliers; "
+                + String(format: "precision %.4f recall %.4f F1 %.4f; ", quality.precision, quality.recall, quality.f1)
+                + "\(quality.falsePositives.count) false and \(quality.falseNegatives.count) missed pairs of \(quality.truePositives + quality.falseNegatives.count); "
+                + String(format: "%d candidate pairs (%.1f per record); ", candidates.count, candidates.perRecord)
+                + "seconds: prepare \(seconds(preparing)), block \(seconds(blocking)), score \(seconds(scoring)), cluster \(seconds(clusteringTime)); "
+                + "properties by tier: "
+                + ConfidenceTier.allCases.map { tier in "\(tier.rawValue) \(clustering.properties.count { $0.tier == tier })" }
                 .joined(separator: ", "))
         if debug {
             for pair in quality.falsePositives.prefix(20) {

@@ -1,9 +1,10 @@
 import Foundation
 import Imaging
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Every entry in a cache folder's logo cache reads back whole: none is damaged. Returns how many there are.
@@ -19,8 +20,10 @@ struct CacheProcessTests {
     func fetch(_ serve: ServeProcess, cache: String, out: String) -> Process {
         let process = Process()
         process.executableURL = HotelsProcess.executable
-        process.arguments = ["fetch", "--endpoint", serve.endpoint, "--city", "Shanghai", "--page-size", "25",
-                             "--logos", "--filter", "resize:16x16:fill", "--cache", cache, "--out", out]
+        process.arguments = [
+            "fetch", "--endpoint", serve.endpoint, "--city", "Shanghai", "--page-size", "25",
+            "--logos", "--filter", "resize:16x16:fill", "--cache", cache, "--out", out,
+        ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         return process
@@ -28,7 +31,7 @@ struct CacheProcessTests {
 
     @Test("two fetches sharing one cache folder both succeed, and every entry is whole")
     func twoProcesses() async throws {
-        let serve = try ServeProcess(["--hotels", "300"])
+        let serve = try await ServeProcess(["--hotels", "300"])
         defer { withExtendedLifetime(serve) {} }
         let cache = temporaryPath("shared-cache")
         let processes = try [fetch(serve, cache: cache, out: temporaryPath("a")), fetch(serve, cache: cache, out: temporaryPath("b"))]
@@ -43,7 +46,7 @@ struct CacheProcessTests {
 
     @Test("kill -9 in the middle of writing logos leaves no damaged entry, and the next run goes on")
     func killed() async throws {
-        let serve = try ServeProcess(["--hotels", "1000", "--latency", "3"])
+        let serve = try await ServeProcess(["--hotels", "1000", "--latency", "3"])
         defer { withExtendedLifetime(serve) {} }
         let cache = temporaryPath("killed-cache")
         let victim = try ChildProcess(starting: fetch(serve, cache: cache, out: temporaryPath("killed")))
@@ -89,16 +92,22 @@ private func everyEntryFileCount(_ folder: String) -> Int {
 
 @Suite("hotels fetch and list --near")
 struct NearCommandTests {
-    @Test("a search by position is its own list: fetched with --near, found with the same --near, absent without it; bad ones are usage errors")
+    @Test(
+        "a search by position is its own list: fetched with --near, found with the same --near, absent without it; bad ones are usage errors"
+    )
     func near() async throws {
-        let serve = try ServeProcess(["--hotels", "30"])
+        let serve = try await ServeProcess(["--hotels", "30"])
         defer { withExtendedLifetime(serve) {} }
         let cache = temporaryPath("near-cache")
-        let fetched = try await HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "Shanghai", "--near", "47.6062,-122.3321",
-                                                   "--radius", "8", "--cache", cache, "--out", temporaryPath("near-out"), "--json"])
+        let fetched = try await HotelsProcess.run([
+            "fetch", "--endpoint", serve.endpoint, "--city", "Shanghai", "--near", "47.6062,-122.3321",
+            "--radius", "8", "--cache", cache, "--out", temporaryPath("near-out"), "--json",
+        ])
         #expect(fetched.status == 0, "\(fetched.stderr)")
         #expect(fetched.stdout.contains(#""near":"47.6062,-122.3321~8km""#) && fetched.stdout.contains(#""hotels":6,"#))
-        let listed = try await HotelsProcess.run(["list", "--city", "Shanghai", "--near", "47.6062,-122.3321", "--radius", "8", "--cache", cache])
+        let listed = try await HotelsProcess.run([
+            "list", "--city", "Shanghai", "--near", "47.6062,-122.3321", "--radius", "8", "--cache", cache,
+        ])
         #expect(listed.status == 0 && listed.stdout.split(separator: "\n").count == 6)
         let stats = try await HotelsProcess.run(["cache", "stats", "--cache", cache])
         #expect(stats.stdout.contains("Shanghai near 47.6062,-122.3321~8km (sample at"))
@@ -116,16 +125,20 @@ struct NearCommandTests {
 struct FetchSummaryTests {
     @Test("the summary says what was new to the list in the run before page 1's merge, so no reader takes the difference for losses")
     func newToTheList() async throws {
-        let serve = try ServeProcess(["--hotels", "300"])
+        let serve = try await ServeProcess(["--hotels", "300"])
         defer { withExtendedLifetime(serve) {} }
         let cache = temporaryPath("summary-cache")
         func fetch(_ extra: [String]) async throws -> HotelsProcess {
-            try await HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "Shanghai", "--page-size", "20", "--cache", cache,
-                                         "--out", temporaryPath("summary-out")] + extra)
+            try await HotelsProcess.run(
+                [
+                    "fetch", "--endpoint", serve.endpoint, "--city", "Shanghai", "--page-size", "20", "--cache", cache,
+                    "--out", temporaryPath("summary-out"),
+                ] + extra)
         }
         let first = try await fetch(["--max-pages", "2", "--json"])
         #expect(first.status == 0 && first.stdout.contains(#""added":40,"#), "\(first.stdout)")
         let resumed = try await fetch(["--max-pages", "2"])
-        #expect(resumed.stdout.contains(": 20 new to the list (page 1 merged: 0 new, 0 updated, 0 moved); 60 in the list"), "\(resumed.stdout)")
+        #expect(
+            resumed.stdout.contains(": 20 new to the list (page 1 merged: 0 new, 0 updated, 0 moved); 60 in the list"), "\(resumed.stdout)")
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The programs in `Examples/` run as a user would run them, against `hotels serve`.
 @Suite("Examples")
@@ -11,20 +11,22 @@ struct ExampleTests {
 
     @Test("FetchCity writes the folder hotels fetch --logos --out writes, byte for byte, with the library alone")
     func fetchCity() async throws {
-        let serve = try ServeProcess(["--hotels", "500"])
+        let serve = try await ServeProcess(["--hotels", "500"])
         defer { withExtendedLifetime(serve) {} }
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("hotelkit-fetchcity-\(getpid())")
         defer { try? FileManager.default.removeItem(at: root) }
         // Each with a cache of its own, so both start cold.
         let (example, tool) = (root.appendingPathComponent("example"), root.appendingPathComponent("tool"))
-        let result = try await run("FetchCity", [serve.endpoint, "Paris", example.appendingPathComponent("out").path],
-                             cacheHome: example.appendingPathComponent("cache").path)
+        let result = try await run(
+            "FetchCity", [serve.endpoint, "Paris", example.appendingPathComponent("out").path],
+            cacheHome: example.appendingPathComponent("cache").path)
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.first == "page 1: 50 new, 0 updated")
         #expect(lines.last == "end: endMarker; 100 hotels in the list, 100 logos")
-        let fetched = try await HotelsProcess.run(["fetch", "--endpoint", serve.endpoint, "--city", "Paris", "--logos", "--out", tool.appendingPathComponent("out").path],
-                                            environment: ["XDG_CACHE_HOME": tool.appendingPathComponent("cache").path])
+        let fetched = try await HotelsProcess.run(
+            ["fetch", "--endpoint", serve.endpoint, "--city", "Paris", "--logos", "--out", tool.appendingPathComponent("out").path],
+            environment: ["XDG_CACHE_HOME": tool.appendingPathComponent("cache").path])
         #expect(fetched.status == 0, "\(fetched.stderr)")
         let files = try folderContents(example.appendingPathComponent("out"))
         #expect(files.count == 101 && files["hotels.jsonl"]?.isEmpty == false)
@@ -53,7 +55,7 @@ struct ExampleTests {
 
     @Test("Thumbnail saves a filtered logo, and a failure is an error message, not a crash")
     func thumbnail() async throws {
-        let serve = try ServeProcess(["--hotels", "20"])
+        let serve = try await ServeProcess(["--hotels", "20"])
         defer { withExtendedLifetime(serve) {} }
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("hotelkit-thumbnail-\(getpid()).png").path
         defer { try? FileManager.default.removeItem(atPath: out) }

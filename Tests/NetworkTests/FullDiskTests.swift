@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A full file system, for real: a 200 KiB tmpfs mounted for the test (the tests run as root, as they do
 /// to start PostgreSQL as a user of their own).
@@ -29,9 +29,11 @@ struct FullDiskTests {
         _ = try await run(["umount", mountPoint.path])
     }
 
-    @Test("an --out folder on a full file system: exit 74 and the OS's words, no space left on device, never Foundation's; the list is kept, and a rerun with space writes every hotel once")
+    @Test(
+        "an --out folder on a full file system: exit 74 and the OS's words, no space left on device, never Foundation's; the list is kept, and a rerun with space writes every hotel once"
+    )
     func outOfSpace() async throws {
-        let serve = try ServeProcess(["--hotels", "5000"])
+        let serve = try await ServeProcess(["--hotels", "5000"])
         defer { withExtendedLifetime(serve) {} }
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("full-disk-cache-\(UUID().uuidString)").path
         let arguments = ["fetch", "--endpoint", serve.endpoint, "--city", "Paris", "--page-size", "200", "--cache", cache]

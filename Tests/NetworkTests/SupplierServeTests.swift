@@ -1,8 +1,8 @@
 import Foundation
 import HTTP
 import Hotels
-import Testing
 import TestSupport
+import Testing
 
 /// `hotels serve --supplier N`: one supplier's view of the matching world, through the `sample` profile, with its truth.
 @Suite("hotels serve --supplier")
@@ -13,7 +13,7 @@ struct SupplierServeTests {
     func supplierTwo() async throws {
         let truth = temporaryPath("truth") + ".jsonl"
         defer { try? FileManager.default.removeItem(atPath: truth) }
-        let serve = try ServeProcess(["--supplier", "2", "--hotels", "400", "--seed", "3", "--truth", truth])
+        let serve = try await ServeProcess(["--supplier", "2", "--hotels", "400", "--seed", "3", "--truth", truth])
         defer { withExtendedLifetime(serve) {} }
         let client = try sampleClient(serve.baseURL)
 
@@ -36,7 +36,7 @@ struct SupplierServeTests {
         #expect(served["Berlin"]?.allSatisfy { $0.countryCode == "DE" } == true)
         let logoURL = try #require(paris.compactMap(\.logoURL).first)
         #expect(logoURL.hasPrefix(serve.baseURL + "/logos/S2-") && logoURL.hasSuffix(".jpg"))
-        let (head, body) = try await HTTPTransport().data(for: HTTPRequest(url: logoURL))
+        let (head, body) = try await HTTPTransport.patient().data(for: HTTPRequest(url: logoURL))
         #expect(head.status == 200 && head.headers["content-type"] == "image/jpeg" && body.starts(with: [0xFF, 0xD8]))
 
         // The truth: one line per served code, each a JSON object an evaluator reads as it is.
@@ -59,14 +59,15 @@ struct SupplierServeTests {
         #expect(Dictionary(grouping: hotelOf.keys, by: { hotelOf[$0] ?? -1 }).values.contains { $0.count == 2 })
 
         // The same seed gives the same records; another supplier, the same hotels written its own way.
-        let again = try ServeProcess(["--supplier", "2", "--hotels", "400", "--seed", "3"])
+        let again = try await ServeProcess(["--supplier", "2", "--hotels", "400", "--seed", "3"])
         defer { withExtendedLifetime(again) {} }
         let first = try await sampleClient(again.baseURL).page(RequestParameters(city: "Paris", pageSize: 20)).hotels
         #expect(first.map(\.code) == Array(paris.prefix(20).map(\.code)))
         #expect(first.map(\.name) == Array(paris.prefix(20).map(\.name)))
     }
 
-    @Test("--supplier outside 1 to 5 is a usage error, and a truth that cannot be written an I/O error")
+    @Test(
+        "--supplier outside 1 to 5 is a usage error, and a truth or a request log that cannot be written an I/O error, said in plain words")
     func badArguments() async throws {
         for bad in ["0", "6"] {
             let refused = try await HotelsProcess.run(["serve", "--port", "0", "--supplier", bad], timeLimit: 60)
@@ -75,9 +76,19 @@ struct SupplierServeTests {
         }
         let alone = try await HotelsProcess.run(["serve", "--port", "0", "--truth", temporaryPath("truth")], timeLimit: 60)
         #expect(alone.status == 64 && alone.stderr.contains("--truth goes with --supplier"), "\(alone.stderr)")
-        let unwritable = try await HotelsProcess.run(["serve", "--port", "0", "--supplier", "1", "--hotels", "50",
-                                                      "--truth", "/nonexistent-\(getpid())/truth.jsonl"], timeLimit: 120)
+        let unwritable = try await HotelsProcess.run(
+            [
+                "serve", "--port", "0", "--supplier", "1", "--hotels", "50",
+                "--truth", "/nonexistent-\(getpid())/truth.jsonl",
+            ], timeLimit: 120)
         #expect(unwritable.status == 74, "\(unwritable.stderr)")
         #expect(unwritable.stderr.contains("cannot write the truth to /nonexistent-"), "\(unwritable.stderr)")
+        let unopenable = try await HotelsProcess.run(
+            ["serve", "--port", "0", "--log", "/nonexistent-\(getpid())/requests.jsonl"], timeLimit: 60)
+        #expect(unopenable.status == 74, "\(unopenable.stderr)")
+        #expect(
+            unopenable.stderr.contains("cannot open the request log /nonexistent-")
+                && unopenable.stderr.contains("no such file or directory") && !unopenable.stderr.contains("NSCocoaErrorDomain"),
+            "\(unopenable.stderr)")
     }
 }

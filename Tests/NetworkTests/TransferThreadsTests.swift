@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
-@testable import HTTP
 import Locking
 import Testing
+
+@testable import HTTP
 
 /// Threads for blocking transfers are reused, not created per request (each
 /// Foundation thread leaked a few bytes, which a long soak showed).
@@ -65,7 +66,12 @@ struct TransferThreadsTests {
             (0..<4).forEach { _ in started.enter() }
             await withTaskGroup(of: Void.self) { group in
                 for _ in 0..<4 {
-                    group.addTask { await runAndWait(threads) { started.leave(); started.wait() } }
+                    group.addTask {
+                        await runAndWait(threads) {
+                            started.leave()
+                            started.wait()
+                        }
+                    }
                 }
             }
             await eventually { threads.idleCount == 4 }

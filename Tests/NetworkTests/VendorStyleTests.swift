@@ -1,10 +1,10 @@
 import Foundation
 import HTTP
 import Hotels
-import SOAP
 import Locking
-import Testing
+import SOAP
 import TestSupport
+import Testing
 
 /// The credentials each style's profile names, as a user would export them.
 let vendorCredentials: [String: String] = [
@@ -21,17 +21,22 @@ struct StyleClient {
     let exchanges: ExchangeRecorder
     let logs: LogRecorder
 
-    init(_ style: VendorEmulator.Style, _ emulator: VendorEmulator, credentials: [String: String] = vendorCredentials,
-         edit: (inout [String: Any]) -> Void = { _ in }) throws {
-        var document = try JSONSerialization.jsonObject(with: Data(contentsOf: Samples.url("Profiles/\(style.rawValue)-style.json")))
+    init(
+        _ style: VendorEmulator.Style, _ emulator: VendorEmulator, credentials: [String: String] = vendorCredentials,
+        edit: (inout [String: Any]) -> Void = { _ in }
+    ) throws {
+        var document =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: Samples.url("Profiles/\(style.rawValue)-style.json")))
             as? [String: Any] ?? [:]
         edit(&document)
         let profile = try ServiceProfile(json: JSONSerialization.data(withJSONObject: document), source: "\(style.rawValue)-style.json")
         exchanges = ExchangeRecorder()
         logs = LogRecorder()
-        client = HotelClient(profile: profile, endpoint: emulator.url, configuration: HotelClientConfiguration(
-            retry: RetryPolicy(maxRetries: 1, baseDelay: .milliseconds(1), maxDelay: .milliseconds(1)), logger: logs.logger(),
-            credentials: Credentials(credentials), exchangeLog: exchanges))
+        client = HotelClient(
+            profile: profile, endpoint: emulator.url,
+            configuration: HotelClientConfiguration(
+                retry: RetryPolicy(maxRetries: 1, baseDelay: .milliseconds(1), maxDelay: .milliseconds(1)), logger: logs.logger(),
+                credentials: Credentials(credentials), exchangeLog: exchanges))
     }
 
     /// Every page of a city's list, then the logout.
@@ -92,7 +97,8 @@ struct VendorStyleTests {
         await #expect(throws: ServiceReportedError.self) { try await StyleClient(.concur, emulator).fetchAll(city: "Seattle") }
     }
 
-    @Test("Sabre: login with the 2002/12 UsernameToken, the token and ConversationId on every call, more rows in the session, expiry, logout")
+    @Test(
+        "Sabre: login with the 2002/12 UsernameToken, the token and ConversationId on every call, more rows in the session, expiry, logout")
     func sabre() async throws {
         let emulator = try VendorEmulator(.sabre, credentials: vendorCredentials, expireAfterCalls: 3)
         defer { emulator.stop() }
@@ -100,19 +106,27 @@ struct VendorStyleTests {
         let codes = try await style.fetchAll(city: "PAR")
         #expect(codes.count == 23 && Set(codes).count == 23)
         // The more rows live in the session that ran the search: the new session runs it again to where the list stood.
-        #expect(emulator.log == ["login s1", "page PAR 1 s1", "page PAR 11 s1", "expired s1", "login s2", "page PAR 1 s2", "page PAR 11 s2",
-                                 "page PAR 21 s2", "logout s2"])
+        #expect(
+            emulator.log == [
+                "login s1", "page PAR 1 s1", "page PAR 11 s1", "expired s1", "login s2", "page PAR 1 s2", "page PAR 11 s2",
+                "page PAR 21 s2", "logout s2",
+            ])
         #expect(style.logs.messages.filter { $0.contains("expired") }.count == 2)
         #expect(style.logs.messages.contains { $0.contains("asking its 2 pages again") })
     }
 
-    @Test("a session that expires again while the list's search is run again ends the list with a typed error (exit 76, retryable), logged out")
+    @Test(
+        "a session that expires again while the list's search is run again ends the list with a typed error (exit 76, retryable), logged out"
+    )
     func expiresDuringReplay() async throws {
         let emulator = try VendorEmulator(.sabre, credentials: vendorCredentials, expireAfterCalls: 3, expiring: ["s1", "s2"])
         defer { emulator.stop() }
         await #expect(throws: SessionExpiredDuringSearch.self) { _ = try await StyleClient(.sabre, emulator).fetchAll(city: "PAR") }
-        #expect(emulator.log == ["login s1", "page PAR 1 s1", "page PAR 11 s1", "expired s1", "login s2", "page PAR 1 s2", "page PAR 11 s2",
-                                 "expired s2", "login s3", "logout s3"])
+        #expect(
+            emulator.log == [
+                "login s1", "page PAR 1 s1", "page PAR 11 s1", "expired s1", "login s2", "page PAR 1 s2", "page PAR 11 s2",
+                "expired s2", "login s3", "logout s3",
+            ])
     }
 
     @Test("Amadeus: WS-Addressing, the SHA-1 digest with a fresh nonce, Start then InSeries with sequence numbers, expiry, End")
@@ -121,11 +135,16 @@ struct VendorStyleTests {
         defer { emulator.stop() }
         let codes = try await StyleClient(.amadeus, emulator).fetchAll(city: "MTL")
         #expect(codes.count == 23 && Set(codes).count == 23)
-        #expect(emulator.log == ["login s1", "page MTL 1 s1", "page MTL 11 s1", "expired s1", "login s2", "page MTL 1 s2", "page MTL 11 s2",
-                                 "page MTL 21 s2", "logout s2"])
+        #expect(
+            emulator.log == [
+                "login s1", "page MTL 1 s1", "page MTL 11 s1", "expired s1", "login s2", "page MTL 1 s2", "page MTL 11 s2",
+                "page MTL 21 s2", "logout s2",
+            ])
     }
 
-    @Test("Travelport: HTTP Basic, its one SOAPAction as text/xml, TargetBranch, a gzip answer, and NextResultReference echoed with its ProviderCode")
+    @Test(
+        "Travelport: HTTP Basic, its one SOAPAction as text/xml, TargetBranch, a gzip answer, and NextResultReference echoed with its ProviderCode"
+    )
     func travelport() async throws {
         let emulator = try VendorEmulator(.travelport, credentials: vendorCredentials)
         defer { emulator.stop() }
@@ -145,9 +164,11 @@ struct VendorStyleTests {
         #expect(emulator.log == ["page Shanghai 1"])
     }
 
-    @Test("wrong credentials get each vendor's answer, typed, and no secret in it", arguments: [
-        VendorEmulator.Style.concur, .sabre, .amadeus, .travelport, .tbo,
-    ])
+    @Test(
+        "wrong credentials get each vendor's answer, typed, and no secret in it",
+        arguments: [
+            VendorEmulator.Style.concur, .sabre, .amadeus, .travelport, .tbo,
+        ])
     func wrongCredentials(_ style: VendorEmulator.Style) async throws {
         let emulator = try VendorEmulator(style, credentials: vendorCredentials)
         defer { emulator.stop() }
@@ -185,8 +206,9 @@ struct VendorStyleTests {
         #expect(emulator.requests.isEmpty)
     }
 
-    @Test("no secret reaches a log line, a recorded exchange or an error: passwords, Basic tokens, digests, session tokens and ids",
-          arguments: [VendorEmulator.Style.concur, .sabre, .amadeus, .travelport, .tbo])
+    @Test(
+        "no secret reaches a log line, a recorded exchange or an error: passwords, Basic tokens, digests, session tokens and ids",
+        arguments: [VendorEmulator.Style.concur, .sabre, .amadeus, .travelport, .tbo])
     func redaction(_ style: VendorEmulator.Style) async throws {
         let emulator = try VendorEmulator(style, credentials: vendorCredentials, expireAfterCalls: 2)
         defer { emulator.stop() }
@@ -295,8 +317,11 @@ struct VendorStyleTests {
         var lyon = client.pages(city: "LYS", pageSize: 10).makeAsyncIterator()
         _ = try await lyon.next()
         _ = try await nice.next()
-        #expect(Array(emulator.log.prefix(8)) == ["login s1", "page PAR 1 s1", "login s2", "page NCE 1 s2", "page PAR 11 s1",
-                                                   "page PAR 21 s1", "page LYS 1 s1", "page NCE 11 s2"])
+        #expect(
+            Array(emulator.log.prefix(8)) == [
+                "login s1", "page PAR 1 s1", "login s2", "page NCE 1 s2", "page PAR 11 s1",
+                "page PAR 21 s1", "page LYS 1 s1", "page NCE 11 s2",
+            ])
         // A list dropped mid-way frees its session too: Lyon holds s1 and Nice s2,
         // so Marseille waits until Nice's iterator is gone.
         nice = client.pages(city: "NCE", pageSize: 10).makeAsyncIterator()
@@ -307,102 +332,5 @@ struct VendorStyleTests {
         await client.close()
         #expect(emulator.mistakes.isEmpty, "\(emulator.mistakes)")
         #expect(emulator.log.filter { $0.hasPrefix("login") }.count == 2)
-    }
-}
-
-@Suite("WS-Security UsernameToken")
-struct UsernameTokenTests {
-    func nonce(_ base64: String) -> [UInt8] { Array(Data(base64Encoded: base64) ?? Data()) }
-
-    @Test("the standard digest: zeep's test and the ONVIF programmer's guide")
-    func standardDigest() {
-        #expect(RequestBuilder.passwordDigest(nonce: Array("mocked-random".utf8), created: "2016-05-08T12:00:00+00:00",
-                                              password: "geheim", hashingPassword: false) == "hVicspAQSg70JNhe67OHqD9gexc=")
-        #expect(RequestBuilder.passwordDigest(nonce: nonce("LKqI6G/AikKCQrN0zqZFlg=="), created: "2010-09-16T07:50:45Z",
-                                              password: "userpassword", hashingPassword: false) == "tuOSpGlFlIXsozq4HFNeeGeFLEI=")
-    }
-
-    @Test("Amadeus's digest over SHA-1 of the password: amadeus-ws-client's vectors and WSS4J's encoded password")
-    func amadeusDigest() {
-        let vectors: [([UInt8], String, String, String)] = [
-            (nonce("PZgFvh5439plJpKpIyf5ucmXhNU="), "2013-01-11T09:41:03Z", "WBSPassword", "ic3AOJElVpvkz9ZBKd105Siry28="),
-            (Array("secretnonce10111".utf8), "2015-09-30T14:12:15Z", "AMADEUS", "+LzcaRc+ndGAcZIXmq/N7xGes+k="),
-            (nonce("NjPfanrqSdmXuFWgPoQlAsHOUbjOBg=="), "2015-09-30T14:15:11Z", "AMADEUS", "k/upHztkhZzrsqAKsOBUa45+j1w="),
-            (Array("f5bb7bdbf930caac49f9651328fa7c2537ce326e".utf8), "2016-01-15T10:16:41:553Z", "Vp7f3uOI", "CELeKeKpVxMV3xvxhfVvvl/ayIA="),
-            (nonce("0x7bXAPZVn40AdCD0Xbt0g=="), "2010-06-28T15:16:37Z", "password", "C0rena/6gKpRZ9ATj+e6ss5sAbQ="),
-        ]
-        for (nonce, created, password, digest) in vectors {
-            #expect(RequestBuilder.passwordDigest(nonce: nonce, created: created, password: password, hashingPassword: true) == digest)
-        }
-        // The standard formula on the same inputs differs: the variant is not the standard by accident.
-        #expect(RequestBuilder.passwordDigest(nonce: nonce("PZgFvh5439plJpKpIyf5ucmXhNU="), created: "2013-01-11T09:41:03Z",
-                                              password: "WBSPassword", hashingPassword: false) == "Dxe4i72msGKQU2e268CqbQAZMMI=")
-    }
-
-    @Test("the token as sent: the digest of the nonce and Created it carries, the OASIS types, the old namespace for Sabre")
-    func tokenXML() throws {
-        let profile = try ServiceProfile.named(Samples.url("Profiles/amadeus-style.json").path)
-        var builder = RequestBuilder(profile: profile, endpoint: "https://ama.test/WSAP", credentials: Credentials(vendorCredentials),
-                                     secrets: SecretRedactor())
-        builder.now = { Date(timeIntervalSince1970: 1_700_000_000.25) }
-        builder.nonce = { Array(repeating: 7, count: 16) }
-        builder.uuid = { "5d35dbe1-723f-1d94-5144-2fc21eade110" }
-        let body = String(decoding: try builder.request(.page(RequestParameters(city: "MTL")), session: SessionState(id: 1)).body ?? [], as: UTF8.self)
-        let digest = RequestBuilder.passwordDigest(nonce: Array(repeating: 7, count: 16), created: "2023-11-14T22:13:20.250Z",
-                                                   password: "amadeus-AMA-pass", hashingPassword: true)
-        #expect(body.contains(#"#PasswordDigest">\#(digest)</wsse:Password>"#))
-        #expect(body.contains(#"<wsse:Nonce EncodingType="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary">BwcHBwcHBwcHBwcHBwcHBw==</wsse:Nonce><wsu:Created>2023-11-14T22:13:20.250Z</wsu:Created>"#))
-        #expect(body.contains("<wsa:MessageID xmlns:wsa=\"http://www.w3.org/2005/08/addressing\">urn:uuid:5d35dbe1-723f-1d94-5144-2fc21eade110</wsa:MessageID>"))
-        #expect(body.contains(#"TransactionStatusCode="Start"/>"#) && body.contains(#"PseudoCityCode="BRUXX0000""#))
-        let sabre = try ServiceProfile.named(Samples.url("Profiles/sabre-style.json").path)
-        let login = String(decoding: try RequestBuilder(profile: sabre, endpoint: "https://sws.test", credentials: Credentials(vendorCredentials),
-                                                        secrets: SecretRedactor()).request(.login, session: SessionState(id: 1)).body ?? [], as: UTF8.self)
-        #expect(login.contains(#"<wsse:Security xmlns:wsse="http://schemas.xmlsoap.org/ws/2002/12/secext""#))
-        #expect(login.contains("<wsse:Password>sabre-WS-pass</wsse:Password><Organization>G7HE</Organization><Domain>DEFAULT</Domain>"))
-    }
-
-    @Test("Bearer authentication, a wsu:Timestamp expiring after its lifetime, and the 2004/08 anonymous ReplyTo, as sent")
-    func bearerTimestampReplyTo() throws {
-        let json = #"""
-            {"name": "bearer", "soapAction": "urn:s#Search", "body": "<s:Search xmlns:s=\"urn:s\"><s:City>{city}</s:City></s:Search>",
-             "record": "Hotel", "fields": {"code": "@id", "name": "Name"}, "paging": {"style": "none"},
-             "http": {"auth": {"bearer": "{env:API_TOKEN}"}},
-             "security": {"username": "{env:WS_USER}", "password": "{env:WS_PASSWORD}", "timestamp": 300, "mustUnderstand": true},
-             "addressing": {"version": "2004/08"}}
-            """#
-        let profile = try ServiceProfile(json: Data(json.utf8), source: "test")
-        let secrets = SecretRedactor()
-        var builder = RequestBuilder(profile: profile, endpoint: "https://h.test/s",
-                                     credentials: Credentials(["API_TOKEN": "eyJ.bearer.token", "WS_USER": "agent", "WS_PASSWORD": "pw<1>"]),
-                                     secrets: secrets)
-        builder.now = { Date(timeIntervalSince1970: 1_700_000_000) }
-        builder.uuid = { "u-1" }
-        let request = try builder.request(.page(RequestParameters(city: "Oslo")), session: nil)
-        #expect(request.headers.contains { $0.name == "Authorization" && $0.value == "Bearer eyJ.bearer.token" })
-        let body = String(decoding: request.body ?? [], as: UTF8.self)
-        #expect(body.contains(#"soap:mustUnderstand="1"><wsu:Timestamp><wsu:Created>2023-11-14T22:13:20.000Z</wsu:Created><wsu:Expires>2023-11-14T22:18:20.000Z</wsu:Expires></wsu:Timestamp>"#))
-        // A text password carries its OASIS type, escaped, and no Nonce or Created unless asked for.
-        #expect(body.contains(#"<wsse:Username>agent</wsse:Username><wsse:Password Type="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0#PasswordText">pw&lt;1&gt;</wsse:Password></wsse:UsernameToken>"#))
-        let wsa = #"xmlns:wsa="http://schemas.xmlsoap.org/ws/2004/08/addressing""#
-        #expect(body.contains(#"<wsa:Action \#(wsa)>urn:s#Search</wsa:Action><wsa:To \#(wsa)>https://h.test/s</wsa:To>"#))
-        #expect(body.contains(#"<wsa:ReplyTo \#(wsa)><wsa:Address>http://schemas.xmlsoap.org/ws/2004/08/addressing/role/anonymous</wsa:Address></wsa:ReplyTo>"#))
-        #expect(secrets.redact("Authorization: Bearer eyJ.bearer.token; pw<1>") == "Authorization: Bearer \(SecretRedactor.mask); \(SecretRedactor.mask)")
-    }
-
-    @Test("a nonce never repeats across 10,000 requests")
-    func nonces() throws {
-        let profile = try ServiceProfile.named(Samples.url("Profiles/amadeus-style.json").path)
-        let builder = RequestBuilder(profile: profile, endpoint: "https://ama.test/", credentials: Credentials(vendorCredentials),
-                                     secrets: SecretRedactor())
-        var seen = Set<String>()
-        for _ in 0..<10_000 {
-            let body = String(decoding: try builder.request(.page(RequestParameters(city: "X")), session: SessionState(id: 1)).body ?? [], as: UTF8.self)
-            guard let start = body.range(of: "#Base64Binary\">"), let end = body[start.upperBound...].range(of: "<") else {
-                Issue.record("no nonce")
-                return
-            }
-            seen.insert(String(body[start.upperBound..<end.lowerBound]))
-        }
-        #expect(seen.count == 10_000)
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import Locking
-@testable import OfflineStore
 import Testing
+
+@testable import OfflineStore
 
 /// Two processes that open a new cache at once both migrate it. The CI run of
 /// 2026-11-23 caught the second one failing with "table already exists".
@@ -24,7 +25,11 @@ struct MigrationRaceTests {
             // having read that it is not applied, the other connection runs it.
             db.trace { event in
                 guard case .statement(let statement) = event, statement.sql.hasPrefix("BEGIN IMMEDIATE"),
-                      interleaved.withLock({ done in defer { done = true }; return !done }) else { return }
+                    interleaved.withLock({ done in
+                        defer { done = true }
+                        return !done
+                    })
+                else { return }
                 do {
                     try other.write { db in
                         try db.execute(sql: "CREATE TABLE t (x); INSERT INTO grdb_migrations VALUES ('create t')")

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import Testing
 import TestSupport
+import Testing
 
 /// `hotels fetch` against a sample service, with one cache folder.
 struct FetchRun {
@@ -10,7 +10,8 @@ struct FetchRun {
     var out = temporaryFolder("out").path
 
     func callAsFunction(_ extra: [String] = [], city: String = "Paris") async throws -> HotelsProcess {
-        try await HotelsProcess.run(["fetch", "--endpoint", endpoint, "--city", city, "--page-size", "20", "--cache", cache, "--out", out] + extra)
+        try await HotelsProcess.run(
+            ["fetch", "--endpoint", endpoint, "--city", city, "--page-size", "20", "--cache", cache, "--out", out] + extra)
     }
 
     func json(_ result: HotelsProcess) throws -> [String: Any] {
@@ -26,7 +27,7 @@ struct FetchRun {
 struct OfflineCommandTests {
     @Test("Cache first, then the network: a second run shows the cached rows, merges page 1 and resumes paging")
     func cacheFirstAndResume() async throws {
-        let server = try ServeProcess(["--hotels", "1000"])
+        let server = try await ServeProcess(["--hotels", "1000"])
         defer { withExtendedLifetime(server) {} }
         let fetch = FetchRun(endpoint: server.endpoint, cache: temporaryFolder("cache").path)
         let first = try await fetch(["--max-pages", "2", "--json"])
@@ -54,7 +55,7 @@ struct OfflineCommandTests {
         let cache = temporaryFolder("offline").path
         var endpoint: String
         do {
-            let server = try ServeProcess(["--hotels", "1000"])
+            let server = try await ServeProcess(["--hotels", "1000"])
             defer { withExtendedLifetime(server) {} }
             endpoint = server.endpoint
             let warm = try await FetchRun(endpoint: endpoint, cache: cache)(["--max-pages", "1", "--logos", "--filter", "resize:16x16"])
@@ -64,8 +65,9 @@ struct OfflineCommandTests {
         let fetch = FetchRun(endpoint: endpoint, cache: cache)
         let offline = try await fetch(["--logos", "--filter", "resize:16x16"])
         #expect(offline.status == 0, "\(offline.stderr)")
-        #expect(offline.stderr.range(of: #"offline: showing 20 hotels for Paris cached \d+ (s|min) ago"#, options: .regularExpression) != nil,
-                "\(offline.stderr)")
+        #expect(
+            offline.stderr.range(of: #"offline: showing 20 hotels for Paris cached \d+ (s|min) ago"#, options: .regularExpression) != nil,
+            "\(offline.stderr)")
         #expect(fetch.lines.count == 20)
         #expect(try FileManager.default.contentsOfDirectory(atPath: fetch.out + "/logos").count == 20, "cached logos were not served")
         let json = try await fetch(["--json"])
@@ -93,7 +95,7 @@ struct OfflineCommandTests {
     func revalidation() async throws {
         let log = temporaryFolder("log").path
         let cache = temporaryFolder("revalidate").path
-        let stale = try ServeProcess(["--hotels", "1000", "--logo-max-age", "0", "--log", log])
+        let stale = try await ServeProcess(["--hotels", "1000", "--logo-max-age", "0", "--log", log])
         defer { withExtendedLifetime(stale) {} }
         let fetch = FetchRun(endpoint: stale.endpoint, cache: cache)
         let arguments = ["--max-pages", "1", "--logos", "--filter", "resize:16x16", "--json"]
@@ -106,7 +108,7 @@ struct OfflineCommandTests {
             .filter { ($0["path"] as? String)?.hasPrefix("/logos/") == true }.compactMap { $0["status"] as? Int }
         #expect(statuses.filter { $0 == 200 }.count == 20 && statuses.filter { $0 == 304 }.count == 20)
 
-        let fresh = try ServeProcess(["--hotels", "1000"])
+        let fresh = try await ServeProcess(["--hotels", "1000"])
         defer { withExtendedLifetime(fresh) {} }
         let cached = FetchRun(endpoint: fresh.endpoint, cache: temporaryFolder("fresh").path)
         let freshArguments = ["--max-pages", "1", "--logos", "--filter", "resize:16x16", "--json"]
@@ -117,7 +119,7 @@ struct OfflineCommandTests {
 
     @Test("cache stats, vacuum and clear")
     func cacheCommands() async throws {
-        let server = try ServeProcess(["--hotels", "1000"])
+        let server = try await ServeProcess(["--hotels", "1000"])
         defer { withExtendedLifetime(server) {} }
         let fetch = FetchRun(endpoint: server.endpoint, cache: temporaryFolder("stats").path)
         await #expect(try fetch(["--max-pages", "1", "--logos"]).status == 0)
@@ -127,7 +129,8 @@ struct OfflineCommandTests {
         let sound = try await HotelsProcess.run(["cache", "check", "--cache", fetch.cache])
         #expect(sound.status == 0 && sound.stdout == "ok\n", "\(sound.stdout)")
         // One logo entry loses its last byte, as a disk fault would do it.
-        let entries = FileManager.default.enumerator(atPath: fetch.cache)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".img") }.sorted() ?? []
+        let entries =
+            FileManager.default.enumerator(atPath: fetch.cache)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".img") }.sorted() ?? []
         let victim = fetch.cache + "/" + (try #require(entries.first))
         let bytes = try Data(contentsOf: URL(fileURLWithPath: victim))
         try bytes.dropLast().write(to: URL(fileURLWithPath: victim))
@@ -148,13 +151,15 @@ struct OfflineCommandTests {
         let script = Samples.url("Scroll/read-and-fling.jsonl").path
         var endpoint: String
         do {
-            let server = try ServeProcess(["--hotels", "1000"])
+            let server = try await ServeProcess(["--hotels", "1000"])
             defer { withExtendedLifetime(server) {} }
             endpoint = server.endpoint
             let warm = try await FetchRun(endpoint: endpoint, cache: cache)(["--logos"])
             #expect(warm.status == 0, "\(warm.stderr)")
         }
-        let cold = try await HotelsProcess.run(["simulate", "--endpoint", endpoint, "--city", "Paris", "--script", script, "--cache", cache, "--json"])
+        let cold = try await HotelsProcess.run([
+            "simulate", "--endpoint", endpoint, "--city", "Paris", "--script", script, "--cache", cache, "--json",
+        ])
         #expect(cold.status == 0, "\(cold.stderr)")
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(cold.stdout.utf8)) as? [String: Any])
         #expect(summary["visibleWithoutLogoAtEnd"] as? Int == 0)

@@ -13,7 +13,8 @@ struct PagePlanTests {
 
     @Test("page 1 into an empty list: every row inserted above 0, in the page's order, and its checkpoint saved")
     func intoEmpty() {
-        let plan = PagePlan.merge([hotel("A"), hotel("B")], existing: [:], list: .init(isEmpty: true, hasCheckpoint: false, top: 0, next: 0))
+        let plan = PagePlan.merge(
+            [hotel("A"), hotel("B")], existing: [:], list: .init(isEmpty: true, hasCheckpoint: false, top: 0, next: 0))
         #expect(plan.inserts.map(\.hotel.code) == ["A", "B"] && plan.inserts.map(\.position) == [-2, -1])
         #expect(plan.updates.isEmpty && !plan.replacesList && plan.savesCheckpoint)
         #expect(plan.merge == MergeResult(inserted: 2) && plan.top == -2 && plan.next == 0)
@@ -30,12 +31,14 @@ struct PagePlanTests {
         #expect(!plan.savesCheckpoint && plan.top == -7 && plan.next == 0)
         var noCheckpoint = cached
         noCheckpoint.hasCheckpoint = false
-        #expect(PagePlan.merge(page, existing: existing, list: noCheckpoint).savesCheckpoint, "a list without a continuation takes the page's")
+        #expect(
+            PagePlan.merge(page, existing: existing, list: noCheckpoint).savesCheckpoint, "a list without a continuation takes the page's")
     }
 
     @Test("page 1 that shares no code with the list replaces it, and its paging starts over")
     func replaces() {
-        let plan = PagePlan.merge([hotel("X"), hotel("Y")], existing: [:], list: PagePlan.ListState(isEmpty: false, hasCheckpoint: true, top: -40, next: 60))
+        let plan = PagePlan.merge(
+            [hotel("X"), hotel("Y")], existing: [:], list: PagePlan.ListState(isEmpty: false, hasCheckpoint: true, top: -40, next: 60))
         #expect(plan.replacesList && plan.merge == MergeResult(inserted: 2, replaced: true))
         #expect(plan.inserts.map(\.position) == [-2, -1] && plan.savesCheckpoint && plan.top == -2 && plan.next == 0)
     }
@@ -43,7 +46,9 @@ struct PagePlanTests {
     @Test("a code twice in a page counts once, its first row; an empty page changes nothing")
     func repeatsAndEmpty() {
         let plan = PagePlan.merge([hotel("A"), hotel("A", 5), hotel("B")], existing: ["B": hotel("B")], list: cached)
-        #expect(plan.inserts == [PagePlan.Row(hotel: hotel("A"), position: -6)] && plan.updates == [PagePlan.Row(hotel: hotel("B"), position: -4)])
+        #expect(
+            plan.inserts == [PagePlan.Row(hotel: hotel("A"), position: -6)]
+                && plan.updates == [PagePlan.Row(hotel: hotel("B"), position: -4)])
         let empty = PagePlan.merge([], existing: [:], list: cached)
         #expect(empty.inserts.isEmpty && empty.updates.isEmpty && !empty.replacesList && empty.top == -3 && empty.next == 0)
     }

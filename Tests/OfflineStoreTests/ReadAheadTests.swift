@@ -2,8 +2,8 @@ import Foundation
 import HTTP
 import Hotels
 import OfflineStore
-import Testing
 import TestSupport
+import Testing
 
 /// The `before` cursors a scripted sample service was asked for, in order.
 private final class CursorLog: @unchecked Sendable {
@@ -25,7 +25,9 @@ private final class CursorLog: @unchecked Sendable {
 /// A sample-service page: five hotels whose addtimes count down from just below `before` (1000 for page 1).
 private func samplePage(before: String) -> String {
     let top = Int64(before).map { $0 - 1 } ?? 1000
-    let rows = (0..<5).map { top - $0 }.map { "<h:Hotel><h:code>H\($0)</h:code><h:name>Hotel \($0)</h:name><h:addtime>\($0)</h:addtime></h:Hotel>" }
+    let rows = (0..<5).map { top - $0 }.map {
+        "<h:Hotel><h:code>H\($0)</h:code><h:name>Hotel \($0)</h:name><h:addtime>\($0)</h:addtime></h:Hotel>"
+    }
     return """
         <?xml version="1.0" encoding="UTF-8"?>
         <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>\
@@ -59,8 +61,14 @@ struct ReadAheadTests {
         let sync = ListSync(client: client, storage: store, city: "Shanghai", options: .init(pageSize: 5, maxPages: 4, readAhead: true))
         var events = sync.makeAsyncIterator()
 
-        guard case .merged(let first, _) = try await events.next() else { Issue.record("page 1 was not merged"); return }
-        guard case .appended(let second, added: 5) = try await events.next() else { Issue.record("page 2 was not appended"); return }
+        guard case .merged(let first, _) = try await events.next() else {
+            Issue.record("page 1 was not merged")
+            return
+        }
+        guard case .appended(let second, added: 5) = try await events.next() else {
+            Issue.record("page 2 was not appended")
+            return
+        }
         #expect(first.number == 1 && second.number == 2)
         // Page 3 was asked for while page 2 was stored; its error comes from this call.
         var failed = false
@@ -71,10 +79,19 @@ struct ReadAheadTests {
         }
         #expect(failed, "page 3's fault was not thrown")
         #expect(log.all == ["", "996", "991"])
-        guard case .appended(let third, added: 5) = try await events.next() else { Issue.record("page 3 was not appended"); return }
-        guard case .appended(let fourth, added: 5) = try await events.next() else { Issue.record("page 4 was not appended"); return }
+        guard case .appended(let third, added: 5) = try await events.next() else {
+            Issue.record("page 3 was not appended")
+            return
+        }
+        guard case .appended(let fourth, added: 5) = try await events.next() else {
+            Issue.record("page 4 was not appended")
+            return
+        }
         #expect(third.number == 3 && fourth.number == 4)
-        guard case .finished(let end) = try await events.next() else { Issue.record("the sync did not finish"); return }
+        guard case .finished(let end) = try await events.next() else {
+            Issue.record("the sync did not finish")
+            return
+        }
         #expect(end.reason == "maxPages" && end.pages == 4 && end.list?.count == 20)
         #expect(try await events.next() == nil)
         // Page 3 twice (it failed once), page 4 once, and nothing past maxPages.

@@ -3,8 +3,8 @@ import GRDB
 import Hotels
 import Imaging
 import OfflineStore
-import Testing
 import TestSupport
+import Testing
 
 func temporaryFolder(_ name: String) -> URL {
     FileManager.default.temporaryDirectory.appendingPathComponent("store-\(name)-\(UUID().uuidString)")
@@ -54,16 +54,21 @@ struct StoreTests {
         let positions = try store.writer.read { db in try Int64.fetchAll(db, sql: "SELECT position FROM hotels ORDER BY position") }
         #expect(positions == Array(-250..<230))
         // No code repeats, but the last 10 are cached: the rows go in at once, come out again, and the page is redone after a lookup.
-        let overlapping = hotels((0..<150).map { ("C\($0)", Int64(4_000 - $0)) }) + hotels((0..<10).map { ("B\($0)", Int64(5_000 - $0)) }, name: "Again")
+        let overlapping =
+            hotels((0..<150).map { ("C\($0)", Int64(4_000 - $0)) }) + hotels((0..<10).map { ("B\($0)", Int64(5_000 - $0)) }, name: "Again")
         #expect(try store.appendPage(overlapping, to: key, checkpoint: checkpoint) == 150)
         #expect(try codes(store) == expected + (0..<150).map { "C\($0)" })
-        #expect(try store.writer.read { db in try Int64.fetchAll(db, sql: "SELECT position FROM hotels ORDER BY position") } == Array(-250..<380))
+        #expect(
+            try store.writer.read { db in try Int64.fetchAll(db, sql: "SELECT position FROM hotels ORDER BY position") }
+                == Array(-250..<380))
         #expect(try store.hotels(in: #require(try store.cachedList(key)), limit: 251).last?.name == "Again B0")
         let expected2 = expected + (0..<150).map { "C\($0)" }
 
         // A fresh first page of 150: 120 new rows, then 30 cached ones, one moved (new addtime), one renamed.
-        var fresh = hotels((0..<120).map { ("N\($0)", Int64(20_000 - $0)) })
-            + hotels((0..<20).map { ("A\($0)", Int64(10_000 - $0)) }, name: "Renamed") + hotels((20..<30).map { ("A\($0)", Int64(10_000 - $0)) })
+        var fresh =
+            hotels((0..<120).map { ("N\($0)", Int64(20_000 - $0)) })
+            + hotels((0..<20).map { ("A\($0)", Int64(10_000 - $0)) }, name: "Renamed")
+            + hotels((20..<30).map { ("A\($0)", Int64(10_000 - $0)) })
         fresh[125].addtime = 9_999_999
         fresh[126].name = "Renamed again"
         #expect(try store.mergeFirstPage(fresh, into: key, checkpoint: checkpoint) == MergeResult(inserted: 120, updated: 1, moved: 1))
@@ -101,7 +106,9 @@ struct StoreTests {
         let store = try SQLiteHotelStore(folder: folder)
         #expect(store.warnings.first?.contains("newer HotelKit") == true)
         #expect(try codes(store).isEmpty)
-        let aside = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("hotels.sqlite.newer-") && !$0.contains("-wal") && !$0.contains("-shm") }
+        let aside = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+            $0.hasPrefix("hotels.sqlite.newer-") && !$0.contains("-wal") && !$0.contains("-shm")
+        }
         #expect(aside.count == 1)
         let kept = try DatabaseQueue(path: folder.appendingPathComponent(aside[0]).path)
         #expect(try kept.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM hotels") } == 1)
@@ -110,7 +117,8 @@ struct StoreTests {
     @Test("The image index records logos and drops entries whose file is gone on vacuum")
     func imageIndex() throws {
         let store = try SQLiteHotelStore(folder: temporaryFolder("images"))
-        try store.noteImage(ImageIndexEntry(url: "http://x/a.png", filter: "resize:8x8:fit", file: "/nowhere/a.img", bytes: 10, etag: "\"1\""))
+        try store.noteImage(
+            ImageIndexEntry(url: "http://x/a.png", filter: "resize:8x8:fit", file: "/nowhere/a.img", bytes: 10, etag: "\"1\""))
         #expect(try store.imageEntry(url: "http://x/a.png", filter: "resize:8x8:fit")?.etag == "\"1\"")
         #expect(try store.stats().images == 1)
         try store.vacuum { _ in false }

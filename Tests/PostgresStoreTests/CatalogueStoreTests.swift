@@ -4,8 +4,8 @@ import Hotels
 import Matching
 import OfflineStore
 import Runtime
-import Testing
 import TestSupport
+import Testing
 
 /// The catalogue on both stores: `hotels match` over the lists, stable ids,
 /// decisions, the review pairs, and bad references.
@@ -38,7 +38,8 @@ struct CatalogueStoreTests {
         func refetch(into store: any HotelStorage, dropping dropped: Set<String>, newcomer: Hotel) async throws {
             for (key, hotels) in lists(endpoint: { $0 }) {
                 _ = try await store.mergeFirstPage([newcomer], into: key, checkpoint: Self.checkpoint, now: Date())
-                _ = try await store.appendPage(hotels.filter { !dropped.contains($0.code) }, to: key, checkpoint: Self.checkpoint, now: Date())
+                _ = try await store.appendPage(
+                    hotels.filter { !dropped.contains($0.code) }, to: key, checkpoint: Self.checkpoint, now: Date())
             }
         }
 
@@ -66,8 +67,9 @@ struct CatalogueStoreTests {
         return RecordReference(list: list.id, code: code)
     }
 
-    @Test("hotels match groups five suppliers' lists as the truth does, stores the properties, and a second run keeps every id",
-          arguments: Backend.allCases)
+    @Test(
+        "hotels match groups five suppliers' lists as the truth does, stores the properties, and a second run keeps every id",
+        arguments: Backend.allCases)
     func matchAndKeep(_ backend: Backend) async throws {
         let store = try await backend.makeStore()
         let sample = try Sample()
@@ -75,7 +77,9 @@ struct CatalogueStoreTests {
         let catalogue = Catalogue(storage: store)
         let summary = try await catalogue.match()
         #expect(summary.records == 24 && summary.suppliers == 5 && summary.properties == 10 && summary.multiSupplierProperties == 10)
-        #expect(summary.description == "24 records from 5 suppliers → 10 properties (10 with 2 or more suppliers); \(summary.reviewPairs) pairs to review")
+        #expect(
+            summary.description
+                == "24 records from 5 suppliers → 10 properties (10 with 2 or more suppliers); \(summary.reviewPairs) pairs to review")
         #expect(try await store.reviewPairs(scope: "paris").count == summary.reviewPairs)
         let first = try await store.properties(PropertyQuery())
         #expect(Self.groups(first) == sample.truth)
@@ -88,12 +92,15 @@ struct CatalogueStoreTests {
         #expect(second.map(\.id) == first.map(\.id) && second.map(\.createdAt) == first.map(\.createdAt))
         #expect(try await store.properties(PropertyQuery(city: "PARIS", minimumSuppliers: 5)).map(\.id) == [marriott.id])
         #expect(try await store.properties(PropertyQuery(city: "Lyon")).isEmpty)
-        #expect(try await store.property(holding: RecordKey(profile: "supplier3", endpoint: "https://supplier3.example/soap", code: "77812"))?.id
-            == marriott.id)
+        #expect(
+            try await store.property(holding: RecordKey(profile: "supplier3", endpoint: "https://supplier3.example/soap", code: "77812"))?
+                .id
+                == marriott.id)
     }
 
-    @Test("a refresh that drops members keeps the ids while any member remains; a property whose members are all gone retires its id",
-          arguments: Backend.allCases)
+    @Test(
+        "a refresh that drops members keeps the ids while any member remains; a property whose members are all gone retires its id",
+        arguments: Backend.allCases)
     func refresh(_ backend: Backend) async throws {
         let store = try await backend.makeStore()
         let sample = try Sample()
@@ -118,8 +125,9 @@ struct CatalogueStoreTests {
         }
     }
 
-    @Test("decide different splits a property and every later run honours it; decide same joins two and the older id stays; a merged id leads to its successor",
-          arguments: Backend.allCases)
+    @Test(
+        "decide different splits a property and every later run honours it; decide same joins two and the older id stays; a merged id leads to its successor",
+        arguments: Backend.allCases)
     func decisions(_ backend: Backend) async throws {
         let store = try await backend.makeStore()
         try await Sample().store(into: store)
@@ -127,7 +135,8 @@ struct CatalogueStoreTests {
         _ = try await catalogue.match()
         let bristolOne = try await Self.reference("supplier1", "BRI-1", in: store)
         let bristolTwo = try await Self.reference("supplier1", "BRI-2", in: store)
-        let whole = try await catalogue.property(id: try #require(try await store.properties(PropertyQuery()).first { $0.members.contains { $0.code == "BRI-1" } }).id)
+        let whole = try await catalogue.property(
+            id: try #require(try await store.properties(PropertyQuery()).first { $0.members.contains { $0.code == "BRI-1" } }).id)
         #expect(whole.members.count == 3)
 
         let (one, two) = try await catalogue.decide(bristolOne, bristolTwo, .different)
@@ -135,16 +144,22 @@ struct CatalogueStoreTests {
         // The part with two members (BRI-1 or BRI-2 with supplier2's BRISTOL) keeps the id.
         #expect(try await catalogue.property(id: whole.id).members.count == 2)
         _ = try await catalogue.match()
-        let separate = [try await store.property(holding: RecordKey(profile: "supplier1", endpoint: "https://supplier1.example/soap", code: "BRI-1")),
-                        try await store.property(holding: RecordKey(profile: "supplier1", endpoint: "https://supplier1.example/soap", code: "BRI-2"))]
+        let separate = [
+            try await store.property(holding: RecordKey(profile: "supplier1", endpoint: "https://supplier1.example/soap", code: "BRI-1")),
+            try await store.property(holding: RecordKey(profile: "supplier1", endpoint: "https://supplier1.example/soap", code: "BRI-2")),
+        ]
         #expect(separate[0]?.id != separate[1]?.id)
         #expect(try await store.decisions().map(\.verdict) == [.different])
 
         // Two Grand Hôtels far apart: joined by a decision, one id stays and the other is retired to it.
         let opera = try await Self.reference("supplier1", "GH-OP", in: store)
         let vaugirard = try await Self.reference("supplier1", "GH-VA", in: store)
-        let operaID = try #require(try await store.property(holding: RecordKey(profile: "supplier1", endpoint: "https://supplier1.example/soap", code: "GH-OP"))?.id)
-        let vaugirardID = try #require(try await store.property(holding: RecordKey(profile: "supplier1", endpoint: "https://supplier1.example/soap", code: "GH-VA"))?.id)
+        let operaID = try #require(
+            try await store.property(holding: RecordKey(profile: "supplier1", endpoint: "https://supplier1.example/soap", code: "GH-OP"))?
+                .id)
+        let vaugirardID = try #require(
+            try await store.property(holding: RecordKey(profile: "supplier1", endpoint: "https://supplier1.example/soap", code: "GH-VA"))?
+                .id)
         let (joined, same) = try await catalogue.decide(opera, vaugirard, .same)
         // The two join; each one's partner from supplier2 is far from the other, so at most one follows (no chaining).
         #expect(joined?.id == same?.id && Set(joined?.members.map(\.code) ?? []).isSuperset(of: ["GH-OP", "GH-VA"]))
@@ -159,8 +174,9 @@ struct CatalogueStoreTests {
         #expect(decisions.count == 2 && !decisions.contains { $0.verdict == .same })
     }
 
-    @Test("explain prints every signal; bad references say what is wrong: no such list, no such code, one record twice, not LIST:CODE; an empty store has nothing to match",
-          arguments: Backend.allCases)
+    @Test(
+        "explain prints every signal; bad references say what is wrong: no such list, no such code, one record twice, not LIST:CODE; an empty store has nothing to match",
+        arguments: Backend.allCases)
     func explainAndBadReferences(_ backend: Backend) async throws {
         let store = try await backend.makeStore()
         let catalogue = Catalogue(storage: store)
@@ -171,8 +187,10 @@ struct CatalogueStoreTests {
         let explanation = try await catalogue.explain(a, b)
         #expect(explanation.signals.count == Signal.allCases.count && explanation.decision != .match)
         #expect(explanation.description.contains("Ibis Styles Paris Gare du Nord"))
-        for (first, second, kind) in [(RecordReference(list: 99, code: "X"), b, CatalogueError.Kind.unknownList),
-                                      (RecordReference(list: a.list, code: "NOPE"), b, .unknownRecord), (a, a, .sameRecord)] {
+        for (first, second, kind) in [
+            (RecordReference(list: 99, code: "X"), b, CatalogueError.Kind.unknownList),
+            (RecordReference(list: a.list, code: "NOPE"), b, .unknownRecord), (a, a, .sameRecord),
+        ] {
             await #expect { try await catalogue.decide(first, second, .same) } throws: { ($0 as? CatalogueError)?.kind == kind }
         }
         #expect(throws: CatalogueError.self) { try RecordReference(parsing: "PAR1234") }
@@ -181,7 +199,9 @@ struct CatalogueStoreTests {
         #expect(try await store.decisions().isEmpty)
     }
 
-    @Test("a credential in a list's endpoint never reaches a property's members, a review pair or an explanation", arguments: Backend.allCases)
+    @Test(
+        "a credential in a list's endpoint never reaches a property's members, a review pair or an explanation", arguments: Backend.allCases
+    )
     func noSecrets(_ backend: Backend) async throws {
         let store = try await backend.makeStore()
         try await Sample().store(into: store, endpoint: { $0 + "?apikey=s3cret-token" })
@@ -198,9 +218,12 @@ struct CatalogueStoreTests {
         #expect(!String(describing: explained.pair.first).contains("s3cret") && !explained.pair.first.supplier.endpoint.contains("s3cret"))
     }
 
-    @Test("a SQLite file whose properties were deleted without their members (a tool that runs SQLite without foreign keys) still matches, every record in one property")
+    @Test(
+        "a SQLite file whose properties were deleted without their members (a tool that runs SQLite without foreign keys) still matches, every record in one property"
+    )
     func orphanedMembers() async throws {
-        let store = try SQLiteHotelStore(folder: FileManager.default.temporaryDirectory.appendingPathComponent("orphans-\(UUID().uuidString)"))
+        let store = try SQLiteHotelStore(
+            folder: FileManager.default.temporaryDirectory.appendingPathComponent("orphans-\(UUID().uuidString)"))
         try await Sample().store(into: store)
         let catalogue = Catalogue(storage: store)
         _ = try await catalogue.match()

@@ -1,19 +1,21 @@
 import Foundation
 import OfflineStore
 import PostgresStore
-import Testing
 import TestSupport
+import Testing
 
 /// What keeps the fleet unattended, at the queue: schedules, the rescuer
 /// that waits on nothing, retry of the dead, pause, the leader, workers gone.
 @Suite("The job queue unattended")
 struct FleetQueueTests {
-    func makeQueue(_ parameters: String = "") async throws -> (JobQueue, database: String) {
+    func makeQueue(_ parameters: String = "") async throws -> (JobQueue<TestKind>, database: String) {
         let url = try await TestPostgres.shared().makeDatabase() + parameters
-        return (JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url))), TestPostgres.database(in: url))
+        return (
+            JobQueue<TestKind>(database: try await PostgresDatabase.open(try PostgresLocation(url: url))), TestPostgres.database(in: url)
+        )
     }
 
-    func listJob(_ city: String, maxAttempts: Int = 5, every: Double? = nil) -> NewJob {
+    func listJob(_ city: String, maxAttempts: Int = 5, every: Double? = nil) -> NewJob<TestKind> {
         NewJob(kind: .list, arguments: #"{"city":"\#(city)"}"#, uniqueKey: "list|\(city)", maxAttempts: maxAttempts, every: every)
     }
 
@@ -29,8 +31,10 @@ struct FleetQueueTests {
         // The list was queued already: before schedules, it never became recurring.
         #expect(try await queue.enqueue([listJob("Paris", every: 6 * 3600)]) == EnqueueResult(new: 0, alreadyQueued: 1, scheduled: 1))
         #expect(try await queue.enqueue([listJob("Rome", every: 3600)]) == EnqueueResult(new: 1, alreadyQueued: 0, scheduled: 1))
-        #expect(try await psql("SELECT unique_key, every_seconds, round(extract(epoch FROM next_at - now()) / 60) FROM schedules ORDER BY id", database)
-            == "list|Paris|21600|360\nlist|Rome|3600|60")
+        #expect(
+            try await psql(
+                "SELECT unique_key, every_seconds, round(extract(epoch FROM next_at - now()) / 60) FROM schedules ORDER BY id", database)
+                == "list|Paris|21600|360\nlist|Rome|3600|60")
         // A new period for Rome: updated, not doubled.
         #expect(try await queue.enqueue([listJob("Rome", every: 7200)]).scheduled == 1)
         let schedules = try await queue.schedules()
@@ -71,7 +75,8 @@ struct FleetQueueTests {
         let paris = try #require(try await queue.claim(worker: "w", limit: 2, lease: 30).first { $0.arguments.contains("Paris") })
         #expect(try await queue.complete(paris.lease))
         let stale = try await queue.overview().stale
-        #expect(stale.map(\.arguments) == [#"{"city": "Rome"}"#] && stale.first?.staleSince ?? .distantFuture < Date().addingTimeInterval(-170))
+        #expect(
+            stale.map(\.arguments) == [#"{"city": "Rome"}"#] && stale.first?.staleSince ?? .distantFuture < Date().addingTimeInterval(-170))
         #expect(try await queue.schedules().first?.stale == true, "stale ones first")
     }
 
@@ -83,9 +88,9 @@ struct FleetQueueTests {
         let held = try #require(jobs.first { $0.arguments.contains("Held") })
         try await psql("UPDATE jobs SET lease_until = now() - interval '1 second'", database)
         // As a page write holds it: FOR SHARE under the job's fence, in a transaction that never ends.
-        let server = try TestPostgres.shared()
+        let server = try await TestPostgres.shared()
         let session = try await server.holdTransaction("SELECT 1 FROM jobs WHERE id = \(held.id) FOR SHARE", database: database)
-        #expect(try await queue.rescue(backoffBase: 0) == JobQueue.Rescue(retryable: 1, dead: []))
+        #expect(try await queue.rescue(backoffBase: 0) == JobQueue<TestKind>.Rescue(retryable: 1, dead: []))
         #expect(try await psql("SELECT unique_key, state FROM jobs ORDER BY id", database) == "list|Held|running\nlist|Free|retryable")
         try await server.endHeldTransaction(session, database: database)
         #expect(try await queue.rescue(backoffBase: 0).retryable == 1, "rescued once the row is free")
@@ -100,7 +105,7 @@ struct FleetQueueTests {
             #expect(try await queue.claim(worker: "w\(round)", limit: 1, lease: 30).count == 1)
             try await psql("UPDATE jobs SET lease_until = now() - interval '1 second'", database)
             let rescue = try await queue.rescue(backoffBase: 60, backoffMaximum: 3600)
-            #expect(rescue == JobQueue.Rescue(retryable: round < 3 ? 1 : 0, dead: round < 3 ? [] : [.list]))
+            #expect(rescue == JobQueue<TestKind>.Rescue(retryable: round < 3 ? 1 : 0, dead: round < 3 ? [] : [.list]))
             if round < 3 {
                 // 60 s doubling per attempt, with jitter between half and all of it: never at once (20 s for a loaded machine's delays).
                 let wait = Double(try await psql("SELECT extract(epoch FROM scheduled_at - now()) FROM jobs", database)) ?? 0
@@ -108,10 +113,13 @@ struct FleetQueueTests {
                 #expect(try await queue.claim(worker: "next", limit: 1, lease: 30).isEmpty)
             }
         }
-        #expect(try await psql("SELECT state, last_error FROM jobs", database)
-            == "dead|its worker died on it 3 times in a row (the lease of w3 expired)")
-        #expect(try await psql("SELECT last_error FROM schedules", database) == "its worker died on it 3 times in a row (the lease of w3 expired)",
-                "the list's schedule says why")
+        #expect(
+            try await psql("SELECT state, last_error FROM jobs", database)
+                == "dead|its worker died on it 3 times in a row (the lease of w3 expired)")
+        #expect(
+            try await psql("SELECT last_error FROM schedules", database)
+                == "its worker died on it 3 times in a row (the lease of w3 expired)",
+            "the list's schedule says why")
         // A run that ends on its own in between resets the count.
         try await queue.enqueue([listJob("Flaky", maxAttempts: 10)])
         let flaky = try #require(try await queue.claim(worker: "w", limit: 1, lease: 30).first)
@@ -134,9 +142,10 @@ struct FleetQueueTests {
         try await queue.fail(oslo.lease, error: "boom", retryIn: 0)
         try await queue.enqueue([listJob("Oslo")])
         // Paris and Rome once each (their older dead jobs stay as they are); Oslo, queued again meanwhile, is left.
-        #expect(try await queue.retryDead() == JobQueue.RetryDead(retried: 2, left: 1))
-        #expect(try await psql("SELECT unique_key, count(*) FROM jobs WHERE state = 'available' GROUP BY 1 ORDER BY 1", database)
-            == "list|Oslo|1\nlist|Paris|1\nlist|Rome|1")
+        #expect(try await queue.retryDead() == JobQueue<TestKind>.RetryDead(retried: 2, left: 1))
+        #expect(
+            try await psql("SELECT unique_key, count(*) FROM jobs WHERE state = 'available' GROUP BY 1 ORDER BY 1", database)
+                == "list|Oslo|1\nlist|Paris|1\nlist|Rome|1")
     }
 
     @Test("a paused kind is not claimed until resumed; the other kind is")
@@ -169,17 +178,19 @@ struct FleetQueueTests {
     @Test("a worker silent for two leases is shown as gone, then removed; one that comes back is listed again by its heartbeat")
     func goneWorkers() async throws {
         let (queue, database) = try await makeQueue()
-        let worker = WorkerInfo(id: UUID().uuidString, host: "host-a", pid: 1, kinds: [.list], concurrency: 2, lease: 10)
+        // Ten minutes' lease: gone when the test sets its heartbeat back, never because a loaded machine took 20 s
+        // between the registration and the overview (a 10 s lease did, in a full run beside other builds).
+        let worker = WorkerInfo<TestKind>(id: UUID().uuidString, host: "host-a", pid: 1, kinds: [.list], concurrency: 2, lease: 600)
         // An hour's lease: however slow the machine, it cannot go silent for two of them while the test runs.
-        let other = WorkerInfo(id: UUID().uuidString, host: "host-a", pid: 1, kinds: [.list], concurrency: 2, lease: 3600)
+        let other = WorkerInfo<TestKind>(id: UUID().uuidString, host: "host-a", pid: 1, kinds: [.list], concurrency: 2, lease: 3600)
         try await queue.register(worker)
         try await queue.register(other)
         #expect(try await queue.overview().workers.map(\.gone) == [false, false], "pid 1 on one host twice: two workers")
-        try await psql("UPDATE workers SET heartbeat_at = now() - interval '21 seconds' WHERE id = '\(worker.id)'", database)
+        try await psql("UPDATE workers SET heartbeat_at = now() - interval '1201 seconds' WHERE id = '\(worker.id)'", database)
         #expect(try await queue.overview().workers.map(\.gone) == [true, false])
         #expect(try await queue.removeGoneWorkers(grace: 3600) == 0)
         #expect(try await queue.removeGoneWorkers(grace: 0) == 1)
-        _ = try await queue.heartbeat([], lease: 10, worker: worker)
+        _ = try await queue.heartbeat([], lease: 600, worker: worker)
         #expect(try await queue.overview().workers.count == 2)
     }
 }

@@ -1,10 +1,17 @@
 import Foundation
 import Hotels
 import OfflineStore
-@testable import PostgresStore
 import PostgresNIO
-import Testing
 import TestSupport
+import Testing
+
+@testable import PostgresStore
+
+/// The kinds these tests queue. The queue knows none of its own (the Workers library's `JobKind` is HotelKit's);
+/// these are HotelKit's names, which the schema's check allows.
+enum TestKind: String, JobQueueKind {
+    case list, logos, match
+}
 
 /// The job queue's state changes, each against a real PostgreSQL.
 @Suite("The job queue")
@@ -13,14 +20,17 @@ struct JobQueueTests {
     let checkpoint = Pager.Checkpoint(pagesReceived: 1, nextPage: 2, nextCursor: nil, usedCursors: [], end: nil)
 
     /// A queue on a new database, with the database's name for psql.
-    func makeQueue() async throws -> (JobQueue, database: String) {
+    func makeQueue() async throws -> (JobQueue<TestKind>, database: String) {
         let url = try await TestPostgres.shared().makeDatabase()
-        return (JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url))), TestPostgres.database(in: url))
+        return (
+            JobQueue<TestKind>(database: try await PostgresDatabase.open(try PostgresLocation(url: url))), TestPostgres.database(in: url)
+        )
     }
 
-    func listJob(_ city: String, priority: Int = 0, maxAttempts: Int = 5, every: Double? = nil) -> NewJob {
-        NewJob(kind: .list, arguments: #"{"city":"\#(city)"}"#, uniqueKey: "sample|http://127.0.0.1:1/soap|\(city)", priority: priority,
-               maxAttempts: maxAttempts, every: every)
+    func listJob(_ city: String, priority: Int = 0, maxAttempts: Int = 5, every: Double? = nil) -> NewJob<TestKind> {
+        NewJob(
+            kind: .list, arguments: #"{"city":"\#(city)"}"#, uniqueKey: "sample|http://127.0.0.1:1/soap|\(city)", priority: priority,
+            maxAttempts: maxAttempts, every: every)
     }
 
     @discardableResult
@@ -49,7 +59,7 @@ struct JobQueueTests {
         try await queue.enqueue([listJob("Low", priority: 0), listJob("High", priority: 9)] + (0..<30).map { listJob("C\($0)") })
         let first = try await queue.claim(worker: "w0", limit: 1, lease: 30)
         #expect(first.map(\.arguments) == [#"{"city": "High"}"#] && first.first?.attempt == 1 && first.first?.fence == 1)
-        let claims = try await withThrowingTaskGroup(of: [ClaimedJob].self) { group in
+        let claims = try await withThrowingTaskGroup(of: [ClaimedJob<TestKind>].self) { group in
             for worker in 1...4 { group.addTask { try await queue.claim(worker: "w\(worker)", limit: 10, lease: 30) } }
             return try await group.reduce(into: []) { $0 += $1 }
         }
@@ -97,9 +107,10 @@ struct JobQueueTests {
         #expect(try await queue.rescue().count == 0)
 
         try await psql("UPDATE jobs SET lease_until = now() - interval '1 second'", database)
-        #expect(try await queue.rescue(backoffBase: 0) == JobQueue.Rescue(retryable: 1, dead: [.list]))
-        #expect(try await psql("SELECT state, attempt, last_error FROM jobs ORDER BY id", database)
-            == "retryable|1|the lease of stalled expired\ndead|1|the lease of stalled expired")
+        #expect(try await queue.rescue(backoffBase: 0) == JobQueue<TestKind>.Rescue(retryable: 1, dead: [.list]))
+        #expect(
+            try await psql("SELECT state, attempt, last_error FROM jobs ORDER BY id", database)
+                == "retryable|1|the lease of stalled expired\ndead|1|the lease of stalled expired")
         let taken = try #require(try await queue.claim(worker: "successor", limit: 2, lease: 30).first)
         #expect(taken.id == jobs[0].id && taken.attempt == 2)
         // The stalled worker's heartbeat no longer holds either job.
@@ -112,13 +123,15 @@ struct JobQueueTests {
         let (queue, database) = try await makeQueue()
         try await queue.enqueue([listJob("Paris")])
         let stalled = try #require(try await queue.claim(worker: "stalled", limit: 1, lease: 30).first)
-        let store = queue.store
-        _ = try await store.fenced(by: stalled.lease).mergeFirstPage(hotels([("A", 3), ("B", 2)]), into: key, checkpoint: checkpoint, now: Date())
+        let store = PostgresHotelStore(database: queue.database)
+        _ = try await store.fenced(by: stalled.lease).mergeFirstPage(
+            hotels([("A", 3), ("B", 2)]), into: key, checkpoint: checkpoint, now: Date())
 
         try await psql("UPDATE jobs SET lease_until = now() - interval '1 second'", database)
         #expect(try await queue.rescue(backoffBase: 0).count == 1)
         let successor = try #require(try await queue.claim(worker: "successor", limit: 1, lease: 30).first)
-        #expect(try await store.fenced(by: successor.lease).appendPage(hotels([("C", 1)]), to: key, checkpoint: checkpoint, now: Date()) == 1)
+        #expect(
+            try await store.fenced(by: successor.lease).appendPage(hotels([("C", 1)]), to: key, checkpoint: checkpoint, now: Date()) == 1)
 
         await #expect {
             try await store.fenced(by: stalled.lease).appendPage(hotels([("Z", 0)]), to: key, checkpoint: checkpoint, now: Date())
@@ -150,7 +163,7 @@ struct JobQueueTests {
         #expect(try await queue.cancel(jobs[0].id))
         #expect(try await queue.cancel(jobs[0].id) == false)
         #expect(try await queue.retry(jobs[0].id))
-        #expect(try await queue.retryDead() == JobQueue.RetryDead(retried: 1, left: 0))
+        #expect(try await queue.retryDead() == JobQueue<TestKind>.RetryDead(retried: 1, left: 0))
         #expect(try await psql("SELECT state, attempt FROM jobs ORDER BY id", database) == "available|0\navailable|0\ncompleted|1")
         // A list queued again meanwhile is not queued twice by a retry.
         try await queue.enqueue([listJob("Oslo")])
@@ -177,7 +190,8 @@ struct JobQueueTests {
         /// function's own statement, as its node types and the rows the ready index gave. `asDeclared` false
         /// takes the function's `SET enable_sort = off` away first, in the same transaction.
         func plan(asDeclared: Bool) async throws -> (nodes: [String], readyRows: Int?) {
-            let output = try await psql("""
+            let output = try await psql(
+                """
                 BEGIN;
                 \(asDeclared ? "" : "ALTER FUNCTION hotelkit_claim(text, text[], bigint, double precision) RESET enable_sort;")
                 LOAD 'auto_explain';
@@ -216,4 +230,3 @@ struct JobQueueTests {
         #expect(try await queue.claim(worker: "w", limit: 10, lease: 30).count == 10)
     }
 }
-

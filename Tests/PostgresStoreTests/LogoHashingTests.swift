@@ -5,8 +5,8 @@ import Logos
 import OfflineStore
 import PostgresStore
 import Runtime
-import Testing
 import TestSupport
+import Testing
 
 /// `hotels match --logos` in the library: what it says of a logo it could not have.
 @Suite("Matching with logos")
@@ -15,9 +15,10 @@ struct LogoHashingTests {
     func failureShownWithoutSecrets() async throws {
         let runtime = try await HotelRuntime.open(.init(store: .inMemory))
         let checkpoint = Pager.Checkpoint(pagesReceived: 1, nextPage: 0, nextCursor: nil, usedCursors: [], end: .endMarker)
-        _ = try await runtime.storage.mergeFirstPage([Hotel(code: "A", name: "Hôtel Aurore", logoURL: "http://logos.test/a.png?token=SECRET123")],
-                                                     into: ListKey(profile: "one", endpoint: "http://one.test/soap", city: "Paris"),
-                                                     checkpoint: checkpoint, now: Date())
+        _ = try await runtime.storage.mergeFirstPage(
+            [Hotel(code: "A", name: "Hôtel Aurore", logoURL: "http://logos.test/a.png?token=SECRET123")],
+            into: ListKey(profile: "one", endpoint: "http://one.test/soap", city: "Paris"),
+            checkpoint: checkpoint, now: Date())
         let pipeline = LogoPipeline(configuration: .init(transport: try FakeLogoTransport(answersAtOnce: true, offline: true)))
         let summary = try await runtime.catalogue.match(logos: SupplierLogos(publicOnly: pipeline, anyAddress: pipeline))
         #expect(summary.records == 1 && summary.properties == 1 && summary.logosHashed == 0 && summary.logosFailed == 1)
@@ -27,13 +28,16 @@ struct LogoHashingTests {
         await runtime.close()
     }
 
-    @Test("a logo's hash stays while its bytes do, for every filter chain's entry, and goes when other bytes are downloaded", arguments: Backend.allCases)
+    @Test(
+        "a logo's hash stays while its bytes do, for every filter chain's entry, and goes when other bytes are downloaded",
+        arguments: Backend.allCases)
     func hashFollowsTheBytes(_ backend: Backend) async throws {
         let store = try await backend.makeStore()
         let url = "http://logos.test/a.png"
         let checkpoint = Pager.Checkpoint(pagesReceived: 1, nextPage: 0, nextCursor: nil, usedCursors: [], end: .endMarker)
-        _ = try await store.mergeFirstPage([Hotel(code: "A", name: "Hôtel Aurore", logoURL: url)],
-                                           into: ListKey(profile: "one", endpoint: "http://one.test/soap", city: "Paris"), checkpoint: checkpoint, now: Date())
+        _ = try await store.mergeFirstPage(
+            [Hotel(code: "A", name: "Hôtel Aurore", logoURL: url)],
+            into: ListKey(profile: "one", endpoint: "http://one.test/soap", city: "Paris"), checkpoint: checkpoint, now: Date())
         let list = try #require(try await store.allLists().first)
         func entry(filter: String = "", bytes: Int, etag: String?) -> ImageIndexEntry {
             ImageIndexEntry(url: url, filter: filter, file: "", bytes: bytes, etag: etag, data: [UInt8](repeating: 1, count: bytes))
@@ -48,6 +52,6 @@ struct LogoHashingTests {
         // Another picture: no entry of that URL keeps the old hash.
         try await store.noteImage(entry(bytes: 12, etag: "\"b\""))
         #expect(try await store.logoHashes(lists: [list.id]).isEmpty)
-        await (store as? PostgresHotelStore)?.close()
+        await (store as? PostgresHotelStore)?.database.close()
     }
 }

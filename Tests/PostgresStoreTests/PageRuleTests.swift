@@ -44,7 +44,9 @@ struct PageRuleTests {
         var page: [Hotel]
         var checkpoint: Pager.Checkpoint
 
-        var description: String { (isFirstPage ? "merge " : "append ") + page.map { "\($0.code)@\($0.addtime ?? 0):\($0.name ?? "")" }.joined(separator: " ") }
+        var description: String {
+            (isFirstPage ? "merge " : "append ") + page.map { "\($0.code)@\($0.addtime ?? 0):\($0.name ?? "")" }.joined(separator: " ")
+        }
     }
 
     /// Pages drawn from 24 codes, so codes recur across pages and within one: with other names (changed) and addtimes (moved).
@@ -54,16 +56,19 @@ struct PageRuleTests {
             let size = Int.random(in: 0...7, using: &random)
             let page = (0..<size).map { _ in
                 let code = Int.random(in: 0..<24, using: &random)
-                return Hotel(code: "C\(code)", name: "Hotel \(code)" + (Bool.random(using: &random) ? "" : " renamed"),
-                             addtime: Int64(100 - code + (Int.random(in: 0..<4, using: &random) == 0 ? 50 : 0)))
+                return Hotel(
+                    code: "C\(code)", name: "Hotel \(code)" + (Bool.random(using: &random) ? "" : " renamed"),
+                    addtime: Int64(100 - code + (Int.random(in: 0..<4, using: &random) == 0 ? 50 : 0)))
             }
-            let checkpoint = Pager.Checkpoint(pagesReceived: number + 1, nextPage: number + 2, nextCursor: "c\(number)", usedCursors: [], end: nil)
+            let checkpoint = Pager.Checkpoint(
+                pagesReceived: number + 1, nextPage: number + 2, nextCursor: "c\(number)", usedCursors: [], end: nil)
             return Step(isFirstPage: Int.random(in: 0..<4, using: &random) == 0, page: page, checkpoint: checkpoint)
         }
     }
 
-    @Test("random page sequences: the planner's model and the store end every page with the same rows, positions, count, checkpoint and result",
-          arguments: Backend.allCases)
+    @Test(
+        "random page sequences: the planner's model and the store end every page with the same rows, positions, count, checkpoint and result",
+        arguments: Backend.allCases)
     func storesFollowThePlan(_ backend: Backend) async throws {
         for seed in UInt64(1)...12 {
             let store = try await backend.makeStore()

@@ -1,17 +1,24 @@
 import Foundation
 import Logging
-@testable import PostgresStore
 import Testing
+
+@testable import PostgresStore
 
 /// postgres-nio's own log lines carry errors as Swift dumps; HotelKit's logger says them in plain words.
 @Suite struct PlainErrorsTests {
     @Test(arguments: [
-        ("PSQLError(code: connectionError, underlying: Connection errors: SingleConnectionFailure(target: [IPv4]127.0.0.1/127.0.0.1:1, "
-            + "error: connection reset (error set): Connection refused) (errno: 111)))", "connection refused"),
-        ("ConnectionPoolError(base: _ConnectionPoolModule.ConnectionPoolError.Base.connectionCreationCircuitBreakerTripped)",
-         "every attempt to connect failed for too long"),
-        ("DNS error: SocketAddressError.UnknownHost: Name or service not known (error -2) for host db.invalid, port 5432",
-         "the host name was not found"),
+        (
+            "PSQLError(code: connectionError, underlying: Connection errors: SingleConnectionFailure(target: [IPv4]127.0.0.1/127.0.0.1:1, "
+                + "error: connection reset (error set): Connection refused) (errno: 111)))", "connection refused"
+        ),
+        (
+            "ConnectionPoolError(base: _ConnectionPoolModule.ConnectionPoolError.Base.connectionCreationCircuitBreakerTripped)",
+            "every attempt to connect failed for too long"
+        ),
+        (
+            "DNS error: SocketAddressError.UnknownHost: Name or service not known (error -2) for host db.invalid, port 5432",
+            "the host name was not found"
+        ),
         ("the connection timed out", "the connection timed out"),
     ])
     func dumpsBecomeWords(_ dump: String, _ words: String) {

@@ -3,8 +3,8 @@ import Hotels
 import Imaging
 import OfflineStore
 import PostgresStore
-import Testing
 import TestSupport
+import Testing
 
 /// The two backends every store assertion runs on.
 enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
@@ -16,9 +16,11 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     func makeStore() async throws -> any HotelStorage {
         switch self {
         case .sqlite:
-            return try SQLiteHotelStore(folder: FileManager.default.temporaryDirectory.appendingPathComponent("shared-store-\(UUID().uuidString)"))
+            return try SQLiteHotelStore(
+                folder: FileManager.default.temporaryDirectory.appendingPathComponent("shared-store-\(UUID().uuidString)"))
         case .postgres:
-            return try await PostgresHotelStore.open(try PostgresLocation(url: try await TestPostgres.shared().makeDatabase()))
+            return PostgresHotelStore(
+                database: try await PostgresDatabase.open(try PostgresLocation(url: try await TestPostgres.shared().makeDatabase())))
         }
     }
 }
@@ -37,7 +39,8 @@ struct SharedStoreTests {
     @Test("a first page into an empty store: every row inserted, in order, with its checkpoint", arguments: Backend.allCases)
     func firstPage(_ backend: Backend) async throws {
         let store = try await backend.makeStore()
-        let result = try await store.mergeFirstPage(hotels([("A", 300), ("B", 200), ("C", 100)]), into: key, checkpoint: checkpoint, now: Date())
+        let result = try await store.mergeFirstPage(
+            hotels([("A", 300), ("B", 200), ("C", 100)]), into: key, checkpoint: checkpoint, now: Date())
         #expect(result == MergeResult(inserted: 3))
         #expect(try await codes(store) == ["A", "B", "C"])
         let list = try #require(try await store.cachedList(key))
@@ -45,8 +48,9 @@ struct SharedStoreTests {
         #expect(try await store.hotels(in: list, limit: 2).dropFirst().map(\.code) == ["B"])
     }
 
-    @Test("merge: new codes inserted, changed rows updated, a row whose addtime changed moves; the cached checkpoint holds",
-          arguments: Backend.allCases)
+    @Test(
+        "merge: new codes inserted, changed rows updated, a row whose addtime changed moves; the cached checkpoint holds",
+        arguments: Backend.allCases)
     func merge(_ backend: Backend) async throws {
         let store = try await backend.makeStore()
         try await store.mergeFirstPage(hotels([("A", 300), ("B", 200), ("C", 100)]), into: key, checkpoint: checkpoint, now: Date())
@@ -73,7 +77,8 @@ struct SharedStoreTests {
         #expect(try await store.cachedList(key)?.checkpoint == fresh)
     }
 
-    @Test("load more appends, never repeats a code, updates cached rows in place, and saves where paging stands", arguments: Backend.allCases)
+    @Test(
+        "load more appends, never repeats a code, updates cached rows in place, and saves where paging stands", arguments: Backend.allCases)
     func append(_ backend: Backend) async throws {
         let store = try await backend.makeStore()
         let first = hotels((0..<250).map { ("A\($0)", Int64(10_000 - $0)) })
@@ -90,22 +95,26 @@ struct SharedStoreTests {
         #expect(try await store.hotels(in: list, limit: 21).dropFirst(19).map(\.name) == ["Renamed A19", "Hotel A20"])
     }
 
-    @Test("a load-more page of distinct codes, one of them stored already, adds the rest and updates that one in place",
-          arguments: Backend.allCases)
+    @Test(
+        "a load-more page of distinct codes, one of them stored already, adds the rest and updates that one in place",
+        arguments: Backend.allCases)
     func appendMeetsStoredCode(_ backend: Backend) async throws {
         let store = try await backend.makeStore()
         try await store.mergeFirstPage(hotels([("A", 300), ("B", 200)]), into: key, checkpoint: checkpoint, now: Date())
         let end = Pager.Checkpoint(pagesReceived: 2, nextPage: 0, nextCursor: "1", usedCursors: ["100", "1"], end: .endMarker)
-        #expect(try await store.appendPage(hotels([("C", 100), ("A", 300), ("D", 90)], name: "New"), to: key, checkpoint: end,
-                                           now: Date()) == 2)
+        #expect(
+            try await store.appendPage(
+                hotels([("C", 100), ("A", 300), ("D", 90)], name: "New"), to: key, checkpoint: end,
+                now: Date()) == 2)
         #expect(try await codes(store) == ["A", "B", "C", "D"])
         let list = try #require(try await store.cachedList(key))
         #expect(list.count == 4 && list.checkpoint == end && list.isExhausted)
         #expect(try await store.hotels(in: list, limit: 1).map(\.name) == ["New A"])
     }
 
-    @Test("a search by position is a list of its own: the same city near two points, and without one, keep three lists",
-          arguments: Backend.allCases)
+    @Test(
+        "a search by position is a list of its own: the same city near two points, and without one, keep three lists",
+        arguments: Backend.allCases)
     func areas(_ backend: Backend) async throws {
         let store = try await backend.makeStore()
         let downtown = try SearchArea(near: "47.6062,-122.3321", radius: 2)
@@ -144,8 +153,9 @@ struct SharedStoreTests {
         #expect(exact == [240, 240])
     }
 
-    @Test("a list is found by its id; rows pages it by keyset, after a position, and matches names case-insensitively, % and _ taken as themselves",
-          arguments: Backend.allCases)
+    @Test(
+        "a list is found by its id; rows pages it by keyset, after a position, and matches names case-insensitively, % and _ taken as themselves",
+        arguments: Backend.allCases)
     func keysetRows(_ backend: Backend) async throws {
         let store = try await backend.makeStore()
         var page = hotels((0..<30).map { ("C\($0)", Int64(10_000 - $0)) })
@@ -171,8 +181,9 @@ struct SharedStoreTests {
     func fields(_ backend: Backend) async throws {
         let store = try await backend.makeStore()
         let page = [
-            Hotel(code: "B&B 1", name: "Hôtel « Les Pins » 松", address: "1 rue d'Été", latitude: -33.8688, longitude: 151.2093,
-                  logoURL: "http://logos.test/x.png?k=1&o=2", addtime: 1_700_000_000),
+            Hotel(
+                code: "B&B 1", name: "Hôtel « Les Pins » 松", address: "1 rue d'Été", latitude: -33.8688, longitude: 151.2093,
+                logoURL: "http://logos.test/x.png?k=1&o=2", addtime: 1_700_000_000),
             Hotel(code: "2"),
         ]
         try await store.mergeFirstPage(page, into: key, checkpoint: checkpoint, now: Date())
@@ -180,14 +191,16 @@ struct SharedStoreTests {
         #expect(try await store.hotels(in: list, limit: nil) == page)
     }
 
-    @Test("lists are kept apart by profile, endpoint, city and keyword; the latest of a city is found without an endpoint; stats and clear",
-          arguments: Backend.allCases)
+    @Test(
+        "lists are kept apart by profile, endpoint, city and keyword; the latest of a city is found without an endpoint; stats and clear",
+        arguments: Backend.allCases)
     func separateLists(_ backend: Backend) async throws {
         let store = try await backend.makeStore()
         let other = ListKey(profile: "sample", endpoint: "http://127.0.0.1:2/soap", city: "Shanghai")
         let keyed = ListKey(profile: "sample", endpoint: "http://127.0.0.1:2/soap", city: "Shanghai", keyword: "spa")
         try await store.mergeFirstPage(hotels([("A", 1)]), into: key, checkpoint: checkpoint, now: Date(timeIntervalSince1970: 1000))
-        try await store.mergeFirstPage(hotels([("B", 1), ("C", 2)]), into: other, checkpoint: checkpoint, now: Date(timeIntervalSince1970: 2000))
+        try await store.mergeFirstPage(
+            hotels([("B", 1), ("C", 2)]), into: other, checkpoint: checkpoint, now: Date(timeIntervalSince1970: 2000))
         try await store.mergeFirstPage(hotels([("D", 1)]), into: keyed, checkpoint: checkpoint, now: Date(timeIntervalSince1970: 3000))
         #expect(try await store.cachedList(key)?.count == 1)
         #expect(try await store.latestList(city: "Shanghai", profile: nil, keyword: nil, area: nil)?.key == other)

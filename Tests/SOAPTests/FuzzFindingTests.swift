@@ -1,8 +1,8 @@
 import Foundation
 import SOAP
 import Seeding
-import Testing
 import TestSupport
+import Testing
 
 /// Inputs that `scripts/fuzz parse` found, in Samples/Fuzz (FUZZING.md).
 @Suite("Fuzzing findings")
@@ -56,8 +56,9 @@ struct FuzzFindingTests {
         }
     }
 
-    @Test("UTF-8 is checked as Unicode defines it, across chunk boundaries; columns count characters",
-          arguments: [
+    @Test(
+        "UTF-8 is checked as Unicode defines it, across chunk boundaries; columns count characters",
+        arguments: [
             ([0xC0, 0xAF], "an overlong slash"),
             ([0xE0, 0x80, 0xAF], "an overlong three-byte form"),
             ([0xED, 0xA0, 0x80], "a surrogate"),
@@ -66,7 +67,7 @@ struct FuzzFindingTests {
             ([0xE4, 0xB8], "a character cut short by text"),
             ([0xF0, 0x9F, 0x98], "a four-byte character cut short by text"),
             ([0x80], "a lone continuation byte"),
-          ] as [([UInt8], String)])
+        ] as [([UInt8], String)])
     func invalidSequences(bad: [UInt8], what: String) {
         // Line 2 starts with two Chinese characters (three bytes each), then the bad bytes, then text.
         let document = Array("<?xml version=\"1.0\"?>\n<a>上海".utf8) + bad + Array("x</a>".utf8)

@@ -1,7 +1,7 @@
 import Foundation
 import SOAP
-import Testing
 import TestSupport
+import Testing
 
 /// A body handler that only collects text, to see what a parse let through.
 final class TextCollector: SOAPBodyHandler {
@@ -46,13 +46,15 @@ struct HostileInputTests {
         #expect(listener.connectionCount == 0)
     }
 
-    @Test("every recorded attack is refused with the right error", arguments: [
-        ("hostile-xxe-file.xml", "doctype"), ("hostile-xxe-network.xml", "doctype"),
-        ("hostile-xxe-parameter.xml", "doctype"), ("hostile-external-dtd.xml", "doctype"),
-        ("hostile-billion-laughs.xml", "doctype"), ("hostile-quadratic-blowup.xml", "doctype"),
-        ("hostile-deep-nesting.xml", "depth"), ("hostile-huge-text.xml", "text"),
-        ("hostile-undeclared-entity.xml", "malformed"),
-    ])
+    @Test(
+        "every recorded attack is refused with the right error",
+        arguments: [
+            ("hostile-xxe-file.xml", "doctype"), ("hostile-xxe-network.xml", "doctype"),
+            ("hostile-xxe-parameter.xml", "doctype"), ("hostile-external-dtd.xml", "doctype"),
+            ("hostile-billion-laughs.xml", "doctype"), ("hostile-quadratic-blowup.xml", "doctype"),
+            ("hostile-deep-nesting.xml", "depth"), ("hostile-huge-text.xml", "text"),
+            ("hostile-undeclared-entity.xml", "malformed"),
+        ])
     func recordedAttacks(file: String, expected: String) throws {
         do {
             _ = try readSOAP(try Samples.fixture(file))
@@ -60,7 +62,7 @@ struct HostileInputTests {
         } catch let error as XMLReaderError {
             switch (error, expected) {
             case (.doctypeForbidden, "doctype"), (.limitExceeded(.depth, _), "depth"),
-                 (.limitExceeded(.textLength, _), "text"), (.malformed, "malformed"):
+                (.limitExceeded(.textLength, _), "text"), (.malformed, "malformed"):
                 break
             default:
                 Issue.record("\(file): \(error)")

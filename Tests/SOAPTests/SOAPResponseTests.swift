@@ -1,6 +1,6 @@
 import SOAP
-import Testing
 import TestSupport
+import Testing
 
 @Suite("SOAP envelopes and faults")
 struct SOAPResponseTests {
@@ -23,12 +23,18 @@ struct SOAPResponseTests {
     func soap11Fault() throws {
         let fault = try fault("fault-soap11-client.xml")
         #expect(fault.version == .v1_1)
-        #expect(fault.code == SOAPFault.Code(value: "soap:Client.Authentication", localName: "Client.Authentication",
-                                             namespaceURI: SOAPVersion.v1_1.namespaceURI))
+        #expect(
+            fault.code
+                == SOAPFault.Code(
+                    value: "soap:Client.Authentication", localName: "Client.Authentication",
+                    namespaceURI: SOAPVersion.v1_1.namespaceURI))
         #expect(fault.kind == .sender)
         #expect(fault.reason == "Invalid API key")
         #expect(fault.node == "http://hotels.example.com/gateway")
-        #expect(fault.detail == #"<v:ErrorInfo xmlns:v="urn:vendor:errors" v:severity="high"><v:Code>AUTH-401</v:Code><v:Hint>Renew the key &amp; retry</v:Hint></v:ErrorInfo>"#)
+        #expect(
+            fault.detail
+                == #"<v:ErrorInfo xmlns:v="urn:vendor:errors" v:severity="high"><v:Code>AUTH-401</v:Code><v:Hint>Renew the key &amp; retry</v:Hint></v:ErrorInfo>"#
+        )
     }
 
     @Test("a SOAP 1.1 server fault is the receiver's; an empty detail is empty")
@@ -48,24 +54,29 @@ struct SOAPResponseTests {
         #expect(fault.kind == .sender)
         #expect(fault.subcodes.map(\.value) == ["h:InvalidCity", "h:UnknownCode"])
         #expect(fault.subcodes.map(\.namespaceURI) == ["urn:hotelkit:sample", "urn:hotelkit:sample"])
-        #expect(fault.reasons == [SOAPFault.Reason(text: "Ville inconnue", language: "fr"),
-                                  SOAPFault.Reason(text: "Unknown city: Atlantis", language: "en")])
+        #expect(
+            fault.reasons == [
+                SOAPFault.Reason(text: "Ville inconnue", language: "fr"),
+                SOAPFault.Reason(text: "Unknown city: Atlantis", language: "en"),
+            ])
         #expect(fault.reason == "Unknown city: Atlantis")
         #expect(fault.node == "http://hotels.example.com/search")
         #expect(fault.role == "http://www.w3.org/2003/05/soap-envelope/role/ultimateReceiver")
         #expect(fault.detail == #"<h:Problem xmlns:h="urn:hotelkit:sample" city="Atlantis">No such city</h:Problem><Plain>x</Plain>"#)
     }
 
-    @Test("a fault's topic: codes word by word, reasons by phrase", arguments: [
-        ("soap:Server.TransactionTimeout", "Transaction timed out", SOAPFault.Topic.service),
-        ("soap:Client", "Unexpected token '<' in the request", .request),
-        ("soap:Server", "Database session pool exhausted", .service),
-        ("soap:Client.ActionNotSupported", "The action is not supported", .addressing),
-        ("wsse:InvalidSecurityToken", "Security token failed to validate", .authentication),
-        ("soap:Client", "93|Session|Illogical conversation", .authentication),
-        ("soap:Server", "NO AGREEMENT EXISTS FOR AGENCY", .authentication),
-        ("soap:Client", "Login failed: invalid password", .authentication),
-    ])
+    @Test(
+        "a fault's topic: codes word by word, reasons by phrase",
+        arguments: [
+            ("soap:Server.TransactionTimeout", "Transaction timed out", SOAPFault.Topic.service),
+            ("soap:Client", "Unexpected token '<' in the request", .request),
+            ("soap:Server", "Database session pool exhausted", .service),
+            ("soap:Client.ActionNotSupported", "The action is not supported", .addressing),
+            ("wsse:InvalidSecurityToken", "Security token failed to validate", .authentication),
+            ("soap:Client", "93|Session|Illogical conversation", .authentication),
+            ("soap:Server", "NO AGREEMENT EXISTS FOR AGENCY", .authentication),
+            ("soap:Client", "Login failed: invalid password", .authentication),
+        ])
     func topics(code: String, reason: String, topic: SOAPFault.Topic) throws {
         let message = """
             <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:wsse="urn:wsse"><soap:Body><soap:Fault>\
@@ -88,20 +99,30 @@ struct SOAPResponseTests {
         #expect(try fault("fault-soap11-server.xml").topic == .service)
         let multiline = try fault("fault-soap11-multiline.xml")
         #expect(multiline.reason == "Server was unable to process request. ---> Object reference not set to an instance of an object.")
-        #expect(multiline.detailLines == ["Message: Property 'HotelCode' is required. at Acme.Search.Validate()",
-                                          "Type: System.NullReferenceException"])
+        #expect(
+            multiline.detailLines == [
+                "Message: Property 'HotelCode' is required. at Acme.Search.Validate()",
+                "Type: System.NullReferenceException",
+            ])
         // WCF writes &#xD; before each newline of a stack trace: one line still.
         let wcf = try fault("fault-detail-xD.xml")
-        #expect(wcf.detailLines.contains("StackTrace: at System.Xml.XmlConvert.ToBoolean(String s) at System.Xml.XmlConverter.ToBoolean(String value)"))
+        #expect(
+            wcf.detailLines.contains(
+                "StackTrace: at System.Xml.XmlConvert.ToBoolean(String s) at System.Xml.XmlConverter.ToBoolean(String value)"))
         #expect(!wcf.description.contains("\r") && !wcf.description.contains("\n"))
-        #expect(multiline.description.hasSuffix("; detail: Message: Property 'HotelCode' is required. at Acme.Search.Validate(); Type: System.NullReferenceException"))
+        #expect(
+            multiline.description.hasSuffix(
+                "; detail: Message: Property 'HotelCode' is required. at Acme.Search.Validate(); Type: System.NullReferenceException"))
     }
 
     @Test("a detail's attributes are kept: an OTA_ErrorRS says it all in attributes, an Error has text and a code")
     func detailAttributes() throws {
         let fault = try fault("fault-detail-attributes.xml")
-        #expect(fault.detailLines == ["OTA_ErrorRS: @ErrorCode=E-1042, @ErrorMessage=Hotel code is not contracted for this agency, @Status=NotProcessed",
-                                      "Error: Invalid hotel code (@Type=3, @Code=392)"])
+        #expect(
+            fault.detailLines == [
+                "OTA_ErrorRS: @ErrorCode=E-1042, @ErrorMessage=Hotel code is not contracted for this agency, @Status=NotProcessed",
+                "Error: Invalid hotel code (@Type=3, @Code=392)",
+            ])
         #expect(fault.description.contains("@ErrorCode=E-1042"))
         #expect(!fault.wantsAddressingHeaders)
     }
@@ -122,16 +143,18 @@ struct SOAPResponseTests {
         #expect(fault.description == "SOAP fault Receiver: Timeout talking to the property system")
     }
 
-    @Test("what is not a SOAP envelope says what it looked like", arguments: [
-        ("html-502.html", "an HTML page titled “502 Bad Gateway”"),
-        ("html-no-doctype.html", "an HTML page"),
-        ("json-error.json", #"JSON, starting “{"error": {"code": 503, "message": "Service temporarily unavailable"}}”"#),
-        ("empty.xml", "an empty body"),
-        ("whitespace-only.xml", "an empty body"),
-        ("plain-text.txt", "plain text, starting “Internal Server Error”"),
-        ("not-soap-root.xml", "an XML document whose root element is <Hotels> in namespace “urn:plain”"),
-        ("envelope-without-body.xml", "a SOAP envelope without a Body"),
-    ])
+    @Test(
+        "what is not a SOAP envelope says what it looked like",
+        arguments: [
+            ("html-502.html", "an HTML page titled “502 Bad Gateway”"),
+            ("html-no-doctype.html", "an HTML page"),
+            ("json-error.json", #"JSON, starting “{"error": {"code": 503, "message": "Service temporarily unavailable"}}”"#),
+            ("empty.xml", "an empty body"),
+            ("whitespace-only.xml", "an empty body"),
+            ("plain-text.txt", "plain text, starting “Internal Server Error”"),
+            ("not-soap-root.xml", "an XML document whose root element is <Hotels> in namespace “urn:plain”"),
+            ("envelope-without-body.xml", "a SOAP envelope without a Body"),
+        ])
     func notSOAP(file: String, looksLike: String) throws {
         #expect { try readSOAP(Samples.fixture(file)) } throws: { ($0 as? NotSOAPEnvelopeError)?.looksLike == looksLike }
     }

@@ -1,7 +1,7 @@
 import Foundation
 import SOAP
-import Testing
 import TestSupport
+import Testing
 
 /// Records every event as text, to compare parses.
 final class EventRecorder: XMLEventHandler {
@@ -87,10 +87,16 @@ struct XMLPushReaderTests {
         let reader = try XMLPushReader { names in RoutingRecorder(names: names) }
         try reader.feed(Array(xml.utf8))
         try reader.finish()
-        #expect(reader.handler.routed.events == ["start - b []", "text in", "end b", "start - c []", "end c",
-                                                 "start - e []", "text x", "end e"])
-        #expect(reader.handler.own.events == ["start - root []", "start - a []", "text mid", "end a", "text out",
-                                              "start - d []", "end d", "end root"])
+        #expect(
+            reader.handler.routed.events == [
+                "start - b []", "text in", "end b", "start - c []", "end c",
+                "start - e []", "text x", "end e",
+            ])
+        #expect(
+            reader.handler.own.events == [
+                "start - root []", "start - a []", "text mid", "end a", "text out",
+                "start - d []", "end d", "end root",
+            ])
     }
 
     @Test("chunk boundaries do not change the events", arguments: [1, 2, 3, 7, 64, 4096])
@@ -150,8 +156,11 @@ struct XMLPushReaderTests {
     func invalidEncodingBytes() throws {
         let bytes = try [UInt8](Data(contentsOf: Samples.url("Fuzz/parse-shift-jis-invalid-bytes.xml")))
         for chunkSize in [nil, 1, 7, 64] {
-            #expect(throws: XMLReaderError.malformed(reason: "bytes that are not valid in the document's encoding",
-                                                     at: XMLPosition(line: 2, column: 1))) {
+            #expect(
+                throws: XMLReaderError.malformed(
+                    reason: "bytes that are not valid in the document's encoding",
+                    at: XMLPosition(line: 2, column: 1))
+            ) {
                 _ = try recordEvents(bytes, chunkSize: chunkSize)
             }
         }

@@ -49,18 +49,23 @@ final class LoaderHarness {
     let events = Shared<[WindowEvent]>([])
     let transfers = Shared<[LogoPipelineEvent]>([])
 
-    init(policy: WindowPolicy, viewport: Int = 10, concurrency: Int = 4, rows: Int = 100, sharedLogos: Bool = false,
-         loadMore: Bool = false) throws {
+    init(
+        policy: WindowPolicy, viewport: Int = 10, concurrency: Int = 4, rows: Int = 100, sharedLogos: Bool = false,
+        loadMore: Bool = false
+    ) throws {
         transport = try FakeLogoTransport()
         downloads = WorkQueue(name: "logos", maxConcurrentOperationCount: concurrency, executor: worker, completionQueue: main)
         let transferLog = transfers
-        let logos = LogoPipeline(configuration: .init(transport: transport, decodeConcurrency: 2,
-                                                      observe: { event in transferLog.withLock { $0.append(event) } }),
-                                 decodeExecutor: worker)
+        let logos = LogoPipeline(
+            configuration: .init(
+                transport: transport, decodeConcurrency: 2,
+                observe: { event in transferLog.withLock { $0.append(event) } }),
+            decodeExecutor: worker)
         let log = events
-        loader = VisibleWindowLoader(viewport: viewport, policy: policy, logos: logos, downloadQueue: downloads, mainQueue: main,
-                                     clock: clock, requestPage: loadMore ? pages.requester : nil,
-                                     observe: { _, _, event in log.withLock { $0.append(event) } })
+        loader = VisibleWindowLoader(
+            viewport: viewport, policy: policy, logos: logos, downloadQueue: downloads, mainQueue: main,
+            clock: clock, requestPage: loadMore ? pages.requester : nil,
+            observe: { _, _, event in log.withLock { $0.append(event) } })
         let list = Self.rows(0..<rows, sharedLogos: sharedLogos)
         if loadMore {
             onMain { $0.loadFirstPage { _ in } }

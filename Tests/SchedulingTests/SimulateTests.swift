@@ -2,8 +2,8 @@ import Foundation
 import HTTP
 import Scheduling
 import Simulation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Simulation trace")
 struct SimulationTraceTests {
@@ -15,8 +15,9 @@ struct SimulationTraceTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("hotelkit-trace-\(getpid()).jsonl").path
         #expect(FileManager.default.createFile(atPath: path, contents: nil))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let recorder = SimulationRecorder(policy: "tutorial", viewport: 10, unixOrigin: 0,
-                                          trace: try FileHandle(forWritingTo: URL(fileURLWithPath: path)))
+        let recorder = SimulationRecorder(
+            policy: "tutorial", viewport: 10, unixOrigin: 0,
+            trace: try FileHandle(forWritingTo: URL(fileURLWithPath: path)))
         recorder.record(harness.loader, 1, .start(row: 3, queueSuspended: false))
         recorder.closeTrace()
         recorder.record(harness.loader, 2, .done(row: 3, downloadedBytes: 100, wasted: true))
@@ -30,8 +31,9 @@ struct SimulationTraceTests {
     @Test("a trace that cannot be written stops with its error, and the run goes on")
     func fullDisk() throws {
         let harness = try LoaderHarness(policy: WindowPolicy(kind: .tutorial))
-        let recorder = SimulationRecorder(policy: "tutorial", viewport: 10, unixOrigin: 0,
-                                          trace: try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full")))
+        let recorder = SimulationRecorder(
+            policy: "tutorial", viewport: 10, unixOrigin: 0,
+            trace: try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full")))
         recorder.record(harness.loader, 1, .start(row: 3, queueSuspended: false))
         recorder.record(harness.loader, 2, .done(row: 3, downloadedBytes: 100, wasted: false))
         #expect(recorder.traceError != nil)
@@ -56,7 +58,7 @@ extension SimulationTraceTests {
             full.record(harness.loader, Double(time), event)
             lean.record(harness.loader, Double(time), event)
         }
-        #expect(full.spans.count == 2 && !full.band.isEmpty && full.motion.count == 2) // the drag, then its deceleration
+        #expect(full.spans.count == 2 && !full.band.isEmpty && full.motion.count == 2)  // the drag, then its deceleration
         #expect(lean.spans.isEmpty && lean.band.isEmpty && lean.motion.isEmpty)
         #expect(lean.summary == full.summary)
     }
@@ -100,11 +102,13 @@ struct ScrollScriptTests {
         #expect(open.events.last?.event == .end)
     }
 
-    @Test("Mistakes are refused with their line", arguments: [
-        ("bad-time.jsonl", "line 2: “at” goes back in time"),
-        ("bad-drag.jsonl", "line 1: “dragEnd” without “dragBegin”"),
-        ("bad-event.jsonl", "line 1: not a scroll event"),
-    ])
+    @Test(
+        "Mistakes are refused with their line",
+        arguments: [
+            ("bad-time.jsonl", "line 2: “at” goes back in time"),
+            ("bad-drag.jsonl", "line 1: “dragEnd” without “dragBegin”"),
+            ("bad-event.jsonl", "line 1: not a scroll event"),
+        ])
     func refuses(file: String, message: String) throws {
         let data = try Data(contentsOf: Samples.url("Scroll/\(file)"))
         #expect { try ScrollScript(jsonLines: data) } throws: { String(describing: $0).hasPrefix(message) }
@@ -148,7 +152,7 @@ struct SimulateEndToEndTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let log = folder.appendingPathComponent("requests.jsonl").path
-        let server = try ServeProcess(["--latency", "400", "--log", log])
+        let server = try await ServeProcess(["--latency", "400", "--log", log])
         defer { withExtendedLifetime(server) {} }
         let trace = folder.appendingPathComponent("trace.jsonl").path
         let result = try await HotelsProcess.run([
@@ -186,25 +190,35 @@ struct SimulateEndToEndTests {
         #expect(rows.count == 10, "the default viewport")
         for row in rows {
             #expect(row.contains("src=\"data:image/png;base64,"), "\(row.prefix(200))")
-            #expect(row.range(of: #"<b>[^<]+</b><br><small>\d+ [^<]+, Shanghai</small>"#, options: .regularExpression) != nil, "\(row.suffix(200))")
+            #expect(
+                row.range(of: #"<b>[^<]+</b><br><small>\d+ [^<]+, Shanghai</small>"#, options: .regularExpression) != nil,
+                "\(row.suffix(200))")
         }
         #expect(!html.contains("src=\"http") && !html.contains("href=\"http"), "the report must open with no network")
     }
 
-    @Test("A bad script is bad data (65); neither --script nor --fling, a --memory-cache below 0 or past 1 TiB, or --fling-laps outside 1–1000, is a usage error (64)")
+    @Test(
+        "A bad script is bad data (65); neither --script nor --fling, a --memory-cache below 0 or past 1 TiB, or --fling-laps outside 1–1000, is a usage error (64)"
+    )
     func badInput() async throws {
-        let bad = try await HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X",
-                                         "--script", Samples.url("Scroll/bad-time.jsonl").path])
+        let bad = try await HotelsProcess.run([
+            "simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X",
+            "--script", Samples.url("Scroll/bad-time.jsonl").path,
+        ])
         #expect(bad.status == 65)
         #expect(bad.stderr.contains("line 2"))
         let usage = try await HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X"])
         #expect(usage.status == 64)
         for size in ["-1", "9007199254740992"] {
-            let refused = try await HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X", "--fling", "--memory-cache", size])
+            let refused = try await HotelsProcess.run([
+                "simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X", "--fling", "--memory-cache", size,
+            ])
             #expect(refused.status == 64 && refused.stderr.contains("--memory-cache"), "\(size): \(refused.stderr)")
         }
         for laps in ["0", "1001"] {
-            let refused = try await HotelsProcess.run(["simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X", "--fling", "--fling-laps", laps])
+            let refused = try await HotelsProcess.run([
+                "simulate", "--endpoint", "http://127.0.0.1:9/soap", "--city", "X", "--fling", "--fling-laps", laps,
+            ])
             #expect(refused.status == 64 && refused.stderr.contains("--fling-laps"), "\(laps): \(refused.stderr)")
         }
     }
@@ -233,27 +247,36 @@ struct SimulateEndToEndTests {
     }
 
     /// A regression: the embedded server's shutdown printed two error lines at the end of every demo.
-    @Test("hotels demo runs its own service, scrolls, writes its report, matches three suppliers' lists, ends without an error line, and names the dashboard over its cache as the next step")
+    @Test(
+        "hotels demo runs its own service, scrolls, writes its report, matches three suppliers' lists, ends without an error line, and names the dashboard over its cache as the next step"
+    )
     func demo() async throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("demo-\(UUID().uuidString)").path
-        let result = try await HotelsProcess.run(["demo", "--out", out, "--rows", "30", "--latency", "20",
-                                                   // The visible logos are waited for, however slow the machine (a sanitizer's build).
-                                                   "--end-wait", "600"])
+        let result = try await HotelsProcess.run([
+            "demo", "--out", out, "--rows", "30", "--latency", "20",
+            // The visible logos are waited for, however slow the machine (a sanitizer's build).
+            "--end-wait", "600",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!result.stderr.contains("error"), "\(result.stderr)")
         #expect(result.stdout.contains("visible without logo at end 0"))
         #expect(FileManager.default.fileExists(atPath: out + "/report/report.html"))
         // The next step it names shows what it fetched: the list is in its cache.
         // With the demo's filter chain: the logo index keeps each logo under the chain it was made with.
-        #expect(result.stderr.contains("next: hotels dashboard --cache \(out)/cache --filter 'resize:64x64:fill,sepia:0.6,round:10'"),
-                "\(result.stderr)")
+        #expect(
+            result.stderr.contains("next: hotels dashboard --cache \(out)/cache --filter 'resize:64x64:fill,sepia:0.6,round:10'"),
+            "\(result.stderr)")
         let listed = try await HotelsProcess.run(["list", "--cache", out + "/cache", "--city", "Shanghai", "--limit", "1"])
         #expect(listed.status == 0 && listed.stdout.contains("\"code\""), "\(listed.stderr)")
         // Three suppliers' Paris lists matched: the summary, and a page of properties every supplier lists, logos beside each record.
-        #expect(result.stderr.contains("matching three suppliers' Paris lists: ") && result.stderr.contains(" from 3 suppliers → "), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("matching three suppliers' Paris lists: ") && result.stderr.contains(" from 3 suppliers → "),
+            "\(result.stderr)")
         let matching = try String(contentsOfFile: out + "/matching.html", encoding: .utf8)
         #expect(matching.contains("<h2>") && matching.contains("<img src=\"matching/supplier-1/logos/"))
-        let properties = try await HotelsProcess.run(["properties", "--cache", out + "/cache", "--city", "Paris", "--suppliers", "3", "--json"])
+        let properties = try await HotelsProcess.run([
+            "properties", "--cache", out + "/cache", "--city", "Paris", "--suppliers", "3", "--json",
+        ])
         #expect(properties.status == 0 && !properties.stdout.isEmpty, "\(properties.stderr)")
     }
 }

@@ -135,8 +135,9 @@ struct WindowLoaderTests {
     func flyAndSettle(_ harness: LoaderHarness, from start: Int, to rest: Int, sourceLocation: SourceLocation = #_sourceLocation) {
         for top in stride(from: Double(start), through: Double(rest), by: 6) { harness.onMain { $0.scroll(to: top) } }
         harness.onMain { $0.scroll(to: Double(rest)) }
-        #expect(Set(harness.startedRows.filter { $0 >= start }) == Set(rest..<(rest + 10)), "a row flown past was loaded",
-                sourceLocation: sourceLocation)
+        #expect(
+            Set(harness.startedRows.filter { $0 >= start }) == Set(rest..<(rest + 10)), "a row flown past was loaded",
+            sourceLocation: sourceLocation)
         harness.completeAll()
         harness.onMain { $0.didEndDecelerating() }
         #expect(harness.onMain { $0.visibleRowsWithoutLogo }.isEmpty, sourceLocation: sourceLocation)

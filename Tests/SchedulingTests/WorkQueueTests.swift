@@ -9,7 +9,8 @@ final class ManualWork: Sendable {
     let main = DispatchQueue(label: "test.main")
     let worker = DispatchQueue(label: "test.worker")
     let queue: WorkQueue
-    private let state = Shared<(started: [String], finishers: [String: @Sendable () -> Void], outcomes: [String: WorkOutcome])>(([], [:], [:]))
+    private let state = Shared<(started: [String], finishers: [String: @Sendable () -> Void], outcomes: [String: WorkOutcome])>(
+        ([], [:], [:]))
 
     init(concurrency: Int) {
         queue = WorkQueue(name: "test", maxConcurrentOperationCount: concurrency, executor: worker, completionQueue: main)
@@ -25,12 +26,14 @@ final class ManualWork: Sendable {
     func operation(_ name: String, priority: WorkPriority = .normal) -> WorkOperation {
         // Weak: the state keeps running operations' finishers, which hold the
         // queue, and a test may end with work still running.
-        WorkOperation(name: name, priority: priority, body: { [weak state] _, finish in
-            state?.withLock {
-                $0.started.append(name)
-                $0.finishers[name] = finish
-            }
-        }, completion: { [weak state] outcome in state?.withLock { $0.outcomes[name] = outcome } })
+        WorkOperation(
+            name: name, priority: priority,
+            body: { [weak state] _, finish in
+                state?.withLock {
+                    $0.started.append(name)
+                    $0.finishers[name] = finish
+                }
+            }, completion: { [weak state] outcome in state?.withLock { $0.outcomes[name] = outcome } })
     }
 
     @discardableResult
@@ -115,7 +118,9 @@ struct WorkQueueTests {
         #expect(work.started == ["running"])
     }
 
-    @Test("A finished operation keeps nothing: not its body's captures, nor a cancel handler added after it ended; a dropped queue frees what waits in it")
+    @Test(
+        "A finished operation keeps nothing: not its body's captures, nor a cancel handler added after it ended; a dropped queue frees what waits in it"
+    )
     func finishedOperationsKeepNothing() {
         final class Capture: Sendable {}
         let work = ManualWork(concurrency: 1)
@@ -137,8 +142,14 @@ struct WorkQueueTests {
             let queue = WorkQueue(name: "dropped", maxConcurrentOperationCount: 1, executor: work.worker, completionQueue: work.main)
             droppedQueue = queue
             queue.isSuspended = true
-            queue.addOperation(WorkOperation(name: "waiting", body: { _, finish in withExtendedLifetime(capture) {}; finish() },
-                                             completion: { [weak work] outcome in work?.record("waiting", outcome) }))
+            queue.addOperation(
+                WorkOperation(
+                    name: "waiting",
+                    body: { _, finish in
+                        withExtendedLifetime(capture) {}
+                        finish()
+                    },
+                    completion: { [weak work] outcome in work?.record("waiting", outcome) }))
         }
         #expect(droppedQueue == nil)
         #expect(bodyCapture == nil)

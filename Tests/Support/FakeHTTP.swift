@@ -78,7 +78,8 @@ public struct FakeSampleCatalog: Sendable {
             "<h:Hotel><h:code>\(hotel.code)</h:code><h:name>\(hotel.name)</h:name>"
                 + "<h:logoURL>http://logos.test/\(hotel.code).png</h:logoURL><h:addtime>\(hotel.addtime)</h:addtime></h:Hotel>"
         }.joined()
-        return .xml("""
+        return .xml(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>\
             <h:QueryHotelsResponse xmlns:h="urn:hotelkit:sample">\(rows)<h:lastAddTime>\(hotels.last?.addtime ?? 0)</h:lastAddTime>\
@@ -89,7 +90,8 @@ public struct FakeSampleCatalog: Sendable {
     /// The text of `<h:NAME>…</h:NAME>` in a request body; nil when absent or empty.
     public static func value(_ name: String, in body: String) -> String? {
         guard let open = body.range(of: "<h:\(name)>"), let close = body.range(of: "</h:\(name)>", range: open.upperBound..<body.endIndex),
-              open.upperBound < close.lowerBound else { return nil }
+            open.upperBound < close.lowerBound
+        else { return nil }
         return String(body[open.upperBound..<close.lowerBound])
     }
 

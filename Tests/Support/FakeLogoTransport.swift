@@ -49,8 +49,10 @@ public final class FakeLogoTransport: LogoTransport {
         }
     }
 
-    public func download(_ url: String, headers: [(name: String, value: String)],
-                         completion: @escaping @Sendable (Result<LogoDownload, any Error>) -> Void) -> any LogoTransfer {
+    public func download(
+        _ url: String, headers: [(name: String, value: String)],
+        completion: @escaping @Sendable (Result<LogoDownload, any Error>) -> Void
+    ) -> any LogoTransfer {
         let headers = Dictionary(headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
         let answer = self.answer(to: headers)
         state.withLock { state in

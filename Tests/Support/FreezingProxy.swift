@@ -1,7 +1,8 @@
 import Foundation
 import Locking
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A TCP proxy on 127.0.0.1 in front of `targetPort`, to make a client meet
@@ -131,13 +132,21 @@ private final class Shared: Sendable {
     let state = PosixMutex(State())
 
     func acceptLoop(listener: Int32, target: sockaddr_in) {
-        defer { state.withLock { $0.listening = false; Glibc.close(listener) } }
+        defer {
+            state.withLock {
+                $0.listening = false
+                Glibc.close(listener)
+            }
+        }
         while true {
             let client = accept(listener, nil, nil)
             if client < 0, errno == EINTR || errno == ECONNABORTED { continue }
             guard client >= 0 else { return }  // shut down by close(), or out of descriptors
             let id: Int? = state.withLock { state in
-                guard !state.closed else { Glibc.close(client); return nil }
+                guard !state.closed else {
+                    Glibc.close(client)
+                    return nil
+                }
                 state.accepted += 1
                 state.links[state.accepted] = Link(client: client)
                 return state.accepted
@@ -155,10 +164,17 @@ private final class Shared: Sendable {
             return server >= 0 && !state.closed
         }
         var address = target
-        let connected = proceed && withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        let connected =
+            proceed
+            && withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+        guard connected else {
+            end(id)
+            return finish(id)
         }
-        guard connected else { end(id); return finish(id) }
         state.withLock { $0.links[id]!.threads += 1 }
         Thread.detachNewThread { [self] in pump(id, from: server, to: client) }
         pump(id, from: client, to: server)
@@ -187,7 +203,9 @@ private final class Shared: Sendable {
         reading: while true {
             switch phase() {
             case .over: return
-            case .frozen: poll(nil, 0, 100); continue
+            case .frozen:
+                poll(nil, 0, 100)
+                continue
             case .open: break
             }
             var readable = pollfd(fd: source, events: Int16(POLLIN), revents: 0)
@@ -198,10 +216,15 @@ private final class Shared: Sendable {
             var offset = 0
             while offset < count {
                 let sent = ifOpen { bytes in
-                    bytes.withUnsafeBytes { send(destination, $0.baseAddress! + offset, count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+                    bytes.withUnsafeBytes {
+                        send(destination, $0.baseAddress! + offset, count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                    }
                 }
                 guard let (written, error) = sent else { continue reading }  // frozen: the rest is dropped
-                if written > 0 { offset += written; continue }
+                if written > 0 {
+                    offset += written
+                    continue
+                }
                 guard written < 0, error == EAGAIN || error == EINTR else { return end(id) }
                 var writable = pollfd(fd: destination, events: Int16(POLLOUT), revents: 0)
                 poll(&writable, 1, 100)

@@ -11,7 +11,8 @@ public struct HotelsProcess {
     public static let executable: URL = {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("hotels").path),
-              directory.path != "/" {
+            directory.path != "/"
+        {
             directory.deleteLastPathComponent()
         }
         return directory.appendingPathComponent("hotels")
@@ -28,8 +29,10 @@ public struct HotelsProcess {
     ///
     /// The output goes to files, read after the end: no pipe to drain while
     /// the child runs, and no thread of Swift concurrency's held by a wait.
-    public static func run(_ arguments: [String], stdin: Data? = nil, program: String = "hotels", environment extra: [String: String] = [:],
-                           timeLimit: Int = 600, whileRunning: (@Sendable (ChildProcess) -> Void)? = nil) async throws -> HotelsProcess {
+    public static func run(
+        _ arguments: [String], stdin: Data? = nil, program: String = "hotels", environment extra: [String: String] = [:],
+        timeLimit: Int = 600, whileRunning: (@Sendable (ChildProcess) -> Void)? = nil
+    ) async throws -> HotelsProcess {
         let running = try start(arguments, stdin: stdin, program: program, environment: extra)
         if let whileRunning { DispatchQueue.global().async { whileRunning(running.child) } }
         return try await running.finish(timeLimit: timeLimit)
@@ -37,8 +40,10 @@ public struct HotelsProcess {
 
     /// Starts `hotels` (or `program` beside it, or the program at `executable`) as ``run`` does, and leaves it
     /// running: its output files can be read meanwhile, and ``Running/finish(timeLimit:)`` waits for its end.
-    public static func start(_ arguments: [String], stdin: Data? = nil, program: String = "hotels", executable: URL? = nil,
-                             environment extra: [String: String] = [:]) throws -> Running {
+    public static func start(
+        _ arguments: [String], stdin: Data? = nil, program: String = "hotels", executable: URL? = nil,
+        environment extra: [String: String] = [:]
+    ) throws -> Running {
         let process = Process()
         process.executableURL = executable ?? Self.executable.deletingLastPathComponent().appendingPathComponent(program)
         process.arguments = arguments
@@ -49,7 +54,9 @@ public struct HotelsProcess {
         environment.merge(extra) { _, new in new }
         process.environment = environment
         let files = FileManager.default.temporaryDirectory.appendingPathComponent("hotelkit-run-\(getpid())-\(UUID().uuidString)")
-        let (input, output, errors) = (files.appendingPathExtension("in"), files.appendingPathExtension("out"), files.appendingPathExtension("err"))
+        let (input, output, errors) = (
+            files.appendingPathExtension("in"), files.appendingPathExtension("out"), files.appendingPathExtension("err")
+        )
         try (stdin ?? Data()).write(to: input)
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
@@ -81,7 +88,8 @@ public struct HotelsProcess {
             if killed.withLock({ $0 }) {
                 stderr += "\n[test harness] killed after \(timeLimit) s\n"
             }
-            return HotelsProcess(status: child.terminationStatus, stdout: String(decoding: try Data(contentsOf: output), as: UTF8.self), stderr: stderr)
+            return HotelsProcess(
+                status: child.terminationStatus, stdout: String(decoding: try Data(contentsOf: output), as: UTF8.self), stderr: stderr)
         }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Locking
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A loopback HTTP server that answers each request with a script, to make
@@ -39,7 +40,10 @@ public final class ScriptedHTTPServer: Sendable {
                 var offset = 0
                 while offset < buffer.count {
                     let sent = send(descriptor, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
-                    if sent <= 0 { closed = true; return }
+                    if sent <= 0 {
+                        closed = true
+                        return
+                    }
                     offset += sent
                 }
             }

@@ -20,11 +20,13 @@ public final class TestPostgres: Sendable {
     let runAs: String?
 
     /// The process's server, started on first use.
-    public static func shared() throws -> TestPostgres {
-        try started.get()
+    public static func shared() async throws -> TestPostgres {
+        try await started.value
     }
 
-    private static let started: Result<TestPostgres, any Error> = Result { try TestPostgres() }
+    /// Started once, off Swift concurrency's threads: initdb and pg_ctl take
+    /// seconds, and every test that asked meanwhile would hold a thread.
+    private static let started = Task { try await onAThreadOfItsOwn { try TestPostgres() } }
 
     private init() throws {
         guard let bin = Self.binFolder() else {
@@ -32,7 +34,8 @@ public final class TestPostgres: Sendable {
         }
         self.bin = bin
         runAs = getuid() == 0 ? "postgres" : nil
-        folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("hotelkit-pg-\(getpid())-\(UUID().uuidString.prefix(8))")
+        folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+            "hotelkit-pg-\(getpid())-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         port = try Self.freePort()
         let passwordFile = folder.appendingPathComponent("password")
@@ -40,12 +43,20 @@ public final class TestPostgres: Sendable {
         if let runAs {
             try Self.run("/bin/chown", ["-R", runAs, folder.path])
         }
-        try runTool("initdb", ["-D", data.path, "-U", Self.user, "--pwfile=\(passwordFile.path)", "--auth-local=trust",
-                               "--auth-host=scram-sha-256", "--no-sync", "-E", "UTF8", "--locale=C"])
+        try runTool(
+            "initdb",
+            [
+                "-D", data.path, "-U", Self.user, "--pwfile=\(passwordFile.path)", "--auth-local=trust",
+                "--auth-host=scram-sha-256", "--no-sync", "-E", "UTF8", "--locale=C",
+            ])
         try? FileManager.default.removeItem(at: passwordFile)
         try watchdog()
-        try runTool("pg_ctl", ["-D", data.path, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "60", "-o",
-                               "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", "start"])
+        try runTool(
+            "pg_ctl",
+            [
+                "-D", data.path, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "60", "-o",
+                "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", "start",
+            ])
     }
 
     var data: URL { folder.appendingPathComponent("data") }
@@ -53,7 +64,9 @@ public final class TestPostgres: Sendable {
     /// A new, empty database; its URL, password included.
     public func makeDatabase() async throws -> String {
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
-        _ = try await offThePool { try self.runTool("createdb", ["-h", self.folder.path, "-p", String(self.port), "-U", Self.user, name]) }
+        _ = try await onAThreadOfItsOwn {
+            try self.runTool("createdb", ["-h", self.folder.path, "-p", String(self.port), "-U", Self.user, name])
+        }
         return url(database: name)
     }
 
@@ -67,22 +80,28 @@ public final class TestPostgres: Sendable {
     /// Runs SQL as the superuser on `database` through psql's socket, for checks and faults.
     @discardableResult
     public func psql(_ sql: String, database: String) async throws -> String {
-        try await offThePool { try self.psqlBlocking(sql, database: database) }
+        try await onAThreadOfItsOwn { try self.psqlBlocking(sql, database: database) }
     }
 
     /// Runs a file of SQL (a `pg_dump`) as the superuser on `database`, stopping at the first error.
     @discardableResult
     public func psql(file: URL, database: String) async throws -> String {
-        try await offThePool {
-            try self.runTool("psql", ["-h", self.folder.path, "-p", String(self.port), "-U", Self.user, "-d", database, "-X", "-q",
-                                      "-v", "ON_ERROR_STOP=1", "-f", file.path])
+        try await onAThreadOfItsOwn {
+            try self.runTool(
+                "psql",
+                [
+                    "-h", self.folder.path, "-p", String(self.port), "-U", Self.user, "-d", database, "-X", "-q",
+                    "-v", "ON_ERROR_STOP=1", "-f", file.path,
+                ])
         }
     }
 
     /// ``psql(_:database:)`` for a thread of a test's own, which may block.
     @discardableResult
     public func psqlBlocking(_ sql: String, database: String) throws -> String {
-        try runTool("psql", ["-h", folder.path, "-p", String(port), "-U", Self.user, "-d", database, "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql])
+        try runTool(
+            "psql",
+            ["-h", folder.path, "-p", String(port), "-U", Self.user, "-d", database, "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql])
     }
 
     /// Runs `sql` in a transaction of a session of its own that then stays
@@ -92,8 +111,10 @@ public final class TestPostgres: Sendable {
     public func holdTransaction(_ sql: String, database: String) async throws -> String {
         let name = "hotelkit-held-\(UUID().uuidString.prefix(8))"
         let psqlPath = bin.appendingPathComponent("psql").path
-        let arguments = ["-h", folder.path, "-p", String(port), "-U", Self.user, "-d", "dbname=\(database) application_name=\(name)", "-X",
-                         "-c", "BEGIN; \(sql); SELECT pg_sleep(3600);"]
+        let arguments = [
+            "-h", folder.path, "-p", String(port), "-U", Self.user, "-d", "dbname=\(database) application_name=\(name)", "-X",
+            "-c", "BEGIN; \(sql); SELECT pg_sleep(3600);",
+        ]
         _ = try Self.spawn((runAs.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? []) + [psqlPath] + arguments, output: "/dev/null")
         let asleep = "SELECT count(*) FROM pg_stat_activity WHERE application_name = '\(name)' AND wait_event = 'PgSleep'"
         let deadline = Date().addingTimeInterval(60)
@@ -107,16 +128,6 @@ public final class TestPostgres: Sendable {
     /// Ends a session ``holdTransaction(_:database:)`` left open: its transaction is rolled back.
     public func endHeldTransaction(_ name: String, database: String) async throws {
         try await psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '\(name)'", database: database)
-    }
-
-    /// Runs `work`, which waits for a child process, on a thread of its own.
-    /// Swift concurrency has two threads on this machine, shared by every
-    /// test and the servers they talk to: tests making databases at once
-    /// held both, and a worker's two-second timers fired half a minute late.
-    private func offThePool<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Swift.Result { try work() }) }
-        }
     }
 
     /// The database name in a URL this server made.
@@ -163,7 +174,9 @@ public final class TestPostgres: Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
         }
         guard bound else { throw TestPostgresError("could not bind a loopback port") }
         return Int(UInt16(bigEndian: address.sin_port))
@@ -181,7 +194,9 @@ public final class TestPostgres: Sendable {
         let text = (try? String(contentsOfFile: outputFile, encoding: .utf8)) ?? ""
         // Exited normally with 0: WIFEXITED and WEXITSTATUS, which Swift cannot call.
         guard status & 0x7F == 0, (status >> 8) & 0xFF == 0 else {
-            throw TestPostgresError("\((executable as NSString).lastPathComponent) \(arguments.prefix(3).joined(separator: " ")) failed (status \(status)): \(text)")
+            throw TestPostgresError(
+                "\((executable as NSString).lastPathComponent) \(arguments.prefix(3).joined(separator: " ")) failed (status \(status)): \(text)"
+            )
         }
         return text
     }

@@ -60,8 +60,10 @@ public final class VendorEmulator: Sendable {
         var tokens: [String: String] = [:]
     }
 
-    public init(_ style: Style, credentials: [String: String], hotels: Int = 23, pageSize: Int = 10,
-                expireAfterCalls: Int? = nil, expiring: Set<String> = ["s1"], stallRequest: Int? = nil) throws {
+    public init(
+        _ style: Style, credentials: [String: String], hotels: Int = 23, pageSize: Int = 10,
+        expireAfterCalls: Int? = nil, expiring: Set<String> = ["s1"], stallRequest: Int? = nil
+    ) throws {
         self.style = style
         self.credentials = credentials
         self.hotels = hotels
@@ -107,7 +109,7 @@ public final class VendorEmulator: Sendable {
 }
 
 /// One request being checked, with the emulator's state.
-private struct Exchange {
+struct Exchange {
     let request: ScriptedHTTPServer.Request
     let emulator: VendorEmulator
     var state: VendorEmulator.State
@@ -155,8 +157,9 @@ private struct Exchange {
 
     var basicCredentials: (String, String)? {
         guard let value = header("Authorization"), value.hasPrefix("Basic "),
-              let data = Data(base64Encoded: String(value.dropFirst(6))), let text = String(data: data, encoding: .utf8),
-              let colon = text.firstIndex(of: ":") else { return nil }
+            let data = Data(base64Encoded: String(value.dropFirst(6))), let text = String(data: data, encoding: .utf8),
+            let colon = text.firstIndex(of: ":")
+        else { return nil }
         return (String(text[..<colon]), String(text[text.index(after: colon)...]))
     }
 
@@ -172,18 +175,24 @@ private struct Exchange {
         return reply
     }
 
-    mutating func soap11Fault(_ mistake: String, code: String, reason: String, namespaces: String = "", header: String = "") -> VendorEmulator.Reply {
-        refuse(mistake, status: 500, body: """
-            <soap-env:Envelope xmlns:soap-env="http://schemas.xmlsoap.org/soap/envelope/"\(namespaces)><soap-env:Header>\(header)</soap-env:Header>\
-            <soap-env:Body><soap-env:Fault><faultcode>\(code)</faultcode><faultstring>\(reason)</faultstring></soap-env:Fault></soap-env:Body></soap-env:Envelope>
-            """)
+    mutating func soap11Fault(_ mistake: String, code: String, reason: String, namespaces: String = "", header: String = "")
+        -> VendorEmulator.Reply
+    {
+        refuse(
+            mistake, status: 500,
+            body: """
+                <soap-env:Envelope xmlns:soap-env="http://schemas.xmlsoap.org/soap/envelope/"\(namespaces)><soap-env:Header>\(header)</soap-env:Header>\
+                <soap-env:Body><soap-env:Fault><faultcode>\(code)</faultcode><faultstring>\(reason)</faultstring></soap-env:Fault></soap-env:Body></soap-env:Envelope>
+                """)
     }
 
     func soap11(_ body: String, header: String = "") -> VendorEmulator.Reply {
-        VendorEmulator.Reply(body: Array("""
-            <soap-env:Envelope xmlns:soap-env="http://schemas.xmlsoap.org/soap/envelope/"><soap-env:Header>\(header)</soap-env:Header>\
-            <soap-env:Body>\(body)</soap-env:Body></soap-env:Envelope>
-            """.utf8))
+        VendorEmulator.Reply(
+            body: Array(
+                """
+                <soap-env:Envelope xmlns:soap-env="http://schemas.xmlsoap.org/soap/envelope/"><soap-env:Header>\(header)</soap-env:Header>\
+                <soap-env:Body>\(body)</soap-env:Body></soap-env:Envelope>
+                """.utf8))
     }
 
     /// The next slice of a city's list: after the position its token stands
@@ -227,82 +236,103 @@ private struct Exchange {
             return refuse("HTTP Basic credentials", status: 403, body: "Forbidden")
         }
         guard namespace(of: "//Header/authentication") == "http://www.concur.com/webservice/auth",
-              value("//Header/authentication/userid") == credentials["CONCUR_USER"],
-              value("//Header/authentication/password") == credentials["CONCUR_PASSWORD"] else {
+            value("//Header/authentication/userid") == credentials["CONCUR_USER"],
+            value("//Header/authentication/password") == credentials["CONCUR_PASSWORD"]
+        else {
             return refuse("authentication header", status: 403, body: "Forbidden")
         }
         // Concur searches by position and answers one page of up to MaxResponses hotels.
         let criterion = "//Body/OTA_HotelSearchRQ/Criteria/Criterion/"
         guard let latitude = value(criterion + "Position/@Latitude").flatMap(Double.init),
-              let longitude = value(criterion + "Position/@Longitude").flatMap(Double.init),
-              let radius = value(criterion + "Radius/@Distance").flatMap(Double.init), radius > 0 else {
+            let longitude = value(criterion + "Position/@Longitude").flatMap(Double.init),
+            let radius = value(criterion + "Radius/@Distance").flatMap(Double.init), radius > 0
+        else {
             state.log.append("refused: position")
-            return soap11(#"<OTA_HotelSearchRS xmlns="http://www.opentravel.org/OTA/2003/05"><Errors><Error Code="321" ShortText="Position and Radius are required"/></Errors></OTA_HotelSearchRS>"#)
+            return soap11(
+                #"<OTA_HotelSearchRS xmlns="http://www.opentravel.org/OTA/2003/05"><Errors><Error Code="321" ShortText="Position and Radius are required"/></Errors></OTA_HotelSearchRS>"#
+            )
         }
         let count = min(emulator.hotels, value("//Body/OTA_HotelSearchRQ/@MaxResponses").flatMap { Int($0) } ?? 100)
         accept("search near \(latitude),\(longitude) within \(radius) km")
         let properties = (0..<count).map { index in
             let code = Self.code("SEA", index)
             // The address is only in the extensions, as Concur sends it.
-            return #"<Property HotelCode="\#(code)" HotelName="Hotel \#(code)"><Position Latitude="\#(latitude)" Longitude="\#(longitude)"/><TPA_Extensions><Description Name="Phone"><Text>+1 206 555 01\#(index)</Text></Description><Description Name="Address"><Text>\#(index + 1) Pike St, Seattle, WA 9810\#(index)</Text></Description></TPA_Extensions></Property>"#
+            return
+                #"<Property HotelCode="\#(code)" HotelName="Hotel \#(code)"><Position Latitude="\#(latitude)" Longitude="\#(longitude)"/><TPA_Extensions><Description Name="Phone"><Text>+1 206 555 01\#(index)</Text></Description><Description Name="Address"><Text>\#(index + 1) Pike St, Seattle, WA 9810\#(index)</Text></Description></TPA_Extensions></Property>"#
         }.joined()
-        return soap11(#"<OTA_HotelSearchRS xmlns="http://www.opentravel.org/OTA/2003/05"><Success/><Properties>\#(properties)</Properties></OTA_HotelSearchRS>"#)
+        return soap11(
+            #"<OTA_HotelSearchRS xmlns="http://www.opentravel.org/OTA/2003/05"><Success/><Properties>\#(properties)</Properties></OTA_HotelSearchRS>"#
+        )
     }
 
     // MARK: Sabre
 
     mutating func sabre() -> VendorEmulator.Reply {
         guard let action = value("//Header/MessageHeader/Action"), header("SOAPAction") == action,
-              value("//Header/MessageHeader/Service") == action else {
-            return soap11Fault("eb:Action \(value("//Header/MessageHeader/Action") ?? "none") for SOAPAction \(header("SOAPAction") ?? "none")",
-                               code: "soap-env:Client.InvalidAction", reason: "Action specified in EbxmlMessage does not exist.")
+            value("//Header/MessageHeader/Service") == action
+        else {
+            return soap11Fault(
+                "eb:Action \(value("//Header/MessageHeader/Action") ?? "none") for SOAPAction \(header("SOAPAction") ?? "none")",
+                code: "soap-env:Client.InvalidAction", reason: "Action specified in EbxmlMessage does not exist.")
         }
         guard let messageID = value("//Header/MessageHeader/MessageData/MessageId"), messageID.hasPrefix("mid:"),
-              state.messageIDs.insert(messageID).inserted else {
+            state.messageIDs.insert(messageID).inserted
+        else {
             return soap11Fault("MessageId missing or repeated", code: "soap-env:Client.InvalidEbXmlMessage", reason: "Invalid MessageId")
         }
         guard value("//Header/MessageHeader/@mustUnderstand") == "1", value("//Header/MessageHeader/CPAId") == credentials["SABRE_PCC"],
-              value("//Header/MessageHeader/From/PartyId")?.isEmpty == false, value("//Header/MessageHeader/To/PartyId")?.isEmpty == false,
-              value("//Header/MessageHeader/MessageData/Timestamp")?.isEmpty == false else {
-            return soap11Fault("MessageHeader incomplete", code: "soap-env:Client.InvalidEbXmlMessage",
-                               reason: "Required element or attribute missing in the ebXML MessageHeader")
+            value("//Header/MessageHeader/From/PartyId")?.isEmpty == false, value("//Header/MessageHeader/To/PartyId")?.isEmpty == false,
+            value("//Header/MessageHeader/MessageData/Timestamp")?.isEmpty == false
+        else {
+            return soap11Fault(
+                "MessageHeader incomplete", code: "soap-env:Client.InvalidEbXmlMessage",
+                reason: "Required element or attribute missing in the ebXML MessageHeader")
         }
         let conversation = value("//Header/MessageHeader/ConversationId") ?? ""
-        let token = #"<wsse:Security xmlns:wsse="http://schemas.xmlsoap.org/ws/2002/12/secext"><wsse:BinarySecurityToken valueType="String" EncodingType="wsse:Base64Binary">TOKEN</wsse:BinarySecurityToken></wsse:Security>"#
+        let token =
+            #"<wsse:Security xmlns:wsse="http://schemas.xmlsoap.org/ws/2002/12/secext"><wsse:BinarySecurityToken valueType="String" EncodingType="wsse:Base64Binary">TOKEN</wsse:BinarySecurityToken></wsse:Security>"#
         if action == "SessionCreateRQ" {
             guard namespace(of: "//Header/Security") == "http://schemas.xmlsoap.org/ws/2002/12/secext",
-                  value("//Header/Security/UsernameToken/Username") == credentials["SABRE_USER"],
-                  value("//Header/Security/UsernameToken/Password") == credentials["SABRE_PASSWORD"],
-                  value("//Header/Security/UsernameToken/Organization") == credentials["SABRE_PCC"],
-                  value("//Header/Security/UsernameToken/Domain") == "DEFAULT", !conversation.isEmpty else {
-                return soap11Fault("SessionCreateRQ credentials", code: "soap-env:Client.AuthenticationFailed", reason: "Authentication failed")
+                value("//Header/Security/UsernameToken/Username") == credentials["SABRE_USER"],
+                value("//Header/Security/UsernameToken/Password") == credentials["SABRE_PASSWORD"],
+                value("//Header/Security/UsernameToken/Organization") == credentials["SABRE_PCC"],
+                value("//Header/Security/UsernameToken/Domain") == "DEFAULT", !conversation.isEmpty
+            else {
+                return soap11Fault(
+                    "SessionCreateRQ credentials", code: "soap-env:Client.AuthenticationFailed", reason: "Authentication failed")
             }
             state.sessionCount += 1
             let id = "s\(state.sessionCount)"
-            let secret = #"Shared/IDL:IceSess\/SessMgr:1\.0.IDL/Common/!ICESMS\/ACPCRTC!ICESMSLB\/CRT.LB!-\#(3_161_758_806 + state.sessionCount)"#
+            let secret =
+                #"Shared/IDL:IceSess\/SessMgr:1\.0.IDL/Common/!ICESMS\/ACPCRTC!ICESMSLB\/CRT.LB!-\#(3_161_758_806 + state.sessionCount)"#
             state.sessions[secret] = VendorEmulator.Session(id: id, token: secret, conversation: conversation, calls: 1)
             accept("login \(id)")
-            return soap11(#"<SessionCreateRS xmlns="http://www.opentravel.org/OTA/2002/11" status="Approved" version="1"><ConversationId>\#(conversation)</ConversationId></SessionCreateRS>"#,
-                          header: token.replacingOccurrences(of: "TOKEN", with: secret))
+            return soap11(
+                #"<SessionCreateRS xmlns="http://www.opentravel.org/OTA/2002/11" status="Approved" version="1"><ConversationId>\#(conversation)</ConversationId></SessionCreateRS>"#,
+                header: token.replacingOccurrences(of: "TOKEN", with: secret))
         }
         let sent = value("//Header/Security/BinarySecurityToken") ?? ""
         guard var session = state.sessions[sent], session.open else {
-            return soap11Fault("token \(sent.isEmpty ? "missing" : "unknown or closed")", code: "soap-env:Client.InvalidSecurityToken",
-                               reason: "Invalid or Expired binary security token: \(sent)")
+            return soap11Fault(
+                "token \(sent.isEmpty ? "missing" : "unknown or closed")", code: "soap-env:Client.InvalidSecurityToken",
+                reason: "Invalid or Expired binary security token: \(sent)")
         }
         guard value("//Header/Security/UsernameToken") == nil else {
-            return soap11Fault("credentials after login", code: "soap-env:Client.AuthenticationNotAllowed",
-                               reason: "Authentication is not allowed for this service. Please use SessionCreateRQ")
+            return soap11Fault(
+                "credentials after login", code: "soap-env:Client.AuthenticationNotAllowed",
+                reason: "Authentication is not allowed for this service. Please use SessionCreateRQ")
         }
         guard session.conversation == conversation else {
-            return soap11Fault("ConversationId changed in \(session.id)", code: "soap-env:Client.InvalidEbXmlMessage", reason: "ConversationId mismatch")
+            return soap11Fault(
+                "ConversationId changed in \(session.id)", code: "soap-env:Client.InvalidEbXmlMessage", reason: "ConversationId mismatch")
         }
         session.calls += 1
         if let limit = emulator.expireAfterCalls, emulator.expiring.contains(session.id), session.calls > limit {
             session.open = false
             state.sessions[sent] = session
-            return soap11Fault("expired \(session.id)", code: "soap-env:Client.InvalidSecurityToken",
-                               reason: "Invalid or Expired binary security token: \(sent)")
+            return soap11Fault(
+                "expired \(session.id)", code: "soap-env:Client.InvalidSecurityToken",
+                reason: "Invalid or Expired binary security token: \(sent)")
         }
         state.sessions[sent] = session
         switch action {
@@ -316,209 +346,37 @@ private struct Exchange {
             let span = ["Start", "End"].map { value("//Body/OTA_HotelAvailRQ/AvailRequestSegment/TimeSpan/@\($0)") ?? "" }
             let indicator = value("//Body/OTA_HotelAvailRQ/AvailRequestSegment/AdditionalAvail/@Ind")
             guard span.allSatisfy({ $0.wholeMatch(of: /[01][0-9]-[0-3][0-9]/) != nil }), [nil, "true", "false"].contains(indicator) else {
-                return soap11Fault("invalid TimeSpan \(span) or AdditionalAvail \(indicator ?? "none")", code: "soap-env:Client.ValidationFailed",
-                                   reason: "ERR.SWS.CLIENT.VALIDATION_FAILED")
+                return soap11Fault(
+                    "invalid TimeSpan \(span) or AdditionalAvail \(indicator ?? "none")", code: "soap-env:Client.ValidationFailed",
+                    reason: "ERR.SWS.CLIENT.VALIDATION_FAILED")
             }
             let more = indicator == "true"
             // "More" rows belong to the session that ran the search, and only to it.
             let token = more ? state.tokens[Self.search(city, session: session.id)] : nil
             if more, token == nil {
-                return soap11(#"<OTA_HotelAvailRS xmlns="http://webservices.sabre.com/sabreXML/2011/10"><ApplicationResults status="NotProcessed"><Error Type="BusinessLogic"><SystemSpecificResults><Message>NO MORE AVAILABILITY IN THIS SESSION</Message></SystemSpecificResults></Error></ApplicationResults></OTA_HotelAvailRS>"#)
+                return soap11(
+                    #"<OTA_HotelAvailRS xmlns="http://webservices.sabre.com/sabreXML/2011/10"><ApplicationResults status="NotProcessed"><Error Type="BusinessLogic"><SystemSpecificResults><Message>NO MORE AVAILABILITY IN THIS SESSION</Message></SystemSpecificResults></Error></ApplicationResults></OTA_HotelAvailRS>"#
+                )
             }
             let slice = page(city: city, token: token, session: session.id) ?? ([], nil)
             accept("page \(city) \(slice.codes.first.map { $0 + 1 } ?? 0) \(session.id)")
             let options = slice.codes.map { index in
                 let code = Self.code(city, index)
-                return #"<AvailabilityOption RPH="\#(index + 1)"><BasicPropertyInfo HotelCode="\#(code)" HotelName="Hotel \#(code)" Latitude="48.\#(index)" Longitude="2.\#(index)"><Address><AddressLine>\#(index + 1) RUE DE LA PAIX</AddressLine><AddressLine>\#(city)</AddressLine></Address></BasicPropertyInfo></AvailabilityOption>"#
+                return
+                    #"<AvailabilityOption RPH="\#(index + 1)"><BasicPropertyInfo HotelCode="\#(code)" HotelName="Hotel \#(code)" Latitude="48.\#(index)" Longitude="2.\#(index)"><Address><AddressLine>\#(index + 1) RUE DE LA PAIX</AddressLine><AddressLine>\#(city)</AddressLine></Address></BasicPropertyInfo></AvailabilityOption>"#
             }.joined()
-            return soap11(#"<OTA_HotelAvailRS xmlns="http://webservices.sabre.com/sabreXML/2011/10"><ApplicationResults status="Complete"/><AdditionalAvail Ind="\#(slice.next == nil ? "false" : "true")"/><AvailabilityOptions>\#(options)</AvailabilityOptions></OTA_HotelAvailRS>"#)
+            return soap11(
+                #"<OTA_HotelAvailRS xmlns="http://webservices.sabre.com/sabreXML/2011/10"><ApplicationResults status="Complete"/><AdditionalAvail Ind="\#(slice.next == nil ? "false" : "true")"/><AvailabilityOptions>\#(options)</AvailabilityOptions></OTA_HotelAvailRS>"#
+            )
         default:
-            return soap11Fault("action \(action)", code: "soap-env:Client.InvalidAction", reason: "Action specified in EbxmlMessage does not exist.")
+            return soap11Fault(
+                "action \(action)", code: "soap-env:Client.InvalidAction", reason: "Action specified in EbxmlMessage does not exist.")
         }
-    }
-
-    // MARK: Amadeus SOAP Header 4
-
-    static let wsa = "http://www.w3.org/2005/08/addressing"
-
-    mutating func amadeusFault(_ mistake: String, _ reason: String) -> VendorEmulator.Reply {
-        soap11Fault(mistake, code: "soap:Client", reason: reason, namespaces: #" xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/""#)
-    }
-
-    mutating func amadeus() -> VendorEmulator.Reply {
-        // A missing WS-Addressing header gets the fault the WS-Addressing SOAP
-        // binding defines, naming the header in a wsa:FaultDetail header block.
-        if let missing = ["MessageID", "Action", "To"].first(where: { namespace(of: "//Header/\($0)") != Self.wsa }) {
-            return soap11Fault("WS-Addressing \(missing) missing", code: "wsa:MessageAddressingHeaderRequired",
-                               reason: "A required header representing a Message Addressing Property is not present",
-                               namespaces: #" xmlns:wsa="\#(Self.wsa)""#,
-                               header: "<wsa:FaultDetail><wsa:ProblemHeaderQName>wsa:\(missing)</wsa:ProblemHeaderQName></wsa:FaultDetail>")
-        }
-        guard let messageID = value("//Header/MessageID"),
-              state.messageIDs.insert(messageID).inserted,
-              value("//Header/Action") == header("SOAPAction"), value("//Header/To") == emulator.url else {
-            return amadeusFault("WS-Addressing MessageID, Action or To", " 12|Presentation|soap message header incorrect")
-        }
-        let status = value("//Header/Session/@TransactionStatusCode") ?? ""
-        let isStart = status == "Start"
-        var session: VendorEmulator.Session
-        if isStart {
-            guard let nonceText = value("//Header/Security/UsernameToken/Nonce"), let nonce = Data(base64Encoded: nonceText),
-                  value("//Header/Security/UsernameToken/Nonce/@EncodingType")?.hasSuffix("#Base64Binary") == true,
-                  let created = value("//Header/Security/UsernameToken/Created"),
-                  value("//Header/Security/UsernameToken/Password/@Type")?.hasSuffix("#PasswordDigest") == true,
-                  value("//Header/Security/UsernameToken/Username") == credentials["AMADEUS_USER"],
-                  value("//Header/AMA_SecurityHostedUser/UserID/@PseudoCityCode") == credentials["AMADEUS_OFFICE"] else {
-                return amadeusFault("security header", " 12|Presentation|soap message header incorrect")
-            }
-            guard state.nonces.insert(nonceText).inserted else { return amadeusFault("nonce reused", " 11|Session|") }
-            guard let createdDate = ISO8601DateFormatter.withFraction.date(from: created) ?? ISO8601DateFormatter().date(from: created),
-                  abs(createdDate.timeIntervalSinceNow) < 300 else {
-                return amadeusFault("Created \(created)", " 11|Session|")
-            }
-            let passwordHash = Data(Insecure.SHA1.hash(data: Data((credentials["AMADEUS_PASSWORD"] ?? "").utf8)))
-            let expected = Data(Insecure.SHA1.hash(data: nonce + Data(created.utf8) + passwordHash)).base64EncodedString()
-            guard value("//Header/Security/UsernameToken/Password") == expected else { return amadeusFault("digest", " 11|Session|") }
-            state.sessionCount += 1
-            // The log's name (s1), and the SessionId on the wire, as Amadeus's look.
-            session = VendorEmulator.Session(id: "s\(state.sessionCount)", token: "TOKEN\(UUID().uuidString.prefix(12))",
-                                             conversation: "01ZWHV5E\(String(format: "%02d", state.sessionCount))")
-            accept("login \(session.id)")
-        } else {
-            guard value("//Header/Security") == nil else { return amadeusFault("security header InSeries", " 12|Presentation|soap message header incorrect") }
-            guard status == "InSeries" || status == "End", let wire = value("//Header/Session/SessionId"),
-                  var known = state.sessions[wire], known.open, value("//Header/Session/SecurityToken") == known.token else {
-                return amadeusFault("session \(value("//Header/Session/SessionId") ?? "none")", "99|Session|Not authenticated")
-            }
-            guard value("//Header/Session/SequenceNumber") == String(known.sequence + 1) else {
-                return amadeusFault("sequence \(value("//Header/Session/SequenceNumber") ?? "none") after \(known.sequence) in \(known.id)",
-                                    "93|Session|Illogical conversation")
-            }
-            known.sequence += 1
-            known.calls += 1
-            if let limit = emulator.expireAfterCalls, emulator.expiring.contains(known.id), known.calls >= limit {
-                known.open = false
-                state.sessions[wire] = known
-                return amadeusFault("expired \(known.id)", "95|Session|Inactive conversation")
-            }
-            session = known
-        }
-        let sessionHeader = { (session: VendorEmulator.Session, status: String) in
-            #"<awsse:Session xmlns:awsse="http://xml.amadeus.com/2010/06/Session_v3" TransactionStatusCode="\#(status)"><awsse:SessionId>\#(session.conversation)</awsse:SessionId><awsse:SequenceNumber>\#(session.sequence)</awsse:SequenceNumber><awsse:SecurityToken>\#(session.token)</awsse:SecurityToken></awsse:Session>"#
-        }
-        if status == "End" {
-            guard value("//Body/Security_SignOut") != nil else { return amadeusFault("End without Security_SignOut", "93|Session|Illogical conversation") }
-            session.open = false
-            state.sessions[session.conversation] = session
-            accept("logout \(session.id)")
-            return soap11(#"<Security_SignOutReply xmlns="http://xml.amadeus.com/VLSSOR_04_1_1A"><processStatus><statusCode>P</statusCode></processStatus></Security_SignOutReply>"#,
-                          header: sessionHeader(session, "End"))
-        }
-        state.sessions[session.conversation] = session
-        let city = value("//Body/OTA_HotelAvailRQ/AvailRequestSegments/AvailRequestSegment/HotelSearchCriteria/Criterion/HotelRef/@HotelCityCode") ?? ""
-        // The token goes on the segment (amadeus-ws-client sends it there); one on the root is ignored, as Amadeus ignores it.
-        guard let slice = page(city: city, token: value("//Body/OTA_HotelAvailRQ/AvailRequestSegments/AvailRequestSegment/@MoreDataEchoToken"),
-                               session: session.id) else {
-            return soap11(#"<OTA_HotelAvailRS xmlns="http://www.opentravel.org/OTA/2003/05"><Errors><Error Type="12" Code="3286" ShortText="INVALID MORE DATA ECHO TOKEN"/></Errors></OTA_HotelAvailRS>"#,
-                          header: sessionHeader(session, "InSeries"))
-        }
-        accept("page \(city) \(slice.codes.first.map { $0 + 1 } ?? 0) \(session.id)")
-        let stays = slice.codes.map { index in
-            let code = Self.code(city, index)
-            return #"<RoomStay><BasicPropertyInfo HotelCode="\#(code)" HotelName="HOTEL \#(code)"><Position Latitude="4540\#(index)" Longitude="-7356\#(index)"/><Address><AddressLine>\#(index + 1) RUE SAINT-PAUL</AddressLine><CityName>\#(city)</CityName></Address></BasicPropertyInfo></RoomStay>"#
-        }.joined()
-        let more = slice.next.map { #" MoreIndicator="\#($0)""# } ?? ""
-        return soap11(#"<OTA_HotelAvailRS xmlns="http://www.opentravel.org/OTA/2003/05"><Success/><RoomStays\#(more)>\#(stays)</RoomStays></OTA_HotelAvailRS>"#,
-                      header: sessionHeader(session, "InSeries"))
-    }
-
-    // MARK: Travelport
-
-    mutating func travelport() -> VendorEmulator.Reply {
-        guard let (user, password) = basicCredentials, user == credentials["TRAVELPORT_USER"], password == credentials["TRAVELPORT_PASSWORD"] else {
-            return refuse("HTTP Basic credentials", status: 401, body: "Unauthorized", headers: ["WWW-Authenticate": #"Basic realm="AXIS""#])
-        }
-        guard header("Accept-Encoding")?.contains("gzip") == true else { return refuse("no gzip", status: 406, body: "") }
-        // uAPI posts every service to one SOAPAction, as SOAP 1.1 text/xml.
-        guard header("Content-Type")?.hasPrefix("text/xml") == true else {
-            return refuse("Content-Type \(header("Content-Type") ?? "none")", status: 415, body: "")
-        }
-        guard header("SOAPAction") == "http://localhost:8080/kestrel/HotelService" else {
-            return soap11Fault("SOAPAction \(header("SOAPAction") ?? "none")", code: "Client", reason: "Unknown SOAPAction")
-        }
-        guard value("//Body/HotelSearchAvailabilityReq/@TargetBranch") == credentials["TRAVELPORT_BRANCH"] else {
-            return soap11Fault("TargetBranch", code: "Server.Business", reason: "Invalid TargetBranch")
-        }
-        let city = value("//Body/HotelSearchAvailabilityReq/HotelSearchLocation/HotelLocation/@Location") ?? ""
-        let reference = value("//Body/HotelSearchAvailabilityReq/NextResultReference")
-        if reference?.isEmpty == true {
-            return soap11Fault("an empty NextResultReference", code: "Server.Data", reason: "Invalid NextResultReference")
-        }
-        if reference != nil, value("//Body/HotelSearchAvailabilityReq/NextResultReference/@ProviderCode") != "1G" {
-            return soap11Fault("NextResultReference without its ProviderCode", code: "Server.Business", reason: "Invalid NextResultReference")
-        }
-        guard let slice = page(city: city, token: reference) else {
-            return soap11Fault("NextResultReference \(reference ?? "")", code: "Server.Business", reason: "Invalid NextResultReference")
-        }
-        accept("page \(city) \(slice.codes.first.map { $0 + 1 } ?? 0)")
-        let results = slice.codes.map { index in
-            let code = String(format: "%05d", index + 1)
-            return #"<hotel:HotelSearchResult><hotel:HotelProperty HotelChain="XX" HotelCode="\#(code)" Name="HOTEL \#(code)"><hotel:PropertyAddress><hotel:Address>\#(index + 1) STRAND</hotel:Address><hotel:Address>\#(city)</hotel:Address></hotel:PropertyAddress><common_v47_0:CoordinateLocation latitude="51.\#(index)" longitude="-0.\#(index)"/></hotel:HotelProperty></hotel:HotelSearchResult>"#
-        }.joined()
-        let next = slice.next.map { #"<common_v47_0:NextResultReference ProviderCode="1G">\#($0)</common_v47_0:NextResultReference>"# } ?? ""
-        var reply = soap11(#"<hotel:HotelSearchAvailabilityRsp xmlns:hotel="http://www.travelport.com/schema/hotel_v47_0" xmlns:common_v47_0="http://www.travelport.com/schema/common_v47_0" TransactionId="X">\#(next)\#(results)</hotel:HotelSearchAvailabilityRsp>"#)
-        reply.body = Gzip.stored(reply.body)
-        reply.headers["Content-Encoding"] = "gzip"
-        return reply
-    }
-
-    // MARK: TBO
-
-    mutating func tbo() -> VendorEmulator.Reply {
-        let soap12 = "http://www.w3.org/2003/05/soap-envelope"
-        func fault(_ mistake: String, _ subcode: String, _ reason: String) -> String {
-            #"<s:Envelope xmlns:s="\#(soap12)" xmlns:a="\#(Self.wsa)"><s:Body><s:Fault><s:Code><s:Value>s:Sender</s:Value><s:Subcode><s:Value>a:\#(subcode)</s:Value></s:Subcode></s:Code><s:Reason><s:Text xml:lang="en-US">\#(reason)</s:Text></s:Reason></s:Fault></s:Body></s:Envelope>"#
-        }
-        let action = value("//Header/Action") ?? ""
-        guard header("Content-Type")?.hasPrefix("application/soap+xml") == true,
-              header("Content-Type")?.contains(#"action="\#(action)""#) == true, namespace(of: "//Envelope") == soap12 else {
-            return refuse("SOAP 1.2 Content-Type with the action", status: 415, body: "")
-        }
-        guard action == "http://TekTravel/HotelBookingApi/HotelSearch", namespace(of: "//Header/Action") == Self.wsa else {
-            return refuse("wsa:Action \(action)", status: 500, body: fault("", "ActionNotSupported",
-                "The message with Action '\(action)' cannot be processed at the receiver, due to a ContractFilter mismatch at the EndpointDispatcher."))
-        }
-        guard let messageID = value("//Header/MessageID"), messageID.hasPrefix("urn:uuid:"), state.messageIDs.insert(messageID).inserted else {
-            return refuse("wsa:MessageID missing or repeated", status: 500, body: fault("", "InvalidMessageInformationHeader",
-                "A message information header is not valid and the message cannot be processed: MessageID."))
-        }
-        guard value("//Header/To") == emulator.url else {
-            return refuse("wsa:To", status: 500, body: fault("", "DestinationUnreachable",
-                "The message with To '\(value("//Header/To") ?? "")' cannot be processed at the receiver, due to an AddressFilter mismatch at the EndpointDispatcher."))
-        }
-        let envelope = { (body: String) in
-            #"<s:Envelope xmlns:s="\#(soap12)" xmlns:a="\#(Self.wsa)"><s:Header><a:Action s:mustUnderstand="1">http://TekTravel/HotelBookingApi/IHotelService/HotelSearchResponse</a:Action></s:Header><s:Body><HotelSearchResponse xmlns="http://TekTravel/HotelBookingApi">\#(body)</HotelSearchResponse></s:Body></s:Envelope>"#
-        }
-        guard value("//Header/Credentials/@UserName") == credentials["TBO_USER"],
-              value("//Header/Credentials/@Password") == credentials["TBO_PASSWORD"] else {
-            var reply = refuse("Credentials", status: 200, body: envelope("<Status><StatusCode>02</StatusCode><Description>LoginErr: Login Failed for Member.</Description></Status>"))
-            reply.headers["Content-Type"] = "application/soap+xml; charset=utf-8"
-            return reply
-        }
-        let city = value("//Body/HotelSearchRequest/CityName") ?? ""
-        accept("page \(city) 1")
-        let results = (0..<emulator.hotels).map { index in
-            let code = String(1_000_000 + index)
-            return "<HotelResult><ResultIndex>\(index + 1)</ResultIndex><HotelInfo><HotelCode>\(code)</HotelCode><HotelName>Hotel \(code)</HotelName><HotelPicture>https://img.tbo.test/\(code).jpg</HotelPicture><HotelAddress>\(index + 1) Nanjing Road, \(city)</HotelAddress><Latitude>31.2\(index)</Latitude><Longitude>121.4\(index)</Longitude></HotelInfo></HotelResult>"
-        }.joined()
-        var reply = VendorEmulator.Reply(body: Array(envelope("<Status><StatusCode>01</StatusCode><Description>Successful: HotelSearch Successful</Description></Status><HotelResultList>\(results)</HotelResultList>").utf8))
-        reply.headers["Content-Type"] = "application/soap+xml; charset=utf-8"
-        return reply
     }
 }
 
 extension ISO8601DateFormatter {
-    fileprivate static var withFraction: ISO8601DateFormatter {
+    static var withFraction: ISO8601DateFormatter {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter

@@ -1,8 +1,9 @@
 import Foundation
 import Hotels
 import SOAP
-import Testing
 import TestSupport
+import Testing
+
 @testable import WSDL
 
 @Suite("Profiles from WSDLs")
@@ -15,7 +16,9 @@ struct ProfileDraftTests {
         return ServiceDescription(try await WSDLLoader(options: options).load(Samples.url("Real/wsdl/\(path)").path))
     }
 
-    @Test("Apache CXF's wsdl_first sample: both operations listed; a profile for getCustomersByName loads, its record guessed from the schema")
+    @Test(
+        "Apache CXF's wsdl_first sample: both operations listed; a profile for getCustomersByName loads, its record guessed from the schema"
+    )
     func cxf() async throws {
         let description = try await real("cxf/CustomerService.wsdl")
         #expect(description.operations.map(\.name) == ["updateCustomer", "getCustomersByName"])
@@ -25,7 +28,8 @@ struct ProfileDraftTests {
         #expect(draft.profile.fields[.code] == FieldPath(elements: ["customerId"]))
         #expect(draft.profile.fields[.name] == FieldPath(elements: ["name"]))
         // The request: the wrapper in its namespace, its optional child unqualified (elementFormDefault="unqualified") and left out.
-        #expect(draft.profile.body.text == #"<n1:getCustomersByName xmlns:n1="http://customerservice.example.com/"></n1:getCustomersByName>"#)
+        #expect(
+            draft.profile.body.text == #"<n1:getCustomersByName xmlns:n1="http://customerservice.example.com/"></n1:getCustomersByName>"#)
         #expect(draft.profile.notes.contains { $0.contains("getCustomersByName: optional, left out: name") })
         #expect(draft.profile.soapAction == "")
     }
@@ -46,7 +50,9 @@ struct ProfileDraftTests {
         #expect(login.profile.credentialNames == ["SECURITYSERVICE_USERNAME", "SECURITYSERVICE_PASSWORD"])
     }
 
-    @Test("a hotel PMS's availability service (.NET ASMX, 27 operations): the paged search gets page paging, dates with a time, the header slot and the hotel fields")
+    @Test(
+        "a hotel PMS's availability service (.NET ASMX, 27 operations): the paged search gets page paging, dates with a time, the header slot and the hotel fields"
+    )
     func asmxAvailability() async throws {
         let description = try await real("asmx/AvailabilityService.wsdl")
         #expect(description.operations.count == 27)
@@ -92,7 +98,9 @@ struct ProfileDraftTests {
             #expect(draft.endpoint == "https://currencyconvertercarrental.azurewebsites.net/CurrencyConverterWS.asmx")
             #expect(draft.profile.soapHeader?.text.contains("UserCredentials") == true)
             // The one required child, a decimal, filled; the optional currency codes left out and listed.
-            #expect(draft.profile.body.text == #"<n1:ConvertCurrency xmlns:n1="http://tempuri.org/"><n1:amount>1</n1:amount></n1:ConvertCurrency>"#)
+            #expect(
+                draft.profile.body.text
+                    == #"<n1:ConvertCurrency xmlns:n1="http://tempuri.org/"><n1:amount>1</n1:amount></n1:ConvertCurrency>"#)
             #expect(draft.profile.notes.contains { $0.contains("optional, left out: from, to") })
         }
     }
@@ -127,15 +135,21 @@ struct ProfileDraftTests {
             _ = try await WSDLLoader(options: options).load(wsdl)
         }
         let standIn = cache.appendingPathComponent(WSDLLoader.cachePath(for: try #require(URL(string: missing))))
-        try Data(#"<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="http://schemas.microsoft.com/2003/10/Serialization/"/>"#.utf8)
-            .write(to: standIn)
+        try Data(
+            #"<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="http://schemas.microsoft.com/2003/10/Serialization/"/>"#
+                .utf8
+        )
+        .write(to: standIn)
         return try await WSDLLoader(options: options).load(wsdl)
     }
 
-    @Test("a real WCF set (senjayaip/wcf: ?wsdl and ?xsd=xsd0…3, schemas importing each other in a loop), vendored into the cache as its Reference.svcmap maps it")
+    @Test(
+        "a real WCF set (senjayaip/wcf: ?wsdl and ?xsd=xsd0…3, schemas importing each other in a loop), vendored into the cache as its Reference.svcmap maps it"
+    )
     func wcfSet() async throws {
-        let loaded = try await loadServiceReference("senjayaip-service1", vendored: 4, wsdl: "http://localhost:53068/Service1.svc?wsdl",
-                                                    missing: "http://localhost:53068/Service1.svc?xsd=xsd1")
+        let loaded = try await loadServiceReference(
+            "senjayaip-service1", vendored: 4, wsdl: "http://localhost:53068/Service1.svc?wsdl",
+            missing: "http://localhost:53068/Service1.svc?xsd=xsd1")
         #expect(loaded.documents.count == 5 && loaded.fetched == 0)
         let description = ServiceDescription(loaded)
         #expect(description.operations.map(\.name) == ["GetData"])
@@ -148,15 +162,23 @@ struct ProfileDraftTests {
         _ = try ServiceProfile(json: Data(draft.json.utf8), source: "wcf-draft.json")
     }
 
-    @Test("a real WCF set with a second WSDL (gpeshans/RecordsCollector: ?wsdl imports ?wsdl=wsdl0, which imports ?xsd=xsd0…2), SOAP 1.2 with binary encoding")
+    @Test(
+        "a real WCF set with a second WSDL (gpeshans/RecordsCollector: ?wsdl imports ?wsdl=wsdl0, which imports ?xsd=xsd0…2), SOAP 1.2 with binary encoding"
+    )
     func wcfSetWithSecondWSDL() async throws {
         let wsdl = "http://recorder.apphb.com/DataBaseAccessService.svc?wsdl"
-        let loaded = try await loadServiceReference("recordscollector", vendored: 5, wsdl: wsdl,
-                                                    missing: "http://recorder.apphb.com/DataBaseAccessService.svc?xsd=xsd1")
+        let loaded = try await loadServiceReference(
+            "recordscollector", vendored: 5, wsdl: wsdl,
+            missing: "http://recorder.apphb.com/DataBaseAccessService.svc?xsd=xsd1")
         // Depth first: xsd0 imports xsd2.
-        #expect(loaded.documents.map(\.name) == [wsdl, wsdl + "=wsdl0"] + [0, 2, 1].map { "http://recorder.apphb.com/DataBaseAccessService.svc?xsd=xsd\($0)" })
+        #expect(
+            loaded.documents.map(\.name) == [wsdl, wsdl + "=wsdl0"]
+                + [0, 2, 1].map { "http://recorder.apphb.com/DataBaseAccessService.svc?xsd=xsd\($0)" })
         let description = ServiceDescription(loaded)
-        #expect(description.operations.map(\.name) == ["LoadNameData", "UpdateNames", "LoadNumberData", "UpdateNumbers", "CountNamesRecords", "CountNumbersRecords"])
+        #expect(
+            description.operations.map(\.name) == [
+                "LoadNameData", "UpdateNames", "LoadNumberData", "UpdateNumbers", "CountNamesRecords", "CountNumbersRecords",
+            ])
         let operation = try description.operation(named: "LoadNameData")
         #expect(operation.soapVersion == .v1_2 && operation.soapAction == "NamesService/DataBaseAccessService/LoadNameData")
         #expect(operation.input.first?.element == QualifiedName(namespace: "NamesService", name: "LoadNameData"))
@@ -169,11 +191,16 @@ struct ProfileDraftTests {
         _ = try ServiceProfile(json: Data(draft.json.utf8), source: "wcf-draft.json")
     }
 
-    @Test("a real Axis 1 rpc/encoded WSDL (AstroGrid's AxisDataServer): anyType and Axis Element parts are open, overloads are told apart, init asks for a recorded response")
+    @Test(
+        "a real Axis 1 rpc/encoded WSDL (AstroGrid's AxisDataServer): anyType and Axis Element parts are open, overloads are told apart, init asks for a recorded response"
+    )
     func axisAnyType() async throws {
         let description = try await real("axis/AxisDataServer.wsdl")
-        #expect(description.operations.map(\.name) == ["getStatus", "getMetadata", "getMetadata", "getVoRegistryMetadata", "doQuery", "makeQuery",
-                                                        "startQuery", "getResultsAndClose", "abortQuery", "registerWebListener"])
+        #expect(
+            description.operations.map(\.name) == [
+                "getStatus", "getMetadata", "getMetadata", "getVoRegistryMetadata", "doQuery", "makeQuery",
+                "startQuery", "getResultsAndClose", "abortQuery", "registerWebListener",
+            ])
         // The overloaded getMetadata: the second binds getMetadataRequest1/getMetadataResponse1, not the first's messages.
         let overloads = description.operations.filter { $0.name == "getMetadata" }
         #expect(overloads.map { $0.input.map(\.name) } == [[], ["xpathExpression"]])
@@ -182,7 +209,9 @@ struct ProfileDraftTests {
         #expect(status.style == "rpc" && status.use == "encoded" && status.soapAction.isEmpty)
         #expect(try #require(description.bodyShape(of: status, output: false)).children.first?.isOpen == true)
         let draft = try ProfileDrafter(description: description).draft(operation: "doQuery")
-        #expect(draft.profile.body.text == #"<n1:doQuery xmlns:n1="http://localhost:8080/axis/services/AxisDataServer"><soapBody></soapBody></n1:doQuery>"#)
+        #expect(
+            draft.profile.body.text
+                == #"<n1:doQuery xmlns:n1="http://localhost:8080/axis/services/AxisDataServer"><soapBody></soapBody></n1:doQuery>"#)
         #expect(draft.profile.notes.contains { $0.hasPrefix("request: doQuery/soapBody: the schema says nothing of its content") })
         #expect(draft.profile.notes.contains { $0.contains("it says anyType") && $0.contains("--sample") })
     }
@@ -193,9 +222,12 @@ struct ProfileDraftTests {
         options.localRoot = Samples.root.path
         options.offline = true
         let wsdl = Samples.url("Real/wsdl/ota-jibx/hotel.wsdl").path
-        await #expect(throws: WSDLError.hostNotAllowed(document: "http://www.opentravel.org/2014B/OTA_HotelResRQ.xsd",
-                                                       referrer: WSDLLoader.displayName(of: URL(fileURLWithPath: wsdl).absoluteString),
-                                                       host: "www.opentravel.org")) {
+        await #expect(
+            throws: WSDLError.hostNotAllowed(
+                document: "http://www.opentravel.org/2014B/OTA_HotelResRQ.xsd",
+                referrer: WSDLLoader.displayName(of: URL(fileURLWithPath: wsdl).absoluteString),
+                host: "www.opentravel.org")
+        ) {
             _ = try await WSDLLoader(options: options).load(wsdl)
         }
         options.allowedHosts = ["www.opentravel.org"]
@@ -222,174 +254,10 @@ struct ProfileDraftTests {
         #expect(soap12.profile.soapVersion == .v1_2)
     }
 
-    @Test("a recorded response names the record and fields when the schema cannot: OTA attributes, a bare payload")
-    func fromSample() async throws {
-        let description = ServiceDescription(try await Self.servedSampleSet().set)
-        let response = try [UInt8](Data(contentsOf: Samples.url("Real/opentravel/OTA2001B_HotelSearchRS-phoenix.xml")))
-        let draft = try ProfileDrafter(description: description).draft(operation: "QueryHotels", sample: response)
-        #expect(draft.profile.record == "HotelSearchRecord")
-        #expect(draft.profile.envelope == .auto)
-        #expect(draft.profile.fields[.name] == FieldPath(elements: [], attribute: "HotelName"))
-        #expect(draft.profile.fields[.code] == FieldPath(elements: ["HotelReference"], attribute: "HotelCode"))
-        let page = try HotelResponseParser(profile: draft.profile).parse(bytes: response)
-        #expect(page.hotels.count == 3)
-    }
-
-    @Test("OpenTravel 2003B's hotel WSDL (ProviderGen's HotelAvailRQ): the voice number, chain, award, postal code, city and country are fields of their own, the address its street parts")
-    func openTravelContactFields() async throws {
-        let description = try await real("ota-providergen/index.wsdl")
-        let profile = try ProfileDrafter(description: description).draft(operation: "HotelAvailRQ").profile
-        #expect(profile.record == "RoomStay")
-        func path(_ text: String) throws -> FieldPath { try FieldPath(parsing: text) }
-        #expect(profile.joins[.address]?.paths == [try path("BasicPropertyInfo/Address/AddressLine"), try path("BasicPropertyInfo/Address/StreetNmbr"),
-                                                   try path("BasicPropertyInfo/Address/BldgRoom")])
-        // ContactNumber repeats: the one whose PhoneTechType is 1 (Voice), not the fax.
-        #expect(profile.fields[.phone] == (try path("BasicPropertyInfo/ContactNumbers/ContactNumber[@PhoneTechType='1']/@PhoneNumber")))
-        #expect(profile.fields[.chainCode] == (try path("BasicPropertyInfo/@ChainCode")))
-        #expect(profile.fields[.rating] == (try path("BasicPropertyInfo/Award/@Rating")))
-        #expect(profile.fields[.postalCode] == (try path("BasicPropertyInfo/Address/PostalCode")))
-        #expect(profile.fields[.city] == (try path("BasicPropertyInfo/Address/CityName")))
-        // CountryName/@Code, not the country's name in CountryName's text.
-        #expect(profile.fields[.countryCode] == (try path("BasicPropertyInfo/Address/CountryName/@Code")))
-        // Each guess is in the notes, with its reason.
-        for note in [
-            "fields.phone = BasicPropertyInfo/ContactNumbers/ContactNumber[@PhoneTechType='1']/@PhoneNumber: named “PhoneNumber”, of the <ContactNumber> whose PhoneTechType is 1",
-            "fields.chainCode = BasicPropertyInfo/@ChainCode: named “ChainCode”",
-            "fields.rating = BasicPropertyInfo/Award/@Rating: named “Rating” (its element repeats: the first is taken)",
-            "fields.postalCode = BasicPropertyInfo/Address/PostalCode: named “PostalCode”",
-            "fields.city = BasicPropertyInfo/Address/CityName: named “CityName”",
-            "fields.countryCode = BasicPropertyInfo/Address/CountryName/@Code: named “Code” in <CountryName>",
-            "fields.address = BasicPropertyInfo/Address/AddressLine, BasicPropertyInfo/Address/StreetNmbr, BasicPropertyInfo/Address/BldgRoom: the street parts of <Address>, joined",
-            "fields not found: logoURL, addtime",
-        ] {
-            #expect(profile.notes.contains { $0.hasPrefix(note) }, "\(note)")
-        }
-        // Concur's booking response has RoomStays too: its hotel's voice number (the fax is PhoneTechType 3), not the guest's telephone.
-        let booked = try [UInt8](Data(contentsOf: Samples.url("Real/concur/OTA_HotelResRS-booked-guest-address.xml")))
-        let hotel = try #require(try HotelResponseParser(profile: profile).parse(bytes: booked).hotels.first)
-        #expect(hotel.code == "HT030025" && hotel.address == "200 6th Avenue North")
-        #expect(hotel.phone == "+12069628678" && hotel.postalCode == "98109" && hotel.city == "Seattle" && hotel.countryCode == "US")
-    }
-
-    @Test("a recorded OpenTravel search response: the same fields, and its PropertyReference as the profile's references")
-    func contactFieldsFromSample() async throws {
-        let description = ServiceDescription(try await Self.servedSampleSet().set)
-        let response = try [UInt8](Data(contentsOf: Samples.url("Real/concur/OTA_HotelSearchRS-appendix-stub-property.xml")))
-        let profile = try ProfileDrafter(description: description).draft(operation: "QueryHotels", sample: response).profile
-        #expect(profile.record == "Property")
-        #expect(profile.fields[.phone] == (try FieldPath(parsing: "ContactNumbers/ContactNumber[@PhoneTechType='1']/@PhoneNumber")))
-        #expect(profile.fields[.address] == (try FieldPath(parsing: "Address/AddressLine")))
-        #expect(profile.references == [ReferenceRule(element: try FieldPath(parsing: "TPA_Extensions/TPA_PropertyReferenceInfo/PropertyReference"),
-                                                     catalog: .attribute("ReferenceCatalogName"), codeAttribute: "ReferenceCatalogCode")])
-        #expect(profile.notes.contains { $0.hasPrefix("references: TPA_Extensions/TPA_PropertyReferenceInfo/PropertyReference, catalogue @ReferenceCatalogName") })
-        let hotel = try #require(try HotelResponseParser(profile: profile).parse(bytes: response).hotels.first)
-        #expect(hotel == Hotel(code: "22222", name: "Holiday Inn Express Sunshine", address: "99 East 27th Street", latitude: 47.61038,
-                               longitude: -122.20068, logoURL: "https://production.example.com/hotel-image.jpg", phone: "+14255551234",
-                               chainCode: "HI", rating: 4, postalCode: "98009", city: "Bellevue", countryCode: "US", references: ["giata": "1376249"]))
-    }
-
-    /// The profile drafted for a search whose record is `<Hotel Code="…">` with `content` inside.
-    func draftHotel(_ content: String) throws -> ServiceProfile {
-        let schema = Documents.schema(#"""
-            <xs:element name="SearchRQ"><xs:complexType><xs:sequence><xs:element name="City" type="xs:string"/></xs:sequence></xs:complexType></xs:element>
-            <xs:element name="SearchRS"><xs:complexType><xs:sequence><xs:element name="Hotel" maxOccurs="unbounded"><xs:complexType><xs:sequence>
-              \#(content)
-            </xs:sequence><xs:attribute name="Code" type="xs:string"/></xs:complexType></xs:element></xs:sequence></xs:complexType></xs:element>
-            """#)
-        return try ProfileDrafter(description: describe(schema: schema)).draft(operation: "Search").profile
-    }
-
-    @Test("each name guesses its field", arguments: [
-        ("CityName", HotelField.city), ("City", .city), ("Town", .city),
-        ("PostalCode", .postalCode), ("PostCode", .postalCode), ("Zip", .postalCode), ("ZipCode", .postalCode),
-        ("CountryCode", .countryCode), ("Country", .countryCode), ("CountryName", .countryCode),
-        ("ChainCode", .chainCode), ("Chain", .chainCode), ("BrandCode", .chainCode), ("HotelChain", .chainCode),
-        ("PhoneNumber", .phone), ("Phone", .phone), ("Telephone", .phone),
-        ("Rating", .rating), ("StarRating", .rating), ("Stars", .rating), ("Category", .rating),
-    ])
-    func fieldNames(name: String, field: HotelField) throws {
-        let profile = try draftHotel(#"<xs:element name="\#(name)" type="xs:string" minOccurs="0"/>"#)
-        #expect(profile.fields[field] == FieldPath(elements: [name]), "\(profile.fields)")
-        #expect(profile.fields.count == 2, "\(profile.fields)")
-        #expect(profile.notes.contains("fields.\(field.rawValue) = \(name): named “\(name)”" + (field == .countryCode && name != "CountryCode"
-            ? " (a country's name, which HotelKit maps to its code when one country has it)" : "")), "\(profile.notes)")
-    }
-
-    @Test("an address of parts: the street parts joined, city, postal code and country their own fields, a state nothing; each best-named value wins")
-    func addressParts() throws {
-        let profile = try draftHotel(#"""
-            <xs:element name="Address"><xs:complexType><xs:sequence>
-              <xs:element name="Street" type="xs:string"/><xs:element name="Address2" type="xs:string"/><xs:element name="Town" type="xs:string"/>
-              <xs:element name="Zip" type="xs:string"/><xs:element name="State" type="xs:string"/>
-              <xs:element name="Country"><xs:complexType><xs:simpleContent><xs:extension base="xs:string"><xs:attribute name="Code" type="xs:string"/>
-              </xs:extension></xs:simpleContent></xs:complexType></xs:element>
-            </xs:sequence></xs:complexType></xs:element>
-            <xs:element name="Telephone"><xs:complexType><xs:attribute name="PhoneNumber" type="xs:string"/></xs:complexType></xs:element>
-            <xs:element name="Brand"><xs:complexType><xs:attribute name="Code" type="xs:string"/></xs:complexType></xs:element>
-            <xs:element name="Awards"><xs:complexType><xs:sequence><xs:element name="Award" maxOccurs="unbounded"><xs:complexType>
-              <xs:attribute name="Provider" type="xs:string"/><xs:attribute name="Rating" type="xs:string"/></xs:complexType></xs:element></xs:sequence></xs:complexType></xs:element>
-            """#)
-        #expect(profile.joins[.address]?.paths == [FieldPath(elements: ["Address", "Street"]), FieldPath(elements: ["Address", "Address2"])])
-        #expect(profile.fields[.city] == FieldPath(elements: ["Address", "Town"]))
-        #expect(profile.fields[.postalCode] == FieldPath(elements: ["Address", "Zip"]))
-        // The code beats the name beside it.
-        #expect(profile.fields[.countryCode] == FieldPath(elements: ["Address", "Country"], attribute: "Code"))
-        // Telephone holds no text, only its PhoneNumber attribute, with no PhoneTechType to test.
-        #expect(profile.fields[.phone] == FieldPath(elements: ["Telephone"], attribute: "PhoneNumber"))
-        #expect(profile.fields[.chainCode] == FieldPath(elements: ["Brand"], attribute: "Code"))
-        // The first award of a list.
-        #expect(profile.fields[.rating] == FieldPath(elements: ["Awards", "Award"], attribute: "Rating"))
-        // The hotel's code is still its own attribute, not a country's or a brand's.
-        #expect(profile.fields[.code] == FieldPath(elements: [], attribute: "Code"))
-        let response = """
-            <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><t:SearchRS xmlns:t="urn:test">\\
-            <t:Hotel Code="H1"><t:Address><t:Street>1 Rue de Rivoli</t:Street><t:Address2>Bâtiment B</t:Address2><t:Town>Paris</t:Town>\\
-            <t:Zip>75001</t:Zip><t:State>IDF</t:State><t:Country Code="FR">France</t:Country></t:Address><t:Telephone PhoneNumber="+33 1 23 45 67 89"/>\\
-            <t:Brand Code="rt"/><t:Awards><t:Award Provider="AA" Rating="4.5"/><t:Award Provider="BB" Rating="3"/></t:Awards></t:Hotel>\\
-            </t:SearchRS></soap:Body></soap:Envelope>
-            """
-        let hotel = try #require(try HotelResponseParser(profile: profile).parse(bytes: Array(response.utf8)).hotels.first)
-        #expect(hotel == Hotel(code: "H1", address: "1 Rue de Rivoli, Bâtiment B", phone: "+33 1 23 45 67 89", chainCode: "RT", rating: 4.5,
-                               postalCode: "75001", city: "Paris", countryCode: "FR"))
-    }
-
-    @Test("catalogue references: an attribute names the catalogue, the code an attribute or the text; a GiataId is GIATA's")
-    func referenceGuesses() throws {
-        let profile = try draftHotel(#"""
-            <xs:element name="Ids"><xs:complexType><xs:sequence><xs:element name="Reference" maxOccurs="unbounded"><xs:complexType>
-              <xs:attribute name="Catalog" type="xs:string"/><xs:attribute name="Value" type="xs:string"/></xs:complexType></xs:element>
-            </xs:sequence></xs:complexType></xs:element>
-            <xs:element name="GiataId" type="xs:string" minOccurs="0"/>
-            """#)
-        #expect(profile.references == [
-            ReferenceRule(element: FieldPath(elements: ["Ids", "Reference"]), catalog: .attribute("Catalog"), codeAttribute: "Value"),
-            ReferenceRule(element: FieldPath(elements: ["GiataId"]), catalog: .fixed("giata"), codeAttribute: nil),
-        ])
-        #expect(profile.notes.contains("references: GiataId, catalogue giata, code its text: <GiataId>'s text is a giata id"))
-        // An element of a reference-like name that names no catalogue is no reference.
-        #expect(try draftHotel(#"<xs:element name="Reference" type="xs:string"/>"#).references.isEmpty)
-    }
-
-    @Test("a hotel's code beats another thing's however shallow: HotelBeds' HotelInfo/Code, not Currency/@code (a synthetic response in its shape)")
-    func hotelCodeOverCurrency() async throws {
-        let description = ServiceDescription(try await Self.servedSampleSet().set)
-        let service = #"""
-            <ServiceHotel availToken="T1"><ContractList><Contract><Name>CG-TODOS</Name><IncomingOffice code="1"/></Contract></ContractList>\
-            <Currency code="COP">Colombian Peso</Currency><HotelInfo><Code>636682</Code><Name>Hotel Dann Carlton</Name>\
-            <Category type="SIMPLE" code="4EST">4 STARS</Category><Destination type="SIMPLE" code="BOG"><Name>Bogota</Name></Destination>\
-            <Position latitude="4.67" longitude="-74.05"/></HotelInfo></ServiceHotel>
-            """#
-        let response = #"<HotelValuedAvailRS xmlns="http://www.hotelbeds.com/schemas/2005/06/messages">"# + service + service + "</HotelValuedAvailRS>"
-        let draft = try ProfileDrafter(description: description).draft(operation: "QueryHotels", sample: Array(response.utf8))
-        #expect(draft.profile.record == "ServiceHotel")
-        #expect(draft.profile.fields[.code] == FieldPath(elements: ["HotelInfo", "Code"]))
-        #expect(draft.profile.fields[.name] == FieldPath(elements: ["HotelInfo", "Name"]))
-        #expect(try HotelResponseParser(profile: draft.profile).parse(bytes: Array(response.utf8)).hotels.map(\.code) == ["636682", "636682"])
-    }
-
     @Test("OpenTravel search in a schema: attributes as placeholders, the echo token as cursor, Errors as the error path")
     func openTravelSearchSchema() throws {
-        let schema = Documents.schema(#"""
+        let schema = Documents.schema(
+            #"""
             <xs:element name="SearchRQ"><xs:complexType><xs:sequence>
               <xs:element name="Criteria"><xs:complexType><xs:sequence><xs:element name="Criterion" maxOccurs="unbounded"><xs:complexType><xs:sequence>
                 <xs:element name="HotelRef" minOccurs="0"><xs:complexType><xs:attribute name="HotelCityCode"/><xs:attribute name="ChainCode"/></xs:complexType></xs:element>
@@ -434,16 +302,18 @@ struct ProfileDraftTests {
     func describe(schema: String, operation: String = Documents.searchOperation) throws -> ServiceDescription {
         let root = try XMLTreeElement.parse(Array(Documents.wsdl(body: operation).utf8), limits: XMLReaderLimits())
         let types = try XMLTreeElement.parse(Array(schema.utf8), limits: XMLReaderLimits())
-        return ServiceDescription(WSDLDocumentSet(documents: [
-            LoadedDocument(url: "file:///test.wsdl", name: "test.wsdl", root: root, origin: .file, bytes: 0),
-            LoadedDocument(url: "file:///test.xsd", name: "test.xsd", root: types, origin: .file, bytes: 0),
-        ]))
+        return ServiceDescription(
+            WSDLDocumentSet(documents: [
+                LoadedDocument(url: "file:///test.wsdl", name: "test.wsdl", root: root, origin: .file, bytes: 0),
+                LoadedDocument(url: "file:///test.xsd", name: "test.xsd", root: types, origin: .file, bytes: 0),
+            ]))
     }
 
     @Test("each placeholder goes to one place, the best-named and shallowest; a phone's area code and a GDS office are not the city")
     func onePlacePerPlaceholder() throws {
         // The shape of OTA_HotelAvailRQ: city-like and size-like names in a customer profile, a phone, a car preference.
-        let schema = Documents.schema(#"""
+        let schema = Documents.schema(
+            #"""
             <xs:complexType name="Address"><xs:sequence><xs:element name="CityName" type="xs:string" minOccurs="0"/></xs:sequence></xs:complexType>
             <xs:complexType name="Phone"><xs:attribute name="AreaCityCode"/><xs:attribute name="PhoneNumber" use="required"/></xs:complexType>
             <xs:element name="SearchRQ"><xs:complexType><xs:sequence>
@@ -491,20 +361,30 @@ struct ProfileDraftTests {
     func standInPortType() throws {
         let schema = Documents.schema(#"<xs:element name="SearchRQ" type="xs:string"/><xs:element name="SearchRS" type="xs:string"/>"#)
         // A published OTA provider WSDL (Samples/Real/wsdl/ota-providergen) binds `i0:IProviderGen` without declaring i0; its port type is ProviderGenService.
-        let undeclared = try describe(schema: schema, operation: Documents.searchOperation.replacingOccurrences(of: #"type="tns:Port""#, with: #"type="i0:IPort""#))
-        #expect(undeclared.problems == ["binding Binding names port type i0:IPort, whose prefix i0 is not declared; port type Port, the only one with all its operations, stands in"])
+        let undeclared = try describe(
+            schema: schema, operation: Documents.searchOperation.replacingOccurrences(of: #"type="tns:Port""#, with: #"type="i0:IPort""#))
+        #expect(
+            undeclared.problems == [
+                "binding Binding names port type i0:IPort, whose prefix i0 is not declared; port type Port, the only one with all its operations, stands in"
+            ])
         #expect(try undeclared.operation(named: "Search").input.first?.element?.name == "SearchRQ")
-        #expect(try ProfileDrafter(description: undeclared).draft(operation: "Search").profile.notes.contains {
-            $0.hasPrefix("wsdl: binding Binding names port type i0:IPort")
-        })
+        #expect(
+            try ProfileDrafter(description: undeclared).draft(operation: "Search").profile.notes.contains {
+                $0.hasPrefix("wsdl: binding Binding names port type i0:IPort")
+            })
         #expect(undeclared.inspection.lines.last?.hasPrefix("problem: binding Binding names port type i0:IPort") == true)
         // Two port types that could stand in: neither is chosen.
-        let twoCandidates = Documents.searchOperation.replacingOccurrences(of: #"type="tns:Port""#, with: #"type="tns:Gone""#)
+        let twoCandidates =
+            Documents.searchOperation.replacingOccurrences(of: #"type="tns:Port""#, with: #"type="tns:Gone""#)
             + #"<wsdl:portType name="Port2"><wsdl:operation name="Search"><wsdl:input message="tns:In"/></wsdl:operation></wsdl:portType>"#
         let ambiguous = try describe(schema: schema, operation: twoCandidates)
-        #expect(ambiguous.problems == ["binding Binding names port type tns:Gone, which no document of the set defines; its operations' messages are unknown"])
+        #expect(
+            ambiguous.problems == [
+                "binding Binding names port type tns:Gone, which no document of the set defines; its operations' messages are unknown"
+            ])
         #expect(try ambiguous.operation(named: "Search").input.isEmpty)
-        let untyped = try describe(schema: schema, operation: Documents.searchOperation.replacingOccurrences(of: #" type="tns:Port""#, with: ""))
+        let untyped = try describe(
+            schema: schema, operation: Documents.searchOperation.replacingOccurrences(of: #" type="tns:Port""#, with: ""))
         #expect(untyped.problems == ["binding Binding names no port type; port type Port, the only one with all its operations, stands in"])
         #expect(try describe(schema: schema).problems.isEmpty)
     }
@@ -524,7 +404,9 @@ struct ProfileDraftTests {
             </wsdl:definitions>
             """#
         let root = try XMLTreeElement.parse(Array(wsdl.utf8), limits: XMLReaderLimits())
-        let set = WSDLDocumentSet(documents: [LoadedDocument(url: "file:///axis.wsdl", name: "axis.wsdl", root: root, origin: .file, bytes: 0)])
+        let set = WSDLDocumentSet(documents: [
+            LoadedDocument(url: "file:///axis.wsdl", name: "axis.wsdl", root: root, origin: .file, bytes: 0)
+        ])
         let draft = try ProfileDrafter(description: ServiceDescription(set)).draft(operation: "getHotels")
         #expect(draft.profile.body.text == #"<n1:getHotels xmlns:n1="urn:axis"><in0></in0></n1:getHotels>"#)
         #expect(draft.profile.record == "REPLACE_ME")
@@ -542,7 +424,7 @@ struct ProfileDraftTests {
 
     /// The sample service's WSDL as a running `hotels serve` publishes it, and that server's endpoint.
     static func servedSampleSet() async throws -> (set: WSDLDocumentSet, endpoint: String) {
-        let serve = try ServeProcess()
+        let serve = try await ServeProcess()
         let set = try await WSDLLoader(options: WSDLLoader.Options(cacheFolder: nil)).load(serve.endpoint + "?wsdl")
         return (set, serve.endpoint)
     }

@@ -1,8 +1,9 @@
 import Foundation
 import HTTP
 import SOAP
-import Testing
 import TestSupport
+import Testing
+
 @testable import WSDL
 
 /// A folder of documents for one test, removed with it.
@@ -52,15 +53,15 @@ enum Documents {
 
     /// A port type, SOAP binding and service for `Search(SearchRQ) → SearchRS`.
     static let searchOperation = """
-    <wsdl:message name="In"><wsdl:part name="parameters" element="tns:SearchRQ"/></wsdl:message>
-    <wsdl:message name="Out"><wsdl:part name="parameters" element="tns:SearchRS"/></wsdl:message>
-    <wsdl:portType name="Port"><wsdl:operation name="Search"><wsdl:input message="tns:In"/><wsdl:output message="tns:Out"/></wsdl:operation></wsdl:portType>
-    <wsdl:binding name="Binding" type="tns:Port"><soap:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
-      <wsdl:operation name="Search"><soap:operation soapAction="urn:test#Search"/>
-        <wsdl:input><soap:body use="literal"/></wsdl:input><wsdl:output><soap:body use="literal"/></wsdl:output></wsdl:operation>
-    </wsdl:binding>
-    <wsdl:service name="Test"><wsdl:port name="P" binding="tns:Binding"><soap:address location="http://test.invalid/svc"/></wsdl:port></wsdl:service>
-    """
+        <wsdl:message name="In"><wsdl:part name="parameters" element="tns:SearchRQ"/></wsdl:message>
+        <wsdl:message name="Out"><wsdl:part name="parameters" element="tns:SearchRS"/></wsdl:message>
+        <wsdl:portType name="Port"><wsdl:operation name="Search"><wsdl:input message="tns:In"/><wsdl:output message="tns:Out"/></wsdl:operation></wsdl:portType>
+        <wsdl:binding name="Binding" type="tns:Port"><soap:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
+          <wsdl:operation name="Search"><soap:operation soapAction="urn:test#Search"/>
+            <wsdl:input><soap:body use="literal"/></wsdl:input><wsdl:output><soap:body use="literal"/></wsdl:output></wsdl:operation>
+        </wsdl:binding>
+        <wsdl:service name="Test"><wsdl:port name="P" binding="tns:Binding"><soap:address location="http://test.invalid/svc"/></wsdl:port></wsdl:service>
+        """
 }
 
 @Suite("Loading a WSDL set")
@@ -86,19 +87,26 @@ struct WSDLLoaderTests {
         let folder = try DocumentFolder()
         let root = try folder.write("wsdl/service.wsdl", Documents.wsdl(imports: ["binding.wsdl"]))
         try folder.write("wsdl/binding.wsdl", Documents.wsdl(schemaImports: ["../xsd/messages.xsd"], body: Documents.searchOperation))
-        try folder.write("xsd/messages.xsd", Documents.schema(#"""
-            <xs:include schemaLocation="common/types.xsd"/>
-            <xs:element name="SearchRQ"><xs:complexType><xs:sequence><xs:element name="City" type="xs:string"/></xs:sequence></xs:complexType></xs:element>
-            <xs:element name="SearchRS" type="tns:Result"/>
-            """#))
-        try folder.write("xsd/common/types.xsd", Documents.schema(#"""
-            <xs:import namespace="urn:test" schemaLocation="../messages.xsd"/>
-            <xs:complexType name="Result"><xs:sequence><xs:element name="Hotel" maxOccurs="unbounded"><xs:complexType>
-              <xs:attribute name="HotelCode" use="required"/><xs:attribute name="HotelName"/></xs:complexType></xs:element></xs:sequence></xs:complexType>
-            """#))
+        try folder.write(
+            "xsd/messages.xsd",
+            Documents.schema(
+                #"""
+                <xs:include schemaLocation="common/types.xsd"/>
+                <xs:element name="SearchRQ"><xs:complexType><xs:sequence><xs:element name="City" type="xs:string"/></xs:sequence></xs:complexType></xs:element>
+                <xs:element name="SearchRS" type="tns:Result"/>
+                """#))
+        try folder.write(
+            "xsd/common/types.xsd",
+            Documents.schema(
+                #"""
+                <xs:import namespace="urn:test" schemaLocation="../messages.xsd"/>
+                <xs:complexType name="Result"><xs:sequence><xs:element name="Hotel" maxOccurs="unbounded"><xs:complexType>
+                  <xs:attribute name="HotelCode" use="required"/><xs:attribute name="HotelName"/></xs:complexType></xs:element></xs:sequence></xs:complexType>
+                """#))
         let set = try await loader(root: folder.url.path).load(root)
         #expect(set.documents.count == 4)
-        #expect(set.documents.map { URL(string: $0.url)?.lastPathComponent } == ["service.wsdl", "binding.wsdl", "messages.xsd", "types.xsd"])
+        #expect(
+            set.documents.map { URL(string: $0.url)?.lastPathComponent } == ["service.wsdl", "binding.wsdl", "messages.xsd", "types.xsd"])
         #expect(set.documents[3].referrer?.hasSuffix("messages.xsd") == true)
         let description = ServiceDescription(set)
         #expect(description.operations.map(\.name) == ["Search"])
@@ -107,7 +115,9 @@ struct WSDLLoaderTests {
         #expect(output.children[0].attributes.map(\.name) == ["HotelCode", "HotelName"])
     }
 
-    @Test("a missing schema is named with the document that refers to it, and the operations are read all the same; a missing WSDL stops the load")
+    @Test(
+        "a missing schema is named with the document that refers to it, and the operations are read all the same; a missing WSDL stops the load"
+    )
     func missingDocument() async throws {
         let folder = try DocumentFolder()
         let root = try folder.write("service.wsdl", Documents.wsdl(schemaImports: ["types/absent.xsd"], body: Documents.searchOperation))
@@ -120,7 +130,10 @@ struct WSDLLoaderTests {
         #expect(description.inspection.lines.contains { $0.hasPrefix("  missing: ") && $0.contains("types/absent.xsd ← ") })
         let top = try folder.write("top.wsdl", Documents.wsdl(imports: ["absent.wsdl"]))
         let error = await loadError(loader(root: folder.url.path), top)
-        guard case .missing(let document, let referrer, _) = error else { Issue.record("expected missing, got \(String(describing: error))"); return }
+        guard case .missing(let document, let referrer, _) = error else {
+            Issue.record("expected missing, got \(String(describing: error))")
+            return
+        }
         #expect(document.hasSuffix("absent.wsdl") && referrer?.hasSuffix("top.wsdl") == true)
         #expect(error?.description.contains("imported by") == true)
     }
@@ -128,20 +141,31 @@ struct WSDLLoaderTests {
     @Test("HTNG's and OpenTravel's published layout loads with no root given (wsdls/ imports ../opentravel/); ../../ is still refused")
     func siblingSchemaFolder() async throws {
         let folder = try DocumentFolder()
-        let root = try folder.write("htng/wsdls/service.wsdl", Documents.wsdl(schemaImports: ["../opentravel/messages.xsd"],
-                                                                               body: Documents.searchOperation))
-        try folder.write("htng/opentravel/messages.xsd", Documents.schema(#"""
-            <xs:element name="SearchRQ"><xs:complexType><xs:sequence><xs:element name="City" type="xs:string"/></xs:sequence></xs:complexType></xs:element>
-            <xs:element name="SearchRS"><xs:complexType><xs:sequence><xs:element name="Hotel" maxOccurs="unbounded"/></xs:sequence></xs:complexType></xs:element>
-            """#))
+        let root = try folder.write(
+            "htng/wsdls/service.wsdl",
+            Documents.wsdl(
+                schemaImports: ["../opentravel/messages.xsd"],
+                body: Documents.searchOperation))
+        try folder.write(
+            "htng/opentravel/messages.xsd",
+            Documents.schema(
+                #"""
+                <xs:element name="SearchRQ"><xs:complexType><xs:sequence><xs:element name="City" type="xs:string"/></xs:sequence></xs:complexType></xs:element>
+                <xs:element name="SearchRS"><xs:complexType><xs:sequence><xs:element name="Hotel" maxOccurs="unbounded"/></xs:sequence></xs:complexType></xs:element>
+                """#))
         let set = try await loader().load(root)
         #expect(set.documents.count == 2 && set.missing.isEmpty)
         let escaping = try folder.write("htng/wsdls/escape.wsdl", Documents.wsdl(schemaImports: ["../../outside.xsd"]))
         try folder.write("outside.xsd", Documents.schema(""))
         let error = await loadError(loader(), escaping)
-        guard case .refused = error else { Issue.record("expected refused, got \(String(describing: error))"); return }
+        guard case .refused = error else {
+            Issue.record("expected refused, got \(String(describing: error))")
+            return
+        }
         // A WSDL at the top of the home folder or of the file system gets its own folder, not the one above.
-        #expect(WSDLLoader.defaultLocalRoot(for: URL(fileURLWithPath: NSHomeDirectory() + "/svc/x.wsdl")) == WSDLLoader.canonicalPath(NSHomeDirectory() + "/svc"))
+        #expect(
+            WSDLLoader.defaultLocalRoot(for: URL(fileURLWithPath: NSHomeDirectory() + "/svc/x.wsdl"))
+                == WSDLLoader.canonicalPath(NSHomeDirectory() + "/svc"))
         #expect(WSDLLoader.defaultLocalRoot(for: URL(fileURLWithPath: "/svc/x.wsdl")) == "/svc")
     }
 
@@ -149,9 +173,13 @@ struct WSDLLoaderTests {
     func doctypeRefused() async throws {
         let folder = try DocumentFolder()
         let root = try folder.write("service.wsdl", Documents.wsdl(schemaImports: ["evil.xsd"]))
-        try folder.write("evil.xsd", #"<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>"# + Documents.schema("&e;"))
+        try folder.write(
+            "evil.xsd", #"<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>"# + Documents.schema("&e;"))
         let error = await loadError(loader(root: folder.url.path), root)
-        guard case .xml(let document, _, .doctypeForbidden) = error else { Issue.record("expected a refused DOCTYPE, got \(String(describing: error))"); return }
+        guard case .xml(let document, _, .doctypeForbidden) = error else {
+            Issue.record("expected a refused DOCTYPE, got \(String(describing: error))")
+            return
+        }
         #expect(document.hasSuffix("evil.xsd"))
     }
 
@@ -159,15 +187,19 @@ struct WSDLLoaderTests {
     func standardSchemasNotRead() async throws {
         let folder = try DocumentFolder()
         let root = try folder.write("service.wsdl", Documents.wsdl(schemaImports: ["secext.xsd"]))
-        try folder.write("secext.xsd", #"""
+        try folder.write(
+            "secext.xsd",
+            #"""
             <xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="urn:secext">
               <xs:import namespace="http://www.w3.org/XML/1998/namespace" schemaLocation="xml.xsd"/>
               <xs:import namespace="http://www.w3.org/2000/09/xmldsig#" schemaLocation="xmldsig-core-schema.xsd"/>
               <xs:element name="Security" type="xs:anyType"/>
             </xs:schema>
             """#)
-        try folder.write("xmldsig-core-schema.xsd", #"<?xml version="1.0"?><!DOCTYPE schema [<!ENTITY dsig "http://www.w3.org/2000/09/xmldsig#">]>"#
-            + Documents.schema("", target: "http://www.w3.org/2000/09/xmldsig#"))
+        try folder.write(
+            "xmldsig-core-schema.xsd",
+            #"<?xml version="1.0"?><!DOCTYPE schema [<!ENTITY dsig "http://www.w3.org/2000/09/xmldsig#">]>"#
+                + Documents.schema("", target: "http://www.w3.org/2000/09/xmldsig#"))
         let set = try await loader(root: folder.url.path).load(root)
         #expect(set.documents.count == 2)
         #expect(set.skipped.map(\.location) == ["xml.xsd", "xmldsig-core-schema.xsd"])
@@ -178,7 +210,10 @@ struct WSDLLoaderTests {
         // Another namespace at the same location is read, and its DOCTYPE refused.
         let other = try folder.write("other.wsdl", Documents.wsdl(schemaImports: ["xmldsig-core-schema.xsd"]))
         let error = await loadError(loader(root: folder.url.path), other)
-        guard case .xml(_, _, .doctypeForbidden) = error else { Issue.record("expected a refused DOCTYPE, got \(String(describing: error))"); return }
+        guard case .xml(_, _, .doctypeForbidden) = error else {
+            Issue.record("expected a refused DOCTYPE, got \(String(describing: error))")
+            return
+        }
     }
 
     @Test("WSDL documents that import each other in a loop are refused with the chain")
@@ -187,17 +222,24 @@ struct WSDLLoaderTests {
         let root = try folder.write("a.wsdl", Documents.wsdl(imports: ["b.wsdl"]))
         try folder.write("b.wsdl", Documents.wsdl(imports: ["a.wsdl"]))
         let error = await loadError(loader(root: folder.url.path), root)
-        guard case .importCycle(let chain) = error else { Issue.record("expected a cycle, got \(String(describing: error))"); return }
+        guard case .importCycle(let chain) = error else {
+            Issue.record("expected a cycle, got \(String(describing: error))")
+            return
+        }
         #expect(chain.map { ($0 as NSString).lastPathComponent } == ["a.wsdl", "b.wsdl", "a.wsdl"])
     }
 
-    @Test("file: URLs, paths that leave the set's folder and other schemes are refused, never read",
-          arguments: ["file:///etc/passwd", "../../../../../../etc/passwd", "/etc/passwd", "ftp://example.com/x.xsd", "jar:file:/x!/y.xsd"])
+    @Test(
+        "file: URLs, paths that leave the set's folder and other schemes are refused, never read",
+        arguments: ["file:///etc/passwd", "../../../../../../etc/passwd", "/etc/passwd", "ftp://example.com/x.xsd", "jar:file:/x!/y.xsd"])
     func refusedLocations(_ location: String) async throws {
         let folder = try DocumentFolder()
         let root = try folder.write("service.wsdl", Documents.wsdl(schemaImports: [location]))
         let error = await loadError(loader(root: folder.url.path), root)
-        guard case .refused(_, let referrer, _) = error else { Issue.record("expected refused, got \(String(describing: error))"); return }
+        guard case .refused(_, let referrer, _) = error else {
+            Issue.record("expected refused, got \(String(describing: error))")
+            return
+        }
         #expect(referrer?.hasSuffix("service.wsdl") == true)
     }
 
@@ -211,7 +253,10 @@ struct WSDLLoaderTests {
         try handle.truncate(atOffset: 1 << 30)
         try handle.close()
         let error = await loadError(loader(root: folder.url.path), root)
-        guard case .tooLarge(let document, _, let limit) = error else { Issue.record("expected too large, got \(String(describing: error))"); return }
+        guard case .tooLarge(let document, _, let limit) = error else {
+            Issue.record("expected too large, got \(String(describing: error))")
+            return
+        }
         #expect(document.hasSuffix("huge.xsd"))
         #expect(limit == WSDLLoader.Options().maxDocumentBytes)
     }
@@ -221,8 +266,11 @@ struct WSDLLoaderTests {
         let folder = try DocumentFolder()
         let root = try folder.write("service.wsdl", Documents.wsdl(schemaImports: (0..<10_000).map { "x\($0).xsd" }))
         let error = await loadError(loader(root: folder.url.path), root)
-        #expect(error == .tooManyImports(document: WSDLLoader.displayName(of: URL(fileURLWithPath: root).absoluteString), count: 10_000,
-                                         limit: WSDLLoader.Options().maxImportsPerDocument))
+        #expect(
+            error
+                == .tooManyImports(
+                    document: WSDLLoader.displayName(of: URL(fileURLWithPath: root).absoluteString), count: 10_000,
+                    limit: WSDLLoader.Options().maxImportsPerDocument))
     }
 
     @Test("a set larger than the document cap is refused when it passes the cap")
@@ -231,7 +279,10 @@ struct WSDLLoaderTests {
         let root = try folder.write("service.wsdl", Documents.wsdl(schemaImports: (0..<5).map { "x\($0).xsd" }))
         for index in 0..<5 { try folder.write("x\(index).xsd", Documents.schema("")) }
         let error = await loadError(loader(root: folder.url.path) { $0.maxDocuments = 3 }, root)
-        guard case .tooManyDocuments(3, _) = error else { Issue.record("expected too many documents, got \(String(describing: error))"); return }
+        guard case .tooManyDocuments(3, _) = error else {
+            Issue.record("expected too many documents, got \(String(describing: error))")
+            return
+        }
     }
 
     @Test("a WCF set (?wsdl, ?wsdl=wsdl0, ?xsd=xsd0) is fetched once and read from the cache after; other hosts are refused unasked")
@@ -239,15 +290,21 @@ struct WSDLLoaderTests {
         let documents: [String: String] = [
             "/Service.svc?wsdl": Documents.wsdl(imports: ["http://127.0.0.1:PORT/Service.svc?wsdl=wsdl0"]),
             "/Service.svc?wsdl=wsdl0": Documents.wsdl(schemaImports: ["?xsd=xsd0"], body: Documents.searchOperation),
-            "/Service.svc?xsd=xsd0": Documents.schema(#"""
+            "/Service.svc?xsd=xsd0": Documents.schema(
+                #"""
                 <xs:element name="SearchRQ"><xs:complexType><xs:sequence><xs:element name="City" type="xs:string"/></xs:sequence></xs:complexType></xs:element>
                 <xs:element name="SearchRS"><xs:complexType><xs:sequence><xs:element name="Hotel" maxOccurs="unbounded"><xs:complexType>
                   <xs:attribute name="HotelCode"/></xs:complexType></xs:element></xs:sequence></xs:complexType></xs:element>
                 """#),
         ]
         let server = try ScriptedHTTPServer { request, connection in
-            guard let text = documents[request.path] else { return connection.respond(status: 404, reason: "Not Found", contentType: "text/plain", body: "no") }
-            connection.respond(contentType: "text/xml", body: text.replacingOccurrences(of: "PORT", with: request.headers["host"]?.split(separator: ":").last.map(String.init) ?? ""))
+            guard let text = documents[request.path] else {
+                return connection.respond(status: 404, reason: "Not Found", contentType: "text/plain", body: "no")
+            }
+            connection.respond(
+                contentType: "text/xml",
+                body: text.replacingOccurrences(
+                    of: "PORT", with: request.headers["host"]?.split(separator: ":").last.map(String.init) ?? ""))
         }
         defer { server.stop() }
         let cache = try DocumentFolder()
@@ -264,8 +321,12 @@ struct WSDLLoaderTests {
         let folder = try DocumentFolder()
         let elsewhere = try folder.write("service.wsdl", Documents.wsdl(schemaImports: ["http://evil.invalid/types.xsd"]))
         let error = await loadError(loader(root: folder.url.path), elsewhere)
-        #expect(error == .hostNotAllowed(document: "http://evil.invalid/types.xsd", referrer: WSDLLoader.displayName(of: URL(fileURLWithPath: elsewhere).absoluteString),
-                                         host: "evil.invalid"))
+        #expect(
+            error
+                == .hostNotAllowed(
+                    document: "http://evil.invalid/types.xsd",
+                    referrer: WSDLLoader.displayName(of: URL(fileURLWithPath: elsewhere).absoluteString),
+                    host: "evil.invalid"))
     }
 
     @Test("WSDL 2.0 and SOAP messages are told apart from a WSDL 1.1 description")
@@ -274,7 +335,10 @@ struct WSDLLoaderTests {
         let wsdl20 = try folder.write("a.wsdl", #"<description xmlns="http://www.w3.org/ns/wsdl"/>"#)
         let envelope = try folder.write("b.xml", #"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body/></s:Envelope>"#)
         for file in [wsdl20, envelope] {
-            guard case .notWSDL = await loadError(loader(root: folder.url.path), file) else { Issue.record("\(file) was not refused"); continue }
+            guard case .notWSDL = await loadError(loader(root: folder.url.path), file) else {
+                Issue.record("\(file) was not refused")
+                continue
+            }
         }
     }
 }

@@ -5,8 +5,8 @@ import Locking
 import OfflineStore
 import PostgresStore
 import Runtime
-import Testing
 import TestSupport
+import Testing
 import Workers
 
 /// The worker loop unattended, against a real PostgreSQL: schedules run by
@@ -18,13 +18,14 @@ import Workers
 struct FleetWorkerTests {
     let server: TestPostgres
 
-    init() throws {
-        server = try TestPostgres.shared()
+    init() async throws {
+        server = try await TestPostgres.shared()
     }
 
     func configuration(_ id: String, lease: Double = 30) -> Worker.Configuration {
-        Worker.Configuration(id: id, concurrency: 4, lease: lease, pollInterval: 0.01...0.1, rescueInterval: 0.2, grace: 5,
-                             backoff: RetryBackoff(base: 0, maximum: 0))
+        Worker.Configuration(
+            id: id, concurrency: 4, lease: lease, pollInterval: 0.01...0.1, rescueInterval: 0.2, grace: 5,
+            backoff: RetryBackoff(base: 0, maximum: 0))
     }
 
     /// A worker that records its events, running until stopped.
@@ -37,10 +38,11 @@ struct FleetWorkerTests {
         private let worker: Worker
         private let running: Task<Void, any Error>
 
-        init(_ queue: JobQueue, _ runner: any JobRunner, _ configuration: Worker.Configuration) {
+        init(_ queue: JobQueue<JobKind>, _ runner: any JobRunner, _ configuration: Worker.Configuration) {
             let log = Log()
             self.log = log
-            worker = Worker(queue: queue, runner: runner, configuration: configuration, observe: { event in log.events.withLock { $0.append(event) } })
+            worker = Worker(
+                queue: queue, runner: runner, configuration: configuration, observe: { event in log.events.withLock { $0.append(event) } })
             running = Task { [worker] in try await worker.run() }
         }
 
@@ -54,17 +56,17 @@ struct FleetWorkerTests {
         }
     }
 
-    func start(_ queue: JobQueue, _ runner: any JobRunner, _ configuration: Worker.Configuration) -> RunningWorker {
+    func start(_ queue: JobQueue<JobKind>, _ runner: any JobRunner, _ configuration: Worker.Configuration) -> RunningWorker {
         RunningWorker(queue, runner, configuration)
     }
 
     /// A queue on a new database through a proxy that can freeze its connections, with one connection in the pool.
-    func frozenableQueue() async throws -> (JobQueue, FreezingProxy, database: String) {
+    func frozenableQueue() async throws -> (JobQueue<JobKind>, FreezingProxy, database: String) {
         let database = TestPostgres.database(in: try await server.makeDatabase())
         let proxy = try FreezingProxy(targetPort: server.port)
         let url = server.url(database: database, port: proxy.port) + "&pool_size=1&call_timeout=60"
         do {
-            return (JobQueue(store: try await PostgresHotelStore.open(try PostgresLocation(url: url))), proxy, database)
+            return (JobQueue<JobKind>(database: try await PostgresDatabase.open(try PostgresLocation(url: url))), proxy, database)
         } catch {
             proxy.close()
             throw error
@@ -122,7 +124,8 @@ struct FleetWorkerTests {
     func completionRetried() async throws {
         let (queue, database) = try await makeQueue()
         // The first two completions fail (a sequence is not rolled back with them).
-        _ = try await psql("""
+        _ = try await psql(
+            """
             CREATE SEQUENCE completions;
             CREATE FUNCTION refuse_completion() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
@@ -143,8 +146,9 @@ struct FleetWorkerTests {
         #expect(runner.runs.withLock { $0.values.reduce(0, +) } == 1)
     }
 
-    @Test("a completion on a frozen connection passes its deadline and is written again on a new one: the run is not lost",
-          .timeLimit(.minutes(5)))
+    @Test(
+        "a completion on a frozen connection passes its deadline and is written again on a new one: the run is not lost",
+        .timeLimit(.minutes(5)))
     func frozenCompletion() async throws {
         // One connection: the completion gets the one the run's end froze.
         let (queue, proxy, database) = try await frozenableQueue()
@@ -166,9 +170,11 @@ struct FleetWorkerTests {
     @Test("the leader rescues past a row a stalled transaction holds, and counts the deaths it finds", .timeLimit(.minutes(5)))
     func rescueAroundAStalledWorker() async throws {
         let (queue, database) = try await makeQueue()
-        try await queue.enqueue([NewJob(kind: .list, arguments: #"{"held":true}"#, uniqueKey: "held"),
-                                 NewJob(kind: .list, arguments: "{}", uniqueKey: "free"),
-                                 NewJob(kind: .list, arguments: "{}", uniqueKey: "last", maxAttempts: 1)])
+        try await queue.enqueue([
+            NewJob(kind: .list, arguments: #"{"held":true}"#, uniqueKey: "held"),
+            NewJob(kind: .list, arguments: "{}", uniqueKey: "free"),
+            NewJob(kind: .list, arguments: "{}", uniqueKey: "last", maxAttempts: 1),
+        ])
         // A stalled worker's claims: one row locked by its page transaction that never ends; their leases expire.
         let stalled = try await queue.claim(worker: "stalled", limit: 3, lease: 0.1)
         let held = try #require(stalled.first { $0.arguments.contains("held") })
@@ -196,15 +202,20 @@ struct FleetWorkerTests {
         #expect(try await psql("SELECT last_error FROM jobs", database) == "timed out after 1s")
     }
 
-    @Test("a supplier's Retry-After reschedules the job no sooner than it asked, an hour at most, without using up an attempt",
-          .timeLimit(.minutes(5)))
+    @Test(
+        "a supplier's Retry-After reschedules the job no sooner than it asked, an hour at most, without using up an attempt",
+        .timeLimit(.minutes(5)))
     func retryAfter() async throws {
         let (queue, database) = try await makeQueue()
-        try await queue.enqueue([NewJob(kind: .list, arguments: #"{"after":120}"#, uniqueKey: "soon", maxAttempts: 1),
-                                 NewJob(kind: .list, arguments: #"{"after":86400}"#, uniqueKey: "tomorrow", maxAttempts: 1)])
+        try await queue.enqueue([
+            NewJob(kind: .list, arguments: #"{"after":120}"#, uniqueKey: "soon", maxAttempts: 1),
+            NewJob(kind: .list, arguments: #"{"after":86400}"#, uniqueKey: "tomorrow", maxAttempts: 1),
+        ])
         let runner = FakeRunner { job in
-            throw JobFailure(TransportError.retryLater(status: job.arguments.contains("120") ? 429 : 503,
-                                                       after: job.arguments.contains("120") ? 120 : 86400, snippet: ""))
+            throw JobFailure(
+                TransportError.retryLater(
+                    status: job.arguments.contains("120") ? 429 : 503,
+                    after: job.arguments.contains("120") ? 120 : 86400, snippet: ""))
         }
         let worker = start(queue, runner, configuration("w"))
         try await eventually("both jobs were put off") {
@@ -212,24 +223,29 @@ struct FleetWorkerTests {
         }
         try await worker.stop()
         // Read some time after the failures were written (a loaded machine's): within the minute before each wait ends.
-        #expect(try await psql("""
-            SELECT unique_key, attempt, extract(epoch FROM scheduled_at - now()) BETWEEN 60 AND 120,
-                   extract(epoch FROM scheduled_at - now()) BETWEEN 3540 AND 3600
-            FROM jobs ORDER BY unique_key
-            """, database) == "soon|0|t|f\ntomorrow|0|f|t", "one attempt allowed, none used: retryable, not dead")
+        #expect(
+            try await psql(
+                """
+                SELECT unique_key, attempt, extract(epoch FROM scheduled_at - now()) BETWEEN 60 AND 120,
+                       extract(epoch FROM scheduled_at - now()) BETWEEN 3540 AND 3600
+                FROM jobs ORDER BY unique_key
+                """, database) == "soon|0|t|f\ntomorrow|0|f|t", "one attempt allowed, none used: retryable, not dead")
         #expect(try await psql("SELECT last_error FROM jobs WHERE unique_key = 'soon'", database) == "HTTP 429, asked to retry after 120 s")
     }
 
-    @Test("a list job whose service is unreachable fails, to be retried, rather than complete with the cached list: its list goes stale",
-          .timeLimit(.minutes(5)))
+    @Test(
+        "a list job whose service is unreachable fails, to be retried, rather than complete with the cached list: its list goes stale",
+        .timeLimit(.minutes(5)))
     func offlineIsNoRefresh() async throws {
         let (queue, database) = try await makeQueue()
+        let store = PostgresHotelStore(database: queue.database)
         let arguments = ListJobArguments(profile: try JobProfile(nameOrPath: "sample"), endpoint: "http://127.0.0.1:1/soap", city: "Paris")
-        _ = try await queue.store.mergeFirstPage(hotels([("A", 2), ("B", 1)]), into: arguments.key,
-                                                 checkpoint: Pager.Checkpoint(pagesReceived: 1, nextPage: 2, nextCursor: nil, usedCursors: [], end: nil),
-                                                 now: Date())
+        _ = try await store.mergeFirstPage(
+            hotels([("A", 2), ("B", 1)]), into: arguments.key,
+            checkpoint: Pager.Checkpoint(pagesReceived: 1, nextPage: 2, nextCursor: nil, usedCursors: [], end: nil),
+            now: Date())
         try await queue.enqueue([arguments.job(maxAttempts: 1, every: 3600)])
-        let worker = start(queue, try HotelJobRunner(runtime: HotelRuntime(storage: queue.store)), configuration("w"))
+        let worker = start(queue, try HotelJobRunner(runtime: HotelRuntime(storage: store)), configuration("w"))
         try await eventually("the run ended") { try await psql("SELECT state FROM jobs", database) == "dead" }
         try await worker.stop()
         #expect(try await psql("SELECT last_success_at IS NULL, last_error LIKE 'offline%' FROM schedules", database) == "t|t")
@@ -237,8 +253,9 @@ struct FleetWorkerTests {
 }
 
 extension FleetWorkerTests {
-    @Test("a list's logos jobs name their rows by position: a refresh that puts rows at the top before they run shifts no run, so each row's logo is fetched once and none is skipped",
-          .timeLimit(.minutes(5)))
+    @Test(
+        "a list's logos jobs name their rows by position: a refresh that puts rows at the top before they run shifts no run, so each row's logo is fetched once and none is skipped",
+        .timeLimit(.minutes(5)))
     func logosRunsByPosition() async throws {
         let png = try Data(contentsOf: Samples.url("Images/png-palette8.png"))
         let service = try ScriptedHTTPServer { _, connection in
@@ -246,23 +263,25 @@ extension FleetWorkerTests {
         }
         defer { service.stop() }
         let (queue, database) = try await makeQueue()
-        let arguments = ListJobArguments(profile: try JobProfile(nameOrPath: "sample"), endpoint: service.url + "/soap", city: "Paris",
-                                         pageSize: 5, logos: true)
+        let store = PostgresHotelStore(database: queue.database)
+        let arguments = ListJobArguments(
+            profile: try JobProfile(nameOrPath: "sample"), endpoint: service.url + "/soap", city: "Paris",
+            pageSize: 5, logos: true)
         func hotel(_ code: String, addtime: Int64) -> Hotel {
             Hotel(code: code, name: "Hotel \(code)", logoURL: service.url + "/logos/\(code).png", addtime: addtime)
         }
         let end = Pager.Checkpoint(pagesReceived: 1, nextPage: 0, nextCursor: nil, usedCursors: [], end: .endMarker)
         let listed = (0..<12).map { hotel("H\($0)", addtime: Int64(100 - $0)) }
-        _ = try await queue.store.mergeFirstPage(listed, into: arguments.key, checkpoint: end, now: Date())
-        let list = try #require(try await queue.store.cachedList(arguments.key))
-        let bounds = try await queue.store.runBounds(in: list, rowsPerRun: 5)
+        _ = try await store.mergeFirstPage(listed, into: arguments.key, checkpoint: end, now: Date())
+        let list = try #require(try await store.cachedList(arguments.key))
+        let bounds = try await store.runBounds(in: list, rowsPerRun: 5)
         #expect(bounds.count == 4, "12 rows in runs of 5, 5 and 2")
         try await queue.enqueue(LogosJobArguments.runs(of: arguments, between: bounds).map { $0.job() })
         // The refresh, before any logos job runs: three new rows and H0 take the top. By offset, the three jobs would
         // take N0…H7, H6…H10: N rows and H6 twice, H11 never.
         let refreshed = [hotel("N0", addtime: 300), hotel("N1", addtime: 300), hotel("N2", addtime: 300), listed[0]]
-        _ = try await queue.store.mergeFirstPage(refreshed, into: arguments.key, checkpoint: end, now: Date())
-        let worker = start(queue, try HotelJobRunner(runtime: HotelRuntime(storage: queue.store)), configuration("w"))
+        _ = try await store.mergeFirstPage(refreshed, into: arguments.key, checkpoint: end, now: Date())
+        let worker = start(queue, try HotelJobRunner(runtime: HotelRuntime(storage: store)), configuration("w"))
         try await eventually("the three logos jobs ended") {
             try await psql("SELECT count(*) FROM jobs WHERE kind = 'logos' AND state = 'completed'", database) == "3"
         }

@@ -2,8 +2,8 @@ import Foundation
 import Locking
 import Logging
 import PostgresStore
-import Testing
 import TestSupport
+import Testing
 import Workers
 
 /// Each of the leader's maintenance services on its own, against a real
@@ -23,7 +23,7 @@ struct MaintenanceServiceTests {
         try await TestPostgres.shared().psql(sql, database: database).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    func listJob(_ city: String, every: Double? = nil) -> NewJob {
+    func listJob(_ city: String, every: Double? = nil) -> NewJob<JobKind> {
         NewJob(kind: .list, arguments: #"{"city":"\#(city)"}"#, uniqueKey: "list|\(city)", maxAttempts: 3, every: every)
     }
 
@@ -48,17 +48,21 @@ struct MaintenanceServiceTests {
         let (queue, database) = try await makeQueue()
         try await queue.enqueue([listJob("Paris"), listJob("Rome")])
         _ = try await queue.claim(worker: "w", limit: 2, lease: 30)
-        _ = try await psql("UPDATE jobs SET lease_until = now() - interval '1 second', crashes = CASE WHEN unique_key = 'list|Rome' THEN 1 ELSE 0 END", database)
+        _ = try await psql(
+            "UPDATE jobs SET lease_until = now() - interval '1 second', crashes = CASE WHEN unique_key = 'list|Rome' THEN 1 ELSE 0 END",
+            database)
         let reports = Reports()
         try await Rescue(interval: 1, backoff: RetryBackoff(base: 0, maximum: 0), crashLimit: 2).run(queue, log: reports.log)
         #expect(reports.all == [.rescued(count: 2), .dead(.list)])
-        #expect(try await psql("SELECT unique_key, state FROM jobs ORDER BY unique_key", database) == "list|Paris|retryable\nlist|Rome|dead")
+        #expect(
+            try await psql("SELECT unique_key, state FROM jobs ORDER BY unique_key", database) == "list|Paris|retryable\nlist|Rome|dead")
     }
 
     @Test("gone workers: a worker silent past two leases and the grace is removed; one heartbeating is kept")
     func goneWorkers() async throws {
         let (queue, database) = try await makeQueue()
-        _ = try await psql("""
+        _ = try await psql(
+            """
             INSERT INTO workers (id, host, pid, kinds, concurrency, heartbeat_at, lease_seconds)
             VALUES ('gone', 'h', 1, '{list}', 1, now() - interval '2 hours', 30), ('here', 'h', 2, '{list}', 1, now(), 30)
             """, database)
@@ -73,14 +77,16 @@ struct MaintenanceServiceTests {
         for job in try await queue.claim(worker: "w", limit: 2, lease: 30) { #expect(try await queue.complete(job.lease)) }
         _ = try await psql("UPDATE jobs SET finalized_at = now() - interval '2 days' WHERE unique_key = 'list|Paris'", database)
         try await Pruning(age: 86400).run(queue, log: Reports().log)
-        #expect(try await psql("SELECT unique_key, state FROM jobs ORDER BY unique_key", database) == "list|Oslo|available\nlist|Rome|completed")
+        #expect(
+            try await psql("SELECT unique_key, state FROM jobs ORDER BY unique_key", database) == "list|Oslo|available\nlist|Rome|completed"
+        )
     }
 
     /// A service that always fails.
     struct Failing: MaintenanceService {
         let name = "failing"
         let interval: Double = 0
-        func run(_ queue: JobQueue, log: MaintenanceLog) async throws { throw JobFailure("broken", isPermanent: false) }
+        func run(_ queue: JobQueue<JobKind>, log: MaintenanceLog) async throws { throw JobFailure("broken", isPermanent: false) }
     }
 
     /// A service that counts its runs.
@@ -88,15 +94,16 @@ struct MaintenanceServiceTests {
         let name = "counting"
         let interval: Double = 0
         let runs = PosixMutex(0)
-        func run(_ queue: JobQueue, log: MaintenanceLog) async throws { runs.withLock { $0 += 1 } }
+        func run(_ queue: JobQueue<JobKind>, log: MaintenanceLog) async throws { runs.withLock { $0 += 1 } }
     }
 
     @Test("the leader runs every service at each pass when due: one that fails holds none of the others back")
     func failingServiceHoldsNoneBack() async throws {
         let (queue, _) = try await makeQueue()
         let counting = Counting()
-        let configuration = Worker.Configuration(id: "leader", concurrency: 1, lease: 30, pollInterval: 0.01...0.1, rescueInterval: 0.05,
-                                                 grace: 1, backoff: RetryBackoff(base: 0, maximum: 0))
+        let configuration = Worker.Configuration(
+            id: "leader", concurrency: 1, lease: 30, pollInterval: 0.01...0.1, rescueInterval: 0.05,
+            grace: 1, backoff: RetryBackoff(base: 0, maximum: 0))
         let maintenance = Maintenance(queue: queue, worker: configuration, services: [Failing(), counting])
         let running = Task { await maintenance.run() }
         try await eventually("the service after the failing one ran at three passes") { counting.runs.withLock { $0 } >= 3 }

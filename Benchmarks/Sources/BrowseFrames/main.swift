@@ -34,12 +34,14 @@ func logo(_ seed: Int) -> RGBAImage {
 
 func state(first: Int, paintings: [Painting]) -> BrowseScreenState {
     let rows = (first..<first + 9).map { row in
-        BrowseRowView(name: "上海金陵大酒店 \(row)", address: "\(100 + row) Nanjing Road, Shanghai",
-                      detail: "31.2304, 121.4737 · added 2026-11-20", logo: .painted(id: "H\(row)", paintings[row]))
+        BrowseRowView(
+            name: "上海金陵大酒店 \(row)", address: "\(100 + row) Nanjing Road, Shanghai",
+            detail: "31.2304, 121.4737 · added 2026-11-20", logo: .painted(id: "H\(row)", paintings[row]))
     }
-    return BrowseScreenState(title: "hotels browse: Shanghai", headline: "p90 settle→drawn 180 ms",
-                             status: "50 hotels, more to load │ logos 0 queued, 0 in flight, 4 cancelled, 0 failed │ 12 cache hits",
-                             rows: rows, first: first, count: 50)
+    return BrowseScreenState(
+        title: "hotels browse: Shanghai", headline: "p90 settle→drawn 180 ms",
+        status: "50 hotels, more to load │ logos 0 queued, 0 in flight, 4 cancelled, 0 failed │ 12 cache hits",
+        rows: rows, first: first, count: 50)
 }
 
 func microseconds(_ duration: Duration) -> Double {
@@ -48,16 +50,22 @@ func microseconds(_ duration: Duration) -> Double {
 
 func report(_ mode: String, _ name: String, _ times: [Double], bytes: Int) {
     let sorted = times.sorted()
-    print(#"{"mode": "\#(mode)", "case": "\#(name)", "median_us": \#(Int(sorted[sorted.count / 2])), "best_us": \#(Int(sorted[0])), "bytes": \#(bytes)}"#)
+    print(
+        #"{"mode": "\#(mode)", "case": "\#(name)", "median_us": \#(Int(sorted[sorted.count / 2])), "best_us": \#(Int(sorted[0])), "bytes": \#(bytes)}"#
+    )
 }
 
-for (name, support) in [("symbols", GraphicsSupport(mode: .symbols, colors: .truecolor, reason: "benchmark")),
-                        ("kitty", GraphicsSupport(mode: .kitty, colors: .truecolor, reason: "benchmark"))] {
+for (name, support) in [
+    ("symbols", GraphicsSupport(mode: .symbols, colors: .truecolor, reason: "benchmark")),
+    ("kitty", GraphicsSupport(mode: .kitty, colors: .truecolor, reason: "benchmark")),
+] {
     let painter = LogoPainter(support: support)
     let paintings = (0..<10).map { painter.paint(logo($0), columns: BrowseLayout.logoColumns, rows: BrowseLayout.rowHeight) }
-    let top = state(first: 0, paintings: paintings), next = state(first: 1, paintings: paintings)
+    let top = state(first: 0, paintings: paintings)
+    let next = state(first: 1, paintings: paintings)
 
-    var full: [Double] = [], fullBytes = 0
+    var full: [Double] = []
+    var fullBytes = 0
     for _ in 0..<runs {
         let started = ContinuousClock.now
         var renderer = FrameRenderer()
@@ -66,7 +74,8 @@ for (name, support) in [("symbols", GraphicsSupport(mode: .symbols, colors: .tru
     }
     report(name, "full redraw", full, bytes: fullBytes)
 
-    var scroll: [Double] = [], scrollBytes = 0
+    var scroll: [Double] = []
+    var scrollBytes = 0
     var renderer = FrameRenderer()
     _ = renderer.render(BrowseScreen.frame(top, columns: 100, rows: 30, painter: painter))
     for run in 0..<runs {

@@ -15,7 +15,8 @@ import PostgresStore
 import Runtime
 
 let arguments = CommandLine.arguments
-guard arguments.count == 5, let listID = Int64(arguments[2]), let pages = Int(arguments[3]), let runs = Int(arguments[4]), pages > 0, runs > 0
+guard arguments.count == 5, let listID = Int64(arguments[2]), let pages = Int(arguments[3]), let runs = Int(arguments[4]), pages > 0,
+    runs > 0
 else {
     FileHandle.standardError.write(Data("usage: dashboard-pages STORE LIST_ID PAGES RUNS\n".utf8))
     exit(64)
@@ -52,7 +53,8 @@ let report = try await app.test(.router) { client in
         return ((ContinuousClock.now - started).milliseconds, page)
     }
     var walk: [Double] = []
-    var uri = first, deep = first
+    var uri = first
+    var deep = first
     for number in 1...pages {
         let (ms, page) = try await ask(uri)
         guard page.hotels.count == 50 else { throw Failure(reason: "page \(number) had \(page.hotels.count) rows") }
@@ -66,7 +68,8 @@ let report = try await app.test(.router) { client in
         for _ in 0..<runs { times.append(try await ask(uri).ms) }
         return times.sorted()
     }
-    let firstTimes = try await again(first), deepTimes = try await again(deep)
+    let firstTimes = try await again(first)
+    let deepTimes = try await again(deep)
     let sortedWalk = walk.sorted()
     return """
         {"rows": \(list.count), "walk": {"pages": \(walk.count), "median_ms": \(sortedWalk[walk.count / 2]), \

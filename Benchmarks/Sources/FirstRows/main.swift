@@ -18,7 +18,8 @@ let (target, city) = (arguments[1], arguments[2])
 let isShared = target.hasPrefix("postgres")
 
 func open() async throws -> any HotelStorage {
-    isShared ? try await PostgresHotelStore.open(try PostgresLocation(url: target))
+    isShared
+        ? PostgresHotelStore(database: try await PostgresDatabase.open(try PostgresLocation(url: target)))
         : try SQLiteHotelStore(folder: URL(fileURLWithPath: target))
 }
 
@@ -33,7 +34,7 @@ for _ in 0..<runs {
     }
     rows = try await store.hotels(in: list, limit: 20).count
     let elapsed = ContinuousClock.now - started
-    await (store as? PostgresHotelStore)?.close()
+    await (store as? PostgresHotelStore)?.database.close()
     times.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
 }
 times.sort()

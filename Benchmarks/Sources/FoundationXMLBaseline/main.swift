@@ -1,10 +1,11 @@
+import Foundation
+
 // FoundationXML's XMLParser building the same records as `hotels parse` with
 // the `sample` profile, fed by a stream (XMLParser(data:) fails past ~10 MB
 // on Linux). Prints {"records": N} like `hotels parse --count`.
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
-import Foundation
 
 struct Record {
     var code: String?
@@ -23,8 +24,10 @@ final class RecordBuilder: NSObject, XMLParserDelegate {
     private var collecting = false
     var count = 0
 
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName: String?, attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+        qualifiedName: String?, attributes: [String: String] = [:]
+    ) {
         if elementName == "Hotel" {
             record = Record()
         } else if record != nil, RecordBuilder.fields.contains(elementName) {

@@ -8,7 +8,7 @@ import PostgresStore
 import Workers
 
 struct NoOp: JobRunner {
-    func run(_ job: ClaimedJob, queue: JobQueue) async throws {}
+    func run(_ job: ClaimedJob<JobKind>, queue: JobQueue<JobKind>) async throws {}
     func close() async {}
 }
 
@@ -18,19 +18,23 @@ guard arguments.count == 5, let jobs = Int(arguments[2]), let batch = Int(argume
     exit(64)
 }
 let claimerCounts = arguments[3].split(separator: ",").compactMap { Int($0) }
-let store = try await PostgresHotelStore.open(try PostgresLocation(url: arguments[1] + (arguments[1].contains("?") ? "&" : "?") + "pool_size=20"))
-let queue = JobQueue(store: store)
+let database = try await PostgresDatabase.open(
+    try PostgresLocation(url: arguments[1] + (arguments[1].contains("?") ? "&" : "?") + "pool_size=20"))
+let queue = JobQueue<JobKind>(database: database)
 
 for claimers in claimerCounts {
     for start in stride(from: 0, to: jobs, by: 5000) {
-        try await queue.enqueue((start..<min(jobs, start + 5000)).map { NewJob(kind: .list, arguments: #"{"n":\#($0)}"#) })
+        try await queue.enqueue((start..<min(jobs, start + 5000)).map { NewJob<JobKind>(kind: .list, arguments: #"{"n":\#($0)}"#) })
     }
     // Completions are counted as the workers report them: polling the table would load the server being measured.
     let (done, completed) = AsyncStream<Void>.makeStream()
     let workers = (0..<claimers).map { index in
-        Worker(queue: queue, runner: NoOp(), configuration: Worker.Configuration(id: "bench-\(claimers)-\(index)", kinds: [.list],
-                                                                                concurrency: batch),
-               observe: { event in if case .completed = event { completed.yield() } })
+        Worker(
+            queue: queue, runner: NoOp(),
+            configuration: Worker.Configuration(
+                id: "bench-\(claimers)-\(index)", kinds: [.list],
+                concurrency: batch),
+            observe: { event in if case .completed = event { completed.yield() } })
     }
     let started = ContinuousClock.now
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -48,4 +52,4 @@ for claimers in claimerCounts {
     }
     try await queue.prune(olderThan: 0)
 }
-await store.close()
+await database.close()

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Stops the run as a finding when an invariant does not hold: libFuzzer
@@ -19,7 +19,7 @@ public struct InputRandom {
     private var state: UInt64
 
     public init(_ bytes: UnsafeRawBufferPointer) {
-        state = bytes.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 } // FNV-1a
+        state = bytes.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }  // FNV-1a
     }
 
     public mutating func next(below bound: Int) -> Int {

@@ -14,8 +14,9 @@ func fuzzImage(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
     if let whole = try? decoder.decode(bytes) {
         invariant(whole.image.pixels.count == whole.image.width * whole.image.height * 4, "pixels do not match the size")
     }
-    let box = ScaleHint(width: 1 + random.next(below: 96), height: 1 + random.next(below: 96),
-                        mode: random.next(below: 2) == 0 ? .fill : .fit)
+    let box = ScaleHint(
+        width: 1 + random.next(below: 96), height: 1 + random.next(below: 96),
+        mode: random.next(below: 2) == 0 ? .fill : .fit)
     if let resized = try? decoder.decode(bytes, resizedTo: box) {
         let image = resized.image
         invariant(image.pixels.count == image.width * image.height * 4, "resized pixels do not match the size")

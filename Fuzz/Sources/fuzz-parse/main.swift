@@ -28,8 +28,9 @@ func parse(_ bytes: [UInt8], profile: ServiceProfile, chunks: [Int]) -> Outcome 
         outcome.summary = try session.finish()
     } catch {
         // Only the parser's documented errors may come out.
-        invariant(error is XMLReaderError || error is SOAPFault || error is NotSOAPEnvelopeError || error is ServiceReportedError,
-                  "untyped error \(type(of: error)): \(error)")
+        invariant(
+            error is XMLReaderError || error is SOAPFault || error is NotSOAPEnvelopeError || error is ServiceReportedError,
+            "untyped error \(type(of: error)): \(error)")
         // Where a malformed document fails depends on the chunking, and is
         // left out; the records delivered before the error must agree, and
         // it must be malformed either way. libxml2's push parser parses as
@@ -40,11 +41,12 @@ func parse(_ bytes: [UInt8], profile: ServiceProfile, chunks: [Int]) -> Outcome 
         // yet have met a malformation when the reader's UTF-8 check meets a
         // bad byte after it (FUZZING.md). Also left out: how far a non-XML
         // response had arrived when its start was quoted.
-        outcome.error = switch error {
-        case is NotSOAPEnvelopeError: "not SOAP"
-        case is XMLReaderError: if case .malformed = error as? XMLReaderError { "malformed" } else { "\(error)" }
-        default: "\(type(of: error)): \(error)"
-        }
+        outcome.error =
+            switch error {
+            case is NotSOAPEnvelopeError: "not SOAP"
+            case is XMLReaderError: if case .malformed = error as? XMLReaderError { "malformed" } else { "\(error)" }
+            default: "\(type(of: error)): \(error)"
+            }
     }
     return outcome
 }

@@ -17,10 +17,10 @@ func fuzzProfile(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
 
 enum Sample {
     static let response = """
-<?xml version="1.0"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>\
-<QueryHotelsResponse><Hotel code="A1"><Name>A</Name><Addtime>1700000000</Addtime></Hotel></QueryHotelsResponse>\
-</soap:Body></soap:Envelope>
-"""
+        <?xml version="1.0"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>\
+        <QueryHotelsResponse><Hotel code="A1"><Name>A</Name><Addtime>1700000000</Addtime></Hotel></QueryHotelsResponse>\
+        </soap:Body></soap:Envelope>
+        """
 }
 
 runFuzzer(fuzzProfile)

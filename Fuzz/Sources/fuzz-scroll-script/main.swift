@@ -15,7 +15,9 @@ func fuzzScrollScript(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
         script = try ScrollScript(jsonLines: data)
     } catch {
         let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).count
-        invariant((1...max(1, lines)).contains(error.line) && !error.reason.isEmpty, "a refusal without a line of the script or a reason: \(error)")
+        invariant(
+            (1...max(1, lines)).contains(error.line) && !error.reason.isEmpty,
+            "a refusal without a line of the script or a reason: \(error)")
         return 0
     }
     invariant(script.events.last?.event == .end, "a script that does not end with end")

@@ -40,8 +40,10 @@ public struct BrowseConfiguration: Sendable {
     public var memoryCacheLimit = 64 << 20
     public var title: String
 
-    public init(runtime: HotelRuntime, client: HotelClient, city: String, keyword: String? = nil, area: SearchArea? = nil, pageSize: Int = 50,
-                filter: FilterChain = FilterChain([.resize(width: 64, height: 64, mode: .fit)]), title: String? = nil) {
+    public init(
+        runtime: HotelRuntime, client: HotelClient, city: String, keyword: String? = nil, area: SearchArea? = nil, pageSize: Int = 50,
+        filter: FilterChain = FilterChain([.resize(width: 64, height: 64, mode: .fit)]), title: String? = nil
+    ) {
         self.runtime = runtime
         self.client = client
         self.city = city

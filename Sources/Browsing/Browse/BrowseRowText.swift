@@ -42,7 +42,8 @@ public enum BrowseRowText {
     /// Great-circle distance in kilometres (haversine, mean Earth radius).
     public static func distance(from a: (Double, Double), to b: (Double, Double)) -> Double {
         let radians = Double.pi / 180
-        let dLat = (b.0 - a.0) * radians, dLon = (b.1 - a.1) * radians
+        let dLat = (b.0 - a.0) * radians
+        let dLon = (b.1 - a.1) * radians
         let h = sin(dLat / 2) * sin(dLat / 2) + cos(a.0 * radians) * cos(b.0 * radians) * sin(dLon / 2) * sin(dLon / 2)
         return 2 * 6371.0088 * asin(min(1, sqrt(h)))
     }

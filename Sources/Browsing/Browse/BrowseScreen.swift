@@ -80,8 +80,10 @@ public struct BrowseRowView: Sendable, Equatable {
     /// A search's match.
     public var highlighted: Bool
 
-    public init(name: String, address: String, detail: String, chain: String = "", rating: String = "", logo: LogoCell,
-                highlighted: Bool = false) {
+    public init(
+        name: String, address: String, detail: String, chain: String = "", rating: String = "", logo: LogoCell,
+        highlighted: Bool = false
+    ) {
         self.name = name
         self.address = address
         self.detail = detail
@@ -122,8 +124,10 @@ public struct BrowseScreenState: Sendable, Equatable {
     /// The keys, over the rows (`?`), as `less` and `htop` show theirs.
     public var help = false
 
-    public init(title: String, headline: String? = nil, banner: String? = nil, searchLine: String? = nil, status: String,
-                rows: [BrowseRowView], first: Int, count: Int, help: Bool = false) {
+    public init(
+        title: String, headline: String? = nil, banner: String? = nil, searchLine: String? = nil, status: String,
+        rows: [BrowseRowView], first: Int, count: Int, help: Bool = false
+    ) {
         self.title = title
         self.headline = headline
         self.banner = banner
@@ -177,7 +181,8 @@ public enum BrowseScreen {
         var frame = Frame(columns: columns, rows: rows)
         let layout = state.layout(columns: columns, rows: rows)
         guard layout.fits else {
-            let message = "terminal too small: \(columns)×\(rows), needs \(BrowseLayout.minimumColumns)×\(5 + (state.banner == nil ? 0 : 1))"
+            let message =
+                "terminal too small: \(columns)×\(rows), needs \(BrowseLayout.minimumColumns)×\(5 + (state.banner == nil ? 0 : 1))"
             frame.put(truncate(message, toColumns: columns), row: rows / 2, column: max(0, (columns - displayWidth(of: message)) / 2))
             return frame
         }
@@ -185,14 +190,17 @@ public enum BrowseScreen {
         if let headline = state.headline {
             let width = displayWidth(of: headline)
             // Only where it leaves the title whole.
-            if displayWidth(of: state.title) + width + 4 <= columns { frame.put(headline, row: 0, column: columns - width - 1, style: titleStyle) }
+            if displayWidth(of: state.title) + width + 4 <= columns {
+                frame.put(headline, row: 0, column: columns - width - 1, style: titleStyle)
+            }
         }
         if let banner = state.banner { line(&frame, row: 1, text: banner, style: bannerStyle) }
         if state.help {
             // In place of the rows, not over them: a logo drawn by kitty or sixel would cover the text.
             for (index, line) in helpLines.prefix(layout.viewport * BrowseLayout.rowHeight).enumerated() {
-                frame.put(truncate(line, toColumns: layout.scrollbarColumn - 1), row: layout.bodyTop + index, column: 1,
-                          style: index == 0 ? nameStyle : CellStyle())
+                frame.put(
+                    truncate(line, toColumns: layout.scrollbarColumn - 1), row: layout.bodyTop + index, column: 1,
+                    style: index == 0 ? nameStyle : CellStyle())
             }
         } else {
             for (index, hotel) in state.rows.prefix(layout.viewport).enumerated() {
@@ -201,7 +209,9 @@ public enum BrowseScreen {
         }
         let thumb = layout.thumb(first: state.first, count: state.count)
         for row in layout.bodyTop..<layout.bodyTop + layout.viewport * BrowseLayout.rowHeight {
-            frame.put(thumb.contains(row) ? "█" : "│", row: row, column: layout.scrollbarColumn, style: thumb.contains(row) ? thumbStyle : trackStyle)
+            frame.put(
+                thumb.contains(row) ? "█" : "│", row: row, column: layout.scrollbarColumn,
+                style: thumb.contains(row) ? thumbStyle : trackStyle)
         }
         if let search = state.searchLine { frame.put(truncate(search, toColumns: columns), row: layout.statusRow - 1, column: 0) }
         line(&frame, row: layout.statusRow, text: state.status, style: statusStyle)
@@ -218,7 +228,8 @@ public enum BrowseScreen {
 
     private static func draw(_ hotel: BrowseRowView, at top: Int, layout: BrowseLayout, into frame: inout Frame, painter: LogoPainter) {
         let width = layout.textWidth
-        frame.put(truncate(hotel.name, toColumns: width), row: top, column: layout.textColumn, style: hotel.highlighted ? matchStyle : nameStyle)
+        frame.put(
+            truncate(hotel.name, toColumns: width), row: top, column: layout.textColumn, style: hotel.highlighted ? matchStyle : nameStyle)
         frame.put(truncate(hotel.address, toColumns: width), row: top + 1, column: layout.textColumn, style: addressStyle)
         let (detail, chain, rating) = hotel.detailParts(width: width)
         var column = layout.textColumn + frame.put(detail, row: top + 2, column: layout.textColumn, style: detailStyle)
@@ -237,9 +248,11 @@ public enum BrowseScreen {
         case .painted(_, .cells(let cells)):
             put(cells, at: top, column: layout.logoColumn, into: &frame)
         case .painted(let id, .escape(let bytes)):
-            frame.images.append(ImagePlacement(id: id, row: top, column: layout.logoColumn, columns: box.columns, rows: box.rows,
-                                               bytes: bytes, isKitty: painter.support.mode == .kitty,
-                                               throughTmux: painter.support.throughTmux))
+            frame.images.append(
+                ImagePlacement(
+                    id: id, row: top, column: layout.logoColumn, columns: box.columns, rows: box.rows,
+                    bytes: bytes, isKitty: painter.support.mode == .kitty,
+                    throughTmux: painter.support.throughTmux))
         }
     }
 

@@ -1,4 +1,5 @@
 import Dispatch
+import Failures
 import Fetching
 import Foundation
 import Hotels
@@ -52,11 +53,9 @@ public final class BrowseSession: @unchecked Sendable {
     private var retryNote = ""
     private var offlineAttempts = 0
     private var refreshPending = false
-    private var search: String?
+    private var search = BrowseSearch()
     /// `?`'s keys are on screen; the next key takes them away.
     private var helpShown = false
-    private var lastQuery: String?
-    private var match: String?
     private var notice: String?
     private var failure: (any Error)?
     private var finish: CheckedContinuation<BrowseEnd, Never>?
@@ -69,10 +68,13 @@ public final class BrowseSession: @unchecked Sendable {
     }
 
     private static func feed(_ configuration: BrowseConfiguration, cacheFirst: Bool) -> ListFeed {
-        let options = ListSync.Options(pageSize: configuration.pageSize, cacheFirst: cacheFirst, firstPage: .refresh,
-                                       cacheOnly: configuration.offline)
-        return configuration.runtime.listJob(configuration.client, city: configuration.city, keyword: configuration.keyword,
-                                             area: configuration.area, options: options).feed()
+        let options = ListSync.Options(
+            pageSize: configuration.pageSize, cacheFirst: cacheFirst, firstPage: .refresh,
+            cacheOnly: configuration.offline)
+        return configuration.runtime.listJob(
+            configuration.client, city: configuration.city, keyword: configuration.keyword,
+            area: configuration.area, options: options
+        ).feed()
     }
 
     /// The last error the view showed (a page that failed for good, say), for the caller's exit status.
@@ -93,8 +95,9 @@ public final class BrowseSession: @unchecked Sendable {
     /// (``Terminal/enter()``) and restores on every way out. Returns when
     /// the user quits or a signal ends it.
     public func run(on terminal: Terminal, environment: [String: String] = ProcessInfo.processInfo.environment) async -> BrowseEnd {
-        let support = GraphicsDetection.detect(environment: environment, terminal: terminal, override: configuration.graphics,
-                                               tmux: { TmuxCommand.output($0) })
+        let support = GraphicsDetection.detect(
+            environment: environment, terminal: terminal, override: configuration.graphics,
+            tmux: { TmuxCommand.output($0) })
         let end = await withCheckedContinuation { continuation in
             mainQueue.async { [self] in
                 finish = continuation
@@ -167,7 +170,10 @@ public final class BrowseSession: @unchecked Sendable {
         retryNote = ""
         // Asked for the cache alone: no retry. A fault about the request, or refused credentials, will not mend by itself: no retry either.
         guard !configuration.offline, reason.map({ ErrorMeaning($0).isRetryable }) ?? true else {
-            if let reason { failure = reason; offlineBanner = "cannot load \(configuration.city): \(reason)" }
+            if let reason {
+                failure = reason
+                offlineBanner = "cannot load \(configuration.city): \(reason)"
+            }
             setNeedsDraw()
             return
         }
@@ -203,7 +209,11 @@ public final class BrowseSession: @unchecked Sendable {
             offlineAttempts = 0
             for hotel in page.hotels { hotels[hotel.code] = hotel }
             let rows = page.hotels.map { ListRow(code: $0.code, logoURL: $0.logoURL) }
-            if loader.rows.isEmpty { loader.showFirstPage(rows, isLast: page.isLast) } else { loader.replaceRows(rows, isLast: page.isLast) }
+            if loader.rows.isEmpty {
+                loader.showFirstPage(rows, isLast: page.isLast)
+            } else {
+                loader.replaceRows(rows, isLast: page.isLast)
+            }
             setNeedsDraw()
         case .success(let page):
             goOffline(page.offline?.banner() ?? "offline", reason: page.offline?.reason)
@@ -249,7 +259,7 @@ public final class BrowseSession: @unchecked Sendable {
         // Any input but a drag ends a scrollbar drag: its release, or whatever
         // comes after a release that was lost (let go outside the window).
         if scrollbarHeld, !isScrollbarDrag(input) { releaseScrollbar() }
-        if search != nil, case .key(let key) = input { return typeSearch(key) }
+        if search.typing != nil, case .key(let key) = input { return typeSearch(key) }
         if helpShown, case .key(let key) = input {
             helpShown = false
             if key == .control("c") { end(.quit) }
@@ -265,9 +275,9 @@ public final class BrowseSession: @unchecked Sendable {
         case .key(.pageDown), .key(.character(" ")): scroll(by: loader.viewport)
         case .key(.home), .key(.character("g")): scroll(to: 0)
         case .key(.end), .key(.character("G")): scroll(to: loader.rows.count)
-        case .key(.character("/")): search = ""
+        case .key(.character("/")): search.open()
         case .key(.character("?")): helpShown = true
-        case .key(.character("n")): if let lastQuery { find(lastQuery) }
+        case .key(.character("n")): if let query = search.lastQuery { find(query) }
         case .key(.control("l")): renderer.invalidate()
         case .mouse(let mouse): handle(mouse)
         case .key: break
@@ -299,15 +309,10 @@ public final class BrowseSession: @unchecked Sendable {
     }
 
     private func typeSearch(_ key: Key) {
-        switch key {
-        case .escape: search = nil
-        case .enter:
-            if let query = search, !query.isEmpty { lastQuery = query; find(query) }
-            search = nil
-        case .backspace: search = search.map { String($0.dropLast()) }
-        case .character(let character): search?.append(character)
-        case .control("c"): end(.quit)
-        default: break
+        switch search.type(key) {
+        case .find(let query): find(query)
+        case .quit: end(.quit)
+        case .typing: break
         }
         setNeedsDraw()
     }
@@ -315,20 +320,13 @@ public final class BrowseSession: @unchecked Sendable {
     /// Jumps to the next loaded row after the top whose name or address holds `query`, wrapping.
     private func find(_ query: String) {
         guard let loader else { return }
-        let count = loader.rows.count
-        guard count > 0 else { return }
-        let start = Int(loader.top)
-        for step in 1...count {
-            let row = (start + step) % count
-            guard let hotel = hotels[loader.rows[row].code] else { continue }
-            if [hotel.name, hotel.address].contains(where: { $0?.localizedCaseInsensitiveContains(query) == true }) {
-                match = hotel.code
-                scroll(to: row)
-                return
-            }
+        if let row = BrowseSearch.row(matching: query, after: Int(loader.top), in: loader.rows, hotels: hotels) {
+            search.match = loader.rows[row].code
+            scroll(to: row)
+        } else {
+            search.match = nil
+            notice = "no loaded hotel matches “\(query)”"
         }
-        match = nil
-        notice = "no loaded hotel matches “\(query)”"
     }
 
     // MARK: Scrolling
@@ -383,7 +381,8 @@ public final class BrowseSession: @unchecked Sendable {
 
     private var currentLayout: BrowseLayout {
         let size = terminal?.size ?? (columns: 80, rows: 24)
-        return BrowseLayout(columns: size.columns, rows: size.rows, hasBanner: offlineBanner != nil, hasSearchLine: search != nil || notice != nil)
+        return BrowseLayout(
+            columns: size.columns, rows: size.rows, hasBanner: offlineBanner != nil, hasSearchLine: search.typing != nil || notice != nil)
     }
 
     private func setNeedsDraw() {
@@ -424,21 +423,24 @@ public final class BrowseSession: @unchecked Sendable {
             if listRow.logoURL == nil {
                 logo = .none
             } else if let image = images[listRow.code] {
-                let painting = paintings[listRow.code] ?? painter.paint(image, columns: BrowseLayout.logoColumns, rows: BrowseLayout.rowHeight)
+                let painting =
+                    paintings[listRow.code] ?? painter.paint(image, columns: BrowseLayout.logoColumns, rows: BrowseLayout.rowHeight)
                 paintings[listRow.code] = painting
                 // The id names the picture: a hotel whose logo changed gets a new one, and is drawn again.
                 logo = .painted(id: listRow.code + "|" + (listRow.logoURL ?? ""), painting)
             } else {
                 logo = .placeholder
             }
-            return BrowseRowView(name: hotel?.name ?? listRow.code, address: hotel?.address ?? "",
-                                 detail: hotel.map { BrowseRowText.detail(for: $0, from: configuration.area) } ?? "",
-                                 chain: hotel.map(BrowseRowText.chain) ?? "", rating: hotel.map(BrowseRowText.rating) ?? "",
-                                 logo: logo, highlighted: listRow.code == match)
+            return BrowseRowView(
+                name: hotel?.name ?? listRow.code, address: hotel?.address ?? "",
+                detail: hotel.map { BrowseRowText.detail(for: $0, from: configuration.area) } ?? "",
+                chain: hotel.map(BrowseRowText.chain) ?? "", rating: hotel.map(BrowseRowText.rating) ?? "",
+                logo: logo, highlighted: listRow.code == search.match)
         }
-        let searchLine = search.map { "/" + $0 } ?? notice
-        return BrowseScreenState(title: configuration.title, headline: status.latencyLabel, banner: offlineBanner.map { $0 + retryNote }, searchLine: searchLine,
-                                 status: status.line(rows: loader.rows.count, reachedEnd: loader.reachedEnd),
-                                 rows: rows, first: visible.lowerBound, count: loader.rows.count, help: helpShown)
+        let searchLine = search.typing.map { "/" + $0 } ?? notice
+        return BrowseScreenState(
+            title: configuration.title, headline: status.latencyLabel, banner: offlineBanner.map { $0 + retryNote }, searchLine: searchLine,
+            status: status.line(rows: loader.rows.count, reachedEnd: loader.reachedEnd),
+            rows: rows, first: visible.lowerBound, count: loader.rows.count, help: helpShown)
     }
 }

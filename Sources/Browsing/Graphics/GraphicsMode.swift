@@ -144,29 +144,37 @@ public enum GraphicsDetection {
         let colors = colors(environment)
         let client = tmux(["display-message", "-p", "#{client_termname}"])?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         guard ["xterm-kitty", "xterm-ghostty"].contains(client) else {
-            return GraphicsSupport(mode: .symbols, colors: colors,
-                                   reason: "inside tmux, in a terminal (\(client.isEmpty ? "unknown" : client)) not known to draw kitty graphics")
+            return GraphicsSupport(
+                mode: .symbols, colors: colors,
+                reason: "inside tmux, in a terminal (\(client.isEmpty ? "unknown" : client)) not known to draw kitty graphics")
         }
         let passthrough = tmux(["show-options", "-gv", "allow-passthrough"])?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         guard passthrough == "on" || passthrough == "all" else {
-            return GraphicsSupport(mode: .symbols, colors: colors,
-                                   reason: "inside tmux without passthrough: tmux set -g allow-passthrough on (tmux 3.3 or later) lets \(client)'s graphics through")
+            return GraphicsSupport(
+                mode: .symbols, colors: colors,
+                reason:
+                    "inside tmux without passthrough: tmux set -g allow-passthrough on (tmux 3.3 or later) lets \(client)'s graphics through"
+            )
         }
-        return GraphicsSupport(mode: .kitty, colors: colors, reason: "inside tmux on \(client), allow-passthrough \(passthrough): kitty placeholders",
-                               throughTmux: true)
+        return GraphicsSupport(
+            mode: .kitty, colors: colors, reason: "inside tmux on \(client), allow-passthrough \(passthrough): kitty placeholders",
+            throughTmux: true)
     }
 
     /// Decides how to draw: `override` (from `--graphics`, nil for auto)
     /// wins; then, inside tmux with `tmux` given, what tmux passes through
     /// (``insideTmux(_:tmux:)``); then the environment; else the terminal is
     /// asked, waiting at most `timeout`.
-    public static func detect(environment: [String: String], terminal: any TerminalQuerying,
-                              timeout: Duration = .milliseconds(300), override: GraphicsMode? = nil,
-                              tmux: ((_ arguments: [String]) -> String?)? = nil) -> GraphicsSupport {
+    public static func detect(
+        environment: [String: String], terminal: any TerminalQuerying,
+        timeout: Duration = .milliseconds(300), override: GraphicsMode? = nil,
+        tmux: ((_ arguments: [String]) -> String?)? = nil
+    ) -> GraphicsSupport {
         let insideTmux = !(environment["TMUX"] ?? "").isEmpty
         if let override {
-            return GraphicsSupport(mode: override, colors: colors(environment), reason: "chosen with --graphics \(override.rawValue)",
-                                   throughTmux: override == .kitty && insideTmux)
+            return GraphicsSupport(
+                mode: override, colors: colors(environment), reason: "chosen with --graphics \(override.rawValue)",
+                throughTmux: override == .kitty && insideTmux)
         }
         if insideTmux, let tmux {
             return Self.insideTmux(environment, tmux: tmux)
@@ -176,8 +184,9 @@ public enum GraphicsDetection {
         }
         let answer = terminal.ask(query, timeout: timeout, isComplete: isComplete)
         if answer.isEmpty {
-            return GraphicsSupport(mode: .symbols, colors: colors(environment),
-                                   reason: "no answer from the terminal within \(timeout)")
+            return GraphicsSupport(
+                mode: .symbols, colors: colors(environment),
+                reason: "no answer from the terminal within \(timeout)")
         }
         return interpret(answer, environment: environment)
     }

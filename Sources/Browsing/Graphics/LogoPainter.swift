@@ -60,8 +60,8 @@ public struct LogoPainter: Sendable {
     /// so does mode ``GraphicsMode/none``.
     public func paint(_ image: RGBAImage, columns: Int, rows: Int) -> Painting {
         guard columns >= 1, rows >= 1, columns <= Self.maximumCells, rows <= Self.maximumCells,
-              support.mode != .none,
-              let padded = Self.letterboxed(image, boxWidth: columns * cellPixelWidth, boxHeight: rows * cellPixelHeight)
+            support.mode != .none,
+            let padded = Self.letterboxed(image, boxWidth: columns * cellPixelWidth, boxHeight: rows * cellPixelHeight)
         else {
             return .cells(placeholder(columns: columns, rows: rows))
         }
@@ -96,8 +96,9 @@ public struct LogoPainter: Sendable {
         }
         defer { chafa_canvas_unref(canvas) }
         padded.pixels.withUnsafeBufferPointer { buffer in
-            chafa_canvas_draw_all_pixels(canvas, CHAFA_PIXEL_RGBA8_UNASSOCIATED, buffer.baseAddress,
-                                         gint(padded.width), gint(padded.height), gint(padded.width * 4))
+            chafa_canvas_draw_all_pixels(
+                canvas, CHAFA_PIXEL_RGBA8_UNASSOCIATED, buffer.baseAddress,
+                gint(padded.width), gint(padded.height), gint(padded.width * 4))
         }
 
         if pixelMode == CHAFA_PIXEL_MODE_SYMBOLS {
@@ -113,9 +114,10 @@ public struct LogoPainter: Sendable {
         defer { hk_chafa_gstring_free(printed) }
         let text = printed.pointee
         guard let bytes = text.str else { return .escape([]) }
-        return .escape(bytes.withMemoryRebound(to: UInt8.self, capacity: Int(text.len)) {
-            Array(UnsafeBufferPointer(start: $0, count: Int(text.len)))
-        })
+        return .escape(
+            bytes.withMemoryRebound(to: UInt8.self, capacity: Int(text.len)) {
+                Array(UnsafeBufferPointer(start: $0, count: Int(text.len)))
+            })
     }
 
     /// A box for a logo not here yet (or not drawable): dim `░` cells,
@@ -166,8 +168,9 @@ public struct LogoPainter: Sendable {
         guard let database = chafa_term_db_new() else { return nil }
         defer { chafa_term_db_unref(database) }
         guard let info = chafa_term_db_get_fallback_info(database) else { return nil }
-        _ = chafa_term_info_set_seq(info, CHAFA_TERM_SEQ_BEGIN_KITTY_IMMEDIATE_IMAGE_V1,
-                                    "\u{1B}_Ga=t,f=%1,s=%2,v=%3,c=%4,r=%5,q=2,m=1\u{1B}\\", nil)
+        _ = chafa_term_info_set_seq(
+            info, CHAFA_TERM_SEQ_BEGIN_KITTY_IMMEDIATE_IMAGE_V1,
+            "\u{1B}_Ga=t,f=%1,s=%2,v=%3,c=%4,r=%5,q=2,m=1\u{1B}\\", nil)
         return info
     }
 
@@ -185,8 +188,9 @@ public struct LogoPainter: Sendable {
         var (width, height) = paddedSize(width: image.width, height: image.height, boxWidth: boxWidth, boxHeight: boxHeight)
         if Double(width) * Double(height) > Double(maximumPaddedPixels) {
             let scale = (Double(maximumPaddedPixels) / (Double(width) * Double(height))).squareRoot()
-            source = nearestNeighbour(image, width: max(1, Int(Double(image.width) * scale)),
-                                      height: max(1, Int(Double(image.height) * scale)))
+            source = nearestNeighbour(
+                image, width: max(1, Int(Double(image.width) * scale)),
+                height: max(1, Int(Double(image.height) * scale)))
             (width, height) = paddedSize(width: source.width, height: source.height, boxWidth: boxWidth, boxHeight: boxHeight)
         }
         if width == source.width, height == source.height { return source }

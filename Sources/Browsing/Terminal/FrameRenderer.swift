@@ -124,7 +124,8 @@ public struct FrameRenderer: Sendable {
             } else if p.isKitty {
                 redraw = deletedAt.contains { Self.covers(p, row: $0.row, column: $0.column) }
             } else {
-                redraw = (written.map { Self.touches(p, $0, columns: columns) } ?? false)
+                redraw =
+                    (written.map { Self.touches(p, $0, columns: columns) } ?? false)
                     || redrawn.contains { !$0.isKitty && Self.overlap($0, p) }
             }
             guard redraw else { continue }
@@ -156,17 +157,21 @@ public struct FrameRenderer: Sendable {
         var frame = frame
         let shown = Set(frame.images.lazy.filter { $0.isKitty }.map(\.id))
         for p in frame.images where p.throughTmux && Self.fits(p, in: frame) {
-            let rows = min(p.rows, KittyPlaceholder.diacritics.count), columns = min(p.columns, KittyPlaceholder.diacritics.count)
+            let rows = min(p.rows, KittyPlaceholder.diacritics.count)
+            let columns = min(p.columns, KittyPlaceholder.diacritics.count)
             guard let (number, sent) = kittyImage(p, keeping: shown, throughTmux: true, into: &out) else { continue }
             if sent {
-                out.bytes.append(contentsOf: KittyPlaceholder.throughTmux(Array("\u{1B}_Ga=p,U=1,i=\(number),c=\(columns),r=\(rows),q=2\u{1B}\\".utf8)))
+                out.bytes.append(
+                    contentsOf: KittyPlaceholder.throughTmux(Array("\u{1B}_Ga=p,U=1,i=\(number),c=\(columns),r=\(rows),q=2\u{1B}\\".utf8)))
             }
-            let color = TerminalColor.rgb(UInt8(truncatingIfNeeded: number >> 16), UInt8(truncatingIfNeeded: number >> 8),
-                                          UInt8(truncatingIfNeeded: number))
+            let color = TerminalColor.rgb(
+                UInt8(truncatingIfNeeded: number >> 16), UInt8(truncatingIfNeeded: number >> 8),
+                UInt8(truncatingIfNeeded: number))
             for row in 0..<rows {
                 for column in 0..<columns {
-                    frame[p.row + row, p.column + column] = Cell(KittyPlaceholder.cell(row: row, column: column),
-                                                                 style: CellStyle(foreground: color))
+                    frame[p.row + row, p.column + column] = Cell(
+                        KittyPlaceholder.cell(row: row, column: column),
+                        style: CellStyle(foreground: color))
                 }
             }
         }
@@ -177,8 +182,10 @@ public struct FrameRenderer: Sendable {
     /// The picture's kitty number: its image sent first (the transmission given `i=`), when the terminal does not
     /// hold it, and whatever the limit pushes out freed; `sent` says whether it was sent now. Nil when the bytes
     /// are not a transmission (`ESC _G…`).
-    private mutating func kittyImage(_ p: ImagePlacement, keeping: Set<String>, throughTmux: Bool,
-                                     into out: inout Output) -> (number: UInt32, sent: Bool)? {
+    private mutating func kittyImage(
+        _ p: ImagePlacement, keeping: Set<String>, throughTmux: Bool,
+        into out: inout Output
+    ) -> (number: UInt32, sent: Bool)? {
         let prefix = Array("\u{1B}_G".utf8)
         guard p.bytes.starts(with: prefix) else { return nil }
         let (number, isNew, freed) = kittyImages.number(for: p.id, keeping: keeping)
@@ -207,7 +214,8 @@ public struct FrameRenderer: Sendable {
     /// Writes the cells of `new` that differ from `old` (or are dirty), in runs.
     private func diffCells(from old: Frame, to new: Frame, dirty: [Bool]?, written: inout [Bool]?, into out: inout Output) {
         let columns = new.columns
-        let oldCells = old.cells, newCells = new.cells
+        let oldCells = old.cells
+        let newCells = new.cells
         var spans: [(start: Int, end: Int)] = []
         for row in 0..<new.rows {
             let base = row * columns
@@ -333,7 +341,10 @@ private struct KittyImages: Sendable {
 
     /// Forgets every image; their numbers, to free.
     mutating func removeAll() -> [UInt32] {
-        defer { numbers = [:]; order = [] }
+        defer {
+            numbers = [:]
+            order = []
+        }
         return order.compactMap { numbers[$0] }
     }
 }

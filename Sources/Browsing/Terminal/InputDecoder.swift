@@ -155,9 +155,15 @@ public struct InputDecoder: Sendable {
         let length: Int
         var value: UInt32
         switch lead {
-        case 0xC2...0xDF: length = 2; value = UInt32(lead & 0x1F)
-        case 0xE0...0xEF: length = 3; value = UInt32(lead & 0x0F)
-        case 0xF0...0xF4: length = 4; value = UInt32(lead & 0x07)
+        case 0xC2...0xDF:
+            length = 2
+            value = UInt32(lead & 0x1F)
+        case 0xE0...0xEF:
+            length = 3
+            value = UInt32(lead & 0x0F)
+        case 0xF0...0xF4:
+            length = 4
+            value = UInt32(lead & 0x07)
         default: return .consumed(1, nil)  // stray continuation byte or invalid lead
         }
         for k in 1..<length {
@@ -329,7 +335,8 @@ public struct InputDecoder: Sendable {
     }
 
     private static func mouse(code: Int, column: Int, row: Int, released: Bool) -> MouseEvent? {
-        let column = max(0, column), row = max(0, row)
+        let column = max(0, column)
+        let row = max(0, row)
         let button = code & 3
         let kind: MouseEvent.Kind
         if code & 64 != 0 {

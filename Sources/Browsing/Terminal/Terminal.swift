@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// What ``Terminal/start(on:handler:)`` delivers.
@@ -64,8 +65,10 @@ public final class Terminal: TerminalQuerying, @unchecked Sendable {
     /// Every catchable signal whose default action ends the process. SIGPIPE
     /// is left alone: writes to a TTY fail with EIO instead, and network code
     /// may rely on its own SIGPIPE setting.
-    private static let terminateSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
-                                                    SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ]
+    private static let terminateSignals: [Int32] = [
+        SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+        SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ,
+    ]
     private static let handledSignals: [Int32] = terminateSignals + [SIGWINCH, SIGTSTP, SIGCONT]
 
     /// The largest size ``size`` reports: a TTY claiming more (`stty rows 60000`)
@@ -91,7 +94,8 @@ public final class Terminal: TerminalQuerying, @unchecked Sendable {
     /// terminal does not report pixels (many leave them 0).
     public var cellPixelSize: (width: Int, height: Int)? {
         guard let ws = windowSize(), ws.ws_col > 0, ws.ws_row > 0 else { return nil }
-        let width = Int(ws.ws_xpixel) / Int(ws.ws_col), height = Int(ws.ws_ypixel) / Int(ws.ws_row)
+        let width = Int(ws.ws_xpixel) / Int(ws.ws_col)
+        let height = Int(ws.ws_ypixel) / Int(ws.ws_row)
         guard width > 0, height > 0 else { return nil }
         return (width, height)
     }
@@ -363,14 +367,18 @@ public final class Terminal: TerminalQuerying, @unchecked Sendable {
     }
 
     /// The reader thread: input bytes to events; a lone ESC is flushed after 30 ms of quiet.
-    private static func readLoop(input: Int32, wake: Int32, queue: DispatchQueue,
-                                 handler: @escaping @Sendable (TerminalEvent) -> Void,
-                                 hangUp: () -> Void) {
+    private static func readLoop(
+        input: Int32, wake: Int32, queue: DispatchQueue,
+        handler: @escaping @Sendable (TerminalEvent) -> Void,
+        hangUp: () -> Void
+    ) {
         var decoder = InputDecoder()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            var fds = [pollfd(fd: input, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: input, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+            ]
             let ready = poll(&fds, 2, decoder.hasPending ? 30 : -1)
             if ready < 0 {
                 if errno == EINTR { continue }

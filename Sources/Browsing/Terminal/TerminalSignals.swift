@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The caught signals of one ``Terminal``: one dispatch source each, on a
@@ -61,18 +62,18 @@ struct SignalAction: @unchecked Sendable {
     static var ignore: SignalAction {
         var action = sigaction()
         #if canImport(Glibc)
-        action.__sigaction_handler.sa_handler = SIG_IGN
+            action.__sigaction_handler.sa_handler = SIG_IGN
         #else
-        action.__sigaction_u.__sa_handler = SIG_IGN
+            action.__sigaction_u.__sa_handler = SIG_IGN
         #endif
         return SignalAction(action: action)
     }
 
     private var handlerAddress: Int {
         #if canImport(Glibc)
-        unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
+            unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
         #else
-        unsafeBitCast(action.__sigaction_u.__sa_handler, to: Int.self)
+            unsafeBitCast(action.__sigaction_u.__sa_handler, to: Int.self)
         #endif
     }
 

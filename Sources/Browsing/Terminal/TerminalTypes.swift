@@ -13,8 +13,10 @@ public struct CellStyle: Hashable, Sendable {
     public var inverse = false
     public var underline = false
 
-    public init(foreground: TerminalColor? = nil, background: TerminalColor? = nil,
-                bold: Bool = false, dim: Bool = false, inverse: Bool = false, underline: Bool = false) {
+    public init(
+        foreground: TerminalColor? = nil, background: TerminalColor? = nil,
+        bold: Bool = false, dim: Bool = false, inverse: Bool = false, underline: Bool = false
+    ) {
         self.foreground = foreground
         self.background = background
         self.bold = bold

@@ -23,8 +23,10 @@ public struct RecordedExchange: Sendable {
     public var responseBody: [UInt8]
     public var error: String?
 
-    init(call: String, request: HTTPRequest, responseHead: HTTPResponseHead?, responseBody: [UInt8], error: (any Error)?,
-         secrets: SecretRedactor) {
+    init(
+        call: String, request: HTTPRequest, responseHead: HTTPResponseHead?, responseBody: [UInt8], error: (any Error)?,
+        secrets: SecretRedactor
+    ) {
         self.call = call
         url = secrets.redact(request.url)
         requestHeaders = request.headers.map { header in

@@ -1,3 +1,4 @@
+import Failures
 import Foundation
 import HTTP
 import Logging
@@ -46,9 +47,12 @@ public struct HotelClient: Sendable {
     ///
     /// An error is thrown from `next()`; the page it was for was not
     /// received, so calling `next()` again asks for that same page again.
-    public func pages(city: String?, keyword: String? = nil, area: SearchArea? = nil, pageSize: Int = 50,
-                      resumingFrom checkpoint: Pager.Checkpoint? = nil, maxPages: Int? = nil) -> HotelPages {
-        let pager = checkpoint.map { Pager(paging: profile.paging, pageSize: pageSize, resuming: $0) }
+    public func pages(
+        city: String?, keyword: String? = nil, area: SearchArea? = nil, pageSize: Int = 50,
+        resumingFrom checkpoint: Pager.Checkpoint? = nil, maxPages: Int? = nil
+    ) -> HotelPages {
+        let pager =
+            checkpoint.map { Pager(paging: profile.paging, pageSize: pageSize, resuming: $0) }
             ?? Pager(paging: profile.paging, pageSize: pageSize)
         return HotelPages(client: self, city: city, keyword: keyword, area: area, pager: pager, maxPages: maxPages)
     }
@@ -78,13 +82,16 @@ public struct HotelClient: Sendable {
     /// When `continuesSearch` (a later page of paging that lives in the
     /// session) and the session expires, the call is not asked again in the
     /// new session, where it would mean nothing: ``SearchSessionRenewed`` is thrown.
-    func page(_ parameters: RequestParameters, context: String, preferringSession: Int?, hold: SessionPool.Hold?,
-              continuesSearch: Bool = false) async throws -> (page: HotelPage, session: Int?) {
+    func page(
+        _ parameters: RequestParameters, context: String, preferringSession: Int?, hold: SessionPool.Hold?,
+        continuesSearch: Bool = false
+    ) async throws -> (page: HotelPage, session: Int?) {
         do {
             guard let sessions else { return (try await exchangePage(parameters, context: context, session: nil).page, nil) }
             var session = await sessions.lease(preferring: preferringSession)
             do {
-                let page = try await inSession(&session, pool: sessions, context: context, retriesAfterRenewal: !continuesSearch) { session in
+                let page = try await inSession(&session, pool: sessions, context: context, retriesAfterRenewal: !continuesSearch) {
+                    session in
                     let (page, state) = try await exchangePage(parameters, context: context, session: session)
                     session = state ?? session
                     return page
@@ -117,8 +124,10 @@ public struct HotelClient: Sendable {
 
     /// Runs `call` in `session`, logging in first if it has not started; a
     /// fault that means the session expired gets a new session and one more try.
-    private func inSession<T>(_ session: inout SessionState, pool: SessionPool, context: String, retriesAfterRenewal: Bool = true,
-                              _ call: (inout SessionState) async throws -> T) async throws -> T {
+    private func inSession<T>(
+        _ session: inout SessionState, pool: SessionPool, context: String, retriesAfterRenewal: Bool = true,
+        _ call: (inout SessionState) async throws -> T
+    ) async throws -> T {
         do {
             try await loginIfNeeded(&session)
             return try await call(&session)
@@ -140,13 +149,16 @@ public struct HotelClient: Sendable {
     func sessionExpired(_ fault: SOAPFault) -> Bool {
         guard let expired = profile.session?.expiredFaults, !expired.isEmpty else { return false }
         let codes = ([fault.code] + fault.subcodes).map(\.localName)
-        return expired.contains { name in codes.contains(name) || codes.contains { $0.hasSuffix("." + name) } || fault.reason.contains(name) }
+        return expired.contains { name in codes.contains(name) || codes.contains { $0.hasSuffix("." + name) } || fault.reason.contains(name)
+        }
     }
 
     /// One page: its request, the transfer streamed into the parser, retries;
     /// with the session as it is after the call.
-    private func exchangePage(_ parameters: RequestParameters, context: String,
-                              session: SessionState?) async throws -> (page: HotelPage, session: SessionState?) {
+    private func exchangePage(
+        _ parameters: RequestParameters, context: String,
+        session: SessionState?
+    ) async throws -> (page: HotelPage, session: SessionState?) {
         let parser = HotelResponseParser(profile: profile, limits: configuration.limits, warningsPerKind: configuration.warningsPerKind)
         var (page, exchange) = try await configuration.retry.run(logger: configuration.logger, context: context, isRetryable: isRetryable) {
             // Built for each attempt: a retry carries a fresh nonce, a new MessageID.
@@ -175,11 +187,14 @@ public struct HotelClient: Sendable {
     }
 
     /// A login or logout: its reply's captured values, from Header and Body.
-    private func exchangeSessionCall(_ call: RequestBuilder.Call, operation: SessionOptions.Operation, session: inout SessionState,
-                                     context: String) async throws -> [String: String] {
+    private func exchangeSessionCall(
+        _ call: RequestBuilder.Call, operation: SessionOptions.Operation, session: inout SessionState,
+        context: String
+    ) async throws -> [String: String] {
         let captures = profile.session?.capture ?? [:]
         let current = session
-        let (values, exchange) = try await configuration.retry.run(logger: configuration.logger, context: context, isRetryable: isRetryable) {
+        let (values, exchange) = try await configuration.retry.run(logger: configuration.logger, context: context, isRetryable: isRetryable)
+        {
             let request = try requests.request(call, session: current)
             let (head, body) = try await configuration.transport.data(for: request)
             let exchange = Exchange(request: request, head: head, body: body)
@@ -221,8 +236,10 @@ public struct HotelClient: Sendable {
 
     private func record(_ context: String, _ exchange: Exchange, error: (any Error)?) {
         guard let log = configuration.exchangeLog else { return }
-        log.record(RecordedExchange(call: context, request: exchange.request, responseHead: exchange.head, responseBody: exchange.body,
-                                    error: error, secrets: secrets))
+        log.record(
+            RecordedExchange(
+                call: context, request: exchange.request, responseHead: exchange.head, responseBody: exchange.body,
+                error: error, secrets: secrets))
     }
 
     /// Whether a failed page is worth asking for again: the network, or a
@@ -259,5 +276,17 @@ public struct SessionExpiredDuringSearch: Error, Sendable, Equatable, CustomStri
 
     public var description: String {
         "the session expired again while the list's search was being run again in a new session (the list had \(pages) pages)"
+    }
+}
+
+extension SessionExpiredDuringSearch: MeaningfulError {
+    /// Transient: the next run resumes from the last stored page.
+    public var meaning: ErrorMeaning {
+        ErrorMeaning(
+            kind: .transient, status: .protocolError,
+            hint: """
+                the service ended its session twice during this list; the next run resumes from the last stored page. \
+                If it happens every time, its sessions last less than the list takes: a larger --page-size needs fewer calls
+                """, isRetryable: true)
     }
 }

@@ -23,9 +23,11 @@ public struct HotelClientConfiguration: Sendable {
     /// Receives every request and response, secrets redacted (`hotels fetch --dump`).
     public var exchangeLog: (any ExchangeLog)?
 
-    public init(transport: any HTTPClient = HTTPTransport(), limits: XMLReaderLimits = XMLReaderLimits(),
-                retry: RetryPolicy = RetryPolicy(), logger: Logger = Logger(label: "hotelkit.client"), warningsPerKind: Int? = 10,
-                credentials: Credentials = .environment, exchangeLog: (any ExchangeLog)? = nil) {
+    public init(
+        transport: any HTTPClient = HTTPTransport(), limits: XMLReaderLimits = XMLReaderLimits(),
+        retry: RetryPolicy = RetryPolicy(), logger: Logger = Logger(label: "hotelkit.client"), warningsPerKind: Int? = 10,
+        credentials: Credentials = .environment, exchangeLog: (any ExchangeLog)? = nil
+    ) {
         self.transport = transport
         self.limits = limits
         self.retry = retry

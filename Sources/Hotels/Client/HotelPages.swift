@@ -63,7 +63,8 @@ public struct HotelPages: AsyncSequence, Sendable {
 
         private mutating func nextPage() async throws -> FetchedPage? {
             guard fetched < (pages.maxPages ?? .max),
-                  var parameters = pager.nextRequest(city: pages.city, keyword: pages.keyword, area: pages.area) else {
+                var parameters = pager.nextRequest(city: pages.city, keyword: pages.keyword, area: pages.area)
+            else {
                 logSuppressedWarnings()
                 return nil
             }
@@ -77,12 +78,14 @@ public struct HotelPages: AsyncSequence, Sendable {
             let number = pager.pagesRequested + 1
             let page: HotelPage
             do {
-                (page, session) = try await pages.client.page(parameters, context: "page \(number)", preferringSession: session, hold: hold,
-                                                              continuesSearch: livesInSession && pager.pagesRequested > 0)
+                (page, session) = try await pages.client.page(
+                    parameters, context: "page \(number)", preferringSession: session, hold: hold,
+                    continuesSearch: livesInSession && pager.pagesRequested > 0)
             } catch is SearchSessionRenewed {
                 guard let next = try await searchAgain(reason: "its session expired") else { return try await self.next() }
-                (page, session) = try await pages.client.page(next, context: "page \(number)", preferringSession: session, hold: hold,
-                                                              continuesSearch: true)
+                (page, session) = try await pages.client.page(
+                    next, context: "page \(number)", preferringSession: session, hold: hold,
+                    continuesSearch: true)
             }
             log(page.warnings, of: number)
             if let hint = page.noRecordsHint { pages.client.configuration.logger.warning("page \(number): \(hint)") }
@@ -95,10 +98,12 @@ public struct HotelPages: AsyncSequence, Sendable {
             }
             if pager.end == .noNewRecords {
                 pages.client.configuration.logger.warning(
-                    "page \(number) brought no hotel that earlier pages had not: the service seems to ignore the profile's paging parameter; stopped here")
+                    "page \(number) brought no hotel that earlier pages had not: the service seems to ignore the profile's paging parameter; stopped here"
+                )
             }
-            return FetchedPage(number: number, hotels: page.hotels, warnings: page.warnings, warningsByKind: page.warningsByKind,
-                               headerValues: page.headerValues, checkpoint: pager.checkpoint, end: pager.end)
+            return FetchedPage(
+                number: number, hotels: page.hotels, warnings: page.warnings, warningsByKind: page.warningsByKind,
+                headerValues: page.headerValues, checkpoint: pager.checkpoint, end: pager.end)
         }
 
         /// Asks for the pages this list has had again, in its current
@@ -107,12 +112,16 @@ public struct HotelPages: AsyncSequence, Sendable {
         /// for the page after them.
         private mutating func searchAgain(reason: String) async throws -> RequestParameters? {
             let target = pager.pagesRequested
-            pages.client.configuration.logger.notice("the list's next page lives in its search's session, and \(reason): asking its \(target) pages again")
+            pages.client.configuration.logger.notice(
+                "the list's next page lives in its search's session, and \(reason): asking its \(target) pages again")
             var replay = Pager(paging: pager.paging, pageSize: pager.pageSize)
-            while replay.pagesRequested < target, let parameters = replay.nextRequest(city: pages.city, keyword: pages.keyword, area: pages.area) {
-                let (page, session) = try await pages.client.page(parameters, context: "page \(replay.pagesRequested + 1), again",
-                                                                  preferringSession: session, hold: hold,
-                                                                  continuesSearch: replay.pagesRequested > 0)
+            while replay.pagesRequested < target,
+                let parameters = replay.nextRequest(city: pages.city, keyword: pages.keyword, area: pages.area)
+            {
+                let (page, session) = try await pages.client.page(
+                    parameters, context: "page \(replay.pagesRequested + 1), again",
+                    preferringSession: session, hold: hold,
+                    continuesSearch: replay.pagesRequested > 0)
                 self.session = session
                 replay.received(page)
             }
@@ -179,7 +188,7 @@ final class PageSink: HTTPBodySink {
             let summary = try session.finish()
             return HotelPage(hotels: hotels, warnings: warnings, summary: summary)
         } catch let fault as SOAPFault {
-            throw fault // a fault is a fault, whatever the status
+            throw fault  // a fault is a fault, whatever the status
         } catch is NotSOAPEnvelopeError where !(200..<300).contains(status) {
             throw TransportError.httpStatus(status, snippet: textSnippet)
         } catch is XMLReaderError where !(200..<300).contains(status) {

@@ -64,8 +64,10 @@ public struct Pager: Sendable, Equatable {
         /// The list's real end; `pageLimit` is not kept, so a later run goes on.
         public var end: End?
 
-        public init(pagesReceived: Int, nextPage: Int, nextCursor: String?, nextCursorAttributes: [String: String]? = nil,
-                    usedCursors: [String], end: End?) {
+        public init(
+            pagesReceived: Int, nextPage: Int, nextCursor: String?, nextCursorAttributes: [String: String]? = nil,
+            usedCursors: [String], end: End?
+        ) {
             self.pagesReceived = pagesReceived
             self.nextPage = nextPage
             self.nextCursor = nextCursor
@@ -76,9 +78,10 @@ public struct Pager: Sendable, Equatable {
     }
 
     public var checkpoint: Checkpoint {
-        Checkpoint(pagesReceived: pagesRequested, nextPage: nextPage, nextCursor: nextCursor,
-                   nextCursorAttributes: nextCursorAttributes.isEmpty ? nil : nextCursorAttributes,
-                   usedCursors: recentCursors, end: end == .pageLimit ? nil : end)
+        Checkpoint(
+            pagesReceived: pagesRequested, nextPage: nextPage, nextCursor: nextCursor,
+            nextCursorAttributes: nextCursorAttributes.isEmpty ? nil : nextCursorAttributes,
+            usedCursors: recentCursors, end: end == .pageLimit ? nil : end)
     }
 
     /// Resumes where `checkpoint` stopped: the next request is the page after it.
@@ -100,8 +103,9 @@ public struct Pager: Sendable, Equatable {
         case .page:
             return RequestParameters(city: city, keyword: keyword, area: area, page: nextPage, pageSize: pageSize)
         case .cursor:
-            return RequestParameters(city: city, keyword: keyword, area: area, pageSize: pageSize, cursor: nextCursor,
-                                     cursorAttributes: nextCursorAttributes)
+            return RequestParameters(
+                city: city, keyword: keyword, area: area, pageSize: pageSize, cursor: nextCursor,
+                cursorAttributes: nextCursorAttributes)
         case .flag:
             return RequestParameters(city: city, keyword: keyword, area: area, pageSize: pageSize, more: pagesRequested > 0)
         case .none:

@@ -1,4 +1,5 @@
 import Crypto
+import Failures
 import Foundation
 import HTTP
 import SOAP
@@ -61,8 +62,9 @@ public struct RequestBuilder: Sendable {
         // The action itself, without the quotes a SOAP 1.1 header may carry: for
         // `{action}`, WS-Addressing's Action and SOAP 1.2's action parameter.
         let unquoted = action.hasPrefix("\"") && action.hasSuffix("\"") && action.count > 1 ? String(action.dropFirst().dropLast()) : action
-        var values = RequestValues(endpoint: endpoint, action: unquoted, now: now(), uuid: uuid(), credentials: credentials.values,
-                                   session: session?.values(for: call, options: profile.session) ?? [:])
+        var values = RequestValues(
+            endpoint: endpoint, action: unquoted, now: now(), uuid: uuid(), credentials: credentials.values,
+            session: session?.values(for: call, options: profile.session) ?? [:])
         if case .page(let parameters) = call { values.parameters = parameters }
         let bodyXML = body.render(values)
         var headers: [(name: String, value: String)] = []
@@ -76,7 +78,8 @@ public struct RequestBuilder: Sendable {
                 // As the profile writes it: a bare word (Concur's `search`) or a URI, quoted or not.
                 headers.append(("SOAPAction", action))
             case .v1_2:
-                contentType = (profile.http.contentType ?? "application/soap+xml; charset=utf-8")
+                contentType =
+                    (profile.http.contentType ?? "application/soap+xml; charset=utf-8")
                     + (unquoted.isEmpty ? "" : "; action=\"\(unquoted)\"")
             }
         }
@@ -110,10 +113,11 @@ public struct RequestBuilder: Sendable {
         if let security = profile.security, carriesToken(security, call: call, session: session) {
             header += usernameToken(security, values: values)
         }
-        let template: RequestTemplate? = switch call {
-        case .login, .logout: callHeader ?? profile.soapHeader
-        case .page: session?.isStarting == true ? profile.session?.startHeader ?? profile.soapHeader : profile.soapHeader
-        }
+        let template: RequestTemplate? =
+            switch call {
+            case .login, .logout: callHeader ?? profile.soapHeader
+            case .page: session?.isStarting == true ? profile.session?.startHeader ?? profile.soapHeader : profile.soapHeader
+            }
         if let template { header += template.render(values) }
         return header
     }
@@ -128,7 +132,8 @@ public struct RequestBuilder: Sendable {
     private func authorization(_ values: RequestValues) throws -> String? {
         switch profile.http.authentication {
         case .basic(let user, let password):
-            let pair = try headerValue(user, values, key: "http.auth.basic.user") + ":"
+            let pair =
+                try headerValue(user, values, key: "http.auth.basic.user") + ":"
                 + headerValue(password, values, key: "http.auth.basic.password")
             let token = Data(pair.utf8).base64EncodedString()
             secrets.add(token)
@@ -181,14 +186,17 @@ public struct RequestBuilder: Sendable {
         case .digest, .digestOfSHA1:
             // Not registered: a new digest each request would grow the redactor
             // without end; ``SecretRedactor`` masks every Password element instead.
-            passwordText = Self.passwordDigest(nonce: nonce, created: options.created ? created : "", password: password,
-                                               hashingPassword: options.passwordForm == .digestOfSHA1)
+            passwordText = Self.passwordDigest(
+                nonce: nonce, created: options.created ? created : "", password: password,
+                hashingPassword: options.passwordForm == .digestOfSHA1)
         }
         secrets.add(password)
-        return Self.securityHeader(options, username: options.username.render(values) { $0 }, password: passwordText, nonce: nonce,
-                                   created: created, expires: options.timestampLifetime.map {
-                                       RequestValues.timestamp(values.now.addingTimeInterval(Double($0)), milliseconds: true)
-                                   }, extra: options.extra?.render(values) ?? "")
+        return Self.securityHeader(
+            options, username: options.username.render(values) { $0 }, password: passwordText, nonce: nonce,
+            created: created,
+            expires: options.timestampLifetime.map {
+                RequestValues.timestamp(values.now.addingTimeInterval(Double($0)), milliseconds: true)
+            }, extra: options.extra?.render(values) ?? "")
     }
 
     /// `Base64(SHA-1(nonce + created + password))`, over the nonce's octets and
@@ -212,17 +220,22 @@ public struct RequestBuilder: Sendable {
         return (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }
 
-    static func securityHeader(_ options: UsernameTokenOptions, username: String, password: String, nonce: [UInt8], created: String,
-                               expires: String?, extra: String) -> String {
+    static func securityHeader(
+        _ options: UsernameTokenOptions, username: String, password: String, nonce: [UInt8], created: String,
+        expires: String?, extra: String
+    ) -> String {
         let oasis = options.namespace == .oasis2004
         let profileURI = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0"
-        let passwordType: String? = switch (options.passwordForm, oasis) {
-        case (.text, true): profileURI + "#PasswordText"
-        case (_, true): profileURI + "#PasswordDigest"
-        case (.text, false): nil
-        case (_, false): "wsse:PasswordDigest"
-        }
-        let encoding = oasis ? "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary"
+        let passwordType: String? =
+            switch (options.passwordForm, oasis) {
+            case (.text, true): profileURI + "#PasswordText"
+            case (_, true): profileURI + "#PasswordDigest"
+            case (.text, false): nil
+            case (_, false): "wsse:PasswordDigest"
+            }
+        let encoding =
+            oasis
+            ? "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary"
             : "wsse:Base64Binary"
         var xml = #"<wsse:Security xmlns:wsse="\#(options.namespace.security)" xmlns:wsu="\#(options.namespace.utility)""#
         xml += options.mustUnderstand ? #" soap:mustUnderstand="1">"# : ">"
@@ -237,4 +250,9 @@ public struct RequestBuilder: Sendable {
         if options.created { xml += "<wsu:Created>\(created)</wsu:Created>" }
         return xml + extra + "</wsse:UsernameToken></wsse:Security>"
     }
+}
+
+extension RequestBuildError: MeaningfulError {
+    /// Configuration (78): the profile's request.
+    public var meaning: ErrorMeaning { ErrorMeaning(kind: .configuration, status: .config) }
 }

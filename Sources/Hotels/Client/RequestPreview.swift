@@ -18,8 +18,10 @@ public struct RequestPreview: Sendable {
             filled.values[name] = "unset-\(name)"
         }
         let builder = RequestBuilder(profile: profile, endpoint: endpoint, credentials: filled, secrets: secrets)
-        var lines = ["profile \(profile.name): ok; record \(profile.record ?? "none (no hotels)"), \(profile.fields.count + profile.joins.count) fields, "
-            + "paging \(profile.paging.name)"]
+        var lines = [
+            "profile \(profile.name): ok; record \(profile.record ?? "none (no hotels)"), \(profile.fields.count + profile.joins.count) fields, "
+                + "paging \(profile.paging.name)"
+        ]
         lines += profile.notes.map { "note: \($0)" }
         do {
             if profile.session?.login != nil {

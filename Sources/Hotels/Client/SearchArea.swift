@@ -43,8 +43,9 @@ public struct SearchArea: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Reads ``description`` back.
     public init?(description: String) {
         guard description.hasSuffix("km"), let tilde = description.lastIndex(of: "~"),
-              let radius = Double(description[description.index(after: tilde)...].dropLast(2)),
-              let area = try? SearchArea(near: String(description[..<tilde]), radius: radius) else { return nil }
+            let radius = Double(description[description.index(after: tilde)...].dropLast(2)),
+            let area = try? SearchArea(near: String(description[..<tilde]), radius: radius)
+        else { return nil }
         self = area
     }
 

@@ -1,3 +1,4 @@
+import Failures
 import Foundation
 import HTTP
 import Locking
@@ -153,12 +154,24 @@ public final class SecretRedactor: Sendable {
         default:
             let text = "\(error)"
             let redacted = redact(text)
-            return redacted == text ? error : RedactedError(description: redacted)
+            return redacted == text ? error : RedactedError(description: redacted, meaning: ErrorMeaning(error))
         }
     }
 }
 
-/// An error whose text held a secret, as text with the secret redacted.
-public struct RedactedError: Error, Sendable, CustomStringConvertible {
+/// An error whose text held a secret, as text with the secret redacted, and
+/// the meaning of that error: redacting its text does not change what it means.
+public struct RedactedError: MeaningfulError, Sendable, CustomStringConvertible {
     public var description: String
+    public var meaning: ErrorMeaning
+}
+
+extension MissingCredentialsError: MeaningfulError {
+    /// Configuration (78): a variable to set.
+    public var meaning: ErrorMeaning { ErrorMeaning(kind: .configuration, status: .config) }
+}
+
+extension CredentialsError: MeaningfulError {
+    /// Configuration (78): a credentials file to fix.
+    public var meaning: ErrorMeaning { ErrorMeaning(kind: .configuration, status: .config) }
 }

@@ -135,7 +135,8 @@ actor SessionPool {
             release(holder: holder)
             holds[session.id] = holder
         }
-        let waiter = waiters.firstIndex { $0.preferred == session.id }
+        let waiter =
+            waiters.firstIndex { $0.preferred == session.id }
             ?? (holds[session.id] == nil ? waiters.firstIndex { $0.preferred == nil } : nil)
         if let waiter {
             waiters.remove(at: waiter).continuation.resume(returning: take(session))

@@ -87,8 +87,10 @@ struct FieldTrie {
             }
         }
         for node in children.indices {
-            nodes.append(Node(attributes: attributes.count..<(attributes.count + attributesByNode[node].count),
-                              textSlot: textSlots[node], joinPart: joinParts[node], referenceRule: referenceRules[node]))
+            nodes.append(
+                Node(
+                    attributes: attributes.count..<(attributes.count + attributesByNode[node].count),
+                    textSlot: textSlots[node], joinPart: joinParts[node], referenceRule: referenceRules[node]))
             attributes += attributesByNode[node]
         }
         var bits = 3
@@ -110,16 +112,32 @@ struct FieldTrie {
         hasTests = !tests.isEmpty
     }
 
+    /// The children of `node` that are a slot's text and nothing else,
+    /// whatever their attributes: no attribute wanted, no test, no join, no
+    /// reference, and no path going on below them. A reader can read these
+    /// itself (``XMLFieldCapture``).
+    func plainTextChildren(of node: Int) -> [(name: XMLName, slot: Int)] {
+        let parents = Set(edges.map(\.parent))
+        let tested = Set(edges.filter { $0.parent == node && $0.test >= 0 }.compactMap(\.name))
+        return edges.compactMap { edge in
+            guard edge.parent == node, edge.test < 0, let name = edge.name, !tested.contains(name), !parents.contains(edge.child)
+            else { return nil }
+            let wanted = nodes[edge.child]
+            guard wanted.textSlot >= 0, wanted.attributes.isEmpty, wanted.joinPart < 0, wanted.referenceRule < 0 else { return nil }
+            return (name, wanted.textSlot)
+        }
+    }
+
     /// Fibonacci hashing of the pair: the multiply spreads the low bits of
     /// the name's address into the high bits kept.
-    @inline(__always) // once per element; out of line it cost parse-count 0.5% more instructions
+    @inline(__always)  // once per element; out of line it cost parse-count 0.5% more instructions
     private static func hash(_ node: Int, _ name: XMLName, shift: Int) -> Int {
         Int(truncatingIfNeeded: ((name.identity &+ UInt(bitPattern: node)) &* 0x9E37_79B9_7F4A_7C15) >> UInt(shift))
     }
 
     /// The child of `node` for an element of this name, or -1: for a trie
     /// without tests.
-    @inline(__always) // once per element of every record: no call frame
+    @inline(__always)  // once per element of every record: no call frame
     func child(of node: Int, named name: XMLName) -> Int {
         var index = FieldTrie.hash(node, name, shift: shift)
         while true {
@@ -142,7 +160,8 @@ struct FieldTrie {
             let edge = edges[index]
             guard let edgeName = edge.name else { return -1 }
             if edgeName == name, edge.parent == node,
-               edge.test < 0 || element.attribute(tests[edge.test].name) == tests[edge.test].value {
+                edge.test < 0 || element.attribute(tests[edge.test].name) == tests[edge.test].value
+            {
                 return edge.child
             }
             index = (index + 1) & (edges.count - 1)

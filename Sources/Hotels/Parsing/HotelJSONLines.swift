@@ -8,7 +8,8 @@
 /// and costs more than the parse itself.
 public enum HotelJSONLines {
     /// Each field's `"key":`, with the comma before it.
-    private static let keys: [String] = HotelFields.all.enumerated().map { index, spec in (index == 0 ? "{" : ",") + "\"\(spec.jsonKey)\":" }
+    private static let keys: [String] = HotelFields.all.enumerated().map { index, spec in (index == 0 ? "{" : ",") + "\"\(spec.jsonKey)\":"
+    }
     /// The keys made once, one after another: field *i*'s is `keyPrefixes[keyStarts[i]..<keyStarts[i + 1]]`.
     private static let keyPrefixes: [UInt8] = Array(keys.joined().utf8)
     private static let keyStarts: [Int] = keys.reduce(into: [0]) { starts, key in starts.append(starts[starts.count - 1] + key.utf8.count) }

@@ -86,41 +86,46 @@ struct HotelRecordConverter {
 
     /// The record with this code. Not optional, so the caller can hand it
     /// straight on: unwrapping an optional record costs a copy of it.
-    func hotel(code: String, from fields: RecordFields, record: Int) -> Hotel {
-        func drop(_ field: HotelField, _ bytes: UnsafeBufferPointer<UInt8>, _ reason: String) {
+    func hotel(code: consuming String, from fields: RecordFields, record: Int) -> Hotel {
+        // The code is handed in, not captured: it is consumed into the record, with no copy.
+        func drop(_ field: HotelField, _ bytes: UnsafeBufferPointer<UInt8>, _ reason: String, of code: borrowing String) {
             guard warnings.admits(field) else { return }
-            warnings.warn(RecordWarning(record: record, code: code, field: field,
-                                        message: "\(field.rawValue) “\(String(decoding: bytes, as: UTF8.self))” \(reason); left empty"))
+            warnings.warn(
+                RecordWarning(
+                    record: record, code: copy code, field: field,
+                    message: "\(field.rawValue) “\(String(decoding: bytes, as: UTF8.self))” \(reason); left empty"))
         }
         var latitude: Double?
         if let bytes = fields[.latitude] {
             latitude = coordinate(bytes, limit: 90)
-            if latitude == nil { drop(.latitude, bytes, "is not a latitude (a number from −90 to 90)") }
+            if latitude == nil { drop(.latitude, bytes, "is not a latitude (a number from −90 to 90)", of: code) }
         }
         var longitude: Double?
         if let bytes = fields[.longitude] {
             longitude = coordinate(bytes, limit: 180)
-            if longitude == nil { drop(.longitude, bytes, "is not a longitude (a number from −180 to 180)") }
+            if longitude == nil { drop(.longitude, bytes, "is not a longitude (a number from −180 to 180)", of: code) }
         }
         var logoURL: String?
         if let bytes = fields[.logoURL] {
             if HotelRecordConverter.isWebURL(bytes) {
                 logoURL = String(decoding: bytes, as: UTF8.self)
             } else {
-                drop(.logoURL, bytes, "is not an absolute http(s) URL")
+                drop(.logoURL, bytes, "is not an absolute http(s) URL", of: code)
             }
         }
         var addtime: Int64?
         if let bytes = fields[.addtime] {
             addtime = HotelRecordConverter.unixSeconds(bytes)
-            if addtime == nil { drop(.addtime, bytes, "is neither Unix seconds nor an ISO 8601 date or time") }
+            if addtime == nil { drop(.addtime, bytes, "is neither Unix seconds nor an ISO 8601 date or time", of: code) }
         }
         var phone: String?
         if let bytes = fields[.phone] {
             if bytes.count <= Self.longestPhone {
                 phone = String(decoding: bytes, as: UTF8.self)
             } else {
-                drop(.phone, UnsafeBufferPointer(rebasing: bytes.prefix(Self.longestPhone)), "… is longer than \(Self.longestPhone) bytes, no telephone number")
+                drop(
+                    .phone, UnsafeBufferPointer(rebasing: bytes.prefix(Self.longestPhone)),
+                    "… is longer than \(Self.longestPhone) bytes, no telephone number", of: code)
             }
         }
         var chainCode: String?
@@ -128,25 +133,30 @@ struct HotelRecordConverter {
             if bytes.count <= Self.longestChainCode {
                 chainCode = String(decoding: bytes, as: UTF8.self).uppercased()
             } else {
-                drop(.chainCode, UnsafeBufferPointer(rebasing: bytes.prefix(Self.longestChainCode)), "… is longer than \(Self.longestChainCode) bytes, no chain code")
+                drop(
+                    .chainCode, UnsafeBufferPointer(rebasing: bytes.prefix(Self.longestChainCode)),
+                    "… is longer than \(Self.longestChainCode) bytes, no chain code", of: code)
             }
         }
         var rating: Double?
         if let bytes = fields[.rating] {
             rating = HotelRecordConverter.rating(bytes)
-            if rating == nil { drop(.rating, bytes, "is not a rating (0 to 7, in halves)") }
+            if rating == nil { drop(.rating, bytes, "is not a rating (0 to 7, in halves)", of: code) }
         }
         var countryCode: String?
         if let bytes = fields[.countryCode] {
             countryCode = CountryNames.code(for: bytes)
-            if countryCode == nil { drop(.countryCode, bytes, "is no ISO 3166 country code, nor the name of exactly one country") }
+            if countryCode == nil {
+                drop(.countryCode, bytes, "is no ISO 3166 country code, nor the name of exactly one country", of: code)
+            }
         }
         let references = fields.references.isEmpty ? nil : references(fields, record: record, code: code)
         // Made whole at the end: no copy of a half-built record.
-        return Hotel(code: code, name: fields.string(.name), address: fields.string(.address),
-                     latitude: latitude, longitude: longitude, logoURL: logoURL, addtime: addtime,
-                     phone: phone, chainCode: chainCode, rating: rating, postalCode: fields.string(.postalCode),
-                     city: fields.string(.city), countryCode: countryCode, references: references)
+        return Hotel(
+            code: code, name: fields.string(.name), address: fields.string(.address),
+            latitude: latitude, longitude: longitude, logoURL: logoURL, addtime: addtime,
+            phone: phone, chainCode: chainCode, rating: rating, postalCode: fields.string(.postalCode),
+            city: fields.string(.city), countryCode: countryCode, references: references)
     }
 
     /// Longer than any number with its country code, spaces and an extension: not a telephone number.
@@ -182,6 +192,7 @@ struct HotelRecordConverter {
 
     /// A plain decimal is read from the bytes; anything else (an exponent,
     /// more digits) goes through `Double.init`.
+    @inline(__always)  // twice per record: no call frame
     private func coordinate(_ bytes: UnsafeBufferPointer<UInt8>, limit: Double) -> Double? {
         guard let raw = HotelRecordConverter.decimal(bytes) ?? Double(String(decoding: bytes, as: UTF8.self)) else { return nil }
         return HotelRecordConverter.degrees(raw, scale: coordinateScale, limit: limit)
@@ -272,48 +283,47 @@ struct HotelRecordConverter {
         }
     }
 
-    private static let exactPowersOfTen: [Double] = (0...15).map { power in
-        (0..<power).reduce(1.0) { value, _ in value * 10 }
-    }
-
     /// A plain decimal (`-12.345678`) of at most 15 digits, parsed exactly:
     /// both the digits and the power of ten are exact doubles, so one
     /// division rounds correctly (Clinger's fast path). Anything else, such
     /// as exponents or longer numbers, returns nil for `Double.init` to parse.
+    @inline(__always)  // for each coordinate of every record: no call frame
     static func decimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
-        guard case (let negative, var byte, let end)? = signed(bytes) else { return nil }
+        guard case (let negative, let start, let end)? = signed(bytes) else { return nil }
         var mantissa: Int64 = 0
-        /// Reads a run of digits into the mantissa; returns how many.
-        func readDigits() -> Int {
-            let start = byte
-            while byte < end, case let digit = byte.pointee &- UInt8(ascii: "0"), digit < 10 {
-                // Wrapping is harmless: more than 15 digits is refused below.
-                mantissa = mantissa &* 10 &+ Int64(digit)
-                byte += 1
-            }
-            return byte - start
-        }
-        var digits = readDigits()
+        var byte = digits(from: start, to: end, into: &mantissa)
+        var count = byte - start
         var fractionDigits = 0
         if byte < end, byte.pointee == UInt8(ascii: ".") {
-            byte += 1
-            fractionDigits = readDigits()
-            digits += fractionDigits
+            let fraction = byte + 1
+            byte = digits(from: fraction, to: end, into: &mantissa)
+            fractionDigits = byte - fraction
+            count += fractionDigits
         }
-        guard byte == end, digits > 0, digits <= 15 else { return nil }
-        let value = Double(mantissa) / exactPowersOfTen[fractionDigits]
+        guard byte == end, count > 0, count <= 15 else { return nil }
+        let value = Double(mantissa) / powerOfTen(fractionDigits)
         return negative ? -value : value
     }
 
-    /// Unix seconds as plain digits, read from the bytes, or an ISO 8601 time.
+    /// A calendar date alone (OTA's `TimeSpan/@Start`, "2021-09-28"), read as midnight UTC.
     private static let calendarDate = Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day()
     /// A local date-time with no zone (OTA's `LastUpdated="2002-07-15T01:00:00"`), read as UTC.
-    private static let zonelessDateTime = Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().time(includingFractionalSeconds: false)
+    private static let zonelessDateTime = Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().time(
+        includingFractionalSeconds: false)
     private static let zonelessDateTimeFraction = Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day()
         .time(includingFractionalSeconds: true)
 
+    /// Unix seconds as plain digits, read from the bytes, or an ISO 8601 time.
+    @inline(__always)  // once per record: no call frame
     static func unixSeconds(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         if let seconds = integer(bytes) { return seconds }
+        return parsedTime(bytes)
+    }
+
+    /// Seconds that are not plain digits: an ISO 8601 time or date. Out of
+    /// line, so that plain seconds cost no frame for its work.
+    @inline(never)
+    private static func parsedTime(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         let text = String(decoding: bytes, as: UTF8.self)
         if let seconds = Int64(text) { return seconds }
         if let date = try? Date(text, strategy: .iso8601) { return Int64(date.timeIntervalSince1970.rounded(.down)) }
@@ -321,7 +331,8 @@ struct HotelRecordConverter {
         if text.utf8.count == 10, let date = try? Date(text, strategy: Self.calendarDate) {
             return Int64(date.timeIntervalSince1970.rounded(.down))
         }
-        guard let date = (try? Date(text, strategy: Self.zonelessDateTime)) ?? (try? Date(text, strategy: Self.zonelessDateTimeFraction)) else {
+        guard let date = (try? Date(text, strategy: Self.zonelessDateTime)) ?? (try? Date(text, strategy: Self.zonelessDateTimeFraction))
+        else {
             return nil
         }
         return Int64(date.timeIntervalSince1970.rounded(.down))
@@ -329,22 +340,57 @@ struct HotelRecordConverter {
 
     /// An optionally signed integer of at most 18 digits, which cannot
     /// overflow; anything else returns nil for the slower parses.
+    @inline(__always)
     private static func integer(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
-        guard case (let negative, var byte, let end)? = signed(bytes), byte < end, end - byte <= 18 else { return nil }
+        guard case (let negative, let start, let end)? = signed(bytes), start < end, end - start <= 18 else { return nil }
         var value: Int64 = 0
-        while byte < end {
-            let digit = byte.pointee &- UInt8(ascii: "0")
-            guard digit < 10 else { return nil }
+        guard digits(from: start, to: end, into: &value) == end else { return nil }
+        return negative ? -value : value
+    }
+
+    /// Reads the digits from `start` on into `value`, and returns where they
+    /// stop. The value wraps past 18 digits; callers refuse those.
+    @inline(__always)
+    private static func digits(from start: UnsafePointer<UInt8>, to end: UnsafePointer<UInt8>, into value: inout Int64)
+        -> UnsafePointer<UInt8>
+    {
+        var byte = start
+        while byte < end, case let digit = byte.pointee &- UInt8(ascii: "0"), digit < 10 {
             value = value &* 10 &+ Int64(digit)
             byte += 1
         }
-        return negative ? -value : value
+        return byte
+    }
+
+    /// Ten to the power `exponent`, 0...15: every one an exact double. A
+    /// switch, not a table, so that reading one checks no lazy global.
+    @inline(__always)
+    private static func powerOfTen(_ exponent: Int) -> Double {
+        switch exponent {
+        case 0: 1
+        case 1: 1e1
+        case 2: 1e2
+        case 3: 1e3
+        case 4: 1e4
+        case 5: 1e5
+        case 6: 1e6
+        case 7: 1e7
+        case 8: 1e8
+        case 9: 1e9
+        case 10: 1e10
+        case 11: 1e11
+        case 12: 1e12
+        case 13: 1e13
+        case 14: 1e14
+        default: 1e15
+        }
     }
 
     /// A number's optional leading sign: whether it is negative, and where its
     /// digits start and end. Nil for no bytes at all.
     private static func signed(_ bytes: UnsafeBufferPointer<UInt8>)
-        -> (negative: Bool, digits: UnsafePointer<UInt8>, end: UnsafePointer<UInt8>)? {
+        -> (negative: Bool, digits: UnsafePointer<UInt8>, end: UnsafePointer<UInt8>)?
+    {
         guard let first = bytes.baseAddress, !bytes.isEmpty else { return nil }
         let negative = first.pointee == UInt8(ascii: "-")
         let hasSign = negative || first.pointee == UInt8(ascii: "+")

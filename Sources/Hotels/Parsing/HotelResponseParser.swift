@@ -1,9 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Failures
 import SOAP
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Parses hotel SOAP responses into ``Hotel`` records with a ``ServiceProfile``,
 /// as a stream: records come out while the bytes go in, in constant memory.
@@ -72,8 +74,9 @@ public struct HotelPage: Sendable, Equatable {
 
     /// A finished parse's records and warnings, with what its summary says about paging and the Header.
     public init(hotels: [Hotel], warnings: [RecordWarning], summary: ParseSummary) {
-        self.init(hotels: hotels, warnings: warnings, nextCursor: summary.nextCursor, lastCursor: summary.lastCursor,
-                  warningsByKind: summary.warningsByKind, noRecordsHint: summary.noRecordsHint)
+        self.init(
+            hotels: hotels, warnings: warnings, nextCursor: summary.nextCursor, lastCursor: summary.lastCursor,
+            warningsByKind: summary.warningsByKind, noRecordsHint: summary.noRecordsHint)
         moreFlag = summary.moreFlag
         headerValues = summary.headerValues
         nextCursorAttributes = summary.nextCursorAttributes
@@ -84,8 +87,10 @@ public struct HotelPage: Sendable, Equatable {
         flagSaysMore(moreFlag)
     }
 
-    public init(hotels: [Hotel], warnings: [RecordWarning], nextCursor: String?, lastCursor: String? = nil,
-                warningsByKind: [String: Int]? = nil, noRecordsHint: String? = nil) {
+    public init(
+        hotels: [Hotel], warnings: [RecordWarning], nextCursor: String?, lastCursor: String? = nil,
+        warningsByKind: [String: Int]? = nil, noRecordsHint: String? = nil
+    ) {
         self.hotels = hotels
         self.warnings = warnings
         self.nextCursor = nextCursor
@@ -133,12 +138,15 @@ extension HotelPage {
     /// Where paging stands after this page, and why it would stop: what
     /// `hotels call` shows, in the words of `hotels parse --summary`.
     public func pagingState(_ paging: ServiceProfile.Paging, endMarker: DocumentPath? = nil) -> String {
-        describePaging(paging, endMarker: endMarker, records: hotels.count, nextCursor: nextCursor, lastCursor: lastCursor, moreFlag: moreFlag)
+        describePaging(
+            paging, endMarker: endMarker, records: hotels.count, nextCursor: nextCursor, lastCursor: lastCursor, moreFlag: moreFlag)
     }
 }
 
-private func describePaging(_ paging: ServiceProfile.Paging, endMarker: DocumentPath?, records: Int, nextCursor: String?,
-                            lastCursor: String?, moreFlag: String?) -> String {
+private func describePaging(
+    _ paging: ServiceProfile.Paging, endMarker: DocumentPath?, records: Int, nextCursor: String?,
+    lastCursor: String?, moreFlag: String?
+) -> String {
     switch paging {
     case .none:
         return "none: a one-shot operation, this response is the whole answer"
@@ -149,11 +157,12 @@ private func describePaging(_ paging: ServiceProfile.Paging, endMarker: Document
         return "more flag \(path): " + (moreFlag.map { "“\($0)”" } ?? "absent")
             + (more ? ": more pages follow" : ": this is the last page")
     case .cursor(let source):
-        let from = switch source {
-        case .document(let path): path.description
-        case .field(let field): "field:\(field.rawValue)"
-        case .header(let name): "header:\(name)"
-        }
+        let from =
+            switch source {
+            case .document(let path): path.description
+            case .field(let field): "field:\(field.rawValue)"
+            case .header(let name): "header:\(name)"
+            }
         guard let next = nextCursor, records > 0 else { return "cursor \(from): none, so this is the last page" }
         var state = "cursor \(from): “\(next)”"
         if let endMarker {
@@ -256,4 +265,9 @@ public final class HotelParseSession {
             bytes: reader.inputBytes
         )
     }
+}
+
+extension InputReadError: MeaningfulError {
+    /// Storage (74).
+    public var meaning: ErrorMeaning { ErrorMeaning(kind: .storage, status: .ioError) }
 }

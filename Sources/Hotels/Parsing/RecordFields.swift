@@ -18,11 +18,12 @@ struct RecordFields {
     /// The bytes of a range in one of the buffers; nil when empty.
     func bytes(_ range: FieldBytes) -> UnsafeBufferPointer<UInt8>? {
         guard range.count > 0 else { return nil }
-        let base = switch range.source {
-        case .text: text
-        case .attributes: attributes
-        case .joined: joined
-        }
+        let base =
+            switch range.source {
+            case .text: text
+            case .attributes: attributes
+            case .joined: joined
+            }
         return UnsafeBufferPointer(start: base + range.start, count: range.count)
     }
 

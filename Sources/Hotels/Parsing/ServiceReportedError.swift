@@ -1,3 +1,5 @@
+import Failures
+
 /// The service said, inside a normal response, that the request failed (for
 /// example OTA `<Errors>` with HTTP 200): the profile's `error` path matched.
 public struct ServiceReportedError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -19,5 +21,12 @@ public struct ServiceReportedError: Error, Sendable, Equatable, CustomStringConv
 
     public var description: String {
         "the service reported an error: \(message) (\(path))" + (others > 0 ? "; \(others) more \(others == 1 ? "error" : "errors")" : "")
+    }
+}
+
+extension ServiceReportedError: MeaningfulError {
+    /// ``/Failures/ErrorMeaning/credentials`` when it is about authentication, else a refusal (76).
+    public var meaning: ErrorMeaning {
+        isAuthentication ? .credentials : ErrorMeaning(kind: .refused, status: .protocolError)
     }
 }

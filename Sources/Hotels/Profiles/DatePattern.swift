@@ -36,7 +36,9 @@ public struct DatePattern: Sendable, Hashable, CustomStringConvertible {
             if character == "'" {
                 quoted.toggle()
             } else if !quoted, character.isLetter, !Self.letters.contains(character) {
-                let hint = Self.mistakes[character].map { ": \($0)" } ?? "; the pattern letters are yyyy MM dd EEE HH mm ss SSS XXX, and text in 'quotes'"
+                let hint =
+                    Self.mistakes[character].map { ": \($0)" }
+                    ?? "; the pattern letters are yyyy MM dd EEE HH mm ss SSS XXX, and text in 'quotes'"
                 throw PathSyntaxError("the date pattern “\(pattern)” has the letter \(character)\(hint)")
             }
         }

@@ -1,3 +1,4 @@
+import Failures
 import Foundation
 
 /// A profile that cannot be used, with the key at fault and why.
@@ -44,8 +45,9 @@ extension Decoder {
     func refuseUnknownKeys(_ known: [String], under parent: String?) throws {
         let container = try container(keyedBy: AnyKey.self)
         for key in container.allKeys where !known.contains(key.stringValue) {
-            throw ProfileKeyError(key: parent.map { "\($0).\(key.stringValue)" } ?? key.stringValue,
-                                  reason: "unknown key; known keys: " + known.joined(separator: ", "))
+            throw ProfileKeyError(
+                key: parent.map { "\($0).\(key.stringValue)" } ?? key.stringValue,
+                reason: "unknown key; known keys: " + known.joined(separator: ", "))
         }
     }
 }
@@ -56,6 +58,17 @@ extension [any CodingKey] {
         reduce("") { path, key in
             if let index = key.intValue { return path + "[\(index)]" }
             return path.isEmpty ? key.stringValue : path + "." + key.stringValue
+        }
+    }
+}
+
+extension ProfileError: MeaningfulError {
+    /// An unknown name is usage (64), an unreadable file no input (66), a mistake in one configuration (78).
+    public var meaning: ErrorMeaning {
+        switch kind {
+        case .unknownName: ErrorMeaning(kind: .usage, status: .usage)
+        case .unreadable: ErrorMeaning(kind: .noInput, status: .noInput)
+        case .invalid: ErrorMeaning(kind: .configuration, status: .config, hint: "see README.md, “Service profiles”, for the format")
         }
     }
 }

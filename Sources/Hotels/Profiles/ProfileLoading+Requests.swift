@@ -42,8 +42,9 @@ struct HTTPDocument: StrictDocument {
         if let auth = auth?.document {
             switch (auth.basic?.document, auth.bearer) {
             case (let basic?, nil):
-                options.authentication = .basic(user: try template("http.auth.basic.user", basic.user),
-                                                password: try template("http.auth.basic.password", basic.password))
+                options.authentication = .basic(
+                    user: try template("http.auth.basic.user", basic.user),
+                    password: try template("http.auth.basic.password", basic.password))
             case (nil, let bearer?):
                 options.authentication = .bearer(try template("http.auth.bearer", bearer))
             default:
@@ -57,7 +58,8 @@ struct HTTPDocument: StrictDocument {
             }
             let reserved = ["content-length", "host", "transfer-encoding", "authorization", "content-type", "soapaction"]
             guard !reserved.contains(name.lowercased()) else {
-                throw ProfileKeyError(key: "http.headers.\(name)", reason: "is set by HotelKit; use http.auth, http.contentType or soapAction")
+                throw ProfileKeyError(
+                    key: "http.headers.\(name)", reason: "is set by HotelKit; use http.auth, http.contentType or soapAction")
             }
             options.headers.append(HTTPOptions.Header(name: name, value: try template("http.headers.\(name)", value)))
         }
@@ -169,8 +171,10 @@ struct SessionDocument: StrictDocument {
         }
         if let status {
             guard status.count == 3, !status.contains(where: \.isEmpty) else {
-                throw ProfileKeyError(key: "session.status", reason: "give three values: the first call's, the next calls', the last's "
-                    + "([\"Start\", \"InSeries\", \"End\"])")
+                throw ProfileKeyError(
+                    key: "session.status",
+                    reason: "give three values: the first call's, the next calls', the last's "
+                        + "([\"Start\", \"InSeries\", \"End\"])")
             }
             options.status = SessionOptions.TransactionStatus(first: status[0], next: status[1], last: status[2])
         }
@@ -242,30 +246,37 @@ extension ServiceProfile {
             for placeholder in template.placeholders {
                 switch placeholder {
                 case .session(let name) where !sessionNames.contains(name):
-                    throw ProfileKeyError(key: key, reason: session == nil
-                        ? "\(placeholder) needs a \"session\" that declares it"
-                        : "\(placeholder) is not declared; the session's values are "
-                            + sessionNames.sorted().map { "{session.\($0)}" }.joined(separator: ", "))
+                    throw ProfileKeyError(
+                        key: key,
+                        reason: session == nil
+                            ? "\(placeholder) needs a \"session\" that declares it"
+                            : "\(placeholder) is not declared; the session's values are "
+                                + sessionNames.sorted().map { "{session.\($0)}" }.joined(separator: ", "))
                 case .cursorAttribute(let name) where !cursorAttributes.contains(name):
                     throw ProfileKeyError(key: key, reason: "\(placeholder) needs \"with\": [\"@\(name)\"] in the cursor paging")
                 case .session, .cursorAttribute, .city, .keyword, .latitude, .longitude, .radius, .page, .pageSize, .cursor, .more, .uuid,
-                     .now, .today, .endpoint, .action, .credential:
+                    .now, .today, .endpoint, .action, .credential:
                     break
                 }
             }
         }
-        if let session, session.start.values.contains(where: { $0.placeholders.contains { if case .session = $0 { true } else { false } } }) {
+        if let session, session.start.values.contains(where: { $0.placeholders.contains { if case .session = $0 { true } else { false } } })
+        {
             throw ProfileKeyError(key: "session.start", reason: "a start value cannot use {session.…}: the session has no value yet")
         }
     }
 }
 
 /// One of an enumeration's raw values, or its default; refused with the choices.
-func choice<Value: RawRepresentable<String> & CaseIterable>(_ key: String, _ text: String?, default value: Value) throws(ProfileKeyError) -> Value {
+func choice<Value: RawRepresentable<String> & CaseIterable>(_ key: String, _ text: String?, default value: Value) throws(ProfileKeyError)
+    -> Value
+{
     guard let text else { return value }
     guard let chosen = Value(rawValue: text) else {
-        throw ProfileKeyError(key: key, reason: "must be " + Value.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-            + ", not \"\(text)\"")
+        throw ProfileKeyError(
+            key: key,
+            reason: "must be " + Value.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                + ", not \"\(text)\"")
     }
     return chosen
 }

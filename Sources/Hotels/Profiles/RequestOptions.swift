@@ -95,9 +95,11 @@ public struct UsernameTokenOptions: Sendable, Equatable {
     public var extra: RequestTemplate?
     public var scope: Scope
 
-    public init(username: RequestTemplate, password: RequestTemplate, passwordForm: Password = .text, nonce: Bool? = nil,
-                created: Bool? = nil, timestampLifetime: Int? = nil, mustUnderstand: Bool = false, namespace: Namespace = .oasis2004,
-                extra: RequestTemplate? = nil, scope: Scope = .always) {
+    public init(
+        username: RequestTemplate, password: RequestTemplate, passwordForm: Password = .text, nonce: Bool? = nil,
+        created: Bool? = nil, timestampLifetime: Int? = nil, mustUnderstand: Bool = false, namespace: Namespace = .oasis2004,
+        extra: RequestTemplate? = nil, scope: Scope = .always
+    ) {
         self.username = username
         self.password = password
         self.passwordForm = passwordForm
@@ -140,8 +142,10 @@ public struct AddressingOptions: Sendable, Equatable {
     /// `mustUnderstand="1"` on Action and To.
     public var mustUnderstand: Bool
 
-    public init(version: Version = .v1_0, action: RequestTemplate? = nil, to: RequestTemplate? = nil, replyTo: Bool = true,
-                mustUnderstand: Bool = false) {
+    public init(
+        version: Version = .v1_0, action: RequestTemplate? = nil, to: RequestTemplate? = nil, replyTo: Bool = true,
+        mustUnderstand: Bool = false
+    ) {
         self.version = version
         self.action = action
         self.to = to
@@ -206,9 +210,11 @@ public struct SessionOptions: Sendable, Equatable {
     /// Sessions at most, when requests run at once.
     public var poolSize: Int
 
-    public init(start: [String: RequestTemplate] = [:], login: Operation? = nil, capture: [String: DocumentPath] = [:],
-                publicValues: Set<String> = [], counters: [String: Int] = [:], status: TransactionStatus? = nil,
-                startHeader: RequestTemplate? = nil, expiredFaults: [String] = [], logout: Operation? = nil, poolSize: Int = 1) {
+    public init(
+        start: [String: RequestTemplate] = [:], login: Operation? = nil, capture: [String: DocumentPath] = [:],
+        publicValues: Set<String> = [], counters: [String: Int] = [:], status: TransactionStatus? = nil,
+        startHeader: RequestTemplate? = nil, expiredFaults: [String] = [], logout: Operation? = nil, poolSize: Int = 1
+    ) {
         self.start = start
         self.login = login
         self.capture = capture

@@ -71,7 +71,8 @@ public struct RequestTemplate: Sendable, Equatable {
             "endpoint": .endpoint, "action": .action,
         ]
 
-        static let known = "{city}, {keyword}, {latitude}, {longitude}, {radius}, {page}, {pageSize}, {cursor}, {cursor.NAME}, {more}, "
+        static let known =
+            "{city}, {keyword}, {latitude}, {longitude}, {radius}, {page}, {pageSize}, {cursor}, {cursor.NAME}, {more}, "
             + "{uuid}, {now}, {now.ms}, "
             + "{today}, {today+N}, {today+N:PATTERN}, {now:PATTERN}, {endpoint}, {action}, {env:NAME}, {session.NAME}"
 
@@ -100,7 +101,8 @@ public struct RequestTemplate: Sendable, Equatable {
             } else if let rest = name.dropPrefix("session."), Self.isName(rest) {
                 self = .session(String(rest))
             } else if let rest = name.dropPrefix("today"), let sign = rest.first, sign == "+" || sign == "-",
-                      let days = Int(rest.dropFirst()), rest.count > 1, abs(days) <= 3650 {
+                let days = Int(rest.dropFirst()), rest.count > 1, abs(days) <= 3650
+            {
                 self = .today(plusDays: sign == "-" ? -days : days)
             } else {
                 throw PathSyntaxError("unknown placeholder {\(name)}; known: \(Self.known)")
@@ -167,7 +169,8 @@ public struct RequestTemplate: Sendable, Equatable {
                 segments = []
             case "/":
                 guard let section = open.last, section.placeholder == placeholder else {
-                    throw PathSyntaxError("{/\(name)} closes no {?\(name)}" + (open.last.map { "; {?\($0.placeholder.name)} is open" } ?? ""))
+                    throw PathSyntaxError(
+                        "{/\(name)} closes no {?\(name)}" + (open.last.map { "; {?\($0.placeholder.name)} is open" } ?? ""))
                 }
                 open.removeLast()
                 segments = section.outer + [.section(placeholder, segments)]
@@ -231,8 +234,10 @@ public struct RequestParameters: Sendable, Equatable {
     /// Under flag paging, true on every request after the first: `{more}` is `true`, else empty.
     public var more: Bool
 
-    public init(city: String? = nil, keyword: String? = nil, area: SearchArea? = nil, page: Int? = nil, pageSize: Int? = nil,
-                cursor: String? = nil, cursorAttributes: [String: String] = [:], more: Bool = false) {
+    public init(
+        city: String? = nil, keyword: String? = nil, area: SearchArea? = nil, page: Int? = nil, pageSize: Int? = nil,
+        cursor: String? = nil, cursorAttributes: [String: String] = [:], more: Bool = false
+    ) {
         self.city = city
         self.keyword = keyword
         self.area = area
@@ -257,8 +262,10 @@ public struct RequestValues: Sendable {
     public var credentials: [String: String]
     public var session: [String: String]
 
-    public init(parameters: RequestParameters = RequestParameters(), endpoint: String = "", action: String = "", now: Date = Date(),
-                uuid: String = UUID().uuidString.lowercased(), credentials: [String: String] = [:], session: [String: String] = [:]) {
+    public init(
+        parameters: RequestParameters = RequestParameters(), endpoint: String = "", action: String = "", now: Date = Date(),
+        uuid: String = UUID().uuidString.lowercased(), credentials: [String: String] = [:], session: [String: String] = [:]
+    ) {
         self.parameters = parameters
         self.endpoint = endpoint
         self.action = action
@@ -284,7 +291,8 @@ public struct RequestValues: Sendable {
         case .now(_, let pattern?): pattern.format(now)
         case .now(let milliseconds, nil): Self.timestamp(now, milliseconds: milliseconds)
         case .today(let days, let pattern):
-            pattern.map { $0.format(now.addingTimeInterval(Double(days) * 86_400)) } ?? Self.date(now.addingTimeInterval(Double(days) * 86_400))
+            pattern.map { $0.format(now.addingTimeInterval(Double(days) * 86_400)) }
+                ?? Self.date(now.addingTimeInterval(Double(days) * 86_400))
         case .endpoint: endpoint
         case .action: action
         case .credential(let name): credentials[name]

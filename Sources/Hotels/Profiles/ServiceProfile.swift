@@ -287,7 +287,8 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
         try checkName(attribute, in: path)
         let quoted = test[test.index(after: equals)..<test.index(before: test.endIndex)]
         guard quoted.count >= 2, let open = quoted.first, open == "'" || open == "\"", quoted.last == open,
-              !quoted.dropFirst().dropLast().contains(open) else {
+            !quoted.dropFirst().dropLast().contains(open)
+        else {
             throw PathSyntaxError("“\(step)”: quote the value, as in [@\(attribute)='Address']")
         }
         return (name, AttributeTest(name: attribute, value: String(quoted.dropFirst().dropLast())))
@@ -303,7 +304,8 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
             isNameStart($0) || $0 == "-" || $0 == "." || $0.properties.numericType != nil
         }
         guard let first = name.unicodeScalars.first, isNameStart(first),
-              name.unicodeScalars.allSatisfy(isNameCharacter) else {
+            name.unicodeScalars.allSatisfy(isNameCharacter)
+        else {
             throw PathSyntaxError("“\(name)” is not an XML name")
         }
     }
@@ -347,7 +349,9 @@ extension ServiceProfile {
     /// The HTTP request of one page, built as a ``HotelClient`` builds it: a
     /// SOAP message (or under `"envelope": "none"` the body as it is) with
     /// the profile's headers and security.
-    public func request(to endpoint: String, _ parameters: RequestParameters, credentials: Credentials = .environment) throws -> HTTPRequest {
-        try RequestBuilder(profile: self, endpoint: endpoint, credentials: credentials, secrets: SecretRedactor()).request(.page(parameters))
+    public func request(to endpoint: String, _ parameters: RequestParameters, credentials: Credentials = .environment) throws -> HTTPRequest
+    {
+        try RequestBuilder(profile: self, endpoint: endpoint, credentials: credentials, secrets: SecretRedactor()).request(
+            .page(parameters))
     }
 }

@@ -1,9 +1,10 @@
-import Crypto
 import AtomicFiles
+import Crypto
 import Foundation
 import Locking
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What HTTP said about the original of a cached image, kept for revalidation.
@@ -62,7 +63,8 @@ public final class DiskImageCache: Sendable {
     /// The default folder: `$XDG_CACHE_HOME/hotelkit/images`, else `~/.cache/hotelkit/images`.
     public static var defaultDirectory: URL {
         let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+        let base =
+            environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
         return base.appendingPathComponent("hotelkit/images")
     }
@@ -92,7 +94,7 @@ public final class DiskImageCache: Sendable {
             try? FileManager.default.removeItem(atPath: metadataURL(key).path)
             return nil
         }
-        utimensat(AT_FDCWD, path, nil, 0) // now: the entry was just used
+        utimensat(AT_FDCWD, path, nil, 0)  // now: the entry was just used
         return payload
     }
 
@@ -206,7 +208,8 @@ public final class DiskImageCache: Sendable {
         guard let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: keys) else { return [] }
         return enumerator.compactMap { item in
             guard let url = item as? URL, url.pathExtension == "img",
-                  let values = try? url.resourceValues(forKeys: Set(keys)) else { return nil }
+                let values = try? url.resourceValues(forKeys: Set(keys))
+            else { return nil }
             return EntryFile(url: url, size: values.fileSize ?? 0, modified: values.contentModificationDate ?? .distantPast)
         }
     }

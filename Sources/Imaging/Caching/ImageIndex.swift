@@ -18,8 +18,10 @@ public struct ImageIndexEntry: Sendable, Equatable {
     /// local disk cache (SQLite's) leaves them to the cache's file.
     public var data: [UInt8]?
 
-    public init(url: String, filter: String, file: String, bytes: Int, lastAccess: Date = Date(), etag: String? = nil, lastModified: String? = nil,
-                maxAge: Double? = nil, storedAt: Date? = nil, data: [UInt8]? = nil) {
+    public init(
+        url: String, filter: String, file: String, bytes: Int, lastAccess: Date = Date(), etag: String? = nil, lastModified: String? = nil,
+        maxAge: Double? = nil, storedAt: Date? = nil, data: [UInt8]? = nil
+    ) {
         self.url = url
         self.filter = filter
         self.file = file

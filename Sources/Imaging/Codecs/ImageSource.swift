@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Where an encoded image comes from. The codecs read either one as a C
@@ -26,10 +26,11 @@ public enum ImageSource: Sendable {
         case .bytes(let bytes):
             if let maxBytes, bytes.count > maxBytes { throw .tooManyBytes(bytes.count, limit: maxBytes) }
             let head = Array(bytes.prefix(Self.headLength))
-            let format = try ImageFormat.detect(head) // before fmemopen, which refuses empty data
+            let format = try ImageFormat.detect(head)  // before fmemopen, which refuses empty data
             let result: Result<T, ImageError> = bytes.withUnsafeBytes { buffer in
                 // Opened read-only: the stream never writes through the pointer.
-                guard let base = buffer.baseAddress, let stream = fmemopen(UnsafeMutableRawPointer(mutating: base), buffer.count, "r") else {
+                guard let base = buffer.baseAddress, let stream = fmemopen(UnsafeMutableRawPointer(mutating: base), buffer.count, "r")
+                else {
                     return .failure(.unreadable(path: "memory", reason: String(cString: strerror(errno))))
                 }
                 defer { fclose(stream) }

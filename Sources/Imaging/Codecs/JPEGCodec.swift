@@ -1,8 +1,9 @@
 import CJPEG
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The size a decode is for, so a JPEG can be decoded smaller with DCT scaling.
@@ -48,12 +49,14 @@ enum JPEGCodec {
     /// Decodes straight into a resize to `box`, a band of rows at a time, so
     /// only the scaled-down output and one band are ever in memory. The EXIF
     /// turn is applied to the small result.
-    static func decodeResized(_ stream: UnsafeMutablePointer<FILE>, limits: ImageLimits, box: ScaleHint) throws(ImageError) -> DecodedImage {
+    static func decodeResized(_ stream: UnsafeMutablePointer<FILE>, limits: ImageLimits, box: ScaleHint) throws(ImageError) -> DecodedImage
+    {
         try withDecoder { decoder throws(ImageError) in
             let started = try start(stream, decoder: decoder, limits: limits, hint: box)
             let storedBox = started.orientation.swapsAxes ? ScaleHint(width: box.height, height: box.width, mode: box.mode) : box
-            var resampler = RowResampler(sourceWidth: started.outputWidth, sourceHeight: started.outputHeight,
-                                         width: storedBox.width, height: storedBox.height, mode: storedBox.mode)
+            var resampler = RowResampler(
+                sourceWidth: started.outputWidth, sourceHeight: started.outputHeight,
+                width: storedBox.width, height: storedBox.height, mode: storedBox.mode)
             let band = 16
             let stride = started.outputWidth * 4
             var buffer = [UInt8](repeating: 0, count: stride * band)
@@ -97,13 +100,16 @@ enum JPEGCodec {
 
     /// Reads the header, checks the size before anything is allocated, and
     /// starts decompression at the DCT scale the hint allows.
-    private static func start(_ stream: UnsafeMutablePointer<FILE>, decoder: UnsafeMutablePointer<hk_jpeg_decoder>,
-                              limits: ImageLimits, hint: ScaleHint?) throws(ImageError) -> Started {
+    private static func start(
+        _ stream: UnsafeMutablePointer<FILE>, decoder: UnsafeMutablePointer<hk_jpeg_decoder>,
+        limits: ImageLimits, hint: ScaleHint?
+    ) throws(ImageError) -> Started {
         guard hk_jpeg_read_header(decoder, stream) == 0 else { throw failure(decoder) }
         let width = Int(decoder.pointee.info.image_width)
         let height = Int(decoder.pointee.info.image_height)
         guard width > 0, height > 0, width.multipliedReportingOverflow(by: height).partialValue <= limits.maxPixels,
-              width <= limits.maxPixels, height <= limits.maxPixels else {
+            width <= limits.maxPixels, height <= limits.maxPixels
+        else {
             throw .tooManyPixels(width: width, height: height, limit: limits.maxPixels)
         }
         let orientation = ExifOrientation(markers: decoder.pointee.info.marker_list)
@@ -112,9 +118,10 @@ enum JPEGCodec {
         let storedHint = orientation.swapsAxes ? hint.map { ScaleHint(width: $0.height, height: $0.width, mode: $0.mode) } : hint
         let denominator = scaleDenominator(width: width, height: height, hint: storedHint)
         guard hk_jpeg_start(decoder, UInt32(denominator), isCMYK ? JCS_CMYK : JCS_EXT_RGBA) == 0 else { throw failure(decoder) }
-        return Started(width: width, height: height,
-                       outputWidth: Int(decoder.pointee.info.output_width), outputHeight: Int(decoder.pointee.info.output_height),
-                       isCMYK: isCMYK, isAdobeInverted: decoder.pointee.info.saw_Adobe_marker != 0, orientation: orientation)
+        return Started(
+            width: width, height: height,
+            outputWidth: Int(decoder.pointee.info.output_width), outputHeight: Int(decoder.pointee.info.output_height),
+            isCMYK: isCMYK, isAdobeInverted: decoder.pointee.info.saw_Adobe_marker != 0, orientation: orientation)
     }
 
     /// Ends decompression; a stream cut short mid-scan is a warning, not an error.
@@ -144,10 +151,15 @@ enum JPEGCodec {
         pixels.withUnsafeMutableBufferPointer { buffer in
             var index = 0
             while index < buffer.count {
-                var cyan = Int(buffer[index]), magenta = Int(buffer[index + 1])
-                var yellow = Int(buffer[index + 2]), black = Int(buffer[index + 3])
+                var cyan = Int(buffer[index])
+                var magenta = Int(buffer[index + 1])
+                var yellow = Int(buffer[index + 2])
+                var black = Int(buffer[index + 3])
                 if !inverted {
-                    cyan = 255 - cyan; magenta = 255 - magenta; yellow = 255 - yellow; black = 255 - black
+                    cyan = 255 - cyan
+                    magenta = 255 - magenta
+                    yellow = 255 - yellow
+                    black = 255 - black
                 }
                 buffer[index] = UInt8((cyan * black + 127) / 255)
                 buffer[index + 1] = UInt8((magenta * black + 127) / 255)
@@ -174,8 +186,9 @@ enum JPEGCodec {
         var size: UInt = 0
         var message = [CChar](repeating: 0, count: Int(JMSG_LENGTH_MAX))
         let status = rgb.withUnsafeBufferPointer { pixels in
-            hk_jpeg_encode_rgb(pixels.baseAddress, UInt32(image.width), UInt32(image.height),
-                               Int32(max(1, min(100, quality))), &output, &size, &message)
+            hk_jpeg_encode_rgb(
+                pixels.baseAddress, UInt32(image.width), UInt32(image.height),
+                Int32(max(1, min(100, quality))), &output, &size, &message)
         }
         guard status == 0, let output else {
             throw .encodingFailed(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))

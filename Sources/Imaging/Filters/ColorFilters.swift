@@ -41,7 +41,8 @@ enum ColorFilters {
         let radius = min(radius, Double(min(image.width, image.height)) / 2)
         guard radius > 0 else { return image }
         var output = image
-        let width = Double(image.width), height = Double(image.height)
+        let width = Double(image.width)
+        let height = Double(image.height)
         output.pixels.withUnsafeMutableBufferPointer { pixels in
             for y in 0..<image.height {
                 let centreY = Double(y) + 0.5
@@ -74,8 +75,9 @@ enum GaussianBlur {
         let source = image.pixels.withUnsafeBufferPointer { pixels in
             (0..<image.pixelCount).map { index in
                 let alpha = Float(pixels[index * 4 + 3]) / 255
-                return SIMD4(Float(pixels[index * 4]) * alpha, Float(pixels[index * 4 + 1]) * alpha,
-                             Float(pixels[index * 4 + 2]) * alpha, alpha * 255)
+                return SIMD4(
+                    Float(pixels[index * 4]) * alpha, Float(pixels[index * 4 + 1]) * alpha,
+                    Float(pixels[index * 4 + 2]) * alpha, alpha * 255)
             }
         }
         var horizontal = [SIMD4<Float>](repeating: .zero, count: source.count)

@@ -1,3 +1,5 @@
+import Failures
+
 /// How `resize` fits an image to its box.
 public enum ResizeMode: String, Sendable, Hashable {
     /// The whole image inside the box, keeping its aspect ratio.
@@ -44,6 +46,11 @@ public struct FilterSpecError: Error, Sendable, Equatable, CustomStringConvertib
     public var reason: String
 
     public var description: String { "bad filter “\(part)”: \(reason)" }
+}
+
+extension FilterSpecError: MeaningfulError {
+    /// Usage (64): the caller wrote the chain, and no retry mends it.
+    public var meaning: ErrorMeaning { ErrorMeaning(kind: .usage, status: .usage) }
 }
 
 /// Filters applied in order, written the same everywhere (CLI, fetch, simulate,

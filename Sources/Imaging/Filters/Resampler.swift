@@ -170,8 +170,9 @@ struct RowResampler {
             func premultiplied(_ pixel: Int) -> SIMD4<Float> {
                 let offset = pixel * 4
                 let alpha = Float(row[offset + 3]) * (1 / 255)
-                return SIMD4(linear[Int(row[offset])] * alpha, linear[Int(row[offset + 1])] * alpha,
-                             linear[Int(row[offset + 2])] * alpha, alpha)
+                return SIMD4(
+                    linear[Int(row[offset])] * alpha, linear[Int(row[offset + 1])] * alpha,
+                    linear[Int(row[offset + 2])] * alpha, alpha)
             }
             let isWhole = firstColumn == 0 && columnStep == 1
             for x in 0..<outputWidth {

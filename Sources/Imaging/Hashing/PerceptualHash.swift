@@ -70,8 +70,10 @@ public struct PerceptualHash: Sendable, Hashable, CustomStringConvertible {
     /// Luma (Rec. 601) of each pixel composited over white.
     private static func greyOnWhite(_ image: RGBAImage) -> [Double] {
         (0..<image.pixelCount).map { pixel in
-            let red = Double(image.pixels[pixel * 4]), green = Double(image.pixels[pixel * 4 + 1])
-            let blue = Double(image.pixels[pixel * 4 + 2]), alpha = Double(image.pixels[pixel * 4 + 3]) / 255
+            let red = Double(image.pixels[pixel * 4])
+            let green = Double(image.pixels[pixel * 4 + 1])
+            let blue = Double(image.pixels[pixel * 4 + 2])
+            let alpha = Double(image.pixels[pixel * 4 + 3]) / 255
             let luma = 0.299 * red + 0.587 * green + 0.114 * blue
             return luma * alpha + 255 * (1 - alpha)
         }

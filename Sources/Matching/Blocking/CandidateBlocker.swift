@@ -44,9 +44,10 @@ struct CandidateBlocker {
         var byRule: [BlockingRule: [UInt64]] = [:]
         byRule[.grid] = gridPairs(records, nameTokens: nameTokens, statistics: statistics)
         byRule[.rareNameToken] = rareTokenPairs(records, nameTokens: nameTokens, statistics: statistics)
-        byRule[.nameTokenPair] = sharedKeyPairs(nameTokens.indices.map { index in
-            tokenPairKeys(nameTokens[index], statistics: statistics).map { "\(records[index].cityKey)\u{1F}\($0)" }
-        })
+        byRule[.nameTokenPair] = sharedKeyPairs(
+            nameTokens.indices.map { index in
+                tokenPairKeys(nameTokens[index], statistics: statistics).map { "\(records[index].cityKey)\u{1F}\($0)" }
+            })
         byRule[.phone] = sharedKeyPairs(records.map { record in record.phone.map { [RecordNormaliser.phoneKey($0)] } ?? [] })
         byRule[.reference] = sharedKeyPairs(records.map { record in record.references.map { "\($0.key)\u{1F}\($0.value)" } })
 

@@ -1,3 +1,5 @@
+import Failures
+
 /// Why a catalogue command could not do what was asked, in plain words.
 public struct CatalogueError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Kind: String, Sendable {
@@ -40,11 +42,31 @@ public struct RecordReference: Sendable, Hashable, CustomStringConvertible {
 
     /// `3:PAR1234`; the code is everything after the first colon, so a code may hold colons.
     public init(parsing text: String) throws(CatalogueError) {
-        guard let colon = text.firstIndex(of: ":"), let list = Int64(text[..<colon]), list > 0, text.index(after: colon) < text.endIndex else {
+        guard let colon = text.firstIndex(of: ":"), let list = Int64(text[..<colon]), list > 0, text.index(after: colon) < text.endIndex
+        else {
             throw CatalogueError(.malformedReference, "\"\(text)\" is not LIST:CODE (a list's id, a colon, a hotel code: 3:PAR1234)")
         }
         self.init(list: list, code: String(text[text.index(after: colon)...]))
     }
 
     public var description: String { "\(list):\(code)" }
+}
+
+extension CatalogueError: MeaningfulError {
+    /// An empty store or an unknown list, record or property is no input (66); a record named wrong is usage (64).
+    public var meaning: ErrorMeaning {
+        switch kind {
+        case .nothingToMatch:
+            ErrorMeaning(
+                kind: .noInput, status: .noInput,
+                hint: "hotels fetch --city CITY --endpoint URL fills the store; hotels cache stats shows what is there")
+        case .malformedReference, .sameRecord, .acrossScopes:
+            ErrorMeaning(kind: .usage, status: .usage, hint: "name a record as LIST:CODE; hotels match review prints pairs that way")
+        case .unknownList, .unknownRecord:
+            ErrorMeaning(
+                kind: .noInput, status: .noInput, hint: "hotels cache stats lists the lists; hotels list --city CITY prints a list's codes")
+        case .unknownProperty:
+            ErrorMeaning(kind: .noInput, status: .noInput, hint: "hotels properties lists the ids; hotels match makes them")
+        }
+    }
 }

@@ -45,8 +45,10 @@ public struct CatalogueProperty: Sendable, Hashable {
     /// When the id was first given.
     public var createdAt: Date
 
-    public init(id: String, scope: String, name: String?, city: String?, latitude: Double?, longitude: Double?,
-                confidence: ConfidenceTier, members: [CatalogueMember], createdAt: Date) {
+    public init(
+        id: String, scope: String, name: String?, city: String?, latitude: Double?, longitude: Double?,
+        confidence: ConfidenceTier, members: [CatalogueMember], createdAt: Date
+    ) {
         self.id = id
         self.scope = scope
         self.name = name
@@ -103,8 +105,10 @@ public struct ScopeMatch: Sendable {
     public var reviews: [ReviewPair]
     public var matchedAt: Date
 
-    public init(scope: String, properties: [CatalogueProperty], memberKeys: [[RecordKey]], retired: [RetiredPropertyID],
-                reviews: [ReviewPair], matchedAt: Date) {
+    public init(
+        scope: String, properties: [CatalogueProperty], memberKeys: [[RecordKey]], retired: [RetiredPropertyID],
+        reviews: [ReviewPair], matchedAt: Date
+    ) {
         self.scope = scope
         self.properties = properties
         self.memberKeys = memberKeys

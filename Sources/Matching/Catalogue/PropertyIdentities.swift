@@ -64,7 +64,8 @@ public struct PropertyIdentities: Sendable {
         var retired = unclaimed.map { RetiredPropertyID(id: previous[$0].id, successor: nil) }
         for (index, members) in properties.enumerated() {
             let oldestFirst = claims[index].sorted { a, b in
-                previous[a].createdAt != previous[b].createdAt ? previous[a].createdAt < previous[b].createdAt : previous[a].id < previous[b].id
+                previous[a].createdAt != previous[b].createdAt
+                    ? previous[a].createdAt < previous[b].createdAt : previous[a].id < previous[b].id
             }
             if let kept = oldestFirst.first {
                 ids.append(previous[kept].id)

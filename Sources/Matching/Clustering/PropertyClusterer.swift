@@ -23,8 +23,10 @@ public struct PropertyClusterer: Sendable {
     ///     those at review level mark the properties they lead out of as low.
     ///   - decisions: what people decided; pairs naming unknown records are ignored.
     ///   - score: any pair's score, for pairs across groups and within properties.
-    public func cluster(records: [RecordKey], pairs: [ScoredPair], decisions: [PairDecision],
-                        score: (RecordPair) -> ScoredPair) -> Clustering {
+    public func cluster(
+        records: [RecordKey], pairs: [ScoredPair], decisions: [PairDecision],
+        score: (RecordPair) -> ScoredPair
+    ) -> Clustering {
         // Prepared records come sorted and unique already; checking costs less than sorting 400,000 keys by their strings.
         let keys = zip(records, records.dropFirst()).allSatisfy { $0 < $1 } ? records : Array(Set(records)).sorted()
         let index = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
@@ -52,8 +54,11 @@ public struct PropertyClusterer: Sendable {
                 decidedSame.insert(key)
                 let (a, b) = Self.indices(key)
                 let known = cache[key]
-                link(a, b, PropertyLink(pair: decision.pair, score: known?.score, reason: .decision, identifierAgrees: known?.identifierAgrees ?? false),
-                     &groups, &links)
+                link(
+                    a, b,
+                    PropertyLink(
+                        pair: decision.pair, score: known?.score, reason: .decision, identifierAgrees: known?.identifierAgrees ?? false),
+                    &groups, &links)
             }
         }
         let conflicting = decisions.filter { decision in
@@ -73,7 +78,9 @@ public struct PropertyClusterer: Sendable {
                 refused.append(RefusedLink(pair: pair, across: reason.pair, acrossScore: reason.score, reason: reason.reason))
                 continue
             }
-            link(a, b, PropertyLink(pair: pair.pair, score: pair.score, reason: .score, identifierAgrees: pair.identifierAgrees), &groups, &links)
+            link(
+                a, b, PropertyLink(pair: pair.pair, score: pair.score, reason: .score, identifierAgrees: pair.identifierAgrees), &groups,
+                &links)
         }
 
         let reviewsOut = pairs.filter { $0.decision == .review }.compactMap { pair -> (Int, Int)? in
@@ -85,16 +92,18 @@ public struct PropertyClusterer: Sendable {
         let lowGroups = Set(reviewsOut.flatMap { [$0.0, $0.1] })
         let properties = groups.all().map { group, members in
             let groupLinks = links[group] ?? []
-            return Property(members: members.sorted().map { keys[$0] },
-                            tier: tier(members, groupLinks, leadsOutForReview: lowGroups.contains(group), decidedSame: decidedSame, scored: scored),
-                            links: groupLinks)
+            return Property(
+                members: members.sorted().map { keys[$0] },
+                tier: tier(members, groupLinks, leadsOutForReview: lowGroups.contains(group), decidedSame: decidedSame, scored: scored),
+                links: groupLinks)
         }.sorted { $0.members[0] < $1.members[0] }
         return Clustering(properties: properties, refusedLinks: refused, conflictingDecisions: conflicting.sorted { $0.pair < $1.pair })
     }
 
     /// The first pair across two groups that forbids joining them, in member order.
     private func obstacle(_ first: [Int], _ second: [Int], different: Set<UInt64>, scored: (Int, Int) -> ScoredPair)
-        -> (pair: RecordPair, score: Double?, reason: RefusedLink.Reason)? {
+        -> (pair: RecordPair, score: Double?, reason: RefusedLink.Reason)?
+    {
         for a in first.sorted() {
             for b in second.sorted() {
                 let key = Self.key(a, b)
@@ -117,12 +126,15 @@ public struct PropertyClusterer: Sendable {
         links[groups.join(groupA, groupB)] = joined
     }
 
-    private func tier(_ members: [Int], _ links: [PropertyLink], leadsOutForReview: Bool, decidedSame: Set<UInt64>,
-                      scored: (Int, Int) -> ScoredPair) -> ConfidenceTier {
+    private func tier(
+        _ members: [Int], _ links: [PropertyLink], leadsOutForReview: Bool, decidedSame: Set<UInt64>,
+        scored: (Int, Int) -> ScoredPair
+    ) -> ConfidenceTier {
         if leadsOutForReview { return .low }
         let sorted = members.sorted()
         for (position, a) in sorted.enumerated() {
-            for b in sorted[(position + 1)...] where !decidedSame.contains(Self.key(a, b)) && scored(a, b).score < thresholds.reviewAtLeast {
+            for b in sorted[(position + 1)...] where !decidedSame.contains(Self.key(a, b)) && scored(a, b).score < thresholds.reviewAtLeast
+            {
                 return .low
             }
         }

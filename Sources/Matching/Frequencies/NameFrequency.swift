@@ -27,10 +27,12 @@ extension TokenStatistics {
         }
         let places = Self.countPlaces(of: common, positions: positions, configuration: configuration)
         var bySupplier: [Int: [Int]] = [:]
-        for record in common where !recordTokens[record].contains(where: { !tokens.contains($0) && rarity[Int($0)] >= configuration.distinctiveBits }) {
+        for record in common
+        where !recordTokens[record].contains(where: { !tokens.contains($0) && rarity[Int($0)] >= configuration.distinctiveBits }) {
             bySupplier[suppliers[record], default: []].append(record)
         }
-        let bits = Self.rarityBits(records: common.count, of: recordCount, configuration: configuration)
+        let bits =
+            Self.rarityBits(records: common.count, of: recordCount, configuration: configuration)
             * Self.spreadFactor(places: places, configuration: configuration)
         let hotels = bySupplier.values.map(distinctHotels).max() ?? 1
         return NameFrequency(bits: bits, namesakes: max(0, hotels - 1))

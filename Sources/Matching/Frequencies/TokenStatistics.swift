@@ -49,8 +49,10 @@ public struct TokenStatistics: Sendable {
 
     /// Learns from every record's name tokens and cleaned position; returns
     /// the statistics and each record's tokens as ids.
-    static func learn(names: [[String]], positions: [GeoPoint?], suppliers: [SupplierKey], identityKeys: [[String]],
-                      configuration: FrequencyConfiguration) -> (TokenStatistics, [[TokenID]]) {
+    static func learn(
+        names: [[String]], positions: [GeoPoint?], suppliers: [SupplierKey], identityKeys: [[String]],
+        configuration: FrequencyConfiguration
+    ) -> (TokenStatistics, [[TokenID]]) {
         var ids: [String: TokenID] = [:]
         var strings: [String] = []
         var holders: [[Int]] = []
@@ -125,8 +127,9 @@ public struct TokenStatistics: Sendable {
 
     func summary(_ id: TokenID) -> TokenSummary {
         let index = Int(id)
-        return TokenSummary(token: strings[index], records: records[index], places: places[index],
-                            rarityBits: rarity[index], agreementBits: agreement[index])
+        return TokenSummary(
+            token: strings[index], records: records[index], places: places[index],
+            rarityBits: rarity[index], agreementBits: agreement[index])
     }
 
     /// The most common tokens first, for a report of what was learned.

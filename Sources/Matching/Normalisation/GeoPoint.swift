@@ -26,7 +26,8 @@ public struct GeoPoint: Sendable, Hashable, Codable {
         let radians = Double.pi / 180
         let dLatitude = (other.latitude - latitude) * radians
         let dLongitude = (other.longitude - longitude) * radians
-        let a = sin(dLatitude / 2) * sin(dLatitude / 2)
+        let a =
+            sin(dLatitude / 2) * sin(dLatitude / 2)
             + cos(latitude * radians) * cos(other.latitude * radians) * sin(dLongitude / 2) * sin(dLongitude / 2)
         return 2 * GeoPoint.earthRadiusMetres * asin(min(1, sqrt(max(0, a))))
     }

@@ -86,9 +86,10 @@ struct RecordNormaliser {
 
     private func normalise(_ record: MatchRecord, cityKey: String, position: (position: GeoPoint?, note: PositionNote)) -> Normalised {
         let (hotel, source) = (record.hotel, record.source)
-        let cityWords = Set([hotel.city ?? "", source.listCity].flatMap {
-            TextFolding.words(TextFolding.fold($0, maxCharacters: 80), maxWords: 6)
-        })
+        let cityWords = Set(
+            [hotel.city ?? "", source.listCity].flatMap {
+                TextFolding.words(TextFolding.fold($0, maxCharacters: 80), maxWords: 6)
+            })
         let postalField = PostalCodes.normalise(hotel.postalCode)
         let address = NormalisedAddress(hotel.address, postalCode: postalField, cityWords: cityWords, configuration: configuration)
         let chain = hotel.chainCode.map(TextFolding.trimmed)?.uppercased()

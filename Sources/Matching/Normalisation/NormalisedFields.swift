@@ -37,10 +37,12 @@ enum PostalCodes {
         guard let code else { return nil }
         var text = TextFolding.trimmed(code.uppercased())
         if let dash = text.firstIndex(of: "-"), text.distance(from: text.startIndex, to: dash) <= 2,
-           text[..<dash].allSatisfy(\.isLetter), text[text.index(after: dash)...].first?.isNumber == true {
+            text[..<dash].allSatisfy(\.isLetter), text[text.index(after: dash)...].first?.isNumber == true
+        {
             text = String(text[text.index(after: dash)...])
         }
-        let kept = String(text.unicodeScalars.filter { $0.properties.isAlphabetic || ($0.value >= 0x30 && $0.value <= 0x39) }.map(Character.init))
+        let kept = String(
+            text.unicodeScalars.filter { $0.properties.isAlphabetic || ($0.value >= 0x30 && $0.value <= 0x39) }.map(Character.init))
         guard !kept.isEmpty, kept.count <= 12, kept.contains(where: \.isNumber) else { return nil }
         return kept
     }

@@ -78,7 +78,7 @@ enum TextFolding {
     static func isHanOrKana(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x3040...0x30FF, 0x31F0...0x31FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF, 0xFF66...0xFF9F,
-             0x20000...0x3134F:
+            0x20000...0x3134F:
             return true
         default:
             return false
@@ -96,7 +96,8 @@ enum TextFolding {
     static func trimmed(_ text: String) -> String {
         let scalars = text.unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
         if first == scalars.startIndex && last == scalars.index(before: scalars.endIndex) { return text }
         return String(scalars[first...last])
     }

@@ -22,7 +22,8 @@ enum FieldComparisons {
         var taken = [Bool](repeating: false, count: b.words.count)
         var agreeing = 0.0
         for index in a.words.indices {
-            let found = b.words.indices.first { !taken[$0] && b.words[$0] == a.words[index] }
+            let found =
+                b.words.indices.first { !taken[$0] && b.words[$0] == a.words[index] }
                 ?? b.words.indices.first { !taken[$0] && TokenSimilarity.isOneTypoApart(a.characters[index], b.characters[$0]) }
             if let found {
                 agreeing += a.weights[index] + b.weights[found]
@@ -50,13 +51,14 @@ enum FieldComparisons {
     static func distance(_ a: GeoPoint?, _ b: GeoPoint?) -> (level: AgreementLevel, metres: Double?) {
         guard let a, let b else { return (.missing, nil) }
         let metres = a.distance(to: b)
-        let level: AgreementLevel = switch metres {
-        case ...150: .veryClose
-        case ...400: .close
-        case ...1000: .near
-        case ...5000: .far
-        default: .veryFar
-        }
+        let level: AgreementLevel =
+            switch metres {
+            case ...150: .veryClose
+            case ...400: .close
+            case ...1000: .near
+            case ...5000: .far
+            default: .veryFar
+            }
         return (level, metres)
     }
 

@@ -14,7 +14,8 @@ struct NameComparison: Sendable {
 
     static let missing = NameComparison(level: .missing, agreeingBits: 0, similarity: 0, agreeing: [], onlyFirst: [], onlySecond: [])
 
-    init(level: AgreementLevel, agreeingBits: Double, similarity: Double, agreeing: [TokenID], onlyFirst: [TokenID], onlySecond: [TokenID]) {
+    init(level: AgreementLevel, agreeingBits: Double, similarity: Double, agreeing: [TokenID], onlyFirst: [TokenID], onlySecond: [TokenID])
+    {
         self.level = level
         self.agreeingBits = agreeingBits
         self.similarity = similarity
@@ -58,8 +59,9 @@ struct NameComparison: Sendable {
             matchedSecond[j] = true
             let (a, b) = (Int(token), Int(second[j]))
             // The misspelt form is rarer than the right one; the right one's weight is the honest one.
-            agree(statistics.records[a] >= statistics.records[b] ? token : second[j],
-                  bits: min(statistics.agreement[a], statistics.agreement[b]), rarity: statistics.rarity[a] + statistics.rarity[b])
+            agree(
+                statistics.records[a] >= statistics.records[b] ? token : second[j],
+                bits: min(statistics.agreement[a], statistics.agreement[b]), rarity: statistics.rarity[a] + statistics.rarity[b])
         }
         joinWords(first, &matchedFirst, second, &matchedSecond, statistics: statistics, agree: agree)
         joinWords(second, &matchedSecond, first, &matchedFirst, statistics: statistics, agree: agree)
@@ -84,13 +86,16 @@ struct NameComparison: Sendable {
         } else {
             level = .contained
         }
-        return NameComparison(level: level, agreeingBits: agreeingBits, similarity: similarity,
-                              agreeing: agreeing, onlyFirst: onlyFirst, onlySecond: onlySecond)
+        return NameComparison(
+            level: level, agreeingBits: agreeingBits, similarity: similarity,
+            agreeing: agreeing, onlyFirst: onlyFirst, onlySecond: onlySecond)
     }
 
     /// One token of `words` written as two neighbouring tokens of `other`.
-    private static func joinWords(_ words: [TokenID], _ matchedWords: inout [Bool], _ other: [TokenID], _ matchedOther: inout [Bool],
-                                  statistics: TokenStatistics, agree: (TokenID?, Double, Double) -> Void) {
+    private static func joinWords(
+        _ words: [TokenID], _ matchedWords: inout [Bool], _ other: [TokenID], _ matchedOther: inout [Bool],
+        statistics: TokenStatistics, agree: (TokenID?, Double, Double) -> Void
+    ) {
         guard other.count > 1 else { return }
         for (i, token) in words.enumerated() where !matchedWords[i] {
             let word = statistics.strings[Int(token)]
@@ -110,8 +115,10 @@ struct NameComparison: Sendable {
 
     /// What is left of both names, joined, is the same letters, split
     /// elsewhere ("champ selysees", "champs elysees"), or one typo apart.
-    private static func joinRemainders(_ first: [TokenID], _ matchedFirst: inout [Bool], _ second: [TokenID], _ matchedSecond: inout [Bool],
-                                       statistics: TokenStatistics, agree: (TokenID?, Double, Double) -> Void) {
+    private static func joinRemainders(
+        _ first: [TokenID], _ matchedFirst: inout [Bool], _ second: [TokenID], _ matchedSecond: inout [Bool],
+        statistics: TokenStatistics, agree: (TokenID?, Double, Double) -> Void
+    ) {
         let restFirst = first.indices.filter { !matchedFirst[$0] }
         let restSecond = second.indices.filter { !matchedSecond[$0] }
         guard restFirst.count + restSecond.count > 2, !restFirst.isEmpty, !restSecond.isEmpty else { return }
@@ -121,8 +128,10 @@ struct NameComparison: Sendable {
         guard abs(lengthFirst - lengthSecond) <= 1 else { return }
         let joinedFirst = restFirst.map { statistics.strings[Int(first[$0])] }.joined()
         let joinedSecond = restSecond.map { statistics.strings[Int(second[$0])] }.joined()
-        guard joinedFirst == joinedSecond
-            || TokenSimilarity.isOneTypoApart(Array(joinedFirst.unicodeScalars), Array(joinedSecond.unicodeScalars)) else { return }
+        guard
+            joinedFirst == joinedSecond
+                || TokenSimilarity.isOneTypoApart(Array(joinedFirst.unicodeScalars), Array(joinedSecond.unicodeScalars))
+        else { return }
         for index in restFirst {
             matchedFirst[index] = true
             let token = Int(first[index])

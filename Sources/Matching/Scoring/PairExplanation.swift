@@ -42,11 +42,14 @@ extension PairExplanation: CustomStringConvertible {
             total += signal.weight
             let values = "\(signal.first ?? "–")  |  \(signal.second ?? "–")"
             let detail = signal.detail.map { "  (\($0))" } ?? ""
-            lines.append(pad(signal.signal.rawValue, 11) + pad(signal.level.rawValue, 16)
-                + String(format: "%+6.2f → %6.2f  ", signal.weight, total) + values + detail)
+            lines.append(
+                pad(signal.signal.rawValue, 11) + pad(signal.level.rawValue, 16)
+                    + String(format: "%+6.2f → %6.2f  ", signal.weight, total) + values + detail)
         }
-        lines.append("score \(String(format: "%.2f", score)) bits: \(decision.rawValue) "
-            + "(match at \(String(format: "%.1f", thresholds.matchAtLeast)), review at \(String(format: "%.1f", thresholds.reviewAtLeast)))")
+        lines.append(
+            "score \(String(format: "%.2f", score)) bits: \(decision.rawValue) "
+                + "(match at \(String(format: "%.1f", thresholds.matchAtLeast)), review at \(String(format: "%.1f", thresholds.reviewAtLeast)))"
+        )
         return lines.joined(separator: "\n")
     }
 
@@ -63,12 +66,14 @@ extension PairScorer {
         let signals = Signal.allCases.map { signal -> SignalComparison in
             let values = self.values(signal, a, b)
             let probabilities = self.probabilities(signal, comparison)
-            return SignalComparison(signal: signal, first: values.0, second: values.1, level: comparison.level(signal),
-                                    probabilities: probabilities, weight: probabilities?.weight ?? 0,
-                                    detail: detail(signal, comparison, a, b))
+            return SignalComparison(
+                signal: signal, first: values.0, second: values.1, level: comparison.level(signal),
+                probabilities: probabilities, weight: probabilities?.weight ?? 0,
+                detail: detail(signal, comparison, a, b))
         }
         let score = signals.reduce(0) { $0 + $1.weight }
-        return PairExplanation(pair: pair, signals: signals, score: score, decision: thresholds.decision(for: score), thresholds: thresholds)
+        return PairExplanation(
+            pair: pair, signals: signals, score: score, decision: thresholds.decision(for: score), thresholds: thresholds)
     }
 
     private func values(_ signal: Signal, _ a: Normalised, _ b: Normalised) -> (String?, String?) {

@@ -84,7 +84,8 @@ struct PairScorer: Sendable {
     func probabilities(_ signal: Signal, _ comparison: PairComparison) -> LevelProbabilities? {
         let level = comparison.level(signal)
         if signal == .name, level == .exact {
-            return model.nameExactProbabilities(agreeingBits: comparison.name.frequency.bits, namesakes: comparison.name.frequency.namesakes)
+            return model.nameExactProbabilities(
+                agreeingBits: comparison.name.frequency.bits, namesakes: comparison.name.frequency.namesakes)
         }
         return model.probabilities(signal, level)
     }

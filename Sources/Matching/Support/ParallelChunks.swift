@@ -9,8 +9,10 @@ import Synchronization
 enum ParallelChunks {
     /// `transform` of each chunk of `0..<count`, concatenated in order.
     /// - Parameter chunkSize: indices per chunk; small enough that the cores finish together.
-    static func map<T: Sendable>(_ count: Int, chunkSize: Int, cores: Int = ProcessInfo.processInfo.activeProcessorCount,
-                                 _ transform: @Sendable (Range<Int>) -> [T]) -> [T] {
+    static func map<T: Sendable>(
+        _ count: Int, chunkSize: Int, cores: Int = ProcessInfo.processInfo.activeProcessorCount,
+        _ transform: @Sendable (Range<Int>) -> [T]
+    ) -> [T] {
         let chunks = (count + max(1, chunkSize) - 1) / max(1, chunkSize)
         guard chunks > 1, cores > 1 else { return transform(0..<count) }
         let next = Atomic<Int>(0)

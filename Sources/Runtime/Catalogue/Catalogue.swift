@@ -37,7 +37,8 @@ public struct Catalogue: Sendable {
     ///   the picture the supplier sent, each reaching only what its list's service may. Nil: the hashes already stored count.
     /// - Parameter progress: called after each scope, with the scopes done and their number.
     public func match(cities: [String] = [], logos: SupplierLogos? = nil, progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws
-        -> CatalogueSummary {
+        -> CatalogueSummary
+    {
         let wanted = Set(cities.map { MatchSource.scope(ofCity: $0, listID: 0) })
         let scopes = try await listsByScope().filter { wanted.isEmpty || wanted.contains($0.key) }
         guard !scopes.isEmpty else {
@@ -52,8 +53,9 @@ public struct Catalogue: Sendable {
         let decisions = try await storage.decisions()
         var taken = try await storage.takenPropertyIDs()
         for (done, scope) in order.enumerated() {
-            let (scopeSummary, ids) = try await matchScope(scope, lists: scopes[scope] ?? [], decisions: decisions, taken: taken,
-                                                           hashingLogos: logos)
+            let (scopeSummary, ids) = try await matchScope(
+                scope, lists: scopes[scope] ?? [], decisions: decisions, taken: taken,
+                hashingLogos: logos)
             summary.add(scopeSummary)
             taken.formUnion(ids)
             progress(done + 1, order.count)
@@ -72,7 +74,8 @@ public struct Catalogue: Sendable {
     /// Matches one scope's lists and stores the result in place of its last run's.
     @discardableResult
     public func matchScope(_ scope: String, lists: [CachedList]) async throws -> CatalogueSummary {
-        try await matchScope(scope, lists: lists, decisions: try await storage.decisions(), taken: try await storage.takenPropertyIDs()).summary
+        try await matchScope(scope, lists: lists, decisions: try await storage.decisions(), taken: try await storage.takenPropertyIDs())
+            .summary
     }
 
     /// The lists of one scope.
@@ -81,8 +84,10 @@ public struct Catalogue: Sendable {
     }
 
     /// One scope matched with `decisions`, its new ids never one of `taken`; returns its summary and the ids it gave.
-    private func matchScope(_ scope: String, lists: [CachedList], decisions: [PairDecision], taken: Set<String>,
-                            hashingLogos logos: SupplierLogos? = nil) async throws -> (summary: CatalogueSummary, ids: [String]) {
+    private func matchScope(
+        _ scope: String, lists: [CachedList], decisions: [PairDecision], taken: Set<String>,
+        hashingLogos logos: SupplierLogos? = nil
+    ) async throws -> (summary: CatalogueSummary, ids: [String]) {
         var records = try await records(of: lists)
         let hashed = if let logos { try await hashLogos(of: &records, through: logos) } else { LogoHashing.Outcome?.none }
         let prepared = matcher.prepare(records)
@@ -96,13 +101,17 @@ public struct Catalogue: Sendable {
             builder.property(result.properties[index], id: identities.ids[index], scope: scope, createdAt: identities.createdAt[index])
         }
         let reviews = result.reviewPairs.map { explanation in
-            ReviewPair(scope: scope, first: builder.member(explanation.pair.first), second: builder.member(explanation.pair.second),
-                       score: explanation.score, explanation: explanation.mappingEndpoints(ShownURL.of))
+            ReviewPair(
+                scope: scope, first: builder.member(explanation.pair.first), second: builder.member(explanation.pair.second),
+                score: explanation.score, explanation: explanation.mappingEndpoints(ShownURL.of))
         }
-        try await storage.replaceProperties(ScopeMatch(scope: scope, properties: properties, memberKeys: memberKeys,
-                                                       retired: identities.retired, reviews: reviews, matchedAt: date))
-        var summary = CatalogueSummary(records: prepared.records, properties: properties, reviews: reviews.count,
-                                       candidatePairs: result.blocking.candidatePairs)
+        try await storage.replaceProperties(
+            ScopeMatch(
+                scope: scope, properties: properties, memberKeys: memberKeys,
+                retired: identities.retired, reviews: reviews, matchedAt: date))
+        var summary = CatalogueSummary(
+            records: prepared.records, properties: properties, reviews: reviews.count,
+            candidatePairs: result.blocking.candidatePairs)
         if let hashed {
             summary.logosHashed = hashed.hashes.count
             summary.logosFailed = hashed.failed
@@ -134,14 +143,17 @@ public struct Catalogue: Sendable {
     public func explain(_ first: RecordReference, _ second: RecordReference) async throws -> PairExplanation {
         let (pair, prepared, _) = try await resolve(first, second)
         // Both keys are records of `prepared`: resolve found them there.
-        guard let explanation = prepared.explain(pair) else { throw CatalogueError(.unknownRecord, "\(first) or \(second) is not in the store") }
+        guard let explanation = prepared.explain(pair) else {
+            throw CatalogueError(.unknownRecord, "\(first) or \(second) is not in the store")
+        }
         return explanation.mappingEndpoints(ShownURL.of)
     }
 
     /// Records a person's decision, then matches the records' scopes again so the catalogue follows it at once.
     /// - Returns: the properties holding the two records afterwards.
     public func decide(_ first: RecordReference, _ second: RecordReference, _ verdict: PairDecision.Verdict) async throws
-        -> (first: CatalogueProperty?, second: CatalogueProperty?) {
+        -> (first: CatalogueProperty?, second: CatalogueProperty?)
+    {
         let (pair, _, scopes) = try await resolve(first, second)
         if verdict == .same && scopes.count > 1 {
             throw CatalogueError(.acrossScopes, "\(first) and \(second) are in lists of two cities, which are matched apart")
@@ -278,8 +290,10 @@ public struct CatalogueSummary: Sendable, Equatable, Codable, CustomStringConver
             + " → \(grouped(properties)) propert\(properties == 1 ? "y" : "ies")"
             + " (\(grouped(multiSupplierProperties)) with 2 or more suppliers); "
             + "\(grouped(reviewPairs)) pair\(reviewPairs == 1 ? "" : "s") to review"
-            + (logosHashed + logosFailed == 0 ? "" : "; \(grouped(logosHashed)) logo\(logosHashed == 1 ? "" : "s") hashed"
-                + (logosFailed == 0 ? "" : ", \(grouped(logosFailed)) could not be had"))
+            + (logosHashed + logosFailed == 0
+                ? ""
+                : "; \(grouped(logosHashed)) logo\(logosHashed == 1 ? "" : "s") hashed"
+                    + (logosFailed == 0 ? "" : ", \(grouped(logosFailed)) could not be had"))
     }
 
     private func grouped(_ number: Int) -> String {
@@ -310,9 +324,10 @@ struct PropertyBuilder {
     }
 
     private func member(_ key: RecordKey, _ record: MatchRecord?) -> CatalogueMember {
-        CatalogueMember(list: record?.source.listID ?? 0, profile: key.supplier.profile,
-                        endpoint: shownEndpoints[key.supplier.endpoint] ?? ShownURL.of(key.supplier.endpoint),
-                        code: key.code, name: record?.hotel.name)
+        CatalogueMember(
+            list: record?.source.listID ?? 0, profile: key.supplier.profile,
+            endpoint: shownEndpoints[key.supplier.endpoint] ?? ShownURL.of(key.supplier.endpoint),
+            code: key.code, name: record?.hotel.name)
     }
 
     func property(_ property: Property, id: String, scope: String, createdAt: Date) -> CatalogueProperty {

@@ -26,7 +26,8 @@ struct LogoHashing: Sendable {
         let results = await HotelRuntime.forEach(work, parallel: parallel) { job in
             do {
                 guard let data = try await job.pipeline.data(for: job.url).data else { throw LogoError.notCached(ShownURL.of(job.url)) }
-                return Result<UInt64?, any Error>.success(try PerceptualHash(data: data, decoder: job.pipeline.configuration.decoder)?.value)
+                return Result<UInt64?, any Error>.success(
+                    try PerceptualHash(data: data, decoder: job.pipeline.configuration.decoder)?.value)
             } catch {
                 return .failure(error)
             }

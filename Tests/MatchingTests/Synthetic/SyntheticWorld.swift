@@ -12,8 +12,9 @@ struct SyntheticWorld {
     /// Each supplier lists a hotel with probability `coverage`, and lists
     /// about 1.5 % of its hotels twice under two codes.
     init(hotels: Int, suppliers: Int, seed: UInt64, coverage: Double = 0.7, radiusMetres: Double = 4_500) {
-        world = SupplierWorld(.matchingTests(hotels: hotels, seed: seed, coverage: coverage, radiusMetres: radiusMetres),
-                              suppliers: 1...max(1, suppliers))
+        world = SupplierWorld(
+            .matchingTests(hotels: hotels, seed: seed, coverage: coverage, radiusMetres: radiusMetres),
+            suppliers: 1...max(1, suppliers))
         records = []
         truth = [:]
         for record in world.records {
