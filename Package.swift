@@ -256,7 +256,10 @@ let package = Package(
             exclude: ["Browser"]),
         .testTarget(
             name: "WorkersTests",
-            dependencies: ["Workers", "PostgresStore", "OfflineStore", "Hotels", "HTTP", "Locking", "Runtime", "TestSupport", "hotels"]),
+            dependencies: [
+                "Workers", "PostgresStore", "OfflineStore", "Hotels", "HTTP", "Locking", "Runtime", "TestSupport", "hotels",
+                serviceLifecycle,
+            ]),
         .testTarget(
             name: "SchedulingTests",
             dependencies: ["Locking", "Scheduling", "Logos", "Imaging", "HTTP", "Simulation", "TestSupport", "hotels"]),

@@ -60,8 +60,7 @@ struct DashboardCommand: AsyncParsableCommand {
         let application = server.application { port in
             writeAll(Array("dashboard on http://\(host):\(port)/\n".utf8), to: STDOUT_FILENO)
         }
-        let failure = await ProcessServices().failure(running: [application])
-        await runtime.close()
+        let failure = await ProcessServices().failure(running: [application], closingLast: runtime)
         if let failure {
             Diagnostics.error("cannot serve on \(host):\(port): \(failure)", hint: "is the port in use? --port 0 picks a free one")
             throw ExitStatus.unavailable.code

@@ -181,8 +181,7 @@ struct WorkerCommand: AsyncParsableCommand {
         }
         var services: [any Service] = [worker]
         if let metricsPort { services.append(MetricsEndpoint(host: metricsHost, port: metricsPort)) }
-        let failure = await ProcessServices().failure(running: services)
-        await runtime.close()
+        let failure = await ProcessServices().failure(running: services, closingLast: runtime)
         if let failure = failure as? MetricsEndpoint.CannotServe {
             throw Diagnostics.report(failure, context: "--metrics-port \(failure.port)").code
         }

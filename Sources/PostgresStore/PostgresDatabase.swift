@@ -45,7 +45,8 @@ public final class PostgresDatabase: Sendable {
     let connectTimeout: Int
     /// The URL's `call_timeout`: how long one call may take, in seconds.
     let callTimeout: Int
-    /// The pool's run: cancelled, it closes every connection.
+    /// The pool's run: cancelled, it closes every connection. It starts at ``open(_:logger:)``, not as a
+    /// service of a group: the schema is read and migrated, and one-shot commands run, with no group.
     private let running: Task<Void, Never>
 
     /// A tighter deadline for the calls made inside ``withCallTimeout(_:_:)``, in seconds.
@@ -155,7 +156,8 @@ public final class PostgresDatabase: Sendable {
         }
     }
 
-    /// Ends the pool's connections: the store's and the queue's calls fail after it. Call it once, at the end.
+    /// Ends the pool's connections: the store's and the queue's calls fail after it. Call it once, at the end;
+    /// in a long-lived process, Runtime's `ProcessServices` does, through the runtime, after every service has stopped.
     public func close() async {
         running.cancel()
         _ = await running.value

@@ -4,7 +4,8 @@ import UnixSignals
 
 /// Runs a long-lived command's services (a worker and its metrics endpoint,
 /// the dashboard, the sample service) in one swift-service-lifecycle
-/// `ServiceGroup`.
+/// `ServiceGroup`, with the ``HotelRuntime`` they share as the service that
+/// closes last.
 ///
 /// The first SIGTERM or SIGINT shuts the services down gracefully, the last
 /// one given first: a worker stops claiming, lets its runs finish within its
@@ -14,7 +15,7 @@ import UnixSignals
 /// thrown.
 ///
 /// ```swift
-/// try await ProcessServices().run([worker, MetricsEndpoint(port: 9464)])
+/// try await ProcessServices().run([worker, MetricsEndpoint(port: 9464)], closingLast: runtime)
 /// ```
 public struct ProcessServices: Sendable {
     public var logger: Logger
@@ -23,23 +24,27 @@ public struct ProcessServices: Sendable {
         self.logger = logger
     }
 
-    public func run(_ services: [any Service]) async throws {
+    /// Runs `services` until one ends or fails, or a signal comes; `runtime`, when given, closes after all of them
+    /// have stopped (``HotelRuntime/run()``).
+    public func run(_ services: [any Service], closingLast runtime: HotelRuntime? = nil) async throws {
         // First in the group, so shut down last: it listens while the others stop.
         let secondSignal = ServiceGroupConfiguration.ServiceConfiguration(service: SecondSignal())
+        // Next, so shut down once every service using it has returned.
+        let closing = runtime.map { [ServiceGroupConfiguration.ServiceConfiguration(service: $0)] } ?? []
         let stopsTheGroup = services.map {
             ServiceGroupConfiguration.ServiceConfiguration(
                 service: $0, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup)
         }
-        var configuration = ServiceGroupConfiguration(services: [secondSignal] + stopsTheGroup, logger: logger)
+        var configuration = ServiceGroupConfiguration(services: [secondSignal] + closing + stopsTheGroup, logger: logger)
         configuration.gracefulShutdownSignals = [.sigterm, .sigint]
         try await ServiceGroup(configuration: configuration).run()
     }
 
     /// Runs `services` as ``run(_:)`` does, and returns the first failure instead of throwing it, so that
     /// the caller can close what they share (the runtime) before reporting it.
-    public func failure(running services: [any Service]) async -> (any Error)? {
+    public func failure(running services: [any Service], closingLast runtime: HotelRuntime? = nil) async -> (any Error)? {
         do {
-            try await run(services)
+            try await run(services, closingLast: runtime)
             return nil
         } catch {
             return error
