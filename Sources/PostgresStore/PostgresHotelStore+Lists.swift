@@ -120,7 +120,7 @@ extension PostgresHotelStore {
     /// 23505, cheaper than `ON CONFLICT` for rows that are new), anything
     /// else refuses itself (`hotelkit_refuse`, HK001). Nil then, and the page
     /// goes the general way, in a transaction. One round trip a page instead
-    /// of five; the statement is ``appendAtOnceSQL``, its rows bound as ``Rows`` binds them.
+    /// of five; the statement is ``appendAtOnceSQL``, called as ``LoadMoreFunction``, its rows bound as ``Rows`` binds them.
     func appendAtOnce(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date, lease: JobLease?) async throws -> Int? {
         // A code twice in the page breaks the key like a stored one, so no set of its codes is made first.
         guard !page.isEmpty else { return nil }
@@ -136,7 +136,7 @@ extension PostgresHotelStore {
         bindings.append(now.timeIntervalSince1970)
         bindings.append(page.count)
         rows.appendColumns(to: &bindings)
-        let query = PostgresQuery(unsafeSQL: Self.appendAtOnceSQL, binds: bindings)
+        let query = PostgresQuery(unsafeSQL: LoadMoreFunction.call, binds: bindings)
         do {
             // The refusal comes with the rows: they are read, or it would go unseen.
             try await database.withConnection { [logger] connection in
@@ -166,7 +166,8 @@ extension PostgresHotelStore {
     /// schema names a field, so a new field is a column and nothing more.
     /// $1–$4 the list's key, $5–$6 the lease (NULL without one), $7–$9 the
     /// checkpoint, whether the list is exhausted and the fetch time, $10 the
-    /// page's row count, then the rows' arrays.
+    /// page's row count, then the rows' arrays. It runs inside
+    /// ``LoadMoreFunction``, which each connection plans once.
     static let appendAtOnceSQL = """
         WITH fence AS (
             SELECT 1 FROM jobs WHERE id = $5::int8 AND fence = $6::int8 AND state = 'running' FOR SHARE
@@ -187,7 +188,7 @@ extension PostgresHotelStore {
             FROM counted WHERE lists.id = (SELECT id FROM list) AND counted.n = $10
             RETURNING 1
         )
-        SELECT hotelkit_refuse('the page is not a plain load-more page') FROM counted WHERE NOT EXISTS (SELECT 1 FROM updated)
+        SELECT hotelkit_refuse('the page is not a plain load-more page') INTO refused FROM counted WHERE NOT EXISTS (SELECT 1 FROM updated)
         """
 
     // MARK: Transactions

@@ -94,7 +94,7 @@ struct Rows: HotelFieldVisitor {
 
     /// One field's values, row by row, in the array type its statement reads;
     /// text already cut at any NUL, which PostgreSQL's text cannot hold.
-    private struct Column {
+    struct Column {
         let type: HotelFieldSpec.ValueType
         private var texts: [String?] = []
         private var reals: [Double?] = []
@@ -117,11 +117,17 @@ struct Rows: HotelFieldVisitor {
         mutating func add(real: Double?) { reals.append(real) }
         mutating func add(integer: Int64?) { integers.append(integer) }
 
+        /// A column with no value at all (a field this supplier does not send) goes as NULL, not as an
+        /// array of NULLs: `unnest` pads it with NULLs all the same, and neither side encodes, sends or
+        /// reads an element of it.
         func append(to bindings: inout PostgresBindings) {
             switch type {
-            case .text, .references: bindings.append(NullableArray(texts))
-            case .real: bindings.append(NullableArray(reals))
-            case .integer: bindings.append(NullableArray(integers))
+            case .text, .references:
+                if texts.allSatisfy({ $0 == nil }) { bindings.appendNull() } else { bindings.append(NullableArray(texts)) }
+            case .real:
+                if reals.allSatisfy({ $0 == nil }) { bindings.appendNull() } else { bindings.append(NullableArray(reals)) }
+            case .integer:
+                if integers.allSatisfy({ $0 == nil }) { bindings.appendNull() } else { bindings.append(NullableArray(integers)) }
             }
         }
     }

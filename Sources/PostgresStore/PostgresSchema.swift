@@ -64,8 +64,9 @@ public enum PostgresSchema {
 
     /// Applies what is missing; returns the migrations applied (none when
     /// another process got there first). Then gives `hotels` a column for any
-    /// field of ``HotelFields`` it lacks, as SQLite's store does when opened:
-    /// a new field is an entry in that table, and needs no migration.
+    /// field of ``HotelFields`` it lacks, as SQLite's store does when opened,
+    /// and makes the load-more function of these fields (``LoadMoreFunction``)
+    /// when missing: a new field is an entry in that table, and needs no migration.
     static func migrate(_ connection: PostgresConnection, location: String, logger: Logger) async throws -> [Migration] {
         let before = try await status(connection, logger: logger)
         try refuseNewer(before, location: location)
@@ -93,6 +94,11 @@ public enum PostgresSchema {
                 let columns = missing.map { "ADD COLUMN IF NOT EXISTS \($0.postgresColumn) \($0.type.postgresType)" }
                 try await connection.query(
                     PostgresQuery(unsafeSQL: "ALTER TABLE hotels " + columns.joined(separator: ", ")), logger: logger)
+            }
+        }
+        if try await !LoadMoreFunction.exists(connection, logger: logger) {
+            try await underMigrationLock(connection, logger: logger) { connection in
+                try await connection.query(PostgresQuery(unsafeSQL: LoadMoreFunction.definition), logger: logger)
             }
         }
         return applied

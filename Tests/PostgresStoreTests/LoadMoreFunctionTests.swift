@@ -1,0 +1,38 @@
+import Foundation
+import Hotels
+import OfflineStore
+import TestSupport
+import Testing
+
+@testable import PostgresStore
+
+/// The load-more page goes through the function made from the field table, which each connection plans once.
+@Suite struct LoadMoreFunctionTests {
+    let key = ListKey(profile: "sample", endpoint: "http://127.0.0.1:1/soap", city: "Paris")
+    let checkpoint = Pager.Checkpoint(pagesReceived: 1, nextPage: 0, nextCursor: "100", usedCursors: ["100"], end: nil)
+
+    @Test(
+        "a plain load-more page takes the one-call path, with a field no row has sent as NULL and one only some rows have; a store that lost the function gets it back when opened"
+    )
+    func loadMoreThroughTheFunction() async throws {
+        let server = try await TestPostgres.shared()
+        let url = try await server.makeDatabase()
+        let database = TestPostgres.database(in: url)
+        let store = PostgresHotelStore(database: try await PostgresDatabase.open(try PostgresLocation(url: url)))
+        #expect(try await server.psql("SELECT count(*) FROM pg_proc WHERE proname = '\(LoadMoreFunction.name)'", database: database).trimmed == "1")
+        _ = try await store.mergeFirstPage([Hotel(code: "A", name: "First")], into: key, checkpoint: checkpoint, now: Date())
+        // No row has a phone, a rating or references (their arrays go as NULL); only B has a name.
+        let page = [Hotel(code: "B", name: "Second", latitude: 1.5), Hotel(code: "C", countryCode: "FR"), Hotel(code: "D")]
+        // Not nil: the page was not refused and sent the general way.
+        #expect(try await store.appendAtOnce(page, to: key, checkpoint: checkpoint, now: Date(), lease: nil) == 3)
+        let list = try #require(try await store.cachedList(key))
+        #expect(try await store.hotels(in: list, limit: nil) == [Hotel(code: "A", name: "First")] + page)
+        #expect(list.count == 4)
+        await store.database.close()
+
+        _ = try await server.psql("DROP FUNCTION \(LoadMoreFunction.name)", database: database)
+        let reopened = PostgresHotelStore(database: try await PostgresDatabase.open(try PostgresLocation(url: url)))
+        #expect(try await reopened.appendAtOnce([Hotel(code: "E")], to: key, checkpoint: checkpoint, now: Date(), lease: nil) == 1)
+        await reopened.database.close()
+    }
+}
