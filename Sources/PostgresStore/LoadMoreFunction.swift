@@ -21,11 +21,13 @@ enum LoadMoreFunction {
     /// The statement's parameters, as it casts them: the list's key, the
     /// lease, the checkpoint, whether the list is exhausted, the fetch time,
     /// the row count, then one array per field.
-    static let parameterTypes = ["text", "text", "text", "text", "int8", "int8", "text", "bool", "float8", "int8"]
+    static let parameterTypes =
+        ["text", "text", "text", "text", "int8", "int8", "text", "bool", "float8", "int8"]
         + HotelFields.all.map { Rows.Column.arrayType($0.type) }
 
     /// What a page sends: the call, each argument cast as the function takes it.
-    static let call = "SELECT \(name)(" + parameterTypes.enumerated().map { "$\($0.offset + 1)::\($0.element)" }.joined(separator: ", ") + ")"
+    static let call =
+        "SELECT \(name)(" + parameterTypes.enumerated().map { "$\($0.offset + 1)::\($0.element)" }.joined(separator: ", ") + ")"
 
     static let definition = """
         CREATE OR REPLACE FUNCTION \(name)(\(parameterTypes.joined(separator: ", "))) RETURNS void LANGUAGE plpgsql AS $load_more$

@@ -19,7 +19,9 @@ import Testing
         let url = try await server.makeDatabase()
         let database = TestPostgres.database(in: url)
         let store = PostgresHotelStore(database: try await PostgresDatabase.open(try PostgresLocation(url: url)))
-        #expect(try await server.psql("SELECT count(*) FROM pg_proc WHERE proname = '\(LoadMoreFunction.name)'", database: database).trimmed == "1")
+        #expect(
+            try await server.psql("SELECT count(*) FROM pg_proc WHERE proname = '\(LoadMoreFunction.name)'", database: database).trimmed
+                == "1")
         _ = try await store.mergeFirstPage([Hotel(code: "A", name: "First")], into: key, checkpoint: checkpoint, now: Date())
         // No row has a phone, a rating or references (their arrays go as NULL); only B has a name.
         let page = [Hotel(code: "B", name: "Second", latitude: 1.5), Hotel(code: "C", countryCode: "FR"), Hotel(code: "D")]
