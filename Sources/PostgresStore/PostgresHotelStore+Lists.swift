@@ -162,12 +162,12 @@ extension PostgresHotelStore {
     /// lease's fence (when a job writes), the list's row locked, the rows
     /// inserted at the list's next positions, and the list's count, next
     /// position and checkpoint, set only when every row went in. Made from
-    /// ``HotelFields`` like every statement of the rows: no function of the
-    /// schema names a field, so a new field is a column and nothing more.
-    /// $1–$4 the list's key, $5–$6 the lease (NULL without one), $7–$9 the
-    /// checkpoint, whether the list is exhausted and the fetch time, $10 the
-    /// page's row count, then the rows' arrays. It runs inside
-    /// ``LoadMoreFunction``, which each connection plans once.
+    /// ``HotelFields`` like every statement of the rows, and run inside
+    /// ``LoadMoreFunction``, made from it when a store opens, which each
+    /// connection plans once: no migration names a field, so a new field is a
+    /// column and nothing more. $1–$4 the list's key, $5–$6 the lease (NULL
+    /// without one), $7–$9 the checkpoint, whether the list is exhausted and
+    /// the fetch time, $10 the page's row count, then the rows' arrays.
     static let appendAtOnceSQL = """
         WITH fence AS (
             SELECT 1 FROM jobs WHERE id = $5::int8 AND fence = $6::int8 AND state = 'running' FOR SHARE
