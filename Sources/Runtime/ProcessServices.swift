@@ -40,8 +40,8 @@ public struct ProcessServices: Sendable {
         try await ServiceGroup(configuration: configuration).run()
     }
 
-    /// Runs `services` as ``run(_:)`` does, and returns the first failure instead of throwing it, so that
-    /// the caller can close what they share (the runtime) before reporting it.
+    /// Runs `services` as ``run(_:closingLast:)`` does, and returns the first failure instead of throwing it,
+    /// for the caller to report once everything, the runtime too, has stopped.
     public func failure(running services: [any Service], closingLast runtime: HotelRuntime? = nil) async -> (any Error)? {
         do {
             try await run(services, closingLast: runtime)
