@@ -15,7 +15,7 @@ import PostgresNIO
 /// (``PostgresSchema``), with no migration, and two HotelKits of different
 /// fields, during a rolling upgrade, each call their own.
 enum LoadMoreFunction {
-    /// `hotelkit_load_more_` and the first 16 hex digits of the definition's SHA-256.
+    /// `hotelkit_load_more_` and the first 16 hex digits of the body's SHA-256 (its casts name each field's type).
     static let name = "hotelkit_load_more_" + SHA256.hash(data: Array(body.utf8)).prefix(8).map { hex($0) }.joined()
 
     /// The statement's parameters, as it casts them: the list's key, the
