@@ -42,6 +42,10 @@ enum LoadMoreFunction {
         END
         """
 
+    /// `undefined_function`: the function was dropped after the store opened (by hand, or a restore of an
+    /// older dump); the page goes the general way, and the next open makes the function again.
+    static let undefinedFunction = "42883"
+
     /// Whether the store has the function of these fields.
     static func exists(_ connection: PostgresConnection, logger: Logger) async throws -> Bool {
         let rows = try await connection.query(

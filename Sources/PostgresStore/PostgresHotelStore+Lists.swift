@@ -144,10 +144,11 @@ extension PostgresHotelStore {
             }
             return page.count
         } catch let error as PSQLError
-            where [PostgresSchema.refusedState, Self.uniqueViolation].contains(error.serverInfo?[.sqlState])
-            || StoreFailure.isConnectionGone(error)
+            where [PostgresSchema.refusedState, Self.uniqueViolation, LoadMoreFunction.undefinedFunction].contains(
+                error.serverInfo?[.sqlState]) || StoreFailure.isConnectionGone(error)
         {
-            // Refused, or the connection went before the answer: the general way finds out what landed.
+            // Refused, the function gone (dropped since the store opened), or the connection gone before the answer:
+            // the general way, which needs no function, finds out what landed.
             return nil
         } catch StoreFailure.closedUnanswered {
             // The pool handed out a connection the server had closed (a drop it had not heard of yet): nothing was sent,

@@ -12,7 +12,7 @@ import Testing
     let checkpoint = Pager.Checkpoint(pagesReceived: 1, nextPage: 0, nextCursor: "100", usedCursors: ["100"], end: nil)
 
     @Test(
-        "a plain load-more page takes the one-call path, with a field no row has sent as NULL and one only some rows have; a store that lost the function gets it back when opened"
+        "a plain load-more page takes the one-call path, with a field no row has sent as NULL and one only some rows have; with the function dropped, pages go the general way, and the next open makes it again"
     )
     func loadMoreThroughTheFunction() async throws {
         let server = try await TestPostgres.shared()
@@ -30,9 +30,13 @@ import Testing
         let list = try #require(try await store.cachedList(key))
         #expect(try await store.hotels(in: list, limit: nil) == [Hotel(code: "A", name: "First")] + page)
         #expect(list.count == 4)
+        // Dropped while the store is open: the page goes the general way, nothing lost.
+        _ = try await server.psql("DROP FUNCTION \(LoadMoreFunction.name)", database: database)
+        #expect(try await store.appendAtOnce([Hotel(code: "X")], to: key, checkpoint: checkpoint, now: Date(), lease: nil) == nil)
+        #expect(try await store.appendPage([Hotel(code: "X")], to: key, checkpoint: checkpoint, now: Date()) == 1)
+        #expect(try await store.hotels(in: list, limit: nil).map(\.code) == ["A", "B", "C", "D", "X"])
         await store.database.close()
 
-        _ = try await server.psql("DROP FUNCTION \(LoadMoreFunction.name)", database: database)
         let reopened = PostgresHotelStore(database: try await PostgresDatabase.open(try PostgresLocation(url: url)))
         #expect(try await reopened.appendAtOnce([Hotel(code: "E")], to: key, checkpoint: checkpoint, now: Date(), lease: nil) == 1)
         await reopened.database.close()
