@@ -10,6 +10,13 @@ import Testing
 struct UsernameTokenTests {
     func nonce(_ base64: String) -> [UInt8] { Array(Data(base64Encoded: base64) ?? Data()) }
 
+    /// A request builder for a sample vendor profile, with the vendors' test credentials.
+    func vendorBuilder(_ profileFile: String, endpoint: String) throws -> RequestBuilder {
+        RequestBuilder(
+            profile: try ServiceProfile.named(Samples.url("Profiles/\(profileFile)").path), endpoint: endpoint,
+            credentials: Credentials(vendorCredentials), secrets: SecretRedactor())
+    }
+
     @Test("the standard digest: zeep's test and the ONVIF programmer's guide")
     func standardDigest() {
         #expect(
@@ -46,10 +53,7 @@ struct UsernameTokenTests {
 
     @Test("the token as sent: the digest of the nonce and Created it carries, the OASIS types, the old namespace for Sabre")
     func tokenXML() throws {
-        let profile = try ServiceProfile.named(Samples.url("Profiles/amadeus-style.json").path)
-        var builder = RequestBuilder(
-            profile: profile, endpoint: "https://ama.test/WSAP", credentials: Credentials(vendorCredentials),
-            secrets: SecretRedactor())
+        var builder = try vendorBuilder("amadeus-style.json", endpoint: "https://ama.test/WSAP")
         builder.now = { Date(timeIntervalSince1970: 1_700_000_000.25) }
         builder.nonce = { Array(repeating: 7, count: 16) }
         builder.uuid = { "5d35dbe1-723f-1d94-5144-2fc21eade110" }
@@ -68,12 +72,9 @@ struct UsernameTokenTests {
                 "<wsa:MessageID xmlns:wsa=\"http://www.w3.org/2005/08/addressing\">urn:uuid:5d35dbe1-723f-1d94-5144-2fc21eade110</wsa:MessageID>"
             ))
         #expect(body.contains(#"TransactionStatusCode="Start"/>"#) && body.contains(#"PseudoCityCode="BRUXX0000""#))
-        let sabre = try ServiceProfile.named(Samples.url("Profiles/sabre-style.json").path)
         let login = String(
-            decoding: try RequestBuilder(
-                profile: sabre, endpoint: "https://sws.test", credentials: Credentials(vendorCredentials),
-                secrets: SecretRedactor()
-            ).request(.login, session: SessionState(id: 1)).body ?? [], as: UTF8.self)
+            decoding: try vendorBuilder("sabre-style.json", endpoint: "https://sws.test").request(.login, session: SessionState(id: 1))
+                .body ?? [], as: UTF8.self)
         #expect(login.contains(#"<wsse:Security xmlns:wsse="http://schemas.xmlsoap.org/ws/2002/12/secext""#))
         #expect(login.contains("<wsse:Password>sabre-WS-pass</wsse:Password><Organization>G7HE</Organization><Domain>DEFAULT</Domain>"))
     }
@@ -120,10 +121,7 @@ struct UsernameTokenTests {
 
     @Test("a nonce never repeats across 10,000 requests")
     func nonces() throws {
-        let profile = try ServiceProfile.named(Samples.url("Profiles/amadeus-style.json").path)
-        let builder = RequestBuilder(
-            profile: profile, endpoint: "https://ama.test/", credentials: Credentials(vendorCredentials),
-            secrets: SecretRedactor())
+        let builder = try vendorBuilder("amadeus-style.json", endpoint: "https://ama.test/")
         var seen = Set<String>()
         for _ in 0..<10_000 {
             let body = String(
