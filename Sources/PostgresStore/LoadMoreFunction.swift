@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 import Hotels
 import Logging
 import PostgresNIO
@@ -16,7 +17,7 @@ import PostgresNIO
 /// fields, during a rolling upgrade, each call their own.
 enum LoadMoreFunction {
     /// `hotelkit_load_more_` and the first 16 hex digits of the body's SHA-256 (its casts name each field's type).
-    static let name = "hotelkit_load_more_" + SHA256.hash(data: Array(body.utf8)).prefix(8).map { hex($0) }.joined()
+    static let name = "hotelkit_load_more_" + SHA256.hash(data: Array(body.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
 
     /// The statement's parameters, as it casts them: the list's key, the
     /// lease, the checkpoint, whether the list is exhausted, the fetch time,
@@ -52,10 +53,5 @@ enum LoadMoreFunction {
             "SELECT count(*) FROM pg_proc WHERE proname = \(name) AND pronamespace = current_schema()::regnamespace", logger: logger)
         for try await count in rows.decode(Int64.self) { return count > 0 }
         return false
-    }
-
-    private static func hex(_ byte: UInt8) -> String {
-        let digits = String(byte, radix: 16)
-        return byte < 16 ? "0" + digits : digits
     }
 }
