@@ -122,13 +122,16 @@ struct Rows: HotelFieldVisitor {
         /// reads an element of it.
         func append(to bindings: inout PostgresBindings) {
             switch type {
-            case .text, .references:
-                if texts.allSatisfy({ $0 == nil }) { bindings.appendNull() } else { bindings.append(NullableArray(texts)) }
-            case .real:
-                if reals.allSatisfy({ $0 == nil }) { bindings.appendNull() } else { bindings.append(NullableArray(reals)) }
-            case .integer:
-                if integers.allSatisfy({ $0 == nil }) { bindings.appendNull() } else { bindings.append(NullableArray(integers)) }
+            case .text, .references: Self.append(texts, to: &bindings)
+            case .real: Self.append(reals, to: &bindings)
+            case .integer: Self.append(integers, to: &bindings)
             }
+        }
+
+        private static func append<Element: PostgresArrayEncodable & PostgresNonThrowingEncodable>(
+            _ values: [Element?], to bindings: inout PostgresBindings
+        ) {
+            if values.allSatisfy({ $0 == nil }) { bindings.appendNull() } else { bindings.append(NullableArray(values)) }
         }
     }
 }
