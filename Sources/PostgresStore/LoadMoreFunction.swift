@@ -1,8 +1,6 @@
 import Crypto
 import Foundation
 import Hotels
-import Logging
-import PostgresNIO
 
 /// The load-more statement (``PostgresHotelStore/appendAtOnceSQL``) kept in a
 /// PL/pgSQL function, so that each connection plans it once. Sent as a
@@ -46,12 +44,4 @@ enum LoadMoreFunction {
     /// `undefined_function`: the function was dropped after the store opened (by hand, or a restore of an
     /// older dump); the page goes the general way, and the next open makes the function again.
     static let undefinedFunction = "42883"
-
-    /// Whether the store has the function of these fields.
-    static func exists(_ connection: PostgresConnection, logger: Logger) async throws -> Bool {
-        let rows = try await connection.query(
-            "SELECT count(*) FROM pg_proc WHERE proname = \(name) AND pronamespace = current_schema()::regnamespace", logger: logger)
-        for try await count in rows.decode(Int64.self) { return count > 0 }
-        return false
-    }
 }

@@ -88,31 +88,39 @@ public enum PostgresSchema {
                 return current.pending
             }
         }
-        let missing = try await missingFieldColumns(connection, logger: logger)
-        if !missing.isEmpty {
+        let additions = try await fieldTableAdditions(connection, logger: logger)
+        if !additions.isEmpty {
             try await underMigrationLock(connection, logger: logger) { connection in
-                let columns = missing.map { "ADD COLUMN IF NOT EXISTS \($0.postgresColumn) \($0.type.postgresType)" }
-                try await connection.query(
-                    PostgresQuery(unsafeSQL: "ALTER TABLE hotels " + columns.joined(separator: ", ")), logger: logger)
-            }
-        }
-        if try await !LoadMoreFunction.exists(connection, logger: logger) {
-            try await underMigrationLock(connection, logger: logger) { connection in
-                try await connection.query(PostgresQuery(unsafeSQL: LoadMoreFunction.definition), logger: logger)
+                for statement in additions { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
             }
         }
         return applied
     }
 
-    /// The fields whose column `hotels` lacks.
-    static func missingFieldColumns(_ connection: PostgresConnection, logger: Logger) async throws -> [HotelFieldSpec] {
+    /// What the field table needs that the schema lacks, as the statements that add it, found in one round trip:
+    /// a column for each field `hotels` lacks, and the load-more function of these fields (``LoadMoreFunction``).
+    static func fieldTableAdditions(_ connection: PostgresConnection, logger: Logger) async throws -> [String] {
         let rows = try await connection.query(
             """
-            SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'hotels'
+            SELECT column_name, EXISTS (
+                SELECT 1 FROM pg_proc WHERE proname = \(LoadMoreFunction.name) AND pronamespace = current_schema()::regnamespace
+            )
+            FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'hotels'
             """, logger: logger)
         var existing: Set<String> = []
-        for try await name in rows.decode(String.self) { existing.insert(name) }
-        return HotelFields.all.filter { !existing.contains($0.postgresColumn) }
+        var hasLoadMoreFunction = false
+        for try await (name, functionExists) in rows.decode((String, Bool).self) {
+            existing.insert(name)
+            hasLoadMoreFunction = functionExists
+        }
+        var additions: [String] = []
+        let missing = HotelFields.all.filter { !existing.contains($0.postgresColumn) }
+        if !missing.isEmpty {
+            let columns = missing.map { "ADD COLUMN IF NOT EXISTS \($0.postgresColumn) \($0.type.postgresType)" }
+            additions.append("ALTER TABLE hotels " + columns.joined(separator: ", "))
+        }
+        if !hasLoadMoreFunction { additions.append(LoadMoreFunction.definition) }
+        return additions
     }
 
     /// Runs `body` in a transaction holding the migration lock, however long another process holds it.
