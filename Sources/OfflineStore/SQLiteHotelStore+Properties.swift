@@ -36,23 +36,18 @@ extension SQLiteHotelStore {
 
     public func propertyIdentities(scope: String) throws -> [PropertyIdentity] {
         try writer.read { db in
-            let rows = try Row.fetchAll(
+            // A cursor, not every row at once: a city's members are hundreds of thousands of rows.
+            let rows = try Row.fetchCursor(
                 db,
                 sql: """
                     SELECT p.id, p.createdAt, m.profile, m.endpoint, m.code FROM properties p JOIN property_members m ON m.propertyId = p.id
                     WHERE p.scope = ? ORDER BY p.id
                     """, arguments: [scope])
-            var identities: [PropertyIdentity] = []
-            for row in rows {
-                let id: String = row["id"]
-                let key = RecordKey(profile: row["profile"], endpoint: row["endpoint"], code: row["code"])
-                if identities.last?.id == id {
-                    identities[identities.count - 1].members.append(key)
-                } else {
-                    identities.append(PropertyIdentity(id: id, members: [key], createdAt: Date(timeIntervalSince1970: row["createdAt"])))
-                }
+            var identities = PropertyIdentity.Rows()
+            while let row = try rows.next() {
+                identities.add(id: row["id"], createdAt: row["createdAt"], profile: row["profile"], endpoint: row["endpoint"], code: row["code"])
             }
-            return identities
+            return identities.identities
         }
     }
 

@@ -14,16 +14,11 @@ extension PostgresHotelStore {
                 SELECT p.id, p.created_at, m.profile, m.endpoint, m.code FROM properties p JOIN property_members m ON m.property_id = p.id
                 WHERE p.scope = \(scope) ORDER BY p.id
                 """, logger: logger)
-            var identities: [PropertyIdentity] = []
+            var identities = PropertyIdentity.Rows()
             for try await (id, createdAt, profile, endpoint, code) in rows.decode((String, Double, String, String, String).self) {
-                let key = RecordKey(profile: profile, endpoint: endpoint, code: code)
-                if identities.last?.id == id {
-                    identities[identities.count - 1].members.append(key)
-                } else {
-                    identities.append(PropertyIdentity(id: id, members: [key], createdAt: Date(timeIntervalSince1970: createdAt)))
-                }
+                identities.add(id: id, createdAt: createdAt, profile: profile, endpoint: endpoint, code: code)
             }
-            return identities
+            return identities.identities
         }
     }
 

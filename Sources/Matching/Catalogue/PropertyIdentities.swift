@@ -13,6 +13,29 @@ public struct PropertyIdentity: Sendable, Hashable {
     }
 }
 
+extension PropertyIdentity {
+    /// The last run's identities as both stores read them: a row per member, in
+    /// property id order. Each supplier's profile and endpoint are kept once, not
+    /// once per member: a city of 400,000 members would otherwise hold as many
+    /// copies of a few endpoints.
+    public struct Rows: Sendable {
+        public private(set) var identities: [PropertyIdentity] = []
+        private var suppliers: Set<SupplierKey> = []
+
+        public init() {}
+
+        public mutating func add(id: String, createdAt: Double, profile: String, endpoint: String, code: String) {
+            let supplier = suppliers.insert(SupplierKey(profile: profile, endpoint: endpoint)).memberAfterInsert
+            let key = RecordKey(supplier: supplier, code: code)
+            if identities.last?.id == id {
+                identities[identities.count - 1].members.append(key)
+            } else {
+                identities.append(PropertyIdentity(id: id, members: [key], createdAt: Date(timeIntervalSince1970: createdAt)))
+            }
+        }
+    }
+}
+
 /// The stable-id stage: a run's properties take the ids of the last run's.
 ///
 /// - Each stored id goes to the new property holding most of its members
