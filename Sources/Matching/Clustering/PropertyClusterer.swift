@@ -31,13 +31,17 @@ public struct PropertyClusterer: Sendable {
         let keys = zip(records, records.dropFirst()).allSatisfy { $0 < $1 } ? records : Array(Set(records)).sorted()
         let index = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
         var groups = Groups(count: keys.count)
-        var cache: [UInt64: ScoredPair] = [:]
-        for pair in pairs { if let key = Self.key(pair.pair, index) { cache[key] = pair } }
-        func scored(_ a: Int, _ b: Int) -> ScoredPair {
+        // Scores by the pair's indices, without its keys: a city's cache holds
+        // hundreds of thousands, and whole ``ScoredPair``s were most of the run's peak memory.
+        let pairKeys = pairs.map { Self.key($0.pair, index) }
+        var cache: [UInt64: PairScore] = [:]
+        cache.reserveCapacity(pairs.count)
+        for (pair, key) in zip(pairs, pairKeys) { if let key { cache[key] = PairScore(pair) } }
+        func scored(_ a: Int, _ b: Int) -> PairScore {
             let key = Self.key(a, b)
             if let known = cache[key] { return known }
             // Only pairs of two records are asked for, and `keys` holds each key once.
-            let pair = score(RecordPair(distinct: keys[a], keys[b]))
+            let pair = PairScore(score(RecordPair(distinct: keys[a], keys[b])))
             cache[key] = pair
             return pair
         }
@@ -67,15 +71,19 @@ public struct PropertyClusterer: Sendable {
             return groups.group(of: a) == groups.group(of: b)
         }
 
-        let matches = pairs.filter { $0.decision == .match }
-            .sorted { $0.score != $1.score ? $0.score > $1.score : $0.pair < $1.pair }
-        for pair in matches {
-            guard let key = Self.key(pair.pair, index) else { continue }
+        // Best score first, then pair order, which is the order of the pairs' indices: `keys` are sorted.
+        let matches = pairs.indices.filter { pairs[$0].decision == .match && pairKeys[$0] != nil }
+            .sorted { pairs[$0].score != pairs[$1].score ? pairs[$0].score > pairs[$1].score : pairKeys[$0]! < pairKeys[$1]! }
+        for position in matches {
+            // `matches` holds only pairs with a key.
+            guard let key = pairKeys[position] else { continue }
+            let pair = pairs[position]
             let (a, b) = Self.indices(key)
             let (groupA, groupB) = (groups.group(of: a), groups.group(of: b))
             guard groupA != groupB else { continue }
             if let reason = obstacle(groups.members(groupA), groups.members(groupB), different: different, scored: scored) {
-                refused.append(RefusedLink(pair: pair, across: reason.pair, acrossScore: reason.score, reason: reason.reason))
+                let across = RecordPair(distinct: keys[reason.a], keys[reason.b])
+                refused.append(RefusedLink(pair: pair, across: across, acrossScore: reason.score, reason: reason.reason))
                 continue
             }
             link(
@@ -83,8 +91,8 @@ public struct PropertyClusterer: Sendable {
                 &links)
         }
 
-        let reviewsOut = pairs.filter { $0.decision == .review }.compactMap { pair -> (Int, Int)? in
-            guard let key = Self.key(pair.pair, index) else { return nil }
+        let reviewsOut = pairs.indices.filter { pairs[$0].decision == .review }.compactMap { position -> (Int, Int)? in
+            guard let key = pairKeys[position] else { return nil }
             let (a, b) = Self.indices(key)
             let (groupA, groupB) = (groups.group(of: a), groups.group(of: b))
             return groupA == groupB ? nil : (groupA, groupB)
@@ -100,20 +108,16 @@ public struct PropertyClusterer: Sendable {
         return Clustering(properties: properties, refusedLinks: refused, conflictingDecisions: conflicting.sorted { $0.pair < $1.pair })
     }
 
-    /// The first pair across two groups that forbids joining them, in member order.
-    private func obstacle(_ first: [Int], _ second: [Int], different: Set<UInt64>, scored: (Int, Int) -> ScoredPair)
-        -> (pair: RecordPair, score: Double?, reason: RefusedLink.Reason)?
+    /// The first pair across two groups that forbids joining them, in member order: its indices, score and why.
+    private func obstacle(_ first: [Int], _ second: [Int], different: Set<UInt64>, scored: (Int, Int) -> PairScore)
+        -> (a: Int, b: Int, score: Double?, reason: RefusedLink.Reason)?
     {
         for a in first.sorted() {
             for b in second.sorted() {
-                let key = Self.key(a, b)
-                if different.contains(key) {
-                    let pair = scored(a, b)
-                    return (pair.pair, pair.score, .decision)
-                }
                 let pair = scored(a, b)
-                if pair.score < configuration.cannotLinkBelow { return (pair.pair, pair.score, .disagreement) }
-                if pair.catalogueDisagrees { return (pair.pair, pair.score, .catalogue) }
+                if different.contains(Self.key(a, b)) { return (a, b, pair.score, .decision) }
+                if pair.score < configuration.cannotLinkBelow { return (a, b, pair.score, .disagreement) }
+                if pair.catalogueDisagrees { return (a, b, pair.score, .catalogue) }
             }
         }
         return nil
@@ -128,7 +132,7 @@ public struct PropertyClusterer: Sendable {
 
     private func tier(
         _ members: [Int], _ links: [PropertyLink], leadsOutForReview: Bool, decidedSame: Set<UInt64>,
-        scored: (Int, Int) -> ScoredPair
+        scored: (Int, Int) -> PairScore
     ) -> ConfidenceTier {
         if leadsOutForReview { return .low }
         let sorted = members.sorted()
@@ -155,6 +159,19 @@ public struct PropertyClusterer: Sendable {
 
     private static func indices(_ key: UInt64) -> (Int, Int) {
         (Int(key >> 32), Int(key & 0xFFFF_FFFF))
+    }
+}
+
+/// What clustering keeps of a scored pair.
+private struct PairScore {
+    let score: Double
+    let identifierAgrees: Bool
+    let catalogueDisagrees: Bool
+
+    init(_ pair: ScoredPair) {
+        score = pair.score
+        identifierAgrees = pair.identifierAgrees
+        catalogueDisagrees = pair.catalogueDisagrees
     }
 }
 
