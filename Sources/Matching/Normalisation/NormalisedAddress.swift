@@ -137,26 +137,47 @@ public struct NormalisedAddress: Sendable, Hashable {
 }
 
 /// A street line in the forms a pair's comparison reads: the house number's
-/// digits, and the street's words with their characters for typos, each
-/// word's weight, and the words written together. A class, so that
-/// comparing a pair takes it without copying its arrays.
+/// digits, and the street's words with their characters for typos, and which
+/// words are street types. A class, so that comparing a pair takes it without
+/// copying its arrays. Its characters are one array, not one per word: a
+/// city's streets are hundreds of thousands of these.
 final class ComparedAddress: Sendable, Hashable {
     /// "12" of "12", "12b" and "12bis": "12" and "12 bis" share a door often enough that only the digits are compared.
     let houseDigits: String?
     let words: [String]
-    let characters: [[Unicode.Scalar]]
-    /// A street type ("street", "rue") is worth half a word: most streets have one.
-    let weights: [Double]
+    /// Every word's characters, end to end: the street as its words written together ("champselysees").
+    let characters: [Unicode.Scalar]
+    /// Where each word's characters end in ``characters``.
+    private let ends: [Int]
+    /// One bit per word (of the first 64) that is a street type ("street", "rue").
+    private let streetTypes: UInt64
     let totalWeight: Double
-    let joined: String
 
     init(houseNumber: String?, street words: [String]) {
         houseDigits = houseNumber.map { String($0.prefix { $0.isASCII && $0.isNumber }) }
         self.words = words
-        characters = words.map { Array($0.unicodeScalars) }
-        weights = words.map { AddressWords.streetTypes.contains($0) ? 0.5 : 1 }
-        totalWeight = weights.reduce(0, +)
-        joined = words.joined()
+        var characters: [Unicode.Scalar] = []
+        var ends: [Int] = []
+        var streetTypes: UInt64 = 0
+        for (index, word) in words.enumerated() {
+            characters += word.unicodeScalars
+            ends.append(characters.count)
+            if index < 64 && AddressWords.streetTypes.contains(word) { streetTypes |= 1 << UInt64(index) }
+        }
+        (self.characters, self.ends, self.streetTypes) = (characters, ends, streetTypes)
+        totalWeight = words.indices.reduce(0) { total, index in total + Self.weight(index, streetTypes) }
+    }
+
+    /// One word's characters.
+    func characters(ofWord index: Int) -> ArraySlice<Unicode.Scalar> {
+        characters[(index == 0 ? 0 : ends[index - 1])..<ends[index]]
+    }
+
+    /// A street type is worth half a word: most streets have one.
+    func weight(_ index: Int) -> Double { Self.weight(index, streetTypes) }
+
+    private static func weight(_ index: Int, _ streetTypes: UInt64) -> Double {
+        index < 64 && streetTypes & (1 << UInt64(index)) != 0 ? 0.5 : 1
     }
 
     static func == (lhs: ComparedAddress, rhs: ComparedAddress) -> Bool {

@@ -18,15 +18,15 @@ enum FieldComparisons {
     /// are the same letters once their words are joined ("Champs-Élysées", "Champselysees").
     /// Each word of `a` takes the first free word of `b` that equals it, else the first one typo apart.
     static func streetSimilarity(_ a: ComparedAddress, _ b: ComparedAddress) -> Double {
-        if a.joined == b.joined { return 1 }
+        if a.characters == b.characters { return 1 }
         var taken = [Bool](repeating: false, count: b.words.count)
         var agreeing = 0.0
         for index in a.words.indices {
             let found =
                 b.words.indices.first { !taken[$0] && b.words[$0] == a.words[index] }
-                ?? b.words.indices.first { !taken[$0] && TokenSimilarity.isOneTypoApart(a.characters[index], b.characters[$0]) }
+                ?? b.words.indices.first { !taken[$0] && TokenSimilarity.isOneTypoApart(a.characters(ofWord: index), b.characters(ofWord: $0)) }
             if let found {
-                agreeing += a.weights[index] + b.weights[found]
+                agreeing += a.weight(index) + b.weight(found)
                 taken[found] = true
             }
         }
