@@ -83,14 +83,18 @@ public struct PreparedRecords: Sendable {
 
     /// The candidate pairs as record keys, in order.
     public func pairs(of candidates: CandidatePairs) -> [RecordPair] {
-        candidates.pairs.map { RecordPair(distinct: records[$0.first].key, records[$0.second].key) }
+        candidates.keys.map { key in
+            let pair = CandidatePairs.pair(key)
+            return RecordPair(distinct: records[pair.first].key, records[pair.second].key)
+        }
     }
 
     /// Every candidate pair's score; with `atLeast`, only those scoring that much.
     public func score(_ candidates: CandidatePairs, atLeast minimum: Double = -.infinity) -> [ScoredPair] {
-        let pairs = candidates.pairs
-        return ParallelChunks.map(pairs.count, chunkSize: 16_384) { range in
-            pairs[range].compactMap { pair in
+        let keys = candidates.keys
+        return ParallelChunks.map(keys.count, chunkSize: 16_384) { range in
+            keys[range].compactMap { key in
+                let pair = CandidatePairs.pair(key)
                 let comparison = scorer.compare(pair.first, pair.second)
                 let score = scorer.score(comparison)
                 guard score >= minimum else { return nil }
@@ -123,8 +127,11 @@ public struct PreparedRecords: Sendable {
 
     /// Blocking, scoring and clustering, with the review band explained.
     public func match(decisions: [PairDecision] = []) -> MatchResult {
-        let candidates = candidates()
-        let scored = score(candidates, atLeast: configuration.thresholds.reviewAtLeast)
+        // The candidates go once scored: at a million records they outweigh the scored pairs.
+        let (scored, blocking) = { () -> ([ScoredPair], BlockingReport) in
+            let candidates = candidates()
+            return (score(candidates, atLeast: configuration.thresholds.reviewAtLeast), BlockingReport(candidates))
+        }()
         let clustering = cluster(scored, decisions: decisions)
         let property = clustering.propertyIndex()
         let reviews = scored.filter { $0.decision == .review && property[$0.pair.first] != property[$0.pair.second] }

@@ -17,16 +17,20 @@ public enum BlockingRule: String, Sendable, Hashable, Codable, CaseIterable, Cod
 
 /// The pairs worth scoring, and how many each rule proposed.
 public struct CandidatePairs: Sendable {
-    /// Record indices, `first < second`, in order.
-    let pairs: [(first: Int, second: Int)]
+    /// Record indices, `first < second`, in order; each pair as one number, the first index in the high half
+    /// (``pair(_:)``): 8 bytes a pair, not 16, for the millions of a large city.
+    let keys: [UInt64]
     /// Pairs each rule proposed, before pairs proposed by several rules were counted once.
     public let proposedBy: [BlockingRule: Int]
     public let recordCount: Int
 
-    public var count: Int { pairs.count }
+    public var count: Int { keys.count }
+
+    /// The record indices of one of ``keys``.
+    static func pair(_ key: UInt64) -> (first: Int, second: Int) { (Int(key >> 32), Int(key & 0xFFFF_FFFF)) }
 
     /// Pairs per record: each pair counts for both its records.
-    public var perRecord: Double { recordCount == 0 ? 0 : 2 * Double(pairs.count) / Double(recordCount) }
+    public var perRecord: Double { recordCount == 0 ? 0 : 2 * Double(keys.count) / Double(recordCount) }
 }
 
 /// The blocking stage: candidate pairs in time that grows with the records,
@@ -43,22 +47,22 @@ struct CandidateBlocker {
     func candidates(_ records: [Normalised], nameTokens: [[TokenID]], statistics: TokenStatistics) -> CandidatePairs {
         var byRule: [BlockingRule: [UInt64]] = [:]
         byRule[.grid] = gridPairs(records, nameTokens: nameTokens, statistics: statistics)
-        byRule[.rareNameToken] = rareTokenPairs(records, nameTokens: nameTokens, statistics: statistics)
+        // Keys of numbers, not of text: a city's records would otherwise make a string per key.
+        let cities = Self.cityNumbers(records)
+        byRule[.rareNameToken] = rareTokenPairs(nameTokens, cities: cities, statistics: statistics)
         byRule[.nameTokenPair] = sharedKeyPairs(
             nameTokens.indices.map { index in
-                tokenPairKeys(nameTokens[index], statistics: statistics).map { "\(records[index].cityKey)\u{1F}\($0)" }
+                tokenPairKeys(nameTokens[index], statistics: statistics).map { CityTokens(city: cities[index], first: $0.0, second: $0.1) }
             })
         byRule[.phone] = sharedKeyPairs(records.map { record in record.phone.map { [RecordNormaliser.phoneKey($0)] } ?? [] })
         byRule[.reference] = sharedKeyPairs(records.map { record in record.references.map { "\($0.key)\u{1F}\($0.value)" } })
 
-        let found = Self.sortedUnique(byRule.values.flatMap { $0 })
-        let pairs = found.map { (first: Int($0 >> 32), second: Int($0 & 0xFFFF_FFFF)) }
-        return CandidatePairs(pairs: pairs, proposedBy: byRule.mapValues(\.count), recordCount: records.count)
+        return CandidatePairs(keys: Self.sortedUnique(byRule.values.flatMap { $0 }), proposedBy: byRule.mapValues(\.count), recordCount: records.count)
     }
 
     /// Pair keys in order, each once: sorting an array is cheaper than hashing into a set at millions of pairs.
-    private static func sortedUnique(_ keys: [UInt64]) -> [UInt64] {
-        var keys = keys
+    /// Sorted in place: taken over (`consuming`), a city's millions of keys are not copied first.
+    private static func sortedUnique(_ keys: consuming [UInt64]) -> [UInt64] {
         keys.sort()
         var kept = 0
         for index in keys.indices where index == 0 || keys[index] != keys[kept - 1] {
@@ -119,16 +123,35 @@ struct CandidateBlocker {
                 // Both records of a pair may propose it, and a neighbour may come twice: kept once below.
                 for neighbour in neighbours { pairs.append(Self.pairKey(index, neighbour)) }
             }
-            return pairs
+            // Each chunk's repeats go before the chunks are joined: a large city's grid proposes millions.
+            return Self.sortedUnique(pairs)
         }
         return Self.sortedUnique(pairs)
     }
 
-    private func rareTokenPairs(_ records: [Normalised], nameTokens: [[TokenID]], statistics: TokenStatistics) -> [UInt64] {
-        var groups: [String: [Int]] = [:]
+    /// One city's name tokens, as a blocking key: one token, or two.
+    private struct CityTokens: Hashable {
+        let city: Int32
+        let first: TokenID
+        let second: TokenID
+    }
+
+    /// Each record's city as a number, the same for the same ``Normalised/cityKey``.
+    private static func cityNumbers(_ records: [Normalised]) -> [Int32] {
+        var numbers: [String: Int32] = [:]
+        return records.map { record in
+            if let known = numbers[record.cityKey] { return known }
+            let number = Int32(numbers.count)
+            numbers[record.cityKey] = number
+            return number
+        }
+    }
+
+    private func rareTokenPairs(_ nameTokens: [[TokenID]], cities: [Int32], statistics: TokenStatistics) -> [UInt64] {
+        var groups: [CityTokens: [Int]] = [:]
         for (index, tokens) in nameTokens.enumerated() {
             for token in tokens where statistics.records[Int(token)] <= configuration.rareTokenMaxRecords {
-                groups["\(records[index].cityKey)\u{1F}\(token)", default: []].append(index)
+                groups[CityTokens(city: cities[index], first: token, second: -1), default: []].append(index)
             }
         }
         var pairs: [UInt64] = []
@@ -177,21 +200,22 @@ struct CandidateBlocker {
     }
 
     /// Keys for each pair of the name's three rarest tokens (fewest records, then alphabetical).
-    private func tokenPairKeys(_ tokens: [TokenID], statistics: TokenStatistics) -> [String] {
+    /// Each pair of the record's three rarest tokens, the lower id first.
+    private func tokenPairKeys(_ tokens: [TokenID], statistics: TokenStatistics) -> [(TokenID, TokenID)] {
         guard tokens.count > 1 else { return [] }
         let rarest = tokens.sorted { a, b in
             let (recordsA, recordsB) = (statistics.records[Int(a)], statistics.records[Int(b)])
             return recordsA != recordsB ? recordsA < recordsB : statistics.strings[Int(a)] < statistics.strings[Int(b)]
-        }.prefix(3).map { statistics.strings[Int($0)] }.sorted()
-        var keys: [String] = []
+        }.prefix(3).sorted()
+        var keys: [(TokenID, TokenID)] = []
         for (position, first) in rarest.enumerated() {
-            for second in rarest[(position + 1)...] { keys.append("\(first) \(second)") }
+            for second in rarest[(position + 1)...] { keys.append((first, second)) }
         }
         return keys
     }
 
-    private func sharedKeyPairs(_ keys: [[String]]) -> [UInt64] {
-        var groups: [String: [Int]] = [:]
+    private func sharedKeyPairs<Key: Hashable>(_ keys: [[Key]]) -> [UInt64] {
+        var groups: [Key: [Int]] = [:]
         for (index, recordKeys) in keys.enumerated() {
             for key in recordKeys { groups[key, default: []].append(index) }
         }
