@@ -18,12 +18,12 @@ public struct Matcher: Sendable {
     }
 
     /// Normalises the records and learns their term frequencies, for blocking, scoring and explaining.
-    public func prepare(_ records: [MatchRecord]) -> PreparedRecords {
+    public func prepare(_ records: consuming [MatchRecord]) -> PreparedRecords {
         PreparedRecords(records, configuration: configuration)
     }
 
     /// Every stage: properties, the pairs in the review band, and what blocking did.
-    public func match(_ records: [MatchRecord], decisions: [PairDecision] = []) -> MatchResult {
+    public func match(_ records: consuming [MatchRecord], decisions: [PairDecision] = []) -> MatchResult {
         prepare(records).match(decisions: decisions)
     }
 }

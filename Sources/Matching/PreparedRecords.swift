@@ -1,3 +1,5 @@
+import Hotels
+
 /// Records after the first two stages, normalisation and learning term
 /// frequencies: ready to block, score, explain and cluster.
 ///
@@ -7,7 +9,10 @@
 /// same records and asks ``explain(_:)``.
 public struct PreparedRecords: Sendable {
     public let configuration: MatchConfiguration
-    /// One record per key, in key order.
+    /// One record per key, in key order, each with what a property shows of
+    /// its hotel: the code, name and city. The rest is compared in
+    /// ``normalised``; a city of 400,000 records would otherwise keep every
+    /// supplier's logo URL, phone and references twice.
     public let records: [MatchRecord]
     /// ``records``' fields as compared, in the same order.
     public let normalised: [Normalised]
@@ -18,32 +23,39 @@ public struct PreparedRecords: Sendable {
     let scorer: PairScorer
     private let index: [RecordKey: Int]
 
-    init(_ input: [MatchRecord], configuration: MatchConfiguration) {
+    /// Takes the records over (`consuming`): at a million records, a second array of them is a tenth of the run's memory.
+    init(_ input: consuming [MatchRecord], configuration: MatchConfiguration) {
         self.configuration = configuration
         // Key order, suppliers by rank: sorting indices by numbers first moves and compares far less than sorting records by strings.
         let supplierRanks = Dictionary(uniqueKeysWithValues: Set(input.map(\.key.supplier)).sorted().enumerated().map { ($1, $0) })
         let ranks = input.map { supplierRanks[$0.key.supplier] ?? 0 }
-        let sorted = input.indices.sorted { i, j in
+        let order = input.indices.sorted { i, j in
             if ranks[i] != ranks[j] { return ranks[i] < ranks[j] }
             if input[i].key.code != input[j].key.code { return input[i].key.code < input[j].key.code }
             if input[i].source.listID != input[j].source.listID { return input[i].source.listID < input[j].source.listID }
             return (input[i].hotel.name ?? "", input[i].hotel.address ?? "") < (input[j].hotel.name ?? "", input[j].hotel.address ?? "")
-        }.map { input[$0] }
-        var kept: [MatchRecord] = []
-        var duplicates: [MatchRecord] = []
-        for record in sorted {
-            if kept.last?.key == record.key { duplicates.append(record) } else { kept.append(record) }
         }
-        records = kept
+        var kept: [MatchRecord] = []
+        kept.reserveCapacity(order.count)
+        var duplicates: [MatchRecord] = []
+        for index in order {
+            if kept.last?.key == input[index].key { duplicates.append(input[index]) } else { kept.append(input[index]) }
+        }
+        input = []
         self.duplicates = duplicates
         index = Dictionary(uniqueKeysWithValues: kept.enumerated().map { ($1.key, $0) })
 
         let normalised = RecordNormaliser(configuration: configuration.normalisation).normalise(kept)
         self.normalised = normalised
+        for index in kept.indices {
+            let hotel = kept[index].hotel
+            kept[index].hotel = Hotel(code: hotel.code, name: hotel.name, city: hotel.city)
+        }
+        records = kept
         let (statistics, nameTokens) = TokenStatistics.learn(
             names: normalised.map { $0.name?.tokens ?? [] },
             positions: normalised.map(\.position),
-            suppliers: kept.map(\.key.supplier),
+            suppliers: records.map(\.key.supplier),
             identityKeys: normalised.map(Self.identityKeys),
             configuration: configuration.frequencies)
         self.statistics = statistics
@@ -140,7 +152,7 @@ public struct PreparedRecords: Sendable {
             clustering: clustering,
             scoredPairs: scored,
             reviewPairs: reviews,
-            blocking: BlockingReport(candidates),
+            blocking: blocking,
             duplicateKeys: duplicates.map(\.key)
         )
     }

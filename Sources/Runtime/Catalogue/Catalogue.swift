@@ -90,9 +90,26 @@ public struct Catalogue: Sendable {
     ) async throws -> (summary: CatalogueSummary, ids: [String]) {
         var records = try await records(of: lists)
         let hashed = if let logos { try await hashLogos(of: &records, through: logos) } else { LogoHashing.Outcome?.none }
+        let previous = try await storage.propertyIdentities(scope: scope)
+        let outcome = matched(consume records, scope: scope, decisions: decisions, previous: previous, taken: taken)
+        try await storage.replaceProperties(outcome.match)
+        var summary = outcome.summary
+        if let hashed {
+            summary.logosHashed = hashed.hashes.count
+            summary.logosFailed = hashed.failed
+            summary.firstLogoFailure = hashed.firstFailure
+        }
+        return (summary, outcome.ids)
+    }
+
+    /// A scope's records matched into what the store keeps. Synchronous, so that
+    /// the records, their prepared forms and the scored pairs are gone before the
+    /// store writes: at a million records they are most of the run's memory.
+    private func matched(
+        _ records: consuming [MatchRecord], scope: String, decisions: [PairDecision], previous: [PropertyIdentity], taken: Set<String>
+    ) -> (match: ScopeMatch, summary: CatalogueSummary, ids: [String]) {
         let prepared = matcher.prepare(records)
         let result = prepared.match(decisions: decisions)
-        let previous = try await storage.propertyIdentities(scope: scope)
         let date = now()
         let memberKeys = result.properties.map(\.members)
         let identities = PropertyIdentities(assigning: memberKeys, scope: scope, previous: previous, taken: taken, now: date)
@@ -105,19 +122,12 @@ public struct Catalogue: Sendable {
                 scope: scope, first: builder.member(explanation.pair.first), second: builder.member(explanation.pair.second),
                 score: explanation.score, explanation: explanation.mappingEndpoints(ShownURL.of))
         }
-        try await storage.replaceProperties(
-            ScopeMatch(
-                scope: scope, properties: properties, memberKeys: memberKeys,
-                retired: identities.retired, reviews: reviews, matchedAt: date))
-        var summary = CatalogueSummary(
+        let summary = CatalogueSummary(
             records: prepared.records, properties: properties, reviews: reviews.count,
             candidatePairs: result.blocking.candidatePairs)
-        if let hashed {
-            summary.logosHashed = hashed.hashes.count
-            summary.logosFailed = hashed.failed
-            summary.firstLogoFailure = hashed.firstFailure
-        }
-        return (summary, identities.ids)
+        let match = ScopeMatch(
+            scope: scope, properties: properties, memberKeys: memberKeys, retired: identities.retired, reviews: reviews, matchedAt: date)
+        return (match, summary, identities.ids)
     }
 
     /// Loads and hashes the logos the records name that have no hash, keeps the hashes in the store, and gives them to the records.
