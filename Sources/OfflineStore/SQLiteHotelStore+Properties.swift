@@ -45,7 +45,8 @@ extension SQLiteHotelStore {
                     """, arguments: [scope])
             var identities = PropertyIdentity.Rows()
             while let row = try rows.next() {
-                identities.add(id: row["id"], createdAt: row["createdAt"], profile: row["profile"], endpoint: row["endpoint"], code: row["code"])
+                identities.add(
+                    id: row["id"], createdAt: row["createdAt"], profile: row["profile"], endpoint: row["endpoint"], code: row["code"])
             }
             return identities.identities
         }

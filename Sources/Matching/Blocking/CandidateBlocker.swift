@@ -57,7 +57,8 @@ struct CandidateBlocker {
         byRule[.phone] = sharedKeyPairs(records.map { record in record.phone.map { [RecordNormaliser.phoneKey($0)] } ?? [] })
         byRule[.reference] = sharedKeyPairs(records.map { record in record.references.map { "\($0.key)\u{1F}\($0.value)" } })
 
-        return CandidatePairs(keys: Self.sortedUnique(byRule.values.flatMap { $0 }), proposedBy: byRule.mapValues(\.count), recordCount: records.count)
+        return CandidatePairs(
+            keys: Self.sortedUnique(byRule.values.flatMap { $0 }), proposedBy: byRule.mapValues(\.count), recordCount: records.count)
     }
 
     /// Pair keys in order, each once: sorting an array is cheaper than hashing into a set at millions of pairs.

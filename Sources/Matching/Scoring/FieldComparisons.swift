@@ -24,7 +24,9 @@ enum FieldComparisons {
         for index in a.words.indices {
             let found =
                 b.words.indices.first { !taken[$0] && b.words[$0] == a.words[index] }
-                ?? b.words.indices.first { !taken[$0] && TokenSimilarity.isOneTypoApart(a.characters(ofWord: index), b.characters(ofWord: $0)) }
+                ?? b.words.indices.first {
+                    !taken[$0] && TokenSimilarity.isOneTypoApart(a.characters(ofWord: index), b.characters(ofWord: $0))
+                }
             if let found {
                 agreeing += a.weight(index) + b.weight(found)
                 taken[found] = true
