@@ -72,11 +72,13 @@ public struct PropertyClusterer: Sendable {
         }
 
         // Best score first, then pair order, which is the order of the pairs' indices: `keys` are sorted.
-        let matches = pairs.indices.filter { pairs[$0].decision == .match && pairKeys[$0] != nil }
-            .sorted { pairs[$0].score != pairs[$1].score ? pairs[$0].score > pairs[$1].score : pairKeys[$0]! < pairKeys[$1]! }
-        for position in matches {
-            // `matches` holds only pairs with a key.
-            guard let key = pairKeys[position] else { continue }
+        let matches = pairs.indices.compactMap { position in
+            pairs[position].decision == .match ? pairKeys[position].map { (key: $0, position: position) } : nil
+        }.sorted { first, second in
+            let (a, b) = (pairs[first.position].score, pairs[second.position].score)
+            return a != b ? a > b : first.key < second.key
+        }
+        for (key, position) in matches {
             let pair = pairs[position]
             let (a, b) = Self.indices(key)
             let (groupA, groupB) = (groups.group(of: a), groups.group(of: b))
