@@ -63,6 +63,9 @@ let package = Package(
             providers: [.apt(["libchafa-dev"])]
         ),
 
+        // glibc's malloc_trim, which Matching calls between its stages.
+        .systemLibrary(name: "CMalloc"),
+
         // libjpeg and libpng report errors with longjmp, which needs C frames:
         // these two are small C targets, the only C beyond the module maps.
         .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
@@ -180,7 +183,7 @@ let package = Package(
         // One hotel, one property: which records of several suppliers' lists are one hotel. Normalises, learns
         // name frequencies, blocks, scores pairs with explanations, clusters, keeps ids stable; the stores keep
         // the catalogue (PropertyStorage) and Runtime's Catalogue runs it over a store.
-        .target(name: "Matching", dependencies: ["Failures", "Hotels", "Locking"]),
+        .target(name: "Matching", dependencies: ["CMalloc", "Failures", "Hotels", "Locking"]),
         // Issue 47's test data: a world of true hotels across cities, and five suppliers' records of it with the truth
         // (`hotels serve --supplier N`, and the matching tests' synthetic city).
         .target(name: "SupplierWorlds", dependencies: ["Hotels", "Seeding"]),

@@ -25,6 +25,8 @@ public struct PreparedRecords: Sendable {
 
     /// Takes the records over (`consuming`): at a million records, a second array of them is a tenth of the run's memory.
     init(_ input: consuming [MatchRecord], configuration: MatchConfiguration) {
+        // What an earlier match in this process freed, before this one's records are kept.
+        FreedMemory.returnToSystem()
         self.configuration = configuration
         // Key order, suppliers by rank: sorting indices by numbers first moves and compares far less than sorting records by strings.
         let supplierRanks = Dictionary(uniqueKeysWithValues: Set(input.map(\.key.supplier)).sorted().enumerated().map { ($1, $0) })
@@ -52,6 +54,7 @@ public struct PreparedRecords: Sendable {
             kept[index].hotel = Hotel(code: hotel.code, name: hotel.name, city: hotel.city)
         }
         records = kept
+        FreedMemory.returnToSystem()
         let (statistics, nameTokens) = TokenStatistics.learn(
             names: normalised.map { $0.name?.tokens ?? [] },
             positions: normalised.map(\.position),
@@ -144,7 +147,9 @@ public struct PreparedRecords: Sendable {
             let candidates = candidates()
             return (score(candidates, atLeast: configuration.thresholds.reviewAtLeast), BlockingReport(candidates))
         }()
+        FreedMemory.returnToSystem()
         let clustering = cluster(scored, decisions: decisions)
+        FreedMemory.returnToSystem()
         let property = clustering.propertyIndex()
         let reviews = scored.filter { $0.decision == .review && property[$0.pair.first] != property[$0.pair.second] }
             .compactMap { explain($0.pair) }

@@ -109,25 +109,30 @@ public struct Catalogue: Sendable {
         _ records: consuming [MatchRecord], scope: String, decisions: [PairDecision], previous: [PropertyIdentity], taken: Set<String>
     ) -> (match: ScopeMatch, summary: CatalogueSummary, ids: [String]) {
         let prepared = matcher.prepare(records)
-        let result = prepared.match(decisions: decisions)
+        // Only the properties, the pairs to review and the blocking's count outlive the match: its scored pairs go here.
+        let match = {
+            let result = prepared.match(decisions: decisions)
+            return (properties: result.properties, reviewPairs: result.reviewPairs, candidatePairs: result.blocking.candidatePairs)
+        }()
+        FreedMemory.returnToSystem()
         let date = now()
-        let memberKeys = result.properties.map(\.members)
+        let memberKeys = match.properties.map(\.members)
         let identities = PropertyIdentities(assigning: memberKeys, scope: scope, previous: previous, taken: taken, now: date)
         let builder = PropertyBuilder(prepared: prepared)
-        let properties = result.properties.indices.map { index in
-            builder.property(result.properties[index], id: identities.ids[index], scope: scope, createdAt: identities.createdAt[index])
+        let properties = match.properties.indices.map { index in
+            builder.property(match.properties[index], id: identities.ids[index], scope: scope, createdAt: identities.createdAt[index])
         }
-        let reviews = result.reviewPairs.map { explanation in
+        let reviews = match.reviewPairs.map { explanation in
             ReviewPair(
                 scope: scope, first: builder.member(explanation.pair.first), second: builder.member(explanation.pair.second),
                 score: explanation.score, explanation: explanation.mappingEndpoints(ShownURL.of))
         }
         let summary = CatalogueSummary(
             records: prepared.records, properties: properties, reviews: reviews.count,
-            candidatePairs: result.blocking.candidatePairs)
-        let match = ScopeMatch(
+            candidatePairs: match.candidatePairs)
+        let stored = ScopeMatch(
             scope: scope, properties: properties, memberKeys: memberKeys, retired: identities.retired, reviews: reviews, matchedAt: date)
-        return (match, summary, identities.ids)
+        return (stored, summary, identities.ids)
     }
 
     /// Loads and hashes the logos the records name that have no hash, keeps the hashes in the store, and gives them to the records.
