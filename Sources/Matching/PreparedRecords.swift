@@ -1,5 +1,3 @@
-import Hotels
-
 /// Records after the first two stages, normalisation and learning term
 /// frequencies: ready to block, score, explain and cluster.
 ///
@@ -9,11 +7,8 @@ import Hotels
 /// same records and asks ``explain(_:)``.
 public struct PreparedRecords: Sendable {
     public let configuration: MatchConfiguration
-    /// One record per key, in key order, each with what a property shows of
-    /// its hotel: the code, name and city. The rest is compared in
-    /// ``normalised``; a city of 400,000 records would otherwise keep every
-    /// supplier's logo URL, phone and references twice.
-    public let records: [MatchRecord]
+    /// One record per key, in key order.
+    public let records: [PreparedRecord]
     /// ``records``' fields as compared, in the same order.
     public let normalised: [Normalised]
     public let statistics: TokenStatistics
@@ -49,11 +44,8 @@ public struct PreparedRecords: Sendable {
 
         let normalised = RecordNormaliser(configuration: configuration.normalisation).normalise(kept)
         self.normalised = normalised
-        for index in kept.indices {
-            let hotel = kept[index].hotel
-            kept[index].hotel = Hotel(code: hotel.code, name: hotel.name, city: hotel.city)
-        }
-        records = kept
+        records = kept.map(PreparedRecord.init)
+        kept = []
         FreedMemory.returnToSystem()
         let (statistics, nameTokens) = TokenStatistics.learn(
             names: normalised.map { $0.name?.tokens ?? [] },
@@ -86,7 +78,7 @@ public struct PreparedRecords: Sendable {
     }
 
     /// A record and its fields as compared, found once.
-    public func record(_ key: RecordKey) -> (record: MatchRecord, normalised: Normalised)? {
+    public func record(_ key: RecordKey) -> (record: PreparedRecord, normalised: Normalised)? {
         index[key].map { (records[$0], normalised[$0]) }
     }
 

@@ -51,3 +51,24 @@ public struct MatchRecord: Sendable, Hashable, Codable {
     /// The supplier and the hotel's code.
     public var key: RecordKey { RecordKey(supplier: source.supplier, code: hotel.code) }
 }
+
+/// A record once normalised: what a property shows of it (its code, name
+/// and city) and where it was read. Its other fields are compared in its
+/// ``Normalised`` form; a city of 400,000 records would otherwise keep every
+/// hotel whole a second time.
+public struct PreparedRecord: Sendable, Hashable {
+    public var source: MatchSource
+    public var code: String
+    public var name: String?
+    public var city: String?
+
+    init(_ record: MatchRecord) {
+        source = record.source
+        code = record.hotel.code
+        name = record.hotel.name
+        city = record.hotel.city
+    }
+
+    /// The supplier and the hotel's code.
+    public var key: RecordKey { RecordKey(supplier: source.supplier, code: code) }
+}

@@ -48,7 +48,9 @@ public struct Catalogue: Sendable {
         var summary = CatalogueSummary()
         // A full run also empties the scopes whose lists are all gone.
         let gone = cities.isEmpty ? Set(try await storage.propertyScopes()).subtracting(scopes.keys) : []
-        let order = scopes.keys.sorted() + gone.sorted()
+        // The largest scope first: its peak of memory then comes before the smaller scopes' leftovers.
+        let size = scopes.mapValues { $0.reduce(0) { $0 + $1.count } }
+        let order = scopes.keys.sorted { a, b in size[a] != size[b] ? size[a] ?? 0 > size[b] ?? 0 : a < b } + gone.sorted()
         // Read once for the whole run: each scope's new ids join the taken ones for the next.
         let decisions = try await storage.decisions()
         var taken = try await storage.takenPropertyIDs()
@@ -263,7 +265,7 @@ public struct CatalogueSummary: Sendable, Equatable, Codable, CustomStringConver
 
     public init() {}
 
-    init(records: [MatchRecord], properties: [CatalogueProperty], reviews: Int, candidatePairs: Int) {
+    init(records: [PreparedRecord], properties: [CatalogueProperty], reviews: Int, candidatePairs: Int) {
         self.records = records.count
         self.candidatePairs = candidatePairs
         supplierKeys = Set(records.map(\.source.supplier))
@@ -338,11 +340,11 @@ struct PropertyBuilder {
         member(key, prepared.record(key)?.record)
     }
 
-    private func member(_ key: RecordKey, _ record: MatchRecord?) -> CatalogueMember {
+    private func member(_ key: RecordKey, _ record: PreparedRecord?) -> CatalogueMember {
         CatalogueMember(
             list: record?.source.listID ?? 0, profile: key.supplier.profile,
             endpoint: shownEndpoints[key.supplier.endpoint] ?? ShownURL.of(key.supplier.endpoint),
-            code: key.code, name: record?.hotel.name)
+            code: key.code, name: record?.name)
     }
 
     func property(_ property: Property, id: String, scope: String, createdAt: Date) -> CatalogueProperty {
@@ -351,8 +353,8 @@ struct PropertyBuilder {
         let positions = found.compactMap { $0?.normalised.position }
         return CatalogueProperty(
             id: id, scope: scope,
-            name: Self.mostGiven(members.compactMap(\.hotel.name)),
-            city: Self.mostGiven(members.compactMap(\.hotel.city)) ?? members.first?.source.listCity,
+            name: Self.mostGiven(members.compactMap(\.name)),
+            city: Self.mostGiven(members.compactMap(\.city)) ?? members.first?.source.listCity,
             latitude: Self.median(positions.map(\.latitude)), longitude: Self.median(positions.map(\.longitude)),
             confidence: property.tier, members: zip(property.members, found).map { member($0, $1?.record) }, createdAt: createdAt)
     }
