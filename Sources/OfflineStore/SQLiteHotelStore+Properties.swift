@@ -145,7 +145,7 @@ extension SQLiteHotelStore {
     public func reviewPairs(scope: String?) throws -> [ReviewPair] {
         try writer.read { db in
             try String.fetchAll(
-                db, sql: "SELECT pair FROM match_reviews WHERE ?1 IS NULL OR scope = ?1 ORDER BY score DESC, rowid",
+                db, sql: "SELECT pair FROM match_reviews WHERE ?1 IS NULL OR scope = ?1 ORDER BY score DESC, scope, rowid",
                 arguments: [scope]
             )
             .map { try JSONDecoder().decode(ReviewPair.self, from: Data($0.utf8)) }

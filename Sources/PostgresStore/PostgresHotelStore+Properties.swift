@@ -145,7 +145,7 @@ extension PostgresHotelStore {
             var pairs: [String] = []
             let rows = try await connection.query(
                 """
-                SELECT pair FROM match_reviews WHERE \(scope)::text IS NULL OR scope = \(scope) ORDER BY score DESC, ctid
+                SELECT pair FROM match_reviews WHERE \(scope)::text IS NULL OR scope = \(scope) ORDER BY score DESC, scope, ctid
                 """, logger: logger)
             for try await pair in rows.decode(String.self) { pairs.append(pair) }
             return pairs

@@ -26,9 +26,9 @@ struct CatalogueStoreTests {
             lines = try text.split(separator: "\n").map { try JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
         }
 
-        /// Each supplier's records as one list of Paris; `endpoint` changes every supplier's endpoint.
-        func store(into store: any HotelStorage, endpoint: (String) -> String = { $0 }) async throws {
-            for (key, hotels) in lists(endpoint: endpoint) {
+        /// Each supplier's records as one list of `city`; `endpoint` changes every supplier's endpoint.
+        func store(into store: any HotelStorage, city: String = "Paris", endpoint: (String) -> String = { $0 }) async throws {
+            for (key, hotels) in lists(endpoint: endpoint, city: city) {
                 _ = try await store.mergeFirstPage(hotels, into: key, checkpoint: Self.checkpoint, now: Date())
             }
         }
@@ -36,7 +36,7 @@ struct CatalogueStoreTests {
         /// Fetched again without the `dropped` codes: a first page of `newcomer` alone, sharing no row,
         /// replaces each list, and the rest follow as a load-more page, as a service that reordered its list would make it.
         func refetch(into store: any HotelStorage, dropping dropped: Set<String>, newcomer: Hotel) async throws {
-            for (key, hotels) in lists(endpoint: { $0 }) {
+            for (key, hotels) in lists(endpoint: { $0 }, city: "Paris") {
                 _ = try await store.mergeFirstPage([newcomer], into: key, checkpoint: Self.checkpoint, now: Date())
                 _ = try await store.appendPage(
                     hotels.filter { !dropped.contains($0.code) }, to: key, checkpoint: Self.checkpoint, now: Date())
@@ -45,9 +45,9 @@ struct CatalogueStoreTests {
 
         private static let checkpoint = Pager.Checkpoint(pagesReceived: 1, nextPage: 0, nextCursor: nil, usedCursors: [], end: .endMarker)
 
-        private func lists(endpoint: (String) -> String) -> [(ListKey, [Hotel])] {
+        private func lists(endpoint: (String) -> String, city: String) -> [(ListKey, [Hotel])] {
             Dictionary(grouping: lines, by: { $0.source.profile }).sorted(by: { $0.key < $1.key }).map { supplier, lines in
-                (ListKey(profile: supplier, endpoint: endpoint(lines[0].source.endpoint), city: "Paris"), lines.map(\.hotel))
+                (ListKey(profile: supplier, endpoint: endpoint(lines[0].source.endpoint), city: city), lines.map(\.hotel))
             }
         }
 
@@ -123,6 +123,24 @@ struct CatalogueStoreTests {
         await #expect(throws: CatalogueError(.unknownProperty, "no property has the id \(pullman.id)")) {
             try await catalogue.property(id: pullman.id)
         }
+    }
+
+    @Test(
+        "pairs to review of one score are listed city by city, whichever city was matched first",
+        arguments: Backend.allCases)
+    func reviewOrder(_ backend: Backend) async throws {
+        let store = try await backend.makeStore()
+        let sample = try Sample()
+        // The same records as the lists of two cities: each pair to review has its twin, of the same score, in the other.
+        try await sample.store(into: store, city: "Paris")
+        try await sample.store(into: store, city: "Lyon")
+        let catalogue = Catalogue(storage: store)
+        _ = try await catalogue.match(cities: ["Paris"])
+        _ = try await catalogue.match(cities: ["Lyon"])
+        let reviews = try await catalogue.reviews()
+        #expect(!reviews.isEmpty && reviews.count % 2 == 0)
+        #expect(Set(reviews.map(\.scope)) == ["lyon", "paris"])
+        #expect(zip(reviews, reviews.dropFirst()).allSatisfy { $0.score > $1.score || ($0.score == $1.score && $0.scope <= $1.scope) })
     }
 
     @Test(
