@@ -57,6 +57,14 @@ struct CatalogueStoreTests {
         }
     }
 
+    /// A new store of `backend` holding the sample as one set of lists for each of `cities`, and its catalogue.
+    static func sampleCatalogue(_ backend: Backend, cities: [String] = ["Paris"]) async throws -> (any HotelStorage, Sample, Catalogue) {
+        let store = try await backend.makeStore()
+        let sample = try Sample()
+        for city in cities { try await sample.store(into: store, city: city) }
+        return (store, sample, Catalogue(storage: store))
+    }
+
     static func groups(_ properties: [CatalogueProperty]) -> Set<Set<String>> {
         Set(properties.map { Set($0.members.map { "\($0.profile)/\($0.code)" }) })
     }
@@ -71,10 +79,7 @@ struct CatalogueStoreTests {
         "hotels match groups five suppliers' lists as the truth does, stores the properties, and a second run keeps every id",
         arguments: Backend.allCases)
     func matchAndKeep(_ backend: Backend) async throws {
-        let store = try await backend.makeStore()
-        let sample = try Sample()
-        try await sample.store(into: store)
-        let catalogue = Catalogue(storage: store)
+        let (store, sample, catalogue) = try await Self.sampleCatalogue(backend)
         let summary = try await catalogue.match()
         #expect(summary.records == 24 && summary.suppliers == 5 && summary.properties == 10 && summary.multiSupplierProperties == 10)
         #expect(
@@ -102,10 +107,7 @@ struct CatalogueStoreTests {
         "a refresh that drops members keeps the ids while any member remains; a property whose members are all gone retires its id",
         arguments: Backend.allCases)
     func refresh(_ backend: Backend) async throws {
-        let store = try await backend.makeStore()
-        let sample = try Sample()
-        try await sample.store(into: store)
-        let catalogue = Catalogue(storage: store)
+        let (store, sample, catalogue) = try await Self.sampleCatalogue(backend)
         _ = try await catalogue.match()
         let before = try await store.properties(PropertyQuery())
         let marriott = try #require(before.first { $0.members.contains { $0.code == "MC-PAR-CE" } })
@@ -129,12 +131,8 @@ struct CatalogueStoreTests {
         "pairs to review of one score are listed city by city, whichever city was matched first",
         arguments: Backend.allCases)
     func reviewOrder(_ backend: Backend) async throws {
-        let store = try await backend.makeStore()
-        let sample = try Sample()
         // The same records as the lists of two cities: each pair to review has its twin, of the same score, in the other.
-        try await sample.store(into: store, city: "Paris")
-        try await sample.store(into: store, city: "Lyon")
-        let catalogue = Catalogue(storage: store)
+        let (_, _, catalogue) = try await Self.sampleCatalogue(backend, cities: ["Paris", "Lyon"])
         _ = try await catalogue.match(cities: ["Paris"])
         _ = try await catalogue.match(cities: ["Lyon"])
         let reviews = try await catalogue.reviews()
@@ -147,9 +145,7 @@ struct CatalogueStoreTests {
         "decide different splits a property and every later run honours it; decide same joins two and the older id stays; a merged id leads to its successor",
         arguments: Backend.allCases)
     func decisions(_ backend: Backend) async throws {
-        let store = try await backend.makeStore()
-        try await Sample().store(into: store)
-        let catalogue = Catalogue(storage: store)
+        let (store, _, catalogue) = try await Self.sampleCatalogue(backend)
         _ = try await catalogue.match()
         let bristolOne = try await Self.reference("supplier1", "BRI-1", in: store)
         let bristolTwo = try await Self.reference("supplier1", "BRI-2", in: store)
