@@ -57,8 +57,12 @@ struct CandidateBlocker {
         byRule[.phone] = sharedKeyPairs(records.map { record in record.phone.map { [RecordNormaliser.phoneKey($0)] } ?? [] })
         byRule[.reference] = sharedKeyPairs(records.map { record in record.references.map { "\($0.key)\u{1F}\($0.value)" } })
 
-        return CandidatePairs(
-            keys: Self.sortedUnique(byRule.values.flatMap { $0 }), proposedBy: byRule.mapValues(\.count), recordCount: records.count)
+        let proposedBy = byRule.mapValues(\.count)
+        // Each rule's keys go as they are joined: a large city's are tens of megabytes.
+        var all: [UInt64] = []
+        all.reserveCapacity(proposedBy.values.reduce(0, +))
+        for rule in BlockingRule.allCases { all += byRule.removeValue(forKey: rule) ?? [] }
+        return CandidatePairs(keys: Self.sortedUnique(all), proposedBy: proposedBy, recordCount: records.count)
     }
 
     /// Pair keys in order, each once: sorting an array is cheaper than hashing into a set at millions of pairs.

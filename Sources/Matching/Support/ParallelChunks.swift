@@ -27,6 +27,12 @@ enum ParallelChunks {
                 results.withLock { $0[chunk] = part }
             }
         }
-        return results.withLock { parts in (0..<chunks).flatMap { parts[$0] ?? [] } }
+        // Each part goes as it is joined: a city's scored pairs or normalised records are not held twice.
+        return results.withLock { parts in
+            var joined: [T] = []
+            joined.reserveCapacity(parts.values.reduce(0) { $0 + $1.count })
+            for chunk in 0..<chunks { joined += parts.removeValue(forKey: chunk) ?? [] }
+            return joined
+        }
     }
 }
