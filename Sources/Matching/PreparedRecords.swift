@@ -91,7 +91,7 @@ public struct PreparedRecords: Sendable {
     /// The candidate pairs as record keys, in order.
     public func pairs(of candidates: CandidatePairs) -> [RecordPair] {
         candidates.keys.map { key in
-            let pair = CandidatePairs.pair(key)
+            let pair = IndexPair.indices(key)
             return RecordPair(distinct: records[pair.first].key, records[pair.second].key)
         }
     }
@@ -101,7 +101,7 @@ public struct PreparedRecords: Sendable {
         let keys = candidates.keys
         return ParallelChunks.map(keys.count, chunkSize: 16_384) { range in
             keys[range].compactMap { key in
-                let pair = CandidatePairs.pair(key)
+                let pair = IndexPair.indices(key)
                 let comparison = scorer.compare(pair.first, pair.second)
                 let score = scorer.score(comparison)
                 guard score >= minimum else { return nil }

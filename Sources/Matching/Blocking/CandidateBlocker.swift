@@ -17,17 +17,14 @@ public enum BlockingRule: String, Sendable, Hashable, Codable, CaseIterable, Cod
 
 /// The pairs worth scoring, and how many each rule proposed.
 public struct CandidatePairs: Sendable {
-    /// Record indices, `first < second`, in order; each pair as one number, the first index in the high half
-    /// (``pair(_:)``): 8 bytes a pair, not 16, for the millions of a large city.
+    /// Record indices, `first < second`, in order; each pair as one number (``IndexPair``): 8 bytes a pair,
+    /// not 16, for the millions of a large city.
     let keys: [UInt64]
     /// Pairs each rule proposed, before pairs proposed by several rules were counted once.
     public let proposedBy: [BlockingRule: Int]
     public let recordCount: Int
 
     public var count: Int { keys.count }
-
-    /// The record indices of one of ``keys``.
-    static func pair(_ key: UInt64) -> (first: Int, second: Int) { (Int(key >> 32), Int(key & 0xFFFF_FFFF)) }
 
     /// Pairs per record: each pair counts for both its records.
     public var perRecord: Double { recordCount == 0 ? 0 : 2 * Double(keys.count) / Double(recordCount) }
@@ -78,11 +75,6 @@ struct CandidateBlocker {
         return keys
     }
 
-    /// A pair of record indices as one number, the smaller index first.
-    private static func pairKey(_ a: Int, _ b: Int) -> UInt64 {
-        a < b ? UInt64(a) << 32 | UInt64(b) : UInt64(b) << 32 | UInt64(a)
-    }
-
     /// Near records, and records nearby whose names share a token. Each is
     /// found through an index, never by testing every neighbour: a dense
     /// city centre has hundreds of records within a cell's reach.
@@ -126,7 +118,7 @@ struct CandidateBlocker {
                     neighbours = nearest.prefix(configuration.maxNeighbours).map(\.index)
                 }
                 // Both records of a pair may propose it, and a neighbour may come twice: kept once below.
-                for neighbour in neighbours { pairs.append(Self.pairKey(index, neighbour)) }
+                for neighbour in neighbours { pairs.append(IndexPair.key(index, neighbour)) }
             }
             // Each chunk's repeats go before the chunks are joined: a large city's grid proposes millions.
             return Self.sortedUnique(pairs)
@@ -232,7 +224,7 @@ struct CandidateBlocker {
     private func addAllPairs(_ group: [Int], to pairs: inout [UInt64]) {
         guard group.count > 1 else { return }
         for a in group.indices {
-            for b in group.indices where b > a { pairs.append(Self.pairKey(group[a], group[b])) }
+            for b in group.indices where b > a { pairs.append(IndexPair.key(group[a], group[b])) }
         }
     }
 }

@@ -38,7 +38,7 @@ public struct PropertyClusterer: Sendable {
         cache.reserveCapacity(pairs.count)
         for (pair, key) in zip(pairs, pairKeys) { if let key { cache[key] = PairScore(pair) } }
         func scored(_ a: Int, _ b: Int) -> PairScore {
-            let key = Self.key(a, b)
+            let key = IndexPair.key(a, b)
             if let known = cache[key] { return known }
             // Only pairs of two records are asked for, and `keys` holds each key once.
             let pair = PairScore(score(RecordPair(distinct: keys[a], keys[b])))
@@ -56,7 +56,7 @@ public struct PropertyClusterer: Sendable {
             case .different: different.insert(key)
             case .same:
                 decidedSame.insert(key)
-                let (a, b) = Self.indices(key)
+                let (a, b) = IndexPair.indices(key)
                 let known = cache[key]
                 link(
                     a, b,
@@ -67,7 +67,7 @@ public struct PropertyClusterer: Sendable {
         }
         let conflicting = decisions.filter { decision in
             guard decision.verdict == .different, let key = Self.key(decision.pair, index) else { return false }
-            let (a, b) = Self.indices(key)
+            let (a, b) = IndexPair.indices(key)
             return groups.group(of: a) == groups.group(of: b)
         }
 
@@ -80,7 +80,7 @@ public struct PropertyClusterer: Sendable {
         }
         for (key, position) in matches {
             let pair = pairs[position]
-            let (a, b) = Self.indices(key)
+            let (a, b) = IndexPair.indices(key)
             let (groupA, groupB) = (groups.group(of: a), groups.group(of: b))
             guard groupA != groupB else { continue }
             if let reason = obstacle(groups.members(groupA), groups.members(groupB), different: different, scored: scored) {
@@ -95,7 +95,7 @@ public struct PropertyClusterer: Sendable {
 
         let reviewsOut = pairs.indices.filter { pairs[$0].decision == .review }.compactMap { position -> (Int, Int)? in
             guard let key = pairKeys[position] else { return nil }
-            let (a, b) = Self.indices(key)
+            let (a, b) = IndexPair.indices(key)
             let (groupA, groupB) = (groups.group(of: a), groups.group(of: b))
             return groupA == groupB ? nil : (groupA, groupB)
         }
@@ -117,7 +117,7 @@ public struct PropertyClusterer: Sendable {
         for a in first.sorted() {
             for b in second.sorted() {
                 let pair = scored(a, b)
-                if different.contains(Self.key(a, b)) { return (a, b, pair.score, .decision) }
+                if different.contains(IndexPair.key(a, b)) { return (a, b, pair.score, .decision) }
                 if pair.score < configuration.cannotLinkBelow { return (a, b, pair.score, .disagreement) }
                 if pair.catalogueDisagrees { return (a, b, pair.score, .catalogue) }
             }
@@ -139,8 +139,8 @@ public struct PropertyClusterer: Sendable {
         if leadsOutForReview { return .low }
         let sorted = members.sorted()
         for (position, a) in sorted.enumerated() {
-            for b in sorted[(position + 1)...] where !decidedSame.contains(Self.key(a, b)) && scored(a, b).score < thresholds.reviewAtLeast
-            {
+            for b in sorted[(position + 1)...]
+            where !decidedSame.contains(IndexPair.key(a, b)) && scored(a, b).score < thresholds.reviewAtLeast {
                 return .low
             }
         }
@@ -150,17 +150,9 @@ public struct PropertyClusterer: Sendable {
         return strict ? .strict : .medium
     }
 
-    private static func key(_ a: Int, _ b: Int) -> UInt64 {
-        a < b ? UInt64(a) << 32 | UInt64(b) : UInt64(b) << 32 | UInt64(a)
-    }
-
     private static func key(_ pair: RecordPair, _ index: [RecordKey: Int]) -> UInt64? {
         guard let a = index[pair.first], let b = index[pair.second] else { return nil }
-        return key(a, b)
-    }
-
-    private static func indices(_ key: UInt64) -> (Int, Int) {
-        (Int(key >> 32), Int(key & 0xFFFF_FFFF))
+        return IndexPair.key(a, b)
     }
 }
 
