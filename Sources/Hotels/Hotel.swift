@@ -7,7 +7,7 @@
 ///
 /// Which fields there are, and how each is stored and written, is said once,
 /// in ``HotelFields``.
-public struct Hotel: Sendable, Hashable, Codable {
+public struct Hotel: Sendable, Hashable {
     /// The service's identifier for the hotel; never empty.
     public var code: String
     public var name: Optional<String>
@@ -33,6 +33,12 @@ public struct Hotel: Sendable, Hashable, Codable {
     public var countryCode: Optional<String>
     /// The hotel's ids in mapping catalogues: the catalogue's name, lower case, to the code (`["giata": "900301"]`).
     public var references: Optional<[String: String]>
+    /// The values of the fields a ``HotelFieldTable`` adds to the built-in
+    /// ones, in the table's order; nil under the built-in table. A hotel read
+    /// with a table (parsed by a profile loaded with it, or read from a store
+    /// opened with it) holds a value for each of the table's added fields,
+    /// `.null` when the supplier sent none.
+    public var extensions: Optional<[HotelExtensionValue]>
 
     public init(
         code: String,
@@ -48,7 +54,8 @@ public struct Hotel: Sendable, Hashable, Codable {
         postalCode: String? = nil,
         city: String? = nil,
         countryCode: String? = nil,
-        references: [String: String]? = nil
+        references: [String: String]? = nil,
+        extensions: [HotelExtensionValue]? = nil
     ) {
         self.code = code
         self.name = name
@@ -64,5 +71,31 @@ public struct Hotel: Sendable, Hashable, Codable {
         self.city = city
         self.countryCode = countryCode
         self.references = references
+        self.extensions = extensions
+    }
+
+    /// The value of an added field (``HotelFieldTable/adding(_:)``); `.null` when the hotel has none.
+    public subscript(extension key: String) -> HotelFieldSpec.Value {
+        get { extensions?.first { $0.key == key }?.value ?? .null }
+        set {
+            var values = extensions ?? []
+            if let index = values.firstIndex(where: { $0.key == key }) {
+                values[index].value = newValue
+            } else {
+                values.append(HotelExtensionValue(key: key, value: newValue))
+            }
+            extensions = values
+        }
+    }
+}
+
+/// One added field's value in a ``Hotel``: its JSON key and its value.
+public struct HotelExtensionValue: Sendable, Hashable {
+    public var key: String
+    public var value: HotelFieldSpec.Value
+
+    public init(key: String, value: HotelFieldSpec.Value) {
+        self.key = key
+        self.value = value
     }
 }

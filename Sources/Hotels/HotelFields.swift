@@ -6,8 +6,9 @@ import Foundation
 /// columns, binders and row decoders, and the dashboard's rows all follow this
 /// table, in its order; a test compares it with both stores' live columns.
 ///
-/// Adding a field is a stored property on ``Hotel``, a case of ``HotelField``,
-/// an entry here, and the profiles that map it.
+/// These are the built-in fields. A field of one's own is one more entry,
+/// added to the table as a value (``HotelFieldTable/adding(_:)``), and the
+/// profiles that map it.
 public enum HotelFields {
     /// Every field, in the order of the JSON keys; `code`, the key, first.
     public static let all: [HotelFieldSpec] = [
@@ -32,13 +33,13 @@ public enum HotelFields {
     public static let addedInVersion2: [HotelFieldSpec] = Array(all.dropFirst(7))
 
     /// The JSON keys, in order.
-    public static var jsonKeys: [String] { all.map(\.field.rawValue) }
+    public static var jsonKeys: [String] { all.map(\.jsonKey) }
 }
 
 /// One field of ``HotelFields``.
 public struct HotelFieldSpec: Sendable {
     /// How a field's value is stored: SQLite's and PostgreSQL's types, and JSON's.
-    public enum ValueType: Sendable, Equatable {
+    public enum ValueType: Sendable, Hashable {
         case text, real, integer
         /// An object of strings: JSON text in SQLite, `jsonb` in PostgreSQL.
         case references
@@ -62,7 +63,7 @@ public struct HotelFieldSpec: Sendable {
     }
 
     /// One field's value, or its absence.
-    public enum Value: Sendable, Equatable {
+    public enum Value: Sendable, Hashable {
         case null
         case text(String)
         case real(Double)
@@ -70,7 +71,10 @@ public struct HotelFieldSpec: Sendable {
         case references([String: String])
     }
 
-    public let field: HotelField
+    /// The built-in field; nil for a field added to a ``HotelFieldTable``, kept in ``Hotel/extensions``.
+    public let field: HotelField?
+    /// The key in JSON, and the name a profile's `fields` maps.
+    public let jsonKey: String
     /// The column in SQLite (the JSON key) and in PostgreSQL (snake case); `references`, a keyword of SQL, is `refs` in both.
     public let column: String
     public let postgresColumn: String
@@ -80,14 +84,13 @@ public struct HotelFieldSpec: Sendable {
     /// Sets the field from a value of its type; any other value leaves it empty.
     public let assign: @Sendable (inout Hotel, Value) -> Void
 
-    public var jsonKey: String { field.rawValue }
-
     static func text(
         _ field: HotelField, column: String? = nil, postgresColumn: String? = nil,
         read: @escaping @Sendable (Hotel) -> String?, write: @escaping @Sendable (inout Hotel, String?) -> Void
     ) -> HotelFieldSpec {
         HotelFieldSpec(
-            field: field, column: column ?? field.rawValue, postgresColumn: postgresColumn ?? field.rawValue, type: .text,
+            field: field, jsonKey: field.rawValue, column: column ?? field.rawValue, postgresColumn: postgresColumn ?? field.rawValue,
+            type: .text,
             value: { read($0).map(Value.text) ?? .null },
             assign: { hotel, value in if case .text(let text) = value { write(&hotel, text) } else { write(&hotel, nil) } })
     }
@@ -97,7 +100,7 @@ public struct HotelFieldSpec: Sendable {
         write: @escaping @Sendable (inout Hotel, Double?) -> Void
     ) -> HotelFieldSpec {
         HotelFieldSpec(
-            field: field, column: field.rawValue, postgresColumn: field.rawValue, type: .real,
+            field: field, jsonKey: field.rawValue, column: field.rawValue, postgresColumn: field.rawValue, type: .real,
             value: { read($0).map(Value.real) ?? .null },
             assign: { hotel, value in
                 switch value {
@@ -113,7 +116,7 @@ public struct HotelFieldSpec: Sendable {
         write: @escaping @Sendable (inout Hotel, Int64?) -> Void
     ) -> HotelFieldSpec {
         HotelFieldSpec(
-            field: field, column: field.rawValue, postgresColumn: field.rawValue, type: .integer,
+            field: field, jsonKey: field.rawValue, column: field.rawValue, postgresColumn: field.rawValue, type: .integer,
             value: { read($0).map(Value.integer) ?? .null },
             assign: { hotel, value in if case .integer(let number) = value { write(&hotel, number) } else { write(&hotel, nil) } })
     }
@@ -123,7 +126,7 @@ public struct HotelFieldSpec: Sendable {
         write: @escaping @Sendable (inout Hotel, [String: String]?) -> Void
     ) -> HotelFieldSpec {
         HotelFieldSpec(
-            field: .references, column: "refs", postgresColumn: "refs", type: .references,
+            field: .references, jsonKey: HotelField.references.rawValue, column: "refs", postgresColumn: "refs", type: .references,
             value: { read($0).map(Value.references) ?? .null },
             assign: { hotel, value in if case .references(let map) = value { write(&hotel, map) } else { write(&hotel, nil) } })
     }
@@ -178,7 +181,7 @@ public protocol HotelFieldVisitor {
 
 extension HotelFields {
     /// Each entry's field, in the table's order.
-    public static let order: [HotelField] = all.map(\.field)
+    public static let order: [HotelField] = all.compactMap(\.field)
 }
 
 extension Hotel {

@@ -28,7 +28,7 @@ struct WarningOptions: ParsableArguments {
     /// One line per kind whose warnings passed the cap: how many more there were.
     func reportSuppressed(_ byKind: [String: Int], context: String) {
         guard let cap = perKind else { return }
-        for kind in RecordWarning.kinds {
+        for kind in RecordWarning.kinds(in: byKind.keys) {
             let more = byKind[kind, default: 0] - cap
             if more > 0 { Diagnostics.warning("\(context): \(more) more \(kind) warnings (--warnings all prints every one)") }
         }

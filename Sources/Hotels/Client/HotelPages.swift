@@ -139,7 +139,7 @@ public struct HotelPages: AsyncSequence, Sendable {
 
         /// One line per kind that passed its cap: how many were not logged.
         private mutating func logSuppressedWarnings() {
-            for kind in RecordWarning.kinds {
+            for kind in RecordWarning.kinds(in: occurred.keys) {
                 let more = occurred[kind, default: 0] - logged[kind, default: 0]
                 if more > 0 { pages.client.configuration.logger.warning("\(more) more \(kind) warnings") }
             }

@@ -1,7 +1,7 @@
 /// Writes hotels as JSON Lines: one object per line with every key of
 /// ``HotelFields`` in its order (`code name address latitude longitude logoURL
 /// addtime phone chainCode rating postalCode city countryCode references`),
-/// null when absent.
+/// null when absent, then the values of any fields a ``HotelFieldTable`` adds.
 ///
 /// Written by hand rather than with `JSONEncoder` because `hotels parse`
 /// writes one line per record at parser speed, and the encoder drops nil keys
@@ -26,7 +26,19 @@ public enum HotelJSONLines {
                 swap(&line.output, &output)
             }
         }
+        if let extensions = hotel.extensions { appendAdded(extensions, to: &output) }
         output.append(contentsOf: "}\n".utf8)
+    }
+
+    /// The values of a table's added fields, after the built-in ones.
+    @inline(never)  // out of the way of the built-in fields' path
+    private static func appendAdded(_ extensions: [HotelExtensionValue], to output: inout [UInt8]) {
+        for added in extensions {
+            output.append(UInt8(ascii: ","))
+            appendString(added.key, to: &output)
+            output.append(UInt8(ascii: ":"))
+            appendValue(added.value, to: &output)
+        }
     }
 
     /// Writes each field as `"key":value` after the ones before it.

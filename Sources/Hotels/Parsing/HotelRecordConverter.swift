@@ -6,14 +6,17 @@ public struct RecordWarning: Sendable, Equatable, CustomStringConvertible {
     /// The record's 1-based position in the response.
     public var record: Int
     public var code: String?
-    /// The field at fault, or nil when the whole record was skipped.
+    /// The built-in field at fault; nil for an added field, or when the whole record was skipped.
     public var field: HotelField?
+    /// The added field at fault (``HotelFieldTable/adding(_:)``), by its key.
+    public var addedField: String?
     public var message: String
 
-    public init(record: Int, code: String?, field: HotelField?, message: String) {
+    public init(record: Int, code: String?, field: HotelField?, addedField: String? = nil, message: String) {
         self.record = record
         self.code = code
         self.field = field
+        self.addedField = addedField
         self.message = message
     }
 
@@ -23,10 +26,15 @@ public struct RecordWarning: Sendable, Equatable, CustomStringConvertible {
 
     /// What kind of problem it is, for counting and capping: the field's
     /// name, or `code` for a record skipped for want of one.
-    public var kind: String { field?.rawValue ?? "code" }
+    public var kind: String { field?.rawValue ?? addedField ?? "code" }
 
-    /// Every kind, in a fixed order.
+    /// Every kind of the built-in fields, in a fixed order.
     public static let kinds = ["code"] + HotelField.allCases.filter { $0 != .code }.map(\.rawValue)
+
+    /// The kinds that occurred among `counted`, in order: the built-in ones, then added fields' by name.
+    public static func kinds(in counted: some Collection<String>) -> [String] {
+        kinds + Set(counted).subtracting(kinds).sorted()
+    }
 }
 
 /// Lets through at most `perKind` warnings of each kind and counts the
@@ -35,19 +43,28 @@ public struct RecordWarning: Sendable, Equatable, CustomStringConvertible {
 final class WarningGate {
     private let perKind: Int
     private let deliver: (RecordWarning) -> Void
-    /// By ``RecordWarning/kinds`` order.
-    private(set) var counts = [Int](repeating: 0, count: RecordWarning.kinds.count)
+    /// By slot: ``RecordWarning/kinds`` order, then the added fields'.
+    private(set) var counts: [Int]
+    private let kinds: [String]
 
-    /// - Parameter perKind: nil lets every warning through.
-    init(perKind: Int?, deliver: @escaping (RecordWarning) -> Void) {
+    /// - Parameters:
+    ///   - perKind: nil lets every warning through.
+    ///   - addedFields: the keys of the profile's added fields, in its table's order.
+    init(perKind: Int?, addedFields: [String] = [], deliver: @escaping (RecordWarning) -> Void) {
         self.perKind = perKind ?? .max
         self.deliver = deliver
+        kinds = RecordWarning.kinds + addedFields
+        counts = [Int](repeating: 0, count: kinds.count)
     }
 
     /// Counts a warning of `field`'s kind (nil: no code) and says whether to build and deliver it.
     func admits(_ field: HotelField?) -> Bool {
         // A record with no code counts as the code's kind: slot 0, as `kinds` orders them.
-        let slot = field.map(RecordExtractor.slot) ?? 0
+        admits(slot: field.map(RecordExtractor.slot) ?? 0)
+    }
+
+    /// Counts a warning of the field in `slot` (``RecordExtractor``'s) and says whether to build and deliver it.
+    func admits(slot: Int) -> Bool {
         counts[slot] += 1
         return counts[slot] <= perKind
     }
@@ -58,7 +75,7 @@ final class WarningGate {
 
     /// The counts of the kinds that occurred, all of them, delivered or not.
     var byKind: [String: Int] {
-        Dictionary(uniqueKeysWithValues: zip(RecordWarning.kinds, counts).filter { $0.1 > 0 })
+        Dictionary(uniqueKeysWithValues: zip(kinds, counts).filter { $0.1 > 0 })
     }
 
     var total: Int { counts.reduce(0, +) }
@@ -68,6 +85,8 @@ final class WarningGate {
 /// field straight from its bytes, and says what it dropped.
 struct HotelRecordConverter {
     let coordinateScale: Double
+    /// The profile's added fields, in its table's order.
+    let added: [HotelFieldSpec]
     /// Receives each warning its cap lets through. Held here, not passed per
     /// record, so a record builds no closure context.
     let warnings: WarningGate
@@ -156,7 +175,33 @@ struct HotelRecordConverter {
             code: code, name: fields.string(.name), address: fields.string(.address),
             latitude: latitude, longitude: longitude, logoURL: logoURL, addtime: addtime,
             phone: phone, chainCode: chainCode, rating: rating, postalCode: fields.string(.postalCode),
-            city: fields.string(.city), countryCode: countryCode, references: references)
+            city: fields.string(.city), countryCode: countryCode, references: references,
+            extensions: added.isEmpty ? nil : addedValues(fields, record: record, code: code))
+    }
+
+    /// The values of the profile's added fields, each read as its type; one
+    /// that does not read as a number is left empty with a warning. Out of
+    /// line: most profiles add none.
+    @inline(never)
+    private func addedValues(_ fields: RecordFields, record: Int, code: String) -> [HotelExtensionValue] {
+        added.enumerated().map { index, spec in
+            guard let bytes = fields.added(index) else { return HotelExtensionValue(key: spec.jsonKey, value: .null) }
+            let value: HotelFieldSpec.Value? =
+                switch spec.type {
+                case .text, .references: .text(String(decoding: bytes, as: UTF8.self))
+                case .real:
+                    (Self.decimal(bytes) ?? Double(String(decoding: bytes, as: UTF8.self))).flatMap { $0.isFinite ? .real($0) : nil }
+                case .integer: Self.integer(bytes).map(HotelFieldSpec.Value.integer)
+                }
+            if value == nil, warnings.admits(slot: RecordExtractor.builtInSlots + index) {
+                let text = String(decoding: bytes.prefix(80), as: UTF8.self)
+                warnings.warn(
+                    RecordWarning(
+                        record: record, code: code, field: nil, addedField: spec.jsonKey,
+                        message: "\(spec.jsonKey) “\(text)” is not \(spec.type == .real ? "a number" : "an integer"); left empty"))
+            }
+            return HotelExtensionValue(key: spec.jsonKey, value: value ?? .null)
+        }
     }
 
     /// Longer than any number with its country code, spaces and an extension: not a telephone number.
@@ -341,7 +386,7 @@ struct HotelRecordConverter {
     /// An optionally signed integer of at most 18 digits, which cannot
     /// overflow; anything else returns nil for the slower parses.
     @inline(__always)
-    private static func integer(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+    static func integer(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         guard case (let negative, let start, let end)? = signed(bytes), start < end, end - start <= 18 else { return nil }
         var value: Int64 = 0
         guard digits(from: start, to: end, into: &value) == end else { return nil }

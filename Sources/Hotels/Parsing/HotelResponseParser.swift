@@ -201,12 +201,13 @@ public final class HotelParseSession {
         onRecord: @escaping (consuming Hotel) throws -> Void,
         onWarning: @escaping (RecordWarning) -> Void
     ) throws {
-        let warnings = WarningGate(perKind: warningsPerKind, deliver: onWarning)
+        let added = Array(profile.fieldTable.extensions)
+        let warnings = WarningGate(perKind: warningsPerKind, addedFields: added.map(\.jsonKey), deliver: onWarning)
         self.warnings = warnings
         // The extractor calls back into this session to count; the session
         // owns the reader, so the reference back is unowned.
         reader = try SOAPResponseReader(limits: limits, envelope: profile.envelope) { [unowned self] names in
-            let converter = HotelRecordConverter(coordinateScale: profile.coordinateScale, warnings: warnings)
+            let converter = HotelRecordConverter(coordinateScale: profile.coordinateScale, added: added, warnings: warnings)
             return RecordExtractor(profile: profile, names: names, limits: limits) { fields, record in
                 guard let code = converter.code(of: fields, record: record) else {
                     self.skipped += 1

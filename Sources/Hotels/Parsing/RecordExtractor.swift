@@ -125,8 +125,9 @@ final class RecordExtractor: SOAPBodyHandler {
     @exclusivity(unchecked) var recordDepth: Int?
     @exclusivity(unchecked) var nodeStack: FixedStack<Int>
     @exclusivity(unchecked) var captures: FixedStack<Capture>
-    /// The open record's fields, by slot (``HotelField/allCases`` order).
-    let fields = UnsafeMutablePointer<FieldBytes>.allocate(capacity: RecordExtractor.slotCount)
+    /// The open record's fields, by slot: ``HotelField/allCases`` order, then the profile's added fields in its table's order.
+    let fields: UnsafeMutablePointer<FieldBytes>
+    let slotCount: Int
     /// One bit per slot whose path has matched in this record: the first
     /// match wins. Kept with the reader's field capture, which takes the
     /// bits of the fields it reads.
@@ -237,9 +238,18 @@ final class RecordExtractor: SOAPBodyHandler {
         matcherProgress = FixedStack(Array(repeating: 0, count: chainedMatchers.count), capacity: (frames + 1) * chainedMatchers.count + 1)
         nodeStack = FixedStack(capacity: frames)
         captures = FixedStack(capacity: frames * (1 + matchers.count))
-        fields.initialize(repeating: .absent, count: RecordExtractor.slotCount)
+        let added = profile.fieldTable.extensions.map(\.jsonKey)
+        slotCount = RecordExtractor.builtInSlots + added.count
+        fields = UnsafeMutablePointer<FieldBytes>.allocate(capacity: slotCount)
+        fields.initialize(repeating: .absent, count: slotCount)
+        func addedSlot(_ key: String) -> Int { RecordExtractor.builtInSlots + (added.firstIndex(of: key) ?? 0) }
         // In slot order, so the first field of a shared path is always the one the trie fills.
-        let mapped = profile.fields.map { (slot: RecordExtractor.slot($0.key), path: $0.value) }.sorted { $0.slot < $1.slot }
+        let mapped =
+            (profile.fields.map { (slot: RecordExtractor.slot($0.key), path: $0.value) }
+            + profile.addedFields.map { (slot: addedSlot($0.key), path: $0.value) }).sorted { $0.slot < $1.slot }
+        let joins =
+            (profile.joins.map { (slot: RecordExtractor.slot($0.key), join: $0.value) }
+            + profile.addedJoins.map { (slot: addedSlot($0.key), join: $0.value) }).sorted { $0.slot < $1.slot }
         var firstSlot: [FieldPath: Int] = [:]
         var aliases: [(slot: Int, source: Int)] = []
         var distinct: [(slot: Int, path: FieldPath)] = []
@@ -257,13 +267,13 @@ final class RecordExtractor: SOAPBodyHandler {
         self.aliases = aliases
         hasAliases = !aliases.isEmpty
         hasAncestorFields = !ancestorFields.isEmpty
-        hasJoins = !profile.joins.isEmpty
+        hasJoins = !joins.isEmpty
         var parts: [JoinPart] = []
         var targets = distinct
-        for (field, join) in profile.joins.sorted(by: { RecordExtractor.slot($0.key) < RecordExtractor.slot($1.key) }) {
+        for (slot, join) in joins {
             for (order, path) in join.paths.enumerated() {
                 targets.append((FieldTrie.joinTarget(parts.count), path))
-                parts.append(JoinPart(slot: RecordExtractor.slot(field), order: order))
+                parts.append(JoinPart(slot: slot, order: order))
             }
         }
         joinParts = parts
@@ -279,8 +289,7 @@ final class RecordExtractor: SOAPBodyHandler {
             }
         }
         hasReferences = !profile.references.isEmpty
-        joinSeparators = profile.joins.map { (RecordExtractor.slot($0.key), Array($0.value.separator.utf8), $0.value.paths.count) }
-            .sorted { $0.slot < $1.slot }
+        joinSeparators = joins.map { ($0.slot, Array($0.join.separator.utf8), $0.join.paths.count) }
         trie = FieldTrie(targets, names: names)
         // Document paths must see every element: a chained one each, a one-step one those of its name.
         let oneStepNames = Set(ranges.filter { $0.count == 1 }.map { steps[$0.lowerBound].identity })
@@ -298,8 +307,8 @@ final class RecordExtractor: SOAPBodyHandler {
         fields.deallocate()
     }
 
-    /// How many fields a record has.
-    static let slotCount = HotelField.allCases.count
+    /// How many built-in fields a record has; a profile's added fields take the slots after them.
+    static let builtInSlots = HotelField.allCases.count
 
     /// The index of a field's value, in ``HotelField/allCases`` order.
     static func slot(_ field: HotelField) -> Int {

@@ -15,6 +15,11 @@ struct RecordFields {
         bytes(ranges[RecordExtractor.slot(field)])
     }
 
+    /// The bytes of the profile's added field at `index` in its table's ``HotelFieldTable/extensions``; nil when absent or empty.
+    func added(_ index: Int) -> UnsafeBufferPointer<UInt8>? {
+        bytes(ranges[RecordExtractor.builtInSlots + index])
+    }
+
     /// The bytes of a range in one of the buffers; nil when empty.
     func bytes(_ range: FieldBytes) -> UnsafeBufferPointer<UInt8>? {
         guard range.count > 0 else { return nil }

@@ -4,7 +4,7 @@ import SOAP
 // From the JSON form to the profile: each key checked and turned into its type, the paths parsed, the
 // paging style worked out; a mistake is a ProfileKeyError naming the key.
 extension ProfileDocument {
-    func profile() throws(ProfileKeyError) -> ServiceProfile {
+    func profile(fieldTable: HotelFieldTable) throws(ProfileKeyError) -> ServiceProfile {
         guard !name.isEmpty else { throw ProfileKeyError(key: "name", reason: "must not be empty") }
         guard let envelope = MessageEnvelope(rawValue: envelope ?? "soap") else {
             throw ProfileKeyError(
@@ -26,42 +26,34 @@ extension ProfileDocument {
         }
         var mapped: [HotelField: FieldPath] = [:]
         var joins: [HotelField: FieldJoin] = [:]
+        var added: [String: FieldPath] = [:]
+        var addedJoins: [String: FieldJoin] = [:]
         for (key, value) in fields ?? [:] {
-            guard let field = HotelField(rawValue: key), field != .references else {
+            let field = HotelField(rawValue: key)
+            guard field != .references, field != nil || fieldTable.addedField(key) != nil else {
                 throw ProfileKeyError(
                     key: "fields.\(key)",
-                    reason: key == HotelField.references.rawValue
+                    reason: field == .references
                         ? "catalogue references are pairs: map them with the profile's “references” key"
                         : "unknown field; fields are "
-                            + HotelField.allCases.filter { $0 != .references }.map(\.rawValue).joined(separator: ", "))
+                            + fieldTable.jsonKeys.filter { $0 != HotelField.references.rawValue }.joined(separator: ", "))
             }
-            switch value {
+            switch try mapping(key, value) {
             case .path(let path):
-                mapped[field] = try checked("fields.\(key)") { () throws(PathSyntaxError) in try FieldPath(parsing: path) }
-            case .join(let paths, let separator):
-                guard !paths.isEmpty else { throw ProfileKeyError(key: "fields.\(key).join", reason: "needs at least one path") }
-                var parsed: [FieldPath] = []
-                for (index, path) in paths.enumerated() {
-                    let part = try checked("fields.\(key).join[\(index)]") { () throws(PathSyntaxError) in try FieldPath(parsing: path) }
-                    guard part.ancestorLevels == 0 else {
-                        throw ProfileKeyError(
-                            key: "fields.\(key).join[\(index)]", reason: "the parts of a join are inside the record; “../” cannot be one")
-                    }
-                    parsed.append(part)
-                }
-                joins[field] = FieldJoin(paths: parsed, separator: separator ?? ", ")
+                if let field { mapped[field] = path } else { added[key] = path }
+            case .join(let join):
+                if let field { joins[field] = join } else { addedJoins[key] = join }
             }
         }
         // A trie node feeds one joined part: two joins on one path would each want every match.
         var joinedPaths: [FieldPath: String] = [:]
-        for (field, join) in joins.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+        for (key, join) in (joins.map { ($0.key.rawValue, $0.value) } + addedJoins.map { ($0.key, $0.value) }).sorted(by: { $0.0 < $1.0 }) {
             for path in join.paths {
                 if let other = joinedPaths[path] {
                     throw ProfileKeyError(
-                        key: "fields.\(field.rawValue)",
-                        reason: "“\(path)” is also part of \(other); a path may be part of one joined field")
+                        key: "fields.\(key)", reason: "“\(path)” is also part of \(other); a path may be part of one joined field")
                 }
-                joinedPaths[path] = field.rawValue
+                joinedPaths[path] = key
             }
         }
         if joins[.code] != nil {
@@ -123,6 +115,9 @@ extension ProfileDocument {
             endMarker: endMarker, header: headerPaths
         )
         profile.cursorAttributes = try cursorAttributes(paging)
+        profile.fieldTable = fieldTable
+        profile.addedFields = added
+        profile.addedJoins = addedJoins
         if references != nil, record == nil {
             throw ProfileKeyError(key: "references", reason: "needs \"record\", the element they are read from")
         }
@@ -144,6 +139,31 @@ extension ProfileDocument {
         try requestSide(&profile)
         try profile.checkPlaceholders()
         return profile
+    }
+
+    /// A field's path, or the paths it joins.
+    fileprivate enum FieldMapping {
+        case path(FieldPath)
+        case join(FieldJoin)
+    }
+
+    fileprivate func mapping(_ key: String, _ value: FieldDocument) throws(ProfileKeyError) -> FieldMapping {
+        switch value {
+        case .path(let path):
+            return .path(try checked("fields.\(key)") { () throws(PathSyntaxError) in try FieldPath(parsing: path) })
+        case .join(let paths, let separator):
+            guard !paths.isEmpty else { throw ProfileKeyError(key: "fields.\(key).join", reason: "needs at least one path") }
+            var parsed: [FieldPath] = []
+            for (index, path) in paths.enumerated() {
+                let part = try checked("fields.\(key).join[\(index)]") { () throws(PathSyntaxError) in try FieldPath(parsing: path) }
+                guard part.ancestorLevels == 0 else {
+                    throw ProfileKeyError(
+                        key: "fields.\(key).join[\(index)]", reason: "the parts of a join are inside the record; “../” cannot be one")
+                }
+                parsed.append(part)
+            }
+            return .join(FieldJoin(paths: parsed, separator: separator ?? ", "))
+        }
     }
 
     /// `"with": ["@ProviderCode"]`: attributes of the cursor's element (Travelport's `NextResultReference`).

@@ -31,7 +31,8 @@ extension ServiceProfile {
     }
 
     /// Reads and checks a profile; every mistake is refused with its key.
-    public init(json: Data, source: String) throws(ProfileError) {
+    /// - Parameter fields: the fields its `fields` may map: the built-in ones, and any added to them.
+    public init(json: Data, source: String, fields: HotelFieldTable = .standard) throws(ProfileError) {
         let document: ProfileDocument
         do {
             document = try JSONDecoder().decode(ProfileDocument.self, from: json)
@@ -52,7 +53,7 @@ extension ServiceProfile {
             throw ProfileError(source: source, key: nil, reason: "not valid JSON (\(error))")
         }
         do {
-            self = try document.profile()
+            self = try document.profile(fieldTable: fields)
         } catch {
             throw ProfileError(source: source, key: error.key, reason: error.reason)
         }

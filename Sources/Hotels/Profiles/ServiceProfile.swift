@@ -34,6 +34,11 @@ public struct ServiceProfile: Sendable, Equatable {
     public var fields: [HotelField: FieldPath]
     /// Fields made of several parts: every match of each path, joined.
     public var joins: [HotelField: FieldJoin] = [:]
+    /// The fields `fields` may map; a parse keeps the values of those it adds in ``Hotel/extensions``.
+    public var fieldTable = HotelFieldTable.standard
+    /// Where each of the table's added fields is, by JSON key, and the ones made of parts.
+    public var addedFields: [String: FieldPath] = [:]
+    public var addedJoins: [String: FieldJoin] = [:]
     /// Where the record's catalogue references are (``Hotel/references``).
     public var references: [ReferenceRule] = []
     /// How the service says, in a normal response, that it failed.
