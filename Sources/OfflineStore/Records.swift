@@ -27,7 +27,7 @@ public struct HotelRecord: Sendable, Equatable, FetchableRecord, PersistableReco
 
     public init(row: Row) {
         listId = row["listId"] ?? 0
-        hotel = HotelRowDecoder(columns: Array(row.columnNames)).hotel(row)
+        hotel = HotelRowDecoder(columns: Array(row.columnNames), fields: .standard).hotel(row)
         position = row["position"] ?? 0
     }
 
@@ -38,21 +38,27 @@ public struct HotelRecord: Sendable, Equatable, FetchableRecord, PersistableReco
     }
 }
 
-/// Reads a ``Hotel`` from a row by column name, as ``HotelFields`` names the
-/// columns: the names are looked up once per statement, not per row. A field
-/// whose column the row lacks stays empty.
+/// Reads a ``Hotel`` from a row by column name, as a ``HotelFieldTable``
+/// names the columns: the names are looked up once per statement, not per
+/// row. A field whose column the row lacks stays empty; an added field is
+/// then `.null`, so the hotel holds a value for each of the table's.
 struct HotelRowDecoder {
+    private let fields: HotelFieldTable
     /// Each field's column index in the row, or nil.
     private let indexes: [Int?]
 
-    init(columns: [String]) {
-        indexes = HotelFields.all.map { spec in columns.firstIndex { $0.caseInsensitiveCompare(spec.column) == .orderedSame } }
+    init(columns: [String], fields: HotelFieldTable) {
+        self.fields = fields
+        indexes = fields.fields.map { spec in columns.firstIndex { $0.caseInsensitiveCompare(spec.column) == .orderedSame } }
     }
 
     func hotel(_ row: Row) -> Hotel {
         var hotel = Hotel(code: "")
-        for (spec, index) in zip(HotelFields.all, indexes) {
-            guard let index else { continue }
+        for (spec, index) in zip(fields.fields, indexes) {
+            guard let index else {
+                if spec.field == nil { spec.assign(&hotel, .null) }
+                continue
+            }
             spec.assign(&hotel, Self.value(row, index, spec.type))
         }
         return hotel

@@ -28,7 +28,7 @@ extension SQLiteHotelStore {
 
     /// The first `limit` rows of a list in service order, or all of them.
     public func hotels(in list: CachedList, limit: Int? = nil) throws -> [Hotel] {
-        try writer.read { db in try Self.hotels(db, list, limit: limit) }
+        try writer.read { [columns] db in try Self.hotels(db, columns, list, limit: limit) }
     }
 
     /// Merges a fresh first page: new codes are inserted, changed rows
@@ -37,7 +37,7 @@ extension SQLiteHotelStore {
     /// shares no row with the cache replaces the list, paging included.
     @discardableResult
     public func mergeFirstPage(_ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date = Date()) throws -> MergeResult {
-        try writer.write { db in try Self.merge(db, page, into: key, checkpoint: checkpoint, now: now) }
+        try writer.write { [columns] db in try Self.merge(db, columns, page, into: key, checkpoint: checkpoint, now: now) }
     }
 
     /// Appends a "load more" page and saves where paging stands, in one
@@ -45,7 +45,7 @@ extension SQLiteHotelStore {
     /// Returns how many rows were new.
     @discardableResult
     public func appendPage(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date = Date()) throws -> Int {
-        try writer.write { db in try Self.append(db, page, to: key, checkpoint: checkpoint, now: now) }
+        try writer.write { [columns] db in try Self.append(db, columns, page, to: key, checkpoint: checkpoint, now: now) }
     }
 
     // MARK: Async twins, for async code: the database work leaves the caller's thread.
@@ -59,7 +59,7 @@ extension SQLiteHotelStore {
     }
 
     public func hotels(in list: CachedList, limit: Int? = nil) async throws -> [Hotel] {
-        try await writer.read { db in try Self.hotels(db, list, limit: limit) }
+        try await writer.read { [columns] db in try Self.hotels(db, columns, list, limit: limit) }
     }
 
     public func runBounds(in list: CachedList, rowsPerRun: Int) async throws -> [Int64] {
@@ -81,32 +81,32 @@ extension SQLiteHotelStore {
     public func mergeFirstPage(_ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date = Date()) async throws
         -> MergeResult
     {
-        try await writer.write { db in try Self.merge(db, page, into: key, checkpoint: checkpoint, now: now) }
+        try await writer.write { [columns] db in try Self.merge(db, columns, page, into: key, checkpoint: checkpoint, now: now) }
     }
 
     @discardableResult
     public func appendPage(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date = Date()) async throws -> Int {
-        try await writer.write { db in try Self.append(db, page, to: key, checkpoint: checkpoint, now: now) }
+        try await writer.write { [columns] db in try Self.append(db, columns, page, to: key, checkpoint: checkpoint, now: now) }
     }
 
     /// Each batch is one read that goes on after the last row's position
     /// (the `hotels_by_position` index), so none skips rows again as an offset would.
     public func hotel(inList listID: Int64, code: String) async throws -> Hotel? {
-        try await writer.read { db in
-            let statement = try db.cachedStatement(sql: Self.selectHotels + " FROM hotels WHERE listId = ? AND code = ?")
-            let decoder = HotelRowDecoder(columns: statement.columnNames)
+        try await writer.read { [columns] db in
+            let statement = try db.cachedStatement(sql: columns.select + " FROM hotels WHERE listId = ? AND code = ?")
+            let decoder = HotelRowDecoder(columns: statement.columnNames, fields: columns.table)
             return try Row.fetchOne(statement, arguments: [listID, code]).map(decoder.hotel)
         }
     }
 
     public func rows(in list: CachedList, after: Int64? = nil, limit: Int, matching: String? = nil) async throws -> ListRows {
         let pattern = ListRows.likePattern(matching)
-        return try await writer.read { db in
+        return try await writer.read { [columns] db in
             let statement = try db.cachedStatement(
-                sql: Self.selectHotels + """
+                sql: columns.select + """
                     , position FROM hotels WHERE listId = ? AND position > ? AND (? IS NULL OR name LIKE ? ESCAPE '\\') ORDER BY position LIMIT ?
                     """)
-            let decoder = HotelRowDecoder(columns: statement.columnNames)
+            let decoder = HotelRowDecoder(columns: statement.columnNames, fields: columns.table)
             let rows = try Row.fetchCursor(statement, arguments: [list.id, after ?? Int64.min, pattern, pattern, max(1, limit)])
             var page = ListRows()
             while let row = try rows.next() {
@@ -119,16 +119,21 @@ extension SQLiteHotelStore {
 
     // MARK: Transactions
 
-    private static func merge(_ db: Database, _ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date) throws
+    private static func merge(
+        _ db: Database, _ columns: HotelColumns, _ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date
+    ) throws
         -> MergeResult
     {
         var list = try upsertList(db, key, now: now)
-        let plan = PagePlan.merge(page, existing: try existing(db, list.id ?? 0, codes: page.map(\.code)), list: try state(db, list))
-        try write(plan, db, &list, checkpoint)
+        let plan = PagePlan.merge(
+            page, existing: try existing(db, columns, list.id ?? 0, codes: page.map(\.code)), list: try state(db, list))
+        try write(plan, db, columns, &list, checkpoint)
         return plan.merge
     }
 
-    private static func append(_ db: Database, _ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date) throws -> Int {
+    private static func append(
+        _ db: Database, _ columns: HotelColumns, _ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date
+    ) throws -> Int {
         var list = try upsertList(db, key, now: now)
         let id = list.id ?? 0
         let state = try state(db, list)
@@ -138,7 +143,8 @@ extension SQLiteHotelStore {
         // and the page goes the way below, which looks its codes up first.
         // A code twice in the page is skipped the same way, so no set of its codes is made first.
         if !page.isEmpty {
-            let inserted = try RowInserter(listId: id, skippingCodesInList: true).insert(page.count, db) { index, binder in
+            let inserted = try RowInserter(columns: columns, listId: id, skippingCodesInList: true).insert(page.count, db) {
+                index, binder in
                 try binder.bind(page[index], position: state.next + Int64(index))
             }
             if inserted == page.count {
@@ -149,7 +155,7 @@ extension SQLiteHotelStore {
             try db.cachedStatement(sql: "DELETE FROM hotels WHERE listId = ? AND position >= ?").execute(arguments: [id, state.next])
         }
         let plan = PagePlan.append(page, existing: try existingCodes(db, id, codes: page.map(\.code)), list: state)
-        try write(plan, db, &list, checkpoint)
+        try write(plan, db, columns, &list, checkpoint)
         return plan.added
     }
 
@@ -179,11 +185,13 @@ extension SQLiteHotelStore {
     }
 
     /// Executes a page's plan in its transaction.
-    private static func write(_ plan: PagePlan, _ db: Database, _ list: inout ListRecord, _ checkpoint: Pager.Checkpoint) throws {
+    private static func write(
+        _ plan: PagePlan, _ db: Database, _ columns: HotelColumns, _ list: inout ListRecord, _ checkpoint: Pager.Checkpoint
+    ) throws {
         let id = list.id ?? 0
         if plan.replacesList { try HotelRecord.filter(HotelRecord.Columns.listId == id).deleteAll(db) }
-        for row in plan.updates { try update(db, row.hotel, in: id, position: row.position) }
-        try RowInserter(listId: id).insert(plan.inserts.count, db) { index, binder in
+        for row in plan.updates { try update(db, columns, row.hotel, in: id, position: row.position) }
+        try RowInserter(columns: columns, listId: id).insert(plan.inserts.count, db) { index, binder in
             try binder.bind(plan.inserts[index].hotel, position: plan.inserts[index].position ?? 0)
         }
         if plan.savesCheckpoint { try saveCheckpoint(db, &list, checkpoint) }
@@ -191,18 +199,12 @@ extension SQLiteHotelStore {
     }
 
     /// Updates a row's columns in place; its position too, when given.
-    private static func update(_ db: Database, _ hotel: Hotel, in id: Int64, position: Int64?) throws {
-        var arguments = StatementArguments(HotelFields.all.dropFirst().map { databaseValue($0.value(hotel)) })
+    private static func update(_ db: Database, _ columns: HotelColumns, _ hotel: Hotel, in id: Int64, position: Int64?) throws {
+        var arguments = StatementArguments(columns.updatedValues(hotel))
         if let position { arguments += [position] }
         arguments += [id, hotel.code]
-        try db.cachedStatement(sql: position == nil ? updateSQL : updateWithPositionSQL).execute(arguments: arguments)
+        try db.cachedStatement(sql: position == nil ? columns.update : columns.updateWithPosition).execute(arguments: arguments)
     }
-
-    private static let updatedColumns = HotelFields.all.dropFirst().map { "\(quoted($0.column)) = ?" }
-    private static let updateSQL = "UPDATE hotels SET " + updatedColumns.joined(separator: ", ") + " WHERE listId = ? AND code = ?"
-    private static let updateWithPositionSQL =
-        "UPDATE hotels SET " + (updatedColumns + ["position = ?"]).joined(separator: ", ")
-        + " WHERE listId = ? AND code = ?"
 
     /// A field's value as GRDB binds it; references as their JSON text.
     static func databaseValue(_ value: HotelFieldSpec.Value) -> DatabaseValue {
@@ -225,16 +227,16 @@ extension SQLiteHotelStore {
     /// more than SQLite's insert itself.
     private struct RowInserter {
         static let rowsPerStatement = 100
-        /// The list's id, every field, the position.
-        static let columns = HotelFields.all.count + 2
-        /// The SQL of a full statement, made once.
-        static let fullSQL = sql(rows: rowsPerStatement)
+        /// The SQL of a full statement under the built-in fields, made once.
+        static let standardSQL = HotelColumns.standard.insert(rows: rowsPerStatement)
 
+        let columns: HotelColumns
         let listId: Int64
         /// ON CONFLICT DO NOTHING: a row whose code the list holds is skipped, not an error.
         let skipsCodesInList: Bool
 
-        init(listId: Int64, skippingCodesInList: Bool = false) {
+        init(columns: HotelColumns, listId: Int64, skippingCodesInList: Bool = false) {
+            self.columns = columns
             self.listId = listId
             skipsCodesInList = skippingCodesInList
         }
@@ -243,15 +245,16 @@ extension SQLiteHotelStore {
         /// caller keeps it, so no row is copied. Returns how many rows went in.
         @discardableResult
         func insert(_ count: Int, _ db: Database, bindRow: (_ index: Int, inout Binder) throws -> Void) throws -> Int {
-            let perStatement = min(Self.rowsPerStatement, max(1, db.maximumStatementArgumentCount / Self.columns))
+            let perStatement = min(Self.rowsPerStatement, max(1, db.maximumStatementArgumentCount / columns.perRow))
+            let added = columns.table.extensions
             var inserted = 0
             for start in stride(from: 0, to: count, by: perStatement) {
                 let rows = min(perStatement, count - start)
-                let sql = rows == Self.rowsPerStatement ? Self.fullSQL : Self.sql(rows: rows)
+                let sql = rows == Self.rowsPerStatement && added.isEmpty ? Self.standardSQL : columns.insert(rows: rows)
                 let statement = try db.cachedStatement(sql: skipsCodesInList ? sql + " ON CONFLICT (listId, code) DO NOTHING" : sql)
                 // Resets the statement and clears its bindings; execute() then runs what is bound below.
                 statement.setUncheckedArguments(StatementArguments())
-                var binder = Binder(statement: statement.sqliteStatement)
+                var binder = Binder(statement: statement.sqliteStatement, added: added)
                 for index in start..<(start + rows) {
                     try binder.bind(listId)
                     try bindRow(index, &binder)
@@ -261,13 +264,6 @@ extension SQLiteHotelStore {
             }
             return inserted
         }
-
-        static func sql(rows: Int) -> String {
-            let row = "(" + Array(repeating: "?", count: columns).joined(separator: ",") + ")"
-            return "INSERT INTO hotels (listId, " + HotelFields.all.map { quoted($0.column) }.joined(separator: ", ")
-                + ", position) VALUES "
-                + Array(repeating: row, count: rows).joined(separator: ",")
-        }
     }
 
     /// Binds a statement's arguments in order, as GRDB would bind the same values.
@@ -276,16 +272,30 @@ extension SQLiteHotelStore {
         private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
         let statement: SQLiteStatement
+        /// The store's added fields, bound after the built-in ones.
+        let added: ArraySlice<HotelFieldSpec>
         private var index: CInt = 0
 
-        init(statement: SQLiteStatement) {
+        init(statement: SQLiteStatement, added: ArraySlice<HotelFieldSpec>) {
             self.statement = statement
+            self.added = added
         }
 
-        /// A row's columns after its list's id, in ``RowInserter/sql(rows:)``'s order.
+        /// A row's columns after its list's id, in ``HotelColumns/insert(rows:)``'s order.
         mutating func bind(_ hotel: borrowing Hotel, position: Int64) throws(DatabaseError) {
             try hotel.visitFields(&self)
+            for spec in added { try bind(spec.value(hotel)) }
             try bind(position)
+        }
+
+        private mutating func bind(_ value: HotelFieldSpec.Value) throws(DatabaseError) {
+            switch value {
+            case .null: try next { sqlite3_bind_null($0, $1) }
+            case .text(let text): try bind(text)
+            case .real(let number): try bind(number)
+            case .integer(let number): try bind(number)
+            case .references(let references): try bind(HotelFieldSpec.Value.referencesJSON(references))
+            }
         }
 
         mutating func visit(_ field: Int, text: String?) throws(DatabaseError) { try bind(text) }
@@ -348,12 +358,9 @@ extension SQLiteHotelStore {
             checkpoint: record.decodedCheckpoint)
     }
 
-    /// Every field's column, in ``HotelFields`` order.
-    static let selectHotels = "SELECT " + HotelFields.all.map { quoted($0.column) }.joined(separator: ", ")
-
-    private static func hotels(_ db: Database, _ list: CachedList, limit: Int?) throws -> [Hotel] {
-        let statement = try db.cachedStatement(sql: selectHotels + " FROM hotels WHERE listId = ? ORDER BY position LIMIT ?")
-        let decoder = HotelRowDecoder(columns: statement.columnNames)
+    private static func hotels(_ db: Database, _ columns: HotelColumns, _ list: CachedList, limit: Int?) throws -> [Hotel] {
+        let statement = try db.cachedStatement(sql: columns.select + " FROM hotels WHERE listId = ? ORDER BY position LIMIT ?")
+        let decoder = HotelRowDecoder(columns: statement.columnNames, fields: columns.table)
         return try Array(Row.fetchCursor(statement, arguments: [list.id, limit ?? -1]).map(decoder.hotel))
     }
 
@@ -390,11 +397,11 @@ extension SQLiteHotelStore {
     }
 
     /// The rows of the list among `codes`, by code.
-    private static func existing(_ db: Database, _ id: Int64, codes: [String]) throws -> [String: Hotel] {
+    private static func existing(_ db: Database, _ columns: HotelColumns, _ id: Int64, codes: [String]) throws -> [String: Hotel] {
         guard !codes.isEmpty else { return [:] }
         let statement = try db.cachedStatement(
-            sql: selectHotels + " FROM hotels WHERE listId = ? AND code IN (SELECT value FROM json_each(?))")
-        let decoder = HotelRowDecoder(columns: statement.columnNames)
+            sql: columns.select + " FROM hotels WHERE listId = ? AND code IN (SELECT value FROM json_each(?))")
+        let decoder = HotelRowDecoder(columns: statement.columnNames, fields: columns.table)
         let rows = try Row.fetchCursor(statement, arguments: [id, jsonArray(codes)])
         var found: [String: Hotel] = [:]
         while let row = try rows.next() {

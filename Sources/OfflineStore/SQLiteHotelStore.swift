@@ -17,6 +17,9 @@ public final class SQLiteHotelStore: ListStorage, ImageIndex {
     public let path: String
     /// What happened when opening: a damaged or newer file moved aside.
     public let warnings: [String]
+    /// The fields the store keeps, each in its own column of `hotels`.
+    public var fields: HotelFieldTable { columns.table }
+    let columns: HotelColumns
 
     /// `$XDG_CACHE_HOME/hotelkit`, else `~/.cache/hotelkit`: the store's file and the logo cache live here.
     public static var defaultFolder: URL {
@@ -28,21 +31,23 @@ public final class SQLiteHotelStore: ListStorage, ImageIndex {
     }
 
     /// A store on `writer`, migrated to the current schema.
-    public init(writer: any DatabaseWriter) throws(StoreError) {
+    /// - Parameter fields: the fields it keeps; a column missing for one is added in place.
+    public init(writer: any DatabaseWriter, fields: HotelFieldTable = .standard) throws(StoreError) {
         self.writer = writer
         path = writer.path
         warnings = []
+        columns = HotelColumns(fields)
         do {
-            try Self.migrate(writer)
+            try Self.migrate(writer, fields: fields)
         } catch {
             throw StoreError(path: writer.path, reason: String(describing: error))
         }
     }
 
     /// A store in memory: nothing outlives the process.
-    public static func inMemory() throws(StoreError) -> SQLiteHotelStore {
+    public static func inMemory(fields: HotelFieldTable = .standard) throws(StoreError) -> SQLiteHotelStore {
         do {
-            return try SQLiteHotelStore(writer: DatabaseQueue())
+            return try SQLiteHotelStore(writer: DatabaseQueue(), fields: fields)
         } catch let error as StoreError {
             throw error
         } catch {
@@ -53,9 +58,11 @@ public final class SQLiteHotelStore: ListStorage, ImageIndex {
     /// Opens (or creates) `folder/hotels.sqlite`. A file that is not a
     /// database, is damaged, or was written by a newer HotelKit is moved
     /// aside, never deleted, and a new one is made; ``warnings`` says so.
-    public init(folder: URL = SQLiteHotelStore.defaultFolder) throws(StoreError) {
+    /// - Parameter fields: the fields it keeps; a column missing for one is added in place.
+    public init(folder: URL = SQLiteHotelStore.defaultFolder, fields: HotelFieldTable = .standard) throws(StoreError) {
         let file = folder.appendingPathComponent("hotels.sqlite")
         path = file.path
+        columns = HotelColumns(fields)
         var warnings: [String] = []
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -63,14 +70,14 @@ public final class SQLiteHotelStore: ListStorage, ImageIndex {
             throw StoreError(path: file.path, reason: "cannot create its folder: \(error.localizedDescription)")
         }
         do {
-            writer = try Self.open(file)
+            writer = try Self.open(file, fields: fields)
         } catch let problem as UnusableFile {
             let aside = file.path + ".\(problem.suffix)-\(Int(Date().timeIntervalSince1970))"
             do {
                 for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: file.path + suffix) {
                     try FileManager.default.moveItem(atPath: file.path + suffix, toPath: aside + suffix)
                 }
-                writer = try Self.open(file)
+                writer = try Self.open(file, fields: fields)
             } catch {
                 throw StoreError(path: file.path, reason: "\(problem.reason), and it could not be replaced: \(error)")
             }
@@ -86,7 +93,7 @@ public final class SQLiteHotelStore: ListStorage, ImageIndex {
         var suffix: String
     }
 
-    private static func open(_ file: URL) throws -> DatabasePool {
+    private static func open(_ file: URL, fields: HotelFieldTable) throws -> DatabasePool {
         var configuration = Configuration()
         // Another process may be writing: wait for it rather than fail.
         configuration.busyMode = .timeout(30)
@@ -101,7 +108,7 @@ public final class SQLiteHotelStore: ListStorage, ImageIndex {
             if try pool.read({ db in try Self.migrator.hasBeenSuperseded(db) }) {
                 throw UnusableFile(reason: "was written by a newer HotelKit", suffix: "newer")
             }
-            try migrate(pool)
+            try migrate(pool, fields: fields)
             try pool.read { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM lists") }
         } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
             throw UnusableFile(reason: "is damaged (\(error.message ?? "not a database"))", suffix: "corrupt")
@@ -131,13 +138,15 @@ public final class SQLiteHotelStore: ListStorage, ImageIndex {
     /// migration the first has just committed, and fails ("table already
     /// exists") after its transaction rolls back. When the applied set grew
     /// meanwhile, that failure is someone else's progress: look again.
-    static func migrate(_ writer: any DatabaseWriter, with migrator: DatabaseMigrator = migrator) throws {
+    static func migrate(_ writer: any DatabaseWriter, with migrator: DatabaseMigrator = migrator, fields: HotelFieldTable = .standard)
+        throws
+    {
         while true {
             let before = try writer.read { db in try migrator.appliedIdentifiers(db) }
             do {
                 try migrator.migrate(writer)
                 return try writer.write { db in
-                    try addMissingFieldColumns(db)
+                    try addMissingFieldColumns(db, fields)
                     try addListBounds(db)
                     try createCatalogueTables(db)
                 }
@@ -148,13 +157,13 @@ public final class SQLiteHotelStore: ListStorage, ImageIndex {
         }
     }
 
-    /// Gives the `hotels` table a column for every field of ``HotelFields`` it
+    /// Gives the `hotels` table a column for every field of `fields` it
     /// lacks: a store made before a field was added takes it in place, its
     /// rows keeping everything and the new column empty until the list is
     /// fetched again. No version is recorded for it, so an older HotelKit still
     /// opens the file and reads the columns it knows.
-    static func addMissingFieldColumns(_ db: Database) throws {
-        try addMissingColumns(db, table: "hotels", HotelFields.all.map { ($0.column, $0.type.sqliteType) })
+    static func addMissingFieldColumns(_ db: Database, _ fields: HotelFieldTable) throws {
+        try addMissingColumns(db, table: "hotels", fields.fields.map { ($0.column, $0.type.sqliteType) })
     }
 
     /// Gives `lists` the columns of its bounds (``ListRecord/nextPosition``) in place, as fields get theirs.
