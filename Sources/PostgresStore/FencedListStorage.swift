@@ -36,17 +36,21 @@ public struct FencedListStorage: ListStorage {
     }
 
     public func mergeFirstPage(_ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date) async throws -> MergeResult {
-        try await store.database.writing { [lease, logger = store.logger, location = store.location] connection in
+        try await store.database.writing {
+            [lease, logger = store.logger, location = store.location, statements = store.statements] connection in
             try await PostgresHotelStore.checkLease(lease, connection, logger: logger, location: location)
-            return try await PostgresHotelStore.merge(page, into: key, checkpoint: checkpoint, now: now, connection, logger: logger)
+            return try await PostgresHotelStore.merge(
+                page, into: key, checkpoint: checkpoint, now: now, statements, connection, logger: logger)
         }
     }
 
     public func appendPage(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date) async throws -> Int {
         if let added = try await store.appendAtOnce(page, to: key, checkpoint: checkpoint, now: now, lease: lease) { return added }
-        return try await store.database.writing { [lease, logger = store.logger, location = store.location] connection in
+        return try await store.database.writing {
+            [lease, logger = store.logger, location = store.location, statements = store.statements] connection in
             try await PostgresHotelStore.checkLease(lease, connection, logger: logger, location: location)
-            return try await PostgresHotelStore.append(page, to: key, checkpoint: checkpoint, now: now, connection, logger: logger)
+            return try await PostgresHotelStore.append(
+                page, to: key, checkpoint: checkpoint, now: now, statements, connection, logger: logger)
         }
     }
 }

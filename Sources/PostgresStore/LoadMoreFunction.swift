@@ -10,36 +10,38 @@ import Hotels
 /// cannot carry one in transaction mode; a function is schema, not session state.
 ///
 /// The function is made from the statement and named after it: a change of
-/// ``HotelFields`` is a function of another name, made when a store opens
+/// the field table is a function of another name, made when a store opens
 /// (``PostgresSchema``), with no migration, and two HotelKits of different
 /// fields, during a rolling upgrade, each call their own.
-enum LoadMoreFunction {
+struct LoadMoreFunction: Sendable {
     /// `hotelkit_load_more_` and the first 16 hex digits of the body's SHA-256 (its casts name each field's type).
-    static let name = "hotelkit_load_more_" + SHA256.hash(data: Array(body.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
-
+    let name: String
     /// The statement's parameters, as it casts them: the list's key, the
     /// lease, the checkpoint, whether the list is exhausted, the fetch time,
     /// the row count, then one array per field.
-    static let parameterTypes =
-        ["text", "text", "text", "text", "int8", "int8", "text", "bool", "float8", "int8"]
-        + HotelFields.all.map { Rows.Column.arrayType($0.type) }
-
+    let parameterTypes: [String]
     /// What a page sends: the call, each argument cast as the function takes it.
-    static let call =
-        "SELECT \(name)(" + parameterTypes.enumerated().map { "$\($0.offset + 1)::\($0.element)" }.joined(separator: ", ") + ")"
+    let call: String
+    let definition: String
 
-    static let definition = """
-        CREATE OR REPLACE FUNCTION \(name)(\(parameterTypes.joined(separator: ", "))) RETURNS void LANGUAGE plpgsql AS $load_more$
-        \(body)
-        $load_more$
-        """
-
-    private static let body = """
-        DECLARE refused boolean;
-        BEGIN
-        \(PostgresHotelStore.appendAtOnceSQL);
-        END
-        """
+    init(table: HotelFieldTable, columnList: String, selectList: String) {
+        let body = """
+            DECLARE refused boolean;
+            BEGIN
+            \(PostgresHotelStore.appendAtOnceSQL(table: table, columnList: columnList, selectList: selectList));
+            END
+            """
+        name = "hotelkit_load_more_" + SHA256.hash(data: Array(body.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        parameterTypes =
+            ["text", "text", "text", "text", "int8", "int8", "text", "bool", "float8", "int8"]
+            + table.fields.map { Rows.Column.arrayType($0.type) }
+        call = "SELECT \(name)(" + parameterTypes.enumerated().map { "$\($0.offset + 1)::\($0.element)" }.joined(separator: ", ") + ")"
+        definition = """
+            CREATE OR REPLACE FUNCTION \(name)(\(parameterTypes.joined(separator: ", "))) RETURNS void LANGUAGE plpgsql AS $load_more$
+            \(body)
+            $load_more$
+            """
+    }
 
     /// `undefined_function`: the function was dropped after the store opened (by hand, or a restore of an
     /// older dump); the page goes the general way, and the next open makes the function again.

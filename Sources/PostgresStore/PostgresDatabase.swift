@@ -1,4 +1,5 @@
 import Foundation
+import Hotels
 import Logging
 import NIOCore
 import NIOPosix
@@ -39,6 +40,9 @@ public final class PostgresDatabase: Sendable {
     public let location: String
     /// What the first open applied, for `hotels store migrate`.
     public let appliedMigrations: [PostgresSchema.Migration]
+    /// The fields its `hotels` table keeps, each in a column of its own.
+    public var fields: HotelFieldTable { statements.table }
+    let statements: HotelStatements
     let client: PostgresClient
     let logger: Logger
     /// How long a call waits for a pooled connection, and how long a lost connection's call is tried again, in seconds.
@@ -54,8 +58,9 @@ public final class PostgresDatabase: Sendable {
 
     private init(
         location: String, client: PostgresClient, running: Task<Void, Never>, logger: Logger, connectTimeout: Int,
-        callTimeout: Int, applied: [PostgresSchema.Migration]
+        callTimeout: Int, applied: [PostgresSchema.Migration], statements: HotelStatements
     ) {
+        self.statements = statements
         self.location = location
         self.client = client
         self.running = running
@@ -76,10 +81,12 @@ public final class PostgresDatabase: Sendable {
     deinit { running.cancel() }
 
     /// Connects, migrates, and opens the pool.
-    public static func open(_ location: PostgresLocation, logger: Logger = Logger(label: "hotelkit.store")) async throws(StoreError)
-        -> PostgresDatabase
-    {
+    /// - Parameter fields: the fields the store keeps; a column missing for one is added in place.
+    public static func open(
+        _ location: PostgresLocation, fields: HotelFieldTable = .standard, logger: Logger = Logger(label: "hotelkit.store")
+    ) async throws(StoreError) -> PostgresDatabase {
         let shown = location.description
+        let statements = fields == .standard ? HotelStatements.standard : HotelStatements(fields)
         do {
             let tls = try tls(location.tls)
             var configuration = PostgresClient.Configuration(
@@ -97,11 +104,11 @@ public final class PostgresDatabase: Sendable {
             do {
                 // One connection of its own: a server that is down, or a refused password, is said at once, and the schema is readied.
                 let applied = try await withConnection(to: location, tls: tls.connection, logger: logger) { connection in
-                    try await PostgresSchema.migrate(connection, location: shown, logger: logger)
+                    try await PostgresSchema.migrate(connection, location: shown, statements: statements, logger: logger)
                 }
                 return PostgresDatabase(
                     location: shown, client: client, running: running, logger: logger,
-                    connectTimeout: location.connectTimeout, callTimeout: location.callTimeout, applied: applied)
+                    connectTimeout: location.connectTimeout, callTimeout: location.callTimeout, applied: applied, statements: statements)
             } catch {
                 warming.cancel()
                 running.cancel()

@@ -39,13 +39,13 @@ extension PostgresHotelStore {
     }
 
     public func hotels(in list: CachedList, limit: Int? = nil) async throws -> [Hotel] {
-        try await database.reading { [logger] connection in
+        try await database.reading { [logger, statements] connection in
             let rows = try await connection.query(
                 """
-                SELECT \(unescaped: HotelRowDecoder.selectList) FROM hotels
+                SELECT \(unescaped: statements.readList) FROM hotels
                 WHERE list_id = \(list.id) ORDER BY position LIMIT \(limit.map(Int64.init))
                 """, logger: logger)
-            return try await Self.hotels(rows)
+            return try await Self.hotels(rows, statements)
         }
     }
 
@@ -67,26 +67,26 @@ extension PostgresHotelStore {
     }
 
     public func hotel(inList listID: Int64, code: String) async throws -> Hotel? {
-        try await database.reading { [logger] connection in
+        try await database.reading { [logger, statements] connection in
             let rows = try await connection.query(
                 """
-                SELECT \(unescaped: HotelRowDecoder.selectList) FROM hotels WHERE list_id = \(listID) AND code = \(code)
+                SELECT \(unescaped: statements.readList) FROM hotels WHERE list_id = \(listID) AND code = \(code)
                 """, logger: logger)
-            return try await Self.hotels(rows).first
+            return try await Self.hotels(rows, statements).first
         }
     }
 
     public func rows(in list: CachedList, after: Int64? = nil, limit: Int, matching: String? = nil) async throws -> ListRows {
         let pattern = ListRows.likePattern(matching)
-        return try await database.reading { [logger] connection in
+        return try await database.reading { [logger, statements] connection in
             let rows = try await connection.query(
                 """
-                SELECT position, \(unescaped: HotelRowDecoder.selectList) FROM hotels
+                SELECT position, \(unescaped: statements.readList) FROM hotels
                 WHERE list_id = \(list.id) AND position > \(after ?? .min) AND (\(pattern)::text IS NULL OR name ILIKE \(pattern))
                 ORDER BY position LIMIT \(Int64(max(1, limit)))
                 """, logger: logger)
             var page = ListRows()
-            var decoder = HotelRowDecoder()
+            var decoder = HotelRowDecoder(statements.table)
             for try await row in rows {
                 page.hotels.append(try decoder.hotel(row))
                 page.positions.append(try row.first.map { try $0.decode(Int64.self) } ?? 0)
@@ -99,16 +99,16 @@ extension PostgresHotelStore {
     public func mergeFirstPage(_ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date = Date()) async throws
         -> MergeResult
     {
-        try await database.writing { [logger] connection in
-            try await Self.merge(page, into: key, checkpoint: checkpoint, now: now, connection, logger: logger)
+        try await database.writing { [logger, statements] connection in
+            try await Self.merge(page, into: key, checkpoint: checkpoint, now: now, statements, connection, logger: logger)
         }
     }
 
     @discardableResult
     public func appendPage(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date = Date()) async throws -> Int {
         if let added = try await appendAtOnce(page, to: key, checkpoint: checkpoint, now: now, lease: nil) { return added }
-        return try await database.writing { [logger] connection in
-            try await Self.append(page, to: key, checkpoint: checkpoint, now: now, connection, logger: logger)
+        return try await database.writing { [logger, statements] connection in
+            try await Self.append(page, to: key, checkpoint: checkpoint, now: now, statements, connection, logger: logger)
         }
     }
 
@@ -120,14 +120,14 @@ extension PostgresHotelStore {
     /// 23505, cheaper than `ON CONFLICT` for rows that are new), anything
     /// else refuses itself (`hotelkit_refuse`, HK001). Nil then, and the page
     /// goes the general way, in a transaction. One round trip a page instead
-    /// of five; the statement is ``appendAtOnceSQL``, called as ``LoadMoreFunction``, its rows bound as ``Rows`` binds them.
+    /// of five; the statement is ``appendAtOnceSQL(table:columnList:selectList:)``, called as ``LoadMoreFunction``, its rows bound as ``Rows`` binds them.
     func appendAtOnce(_ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date, lease: JobLease?) async throws -> Int? {
         // A code twice in the page breaks the key like a stored one, so no set of its codes is made first.
         guard !page.isEmpty else { return nil }
-        var rows = Rows()
+        var rows = Rows(statements)
         for hotel in page { rows.add(hotel, position: nil) }
         let json = try String(decoding: JSONEncoder().encode(checkpoint), as: UTF8.self)
-        var bindings = PostgresBindings(capacity: 10 + HotelFields.all.count)
+        var bindings = PostgresBindings(capacity: 10 + statements.table.fields.count)
         for value in [key.profile, key.endpoint, key.city, key.storedKeyword] { bindings.append(value) }
         bindings.append(lease?.job)
         bindings.append(lease?.fence)
@@ -136,7 +136,7 @@ extension PostgresHotelStore {
         bindings.append(now.timeIntervalSince1970)
         bindings.append(page.count)
         rows.appendColumns(to: &bindings)
-        let query = PostgresQuery(unsafeSQL: LoadMoreFunction.call, binds: bindings)
+        let query = PostgresQuery(unsafeSQL: statements.loadMore.call, binds: bindings)
         do {
             // The refusal comes with the rows: they are read, or it would go unseen.
             try await database.withConnection { [logger] connection in
@@ -163,13 +163,14 @@ extension PostgresHotelStore {
     /// lease's fence (when a job writes), the list's row locked, the rows
     /// inserted at the list's next positions, and the list's count, next
     /// position and checkpoint, set only when every row went in. Made from
-    /// ``HotelFields`` like every statement of the rows, and run inside
+    /// the field table like every statement of the rows, and run inside
     /// ``LoadMoreFunction``, made from it when a store opens, which each
     /// connection plans once: no migration names a field, so a new field is a
     /// column and nothing more. $1–$4 the list's key, $5–$6 the lease (NULL
     /// without one), $7–$9 the checkpoint, whether the list is exhausted and
     /// the fetch time, $10 the page's row count, then the rows' arrays.
-    static let appendAtOnceSQL = """
+    static func appendAtOnceSQL(table: HotelFieldTable, columnList: String, selectList: String) -> String {
+        """
         WITH fence AS (
             SELECT 1 FROM jobs WHERE id = $5::int8 AND fence = $6::int8 AND state = 'running' FOR SHARE
         ), list AS (
@@ -178,8 +179,8 @@ extension PostgresHotelStore {
               AND ($5::int8 IS NULL OR EXISTS (SELECT 1 FROM fence)) AND \(pageCommit)
             FOR UPDATE
         ), inserted AS (
-            INSERT INTO hotels (list_id, position, \(Rows.columnList))
-            SELECT list.id, list.next_position + r.n - 1, \(Rows.selectList) FROM list, \(Rows.source(from: 11))
+            INSERT INTO hotels (list_id, position, \(columnList))
+            SELECT list.id, list.next_position + r.n - 1, \(selectList) FROM list, \(HotelStatements.source(table, from: 11))
             RETURNING 1
         ), counted AS (
             SELECT count(*) AS n FROM inserted
@@ -191,41 +192,42 @@ extension PostgresHotelStore {
         )
         SELECT hotelkit_refuse('the page is not a plain load-more page') INTO refused FROM counted WHERE NOT EXISTS (SELECT 1 FROM updated)
         """
+    }
 
     // MARK: Transactions
 
     static func merge(
-        _ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date,
+        _ page: [Hotel], into key: ListKey, checkpoint: Pager.Checkpoint, now: Date, _ statements: HotelStatements,
         _ connection: PostgresConnection, logger: Logger
     ) async throws -> MergeResult {
         let list = try await upsertList(key, now: now, connection, logger: logger)
-        let existing = list.count == 0 ? [:] : try await existing(page.map(\.code), in: list.id, connection, logger: logger)
+        let existing = list.count == 0 ? [:] : try await existing(page.map(\.code), in: list.id, statements, connection, logger: logger)
         let plan = PagePlan.merge(page, existing: existing, list: list.state)
-        try await write(plan, list: list, checkpoint: checkpoint, connection, logger: logger)
+        try await write(plan, list: list, checkpoint: checkpoint, statements, connection, logger: logger)
         return plan.merge
     }
 
     static func append(
-        _ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date,
+        _ page: [Hotel], to key: ListKey, checkpoint: Pager.Checkpoint, now: Date, _ statements: HotelStatements,
         _ connection: PostgresConnection, logger: Logger
     ) async throws -> Int {
         // The general way, after appendAtOnce refused the page: its codes are looked up first.
         let list = try await upsertList(key, now: now, connection, logger: logger)
-        let existing = list.count == 0 ? [:] : try await existing(page.map(\.code), in: list.id, connection, logger: logger)
+        let existing = list.count == 0 ? [:] : try await existing(page.map(\.code), in: list.id, statements, connection, logger: logger)
         let plan = PagePlan.append(page, existing: Set(existing.keys), list: list.state)
-        try await write(plan, list: list, checkpoint: checkpoint, connection, logger: logger)
+        try await write(plan, list: list, checkpoint: checkpoint, statements, connection, logger: logger)
         return plan.added
     }
 
     /// Executes a page's plan in its transaction: the rows, then the list's count, bounds and checkpoint.
     private static func write(
-        _ plan: PagePlan, list: ListRow, checkpoint: Pager.Checkpoint, _ connection: PostgresConnection,
-        logger: Logger
+        _ plan: PagePlan, list: ListRow, checkpoint: Pager.Checkpoint, _ statements: HotelStatements,
+        _ connection: PostgresConnection, logger: Logger
     ) async throws {
         if plan.replacesList { try await connection.query("DELETE FROM hotels WHERE list_id = \(list.id)", logger: logger) }
-        var updates = Rows()
+        var updates = Rows(statements)
         for row in plan.updates { updates.add(row.hotel, position: row.position) }
-        var inserts = Rows()
+        var inserts = Rows(statements)
         for row in plan.inserts { inserts.add(row.hotel, position: row.position) }
         try await updates.update(list: list.id, connection, logger: logger)
         try await inserts.insert(list: list.id, connection, logger: logger)
@@ -294,21 +296,21 @@ extension PostgresHotelStore {
     }
 
     /// The rows of the list among `codes`, by code.
-    private static func existing(_ codes: [String], in id: Int64, _ connection: PostgresConnection, logger: Logger) async throws -> [String:
-        Hotel]
-    {
+    private static func existing(
+        _ codes: [String], in id: Int64, _ statements: HotelStatements, _ connection: PostgresConnection, logger: Logger
+    ) async throws -> [String: Hotel] {
         guard !codes.isEmpty else { return [:] }
         let rows = try await connection.query(
             """
-            SELECT \(unescaped: HotelRowDecoder.selectList) FROM hotels
+            SELECT \(unescaped: statements.readList) FROM hotels
             WHERE list_id = \(id) AND code = ANY(\(codes.map(HotelFieldSpec.Value.textUpToNUL)))
             """, logger: logger)
-        return Dictionary(try await hotels(rows).map { ($0.code, $0) }, uniquingKeysWith: { first, _ in first })
+        return Dictionary(try await hotels(rows, statements).map { ($0.code, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    private static func hotels(_ rows: PostgresRowSequence) async throws -> [Hotel] {
+    private static func hotels(_ rows: PostgresRowSequence, _ statements: HotelStatements) async throws -> [Hotel] {
         var hotels: [Hotel] = []
-        var decoder = HotelRowDecoder()
+        var decoder = HotelRowDecoder(statements.table)
         for try await row in rows { hotels.append(try decoder.hotel(row)) }
         return hotels
     }

@@ -36,4 +36,7 @@ public final class PostgresHotelStore: HotelStorage, SharedImageIndex {
     public var location: String { database.location }
 
     var logger: Logger { database.logger }
+
+    /// The statements of the database's field table.
+    var statements: HotelStatements { database.statements }
 }

@@ -6,49 +6,80 @@ import NIOCore
 import OfflineStore
 import PostgresNIO
 
-/// Rows to insert or update, sent as one binary array per field of
-/// ``HotelFields`` (and one of positions), zipped back into rows by `unnest`
-/// in statements made from the same table: a field added to the table is a
-/// column here with nothing else to write. Binary arrays cost the server no
-/// parse of any value; rows as `jsonb` cost it a parse of every row, and
-/// twice 19ca83b's time per page (BENCHMARKS.md, "The record's fields").
+/// The statements on the `hotels` table's field columns, made once from a
+/// ``HotelFieldTable`` (``PostgresDatabase/fields``): a field added to the
+/// table is a column here with nothing else to write.
+struct HotelStatements: Sendable {
+    let table: HotelFieldTable
+    /// The table's field columns, as an insert names them.
+    let columnList: String
+    /// `r`'s field columns, as an insert's select list.
+    let selectList: String
+    /// Every field but the code, set from `r`: `name = r.name, …`.
+    let assignments: String
+    /// Every field's column, as a read's select list; references as their JSON text.
+    let readList: String
+    /// The load-more page's function, made from these statements.
+    let loadMore: LoadMoreFunction
+
+    static let standard = HotelStatements(.standard)
+
+    init(_ table: HotelFieldTable) {
+        self.table = table
+        columnList = table.fields.map(\.postgresColumn).joined(separator: ", ")
+        selectList = table.fields.map(Self.fromRow).joined(separator: ", ")
+        assignments = table.fields.dropFirst().map { "\($0.postgresColumn) = " + Self.fromRow($0) }.joined(separator: ", ")
+        readList = table.fields.map {
+            $0.type == .references ? "\($0.postgresColumn)::text AS \($0.postgresColumn)" : $0.postgresColumn
+        }
+        .joined(separator: ", ")
+        loadMore = LoadMoreFunction(table: table, columnList: columnList, selectList: selectList)
+    }
+
+    /// The rows, zipped from the field arrays bound from `$first` on (then,
+    /// with `positions`, one array of positions), as `r`: one column per field,
+    /// named as the table names it, and `n`, the row's number from 1.
+    static func source(_ table: HotelFieldTable, from first: Int, positions: Bool = false) -> String {
+        let arrays =
+            table.fields.enumerated().map { "$\(first + $0.offset)::\(Rows.Column.arrayType($0.element.type))" }
+            + (positions ? ["$\(first + table.fields.count)::int8[]"] : [])
+        let names = table.fields.map(\.postgresColumn) + (positions ? ["position"] : [])
+        return "unnest(" + arrays.joined(separator: ", ") + ") WITH ORDINALITY AS r (" + names.joined(separator: ", ") + ", n)"
+    }
+
+    /// A field of `r` as its column takes it: references made `jsonb` from their text.
+    private static func fromRow(_ spec: HotelFieldSpec) -> String {
+        spec.type == .references ? "r.\(spec.postgresColumn)::jsonb" : "r.\(spec.postgresColumn)"
+    }
+}
+
+/// Rows to insert or update, sent as one binary array per field of a
+/// ``HotelFieldTable`` (and one of positions), zipped back into rows by
+/// `unnest` in ``HotelStatements`` made from the same table. Binary arrays
+/// cost the server no parse of any value; rows as `jsonb` cost it a parse of
+/// every row, and twice 19ca83b's time per page (BENCHMARKS.md, "The record's fields").
 struct Rows: HotelFieldVisitor {
-    private var columns: [Column] = HotelFields.all.map { Column(type: $0.type) }
+    private let statements: HotelStatements
+    private var columns: [Column]
     private var positions: [Int64?] = []
+
+    init(_ statements: HotelStatements) {
+        self.statements = statements
+        columns = statements.table.fields.map { Column(type: $0.type) }
+    }
 
     var count: Int { positions.count }
 
     /// `position` nil: the row keeps its place.
     mutating func add(_ hotel: Hotel, position: Int64?) {
         hotel.visitFields(&self)
+        for (index, spec) in zip(HotelFields.all.count..., statements.table.extensions) { columns[index].add(spec.value(hotel)) }
         positions.append(position)
     }
 
-    /// Every field's array, as bindings in ``HotelFields`` order: what ``source(from:)`` reads.
+    /// Every field's array, as bindings in the table's order: what ``HotelStatements/source(_:from:positions:)`` reads.
     func appendColumns(to bindings: inout PostgresBindings) {
         for column in columns { column.append(to: &bindings) }
-    }
-
-    /// The rows, zipped from the field arrays bound from `$first` on (then,
-    /// with `positions`, one array of positions), as `r`: one column per field,
-    /// named as the table names it, and `n`, the row's number from 1.
-    static func source(from first: Int, positions: Bool = false) -> String {
-        let arrays =
-            HotelFields.all.enumerated().map { "$\(first + $0.offset)::\(Column.arrayType($0.element.type))" }
-            + (positions ? ["$\(first + HotelFields.all.count)::int8[]"] : [])
-        let names = HotelFields.all.map(\.postgresColumn) + (positions ? ["position"] : [])
-        return "unnest(" + arrays.joined(separator: ", ") + ") WITH ORDINALITY AS r (" + names.joined(separator: ", ") + ", n)"
-    }
-
-    /// The table's field columns, as an insert names them.
-    static let columnList = HotelFields.all.map(\.postgresColumn).joined(separator: ", ")
-
-    /// `r`'s field columns, as an insert's select list.
-    static let selectList = HotelFields.all.map(fromRow).joined(separator: ", ")
-
-    /// A field of `r` as its column takes it: references made `jsonb` from their text.
-    private static func fromRow(_ spec: HotelFieldSpec) -> String {
-        spec.type == .references ? "r.\(spec.postgresColumn)::jsonb" : "r.\(spec.postgresColumn)"
     }
 
     func insert(list id: Int64, _ connection: PostgresConnection, logger: Logger) async throws {
@@ -56,8 +87,8 @@ struct Rows: HotelFieldVisitor {
         try await connection.query(
             PostgresQuery(
                 unsafeSQL: """
-                    INSERT INTO hotels (list_id, \(Self.columnList), position)
-                    SELECT $1, \(Self.selectList), r.position FROM \(Self.source(from: 2, positions: true))
+                    INSERT INTO hotels (list_id, \(statements.columnList), position)
+                    SELECT $1, \(statements.selectList), r.position FROM \(HotelStatements.source(statements.table, from: 2, positions: true))
                     """, binds: bindings(list: id)), logger: logger)
     }
 
@@ -67,22 +98,19 @@ struct Rows: HotelFieldVisitor {
         try await connection.query(
             PostgresQuery(
                 unsafeSQL: """
-                    UPDATE hotels AS h SET \(Self.assignments), position = coalesce(r.position, h.position)
-                    FROM \(Self.source(from: 2, positions: true))
+                    UPDATE hotels AS h SET \(statements.assignments), position = coalesce(r.position, h.position)
+                    FROM \(HotelStatements.source(statements.table, from: 2, positions: true))
                     WHERE h.list_id = $1 AND h.code = r.code
                     """, binds: bindings(list: id)), logger: logger)
     }
 
     private func bindings(list id: Int64) -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: HotelFields.all.count + 2)
+        var bindings = PostgresBindings(capacity: columns.count + 2)
         bindings.append(id)
         appendColumns(to: &bindings)
         bindings.append(NullableArray(positions))
         return bindings
     }
-
-    /// Every field but the code, set from the row: `name = r.name, …`.
-    private static let assignments = HotelFields.all.dropFirst().map { "\($0.postgresColumn) = " + fromRow($0) }.joined(separator: ", ")
 
     mutating func visit(_ field: Int, text: String?) { columns[field].add(text: text.map(HotelFieldSpec.Value.textUpToNUL)) }
     mutating func visit(_ field: Int, real: Double?) { columns[field].add(real: real) }
@@ -114,6 +142,22 @@ struct Rows: HotelFieldVisitor {
         }
 
         mutating func add(text: String?) { texts.append(text) }
+
+        /// An added field's value, as its type travels.
+        mutating func add(_ value: HotelFieldSpec.Value) {
+            switch value {
+            case .text(let text): add(text: HotelFieldSpec.Value.textUpToNUL(text))
+            case .real(let number): add(real: number)
+            case .integer(let number): add(integer: number)
+            case .references(let references): add(text: HotelFieldSpec.Value.referencesJSON(references))
+            case .null:
+                switch type {
+                case .text, .references: add(text: nil)
+                case .real: add(real: nil)
+                case .integer: add(integer: nil)
+                }
+            }
+        }
         mutating func add(real: Double?) { reals.append(real) }
         mutating func add(integer: Int64?) { integers.append(integer) }
 
@@ -171,26 +215,29 @@ struct NullableArray<Element: PostgresArrayEncodable & PostgresNonThrowingEncoda
     }
 }
 
-/// Reads a ``Hotel`` from a row by column name, as ``HotelFields`` names the
-/// columns: which cell is which field is worked out from the first row's
-/// column names, then each row is read in one pass over its cells.
+/// Reads a ``Hotel`` from a row by column name, as a ``HotelFieldTable``
+/// names the columns (``HotelStatements/readList``): which cell is which
+/// field is worked out from the first row's column names, then each row is
+/// read in one pass over its cells. An added field the row lacks is `.null`,
+/// so the hotel holds a value for each of the table's.
 struct HotelRowDecoder {
-    /// Every field's column, as a select list; references as their JSON text.
-    static let selectList = HotelFields.all.map {
-        $0.type == .references ? "\($0.postgresColumn)::text AS \($0.postgresColumn)" : $0.postgresColumn
-    }
-    .joined(separator: ", ")
-
-    /// For each cell of a row, the field it is (an index into ``HotelFields/all``), or nil.
+    private let table: HotelFieldTable
+    /// For each cell of a row, the field it is (an index into the table), or nil.
     private var fields: [Int?]?
 
+    init(_ table: HotelFieldTable) {
+        self.table = table
+    }
+
     mutating func hotel(_ row: PostgresRow) throws -> Hotel {
-        let fields = self.fields ?? row.map { cell in HotelFields.all.firstIndex { $0.postgresColumn == cell.columnName } }
+        let specs = table.fields
+        let fields = self.fields ?? row.map { cell in specs.firstIndex { $0.postgresColumn == cell.columnName } }
         self.fields = fields
         var hotel = Hotel(code: "")
+        if !table.extensions.isEmpty { hotel.extensions = table.extensions.map { HotelExtensionValue(key: $0.jsonKey, value: .null) } }
         for (cell, field) in zip(row, fields) {
             guard let field else { continue }
-            let spec = HotelFields.all[field]
+            let spec = specs[field]
             let value: HotelFieldSpec.Value =
                 switch spec.type {
                 case .text: try cell.decode(String?.self).map(HotelFieldSpec.Value.text) ?? .null

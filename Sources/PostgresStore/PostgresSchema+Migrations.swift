@@ -332,7 +332,7 @@ extension PostgresSchema {
                 "ALTER TABLE images ADD COLUMN IF NOT EXISTS perceptual_hash bigint"
             ]),
         // The load-more page is a statement HotelKit makes from its field table
-        // (PostgresHotelStore.appendAtOnceSQL), its rows one binary array per
+        // (PostgresHotelStore.appendAtOnceSQL(table:columnList:selectList:)), its rows one binary array per
         // field: a function that read them as jsonb cost the server twice the time.
         Migration(
             version: 11, name: "the load-more page made from the field table",

@@ -64,10 +64,12 @@ public enum PostgresSchema {
 
     /// Applies what is missing; returns the migrations applied (none when
     /// another process got there first). Then gives `hotels` a column for any
-    /// field of ``HotelFields`` it lacks, as SQLite's store does when opened,
+    /// field of its table it lacks, as SQLite's store does when opened,
     /// and makes the load-more function of these fields (``LoadMoreFunction``)
     /// when missing: a new field is an entry in that table, and needs no migration.
-    static func migrate(_ connection: PostgresConnection, location: String, logger: Logger) async throws -> [Migration] {
+    static func migrate(_ connection: PostgresConnection, location: String, statements: HotelStatements, logger: Logger) async throws
+        -> [Migration]
+    {
         let before = try await status(connection, logger: logger)
         try refuseNewer(before, location: location)
         var applied: [Migration] = []
@@ -88,7 +90,7 @@ public enum PostgresSchema {
                 return current.pending
             }
         }
-        let additions = try await fieldTableAdditions(connection, logger: logger)
+        let additions = try await fieldTableAdditions(connection, statements, logger: logger)
         if !additions.isEmpty {
             try await underMigrationLock(connection, logger: logger) { connection in
                 for statement in additions { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
@@ -99,11 +101,13 @@ public enum PostgresSchema {
 
     /// What the field table needs that the schema lacks, as the statements that add it, found in one round trip:
     /// a column for each field `hotels` lacks, and the load-more function of these fields (``LoadMoreFunction``).
-    static func fieldTableAdditions(_ connection: PostgresConnection, logger: Logger) async throws -> [String] {
+    static func fieldTableAdditions(_ connection: PostgresConnection, _ statements: HotelStatements, logger: Logger) async throws
+        -> [String]
+    {
         let rows = try await connection.query(
             """
             SELECT column_name, EXISTS (
-                SELECT 1 FROM pg_proc WHERE proname = \(LoadMoreFunction.name) AND pronamespace = current_schema()::regnamespace
+                SELECT 1 FROM pg_proc WHERE proname = \(statements.loadMore.name) AND pronamespace = current_schema()::regnamespace
             )
             FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'hotels'
             """, logger: logger)
@@ -114,12 +118,12 @@ public enum PostgresSchema {
             hasLoadMoreFunction = functionExists
         }
         var additions: [String] = []
-        let missing = HotelFields.all.filter { !existing.contains($0.postgresColumn) }
+        let missing = statements.table.fields.filter { !existing.contains($0.postgresColumn) }
         if !missing.isEmpty {
             let columns = missing.map { "ADD COLUMN IF NOT EXISTS \($0.postgresColumn) \($0.type.postgresType)" }
             additions.append("ALTER TABLE hotels " + columns.joined(separator: ", "))
         }
-        if !hasLoadMoreFunction { additions.append(LoadMoreFunction.definition) }
+        if !hasLoadMoreFunction { additions.append(statements.loadMore.definition) }
         return additions
     }
 

@@ -20,7 +20,9 @@ import Testing
         let database = TestPostgres.database(in: url)
         let store = PostgresHotelStore(database: try await PostgresDatabase.open(try PostgresLocation(url: url)))
         #expect(
-            try await server.psql("SELECT count(*) FROM pg_proc WHERE proname = '\(LoadMoreFunction.name)'", database: database).trimmed
+            try await server.psql(
+                "SELECT count(*) FROM pg_proc WHERE proname = '\(HotelStatements.standard.loadMore.name)'", database: database
+            ).trimmed
                 == "1")
         _ = try await store.mergeFirstPage([Hotel(code: "A", name: "First")], into: key, checkpoint: checkpoint, now: Date())
         // No row has a phone, a rating or references (their arrays go as NULL); only B has a name.
@@ -31,7 +33,7 @@ import Testing
         #expect(try await store.hotels(in: list, limit: nil) == [Hotel(code: "A", name: "First")] + page)
         #expect(list.count == 4)
         // Dropped while the store is open: the page goes the general way, nothing lost.
-        _ = try await server.psql("DROP FUNCTION \(LoadMoreFunction.name)", database: database)
+        _ = try await server.psql("DROP FUNCTION \(HotelStatements.standard.loadMore.name)", database: database)
         #expect(try await store.appendAtOnce([Hotel(code: "X")], to: key, checkpoint: checkpoint, now: Date(), lease: nil) == nil)
         #expect(try await store.appendPage([Hotel(code: "X")], to: key, checkpoint: checkpoint, now: Date()) == 1)
         #expect(try await store.hotels(in: list, limit: nil).map(\.code) == ["A", "B", "C", "D", "X"])
