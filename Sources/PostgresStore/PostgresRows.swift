@@ -60,11 +60,14 @@ struct HotelStatements: Sendable {
 /// every row, and twice 19ca83b's time per page (BENCHMARKS.md, "The record's fields").
 struct Rows: HotelFieldVisitor {
     private let statements: HotelStatements
+    /// The table's added fields, whose arrays follow the built-in ones'.
+    private let added: [HotelFieldSpec]
     private var columns: [Column]
     private var positions: [Int64?] = []
 
     init(_ statements: HotelStatements) {
         self.statements = statements
+        added = Array(statements.table.extensions)
         columns = statements.table.fields.map { Column(type: $0.type) }
     }
 
@@ -73,7 +76,9 @@ struct Rows: HotelFieldVisitor {
     /// `position` nil: the row keeps its place.
     mutating func add(_ hotel: Hotel, position: Int64?) {
         hotel.visitFields(&self)
-        for (index, spec) in zip(HotelFields.all.count..., statements.table.extensions) { columns[index].add(spec.value(hotel)) }
+        if !added.isEmpty {
+            for (index, spec) in added.enumerated() { columns[columns.count - added.count + index].add(spec.value(hotel)) }
+        }
         positions.append(position)
     }
 
