@@ -7,7 +7,7 @@
 /// same records and asks ``explain(_:)``.
 public struct PreparedRecords: Sendable {
     public let configuration: MatchConfiguration
-    /// One record per key, in key order.
+    /// One record per key, in key order (``RecordKey``'s `<`: the clusterer relies on it).
     public let records: [PreparedRecord]
     /// ``records``' fields as compared, in the same order.
     public let normalised: [Normalised]
@@ -126,7 +126,7 @@ public struct PreparedRecords: Sendable {
     /// The clustering stage over scored pairs (those below the review threshold may be left out).
     public func cluster(_ pairs: [ScoredPair], decisions: [PairDecision] = []) -> Clustering {
         PropertyClusterer(configuration: configuration.clustering, thresholds: configuration.thresholds)
-            .cluster(records: keys, pairs: pairs, decisions: decisions) { pair in
+            .cluster(sortedKeys: keys, index: index, pairs: pairs, decisions: decisions) { pair in
                 // The clusterer asks only for pairs of its own records.
                 score(pair) ?? ScoredPair(pair: pair, score: 0, decision: .noMatch, identifierAgrees: false)
             }

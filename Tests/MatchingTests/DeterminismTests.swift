@@ -31,4 +31,20 @@ import Testing
             #expect(explanation.decision == pair.decision)
         }
     }
+
+    @Test("prepared records are in key order, each key once, whatever order they came in: the clusterer takes them as they are")
+    func preparedInKeyOrder() {
+        let world = SyntheticWorld(hotels: 120, suppliers: 4, seed: 7)
+        var random = SeededGenerator(seed: 3)
+        let prepared = Matcher().prepare((world.records + world.records.prefix(10)).shuffled(using: &random))
+        let keys = prepared.keys
+        #expect(keys == keys.sorted() && Set(keys).count == keys.count && prepared.duplicates.count == 10)
+        let scored = prepared.score(prepared.candidates())
+        let configuration = prepared.configuration
+        let unsorted = PropertyClusterer(configuration: configuration.clustering, thresholds: configuration.thresholds)
+            .cluster(records: keys.shuffled(using: &random), pairs: scored, decisions: []) { pair in
+                prepared.score(pair) ?? ScoredPair(pair: pair, score: 0, decision: .noMatch, identifierAgrees: false)
+            }
+        #expect(prepared.cluster(scored).properties == unsorted.properties)
+    }
 }

@@ -27,9 +27,17 @@ public struct PropertyClusterer: Sendable {
         records: [RecordKey], pairs: [ScoredPair], decisions: [PairDecision],
         score: (RecordPair) -> ScoredPair
     ) -> Clustering {
-        // Prepared records come sorted and unique already; checking costs less than sorting 400,000 keys by their strings.
         let keys = zip(records, records.dropFirst()).allSatisfy { $0 < $1 } ? records : Array(Set(records)).sorted()
-        let index = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
+        return cluster(
+            sortedKeys: keys, index: Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) }), pairs: pairs,
+            decisions: decisions, score: score)
+    }
+
+    /// The same, over keys sorted and unique and their positions: ``PreparedRecords``' own, not built a second time.
+    func cluster(
+        sortedKeys keys: [RecordKey], index: [RecordKey: Int], pairs: [ScoredPair], decisions: [PairDecision],
+        score: (RecordPair) -> ScoredPair
+    ) -> Clustering {
         var groups = Groups(count: keys.count)
         // Scores by the pair's indices, without its keys: a city's cache holds
         // hundreds of thousands, and whole ``ScoredPair``s were most of the run's peak memory.
