@@ -65,7 +65,7 @@ extension PostgresHotelStore {
         }
         let propertyChunks = try Self.jsonChunks(properties)
         let memberChunks = try Self.jsonChunks(members)
-        let reviews = try match.reviews.map { ($0.score, try String(decoding: JSONEncoder().encode($0), as: UTF8.self)) }
+        let reviews = Array(zip(match.reviews.map(\.score), try ReviewPair.json(match.reviews)))
         let scope = match.scope
         try await database.writing { [logger] connection in
             try await connection.query("DELETE FROM properties WHERE scope = \(scope)", logger: logger)

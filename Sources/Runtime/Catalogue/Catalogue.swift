@@ -127,7 +127,7 @@ public struct Catalogue: Sendable {
         let reviews = match.reviewPairs.map { explanation in
             ReviewPair(
                 scope: scope, first: builder.member(explanation.pair.first), second: builder.member(explanation.pair.second),
-                score: explanation.score, explanation: explanation.mappingEndpoints(ShownURL.of))
+                score: explanation.score, explanation: explanation.mappingEndpoints(builder.shown))
         }
         let summary = CatalogueSummary(
             records: prepared.records, properties: properties, reviews: reviews.count,
@@ -340,11 +340,15 @@ struct PropertyBuilder {
         member(key, prepared.record(key)?.record)
     }
 
+    /// An endpoint as output shows it (``/OfflineStore/ShownURL``).
+    func shown(_ endpoint: String) -> String {
+        shownEndpoints[endpoint] ?? ShownURL.of(endpoint)
+    }
+
     private func member(_ key: RecordKey, _ record: PreparedRecord?) -> CatalogueMember {
         CatalogueMember(
-            list: record?.source.listID ?? 0, profile: key.supplier.profile,
-            endpoint: shownEndpoints[key.supplier.endpoint] ?? ShownURL.of(key.supplier.endpoint),
-            code: key.code, name: record?.name)
+            list: record?.source.listID ?? 0, profile: key.supplier.profile, endpoint: shown(key.supplier.endpoint), code: key.code,
+            name: record?.name)
     }
 
     func property(_ property: Property, id: String, scope: String, createdAt: Date) -> CatalogueProperty {
