@@ -13,6 +13,9 @@ struct HotelColumns: Sendable {
     let updateWithPosition: String
     /// The list's id, every field, the position.
     let perRow: Int
+    /// `INSERT INTO hotels (…) VALUES `, and the statement of a full ``MultiRowInsert``, made once.
+    let insertHead: String
+    let fullInsert: String
 
     static let standard = HotelColumns(.standard)
 
@@ -24,13 +27,8 @@ struct HotelColumns: Sendable {
         update = "UPDATE hotels SET " + updated.joined(separator: ", ") + " WHERE listId = ? AND code = ?"
         updateWithPosition = "UPDATE hotels SET " + (updated + ["position = ?"]).joined(separator: ", ") + " WHERE listId = ? AND code = ?"
         perRow = table.fields.count + 2
-    }
-
-    /// A multi-row insert of `rows` rows.
-    func insert(rows: Int) -> String {
-        let row = "(" + Array(repeating: "?", count: perRow).joined(separator: ",") + ")"
-        return "INSERT INTO hotels (listId, " + table.fields.map { SQLiteHotelStore.quoted($0.column) }.joined(separator: ", ")
-            + ", position) VALUES " + Array(repeating: row, count: rows).joined(separator: ",")
+        insertHead = "INSERT INTO hotels (listId, " + quoted.joined(separator: ", ") + ", position) VALUES "
+        fullInsert = MultiRowInsert.sql(head: insertHead, columns: perRow, rows: MultiRowInsert.rowsPerStatement)
     }
 
     /// Every field's value but the code's, as an update binds them.

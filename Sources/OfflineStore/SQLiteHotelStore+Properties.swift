@@ -63,34 +63,44 @@ extension SQLiteHotelStore {
     }
 
     public func replaceProperties(_ match: ScopeMatch) throws {
-        let reviews = try match.reviews.map { try String(decoding: JSONEncoder().encode($0), as: UTF8.self) }
+        let reviews = try ReviewPair.json(match.reviews)
         try writer.write { db in
             // Members by their own scope too, not only by the cascade: a file whose members outlived their property
             // (deleted by a tool that runs SQLite without foreign keys) would otherwise refuse every later run.
             try db.execute(sql: "DELETE FROM property_members WHERE scope = ?", arguments: [match.scope])
             try db.execute(sql: "DELETE FROM properties WHERE scope = ?", arguments: [match.scope])
             try db.execute(sql: "DELETE FROM match_reviews WHERE scope = ?", arguments: [match.scope])
-            let insertProperty = try db.makeStatement(
-                sql: """
-                    INSERT INTO properties (id, scope, name, city, latitude, longitude, confidence, suppliers, createdAt, matchedAt)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """)
-            let insertMember = try db.makeStatement(
-                sql: """
-                    INSERT INTO property_members (propertyId, scope, profile, endpoint, code, listId, name) VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """)
-            for (property, keys) in zip(match.properties, match.memberKeys) {
-                try insertProperty.execute(arguments: [
-                    property.id, match.scope, property.name, property.city, property.latitude, property.longitude,
-                    property.confidence.rawValue, property.supplierCount, property.createdAt.timeIntervalSince1970,
-                    match.matchedAt.timeIntervalSince1970,
-                ])
-                for (member, key) in zip(property.members, keys) {
-                    try insertMember.execute(arguments: [
-                        property.id, match.scope, key.supplier.profile, key.supplier.endpoint, key.code,
-                        member.list, member.name,
-                    ])
-                }
+            let properties = MultiRowInsert(
+                head:
+                    "INSERT INTO properties (id, scope, name, city, latitude, longitude, confidence, suppliers, createdAt, matchedAt) VALUES ",
+                columns: 10)
+            try properties.insert(match.properties.count, db) { index, binder in
+                let property = match.properties[index]
+                try binder.bind(property.id)
+                try binder.bind(match.scope)
+                try binder.bind(property.name)
+                try binder.bind(property.city)
+                try binder.bind(property.latitude)
+                try binder.bind(property.longitude)
+                try binder.bind(property.confidence.rawValue)
+                try binder.bind(Int64(property.supplierCount))
+                try binder.bind(property.createdAt.timeIntervalSince1970)
+                try binder.bind(match.matchedAt.timeIntervalSince1970)
+            }
+            // Each member as (its property, its place among the property's members).
+            let members = match.memberKeys.enumerated().flatMap { property, keys in keys.indices.map { (property, $0) } }
+            let insertMembers = MultiRowInsert(
+                head: "INSERT INTO property_members (propertyId, scope, profile, endpoint, code, listId, name) VALUES ", columns: 7)
+            try insertMembers.insert(members.count, db) { index, binder in
+                let (property, member) = members[index]
+                let key = match.memberKeys[property][member]
+                try binder.bind(match.properties[property].id)
+                try binder.bind(match.scope)
+                try binder.bind(key.supplier.profile)
+                try binder.bind(key.supplier.endpoint)
+                try binder.bind(key.code)
+                try binder.bind(match.properties[property].members[member].list)
+                try binder.bind(match.properties[property].members[member].name)
             }
             for retired in match.retired {
                 try db.execute(
