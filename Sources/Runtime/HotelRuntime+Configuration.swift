@@ -31,13 +31,16 @@ extension HotelRuntime {
         public var logger: Logger
         /// Logo downloads at once, per list.
         public var logoConcurrency: Int
+        /// The fields the store keeps and a worker's profiles may map: the built-in ones, and any added
+        /// (``/Hotels/HotelFieldTable/adding(_:)``). Profiles loaded elsewhere take the same table.
+        public var fields: HotelFieldTable
 
         public init(
             store: StoreLocation = .folder(SQLiteHotelStore.defaultFolder), logoFolder: URL? = nil,
             transport: TransportConfiguration = TransportConfiguration(), httpClient: (any HTTPClient)? = nil,
             credentials: Credentials = .environment, limits: XMLReaderLimits = XMLReaderLimits(), retry: RetryPolicy = RetryPolicy(),
             warningsPerKind: Int? = 10, exchangeLog: (any ExchangeLog)? = nil, logger: Logger = Logger(label: "hotelkit"),
-            logoConcurrency: Int = 6
+            logoConcurrency: Int = 6, fields: HotelFieldTable = .standard
         ) {
             self.store = store
             self.logoFolder = logoFolder ?? Self.defaultLogoFolder(for: store)
@@ -50,6 +53,7 @@ extension HotelRuntime {
             self.exchangeLog = exchangeLog
             self.logger = logger
             self.logoConcurrency = max(1, logoConcurrency)
+            self.fields = fields
         }
 
         /// `images/` beside a folder's `hotels.sqlite`; in ``/OfflineStore/SQLiteHotelStore/defaultFolder`` for a shared store; none in memory.

@@ -37,7 +37,9 @@ public final class HotelRuntime: Sendable {
 
     /// Opens the store (creating a SQLite one) and makes the transport.
     public static func open(_ configuration: Configuration = Configuration()) async throws -> HotelRuntime {
-        HotelRuntime(store: try await configuration.store.open(logger: configuration.logger), configuration: configuration)
+        HotelRuntime(
+            store: try await configuration.store.open(fields: configuration.fields, logger: configuration.logger),
+            configuration: configuration)
     }
 
     /// A runtime on a store already open: a test's, or one of your own.

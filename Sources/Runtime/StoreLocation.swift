@@ -1,4 +1,5 @@
 import Foundation
+import Hotels
 import Logging
 import OfflineStore
 import PostgresStore
@@ -32,17 +33,17 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Opens (or creates) the store; a SQLite file that had to be moved aside is logged as a warning.
-    func open(logger: Logger) async throws -> OpenedStore {
+    /// Opens (or creates) the store, keeping `fields`; a SQLite file that had to be moved aside is logged as a warning.
+    func open(fields: HotelFieldTable = .standard, logger: Logger) async throws -> OpenedStore {
         switch self {
         case .folder(let folder):
-            let store = try SQLiteHotelStore(folder: folder)
+            let store = try SQLiteHotelStore(folder: folder, fields: fields)
             for warning in store.warnings { logger.warning("\(warning)") }
             return .embedded(store)
         case .shared(let location):
-            return .shared(PostgresHotelStore(database: try await PostgresDatabase.open(location)))
+            return .shared(PostgresHotelStore(database: try await PostgresDatabase.open(location, fields: fields)))
         case .inMemory:
-            return .embedded(try SQLiteHotelStore.inMemory())
+            return .embedded(try SQLiteHotelStore.inMemory(fields: fields))
         }
     }
 }

@@ -30,10 +30,11 @@ public struct JobProfile: Codable, Sendable, Equatable {
         }
     }
 
-    /// The profile itself; a stored profile that no longer reads is a configuration error, never retried.
-    public func load() throws(ProfileError) -> ServiceProfile {
-        guard let json else { return try ServiceProfile.named(name) }
-        return try ServiceProfile(json: Data(json.utf8), source: "the job's profile \(name)")
+    /// The profile itself, mapping the built-in fields and any `fields` adds; a stored profile that no longer reads is
+    /// a configuration error, never retried.
+    public func load(fields: HotelFieldTable = .standard) throws(ProfileError) -> ServiceProfile {
+        guard let json else { return try ServiceProfile.named(name, fields: fields) }
+        return try ServiceProfile(json: Data(json.utf8), source: "the job's profile \(name)", fields: fields)
     }
 }
 

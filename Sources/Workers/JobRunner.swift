@@ -166,7 +166,8 @@ public final class HotelJobRunner: JobRunner {
 
     private func client(for arguments: ListJobArguments) throws -> HotelClient {
         do {
-            return try runtime.client(profile: try arguments.profile.load(), endpoint: arguments.endpoint)
+            return try runtime.client(
+                profile: try arguments.profile.load(fields: runtime.configuration.fields), endpoint: arguments.endpoint)
         } catch {
             throw JobFailure(error)
         }

@@ -3,6 +3,7 @@ import GRDB
 import Hotels
 import OfflineStore
 import PostgresStore
+import Runtime
 import TestSupport
 import Testing
 
@@ -176,5 +177,26 @@ struct AddedFieldTests {
         #expect(try await after.hotels(in: list, limit: nil) == [kept])
         #expect(try await after.appendPage([Self.hotel("B", cityCode: "PAR")], to: key, checkpoint: checkpoint, now: Date()) == 1)
         #expect(try await after.hotels(in: list, limit: nil).map { $0[extension: "cityCode"] } == [.null, .text("PAR")])
+    }
+
+    @Test(
+        "a runtime configured with the table keeps the added field through a list job, as a worker's runs do: the store opened with it, the profile loaded with it",
+        arguments: Backend.allCases)
+    func throughTheRuntime(_ backend: Backend) async throws {
+        let response = try Samples.fixture("ota-search.xml")
+        let store: StoreLocation =
+            switch backend {
+            case .sqlite: .folder(FileManager.default.temporaryDirectory.appendingPathComponent("added-runtime-\(UUID().uuidString)"))
+            case .postgres: .shared(try PostgresLocation(url: try await TestPostgres.shared().makeDatabase()))
+            }
+        let runtime = try await HotelRuntime.open(
+            .init(store: store, httpClient: FakeHTTPClient { _, _ in .init(body: response) }, fields: Self.fields))
+        let profile = try ServiceProfile(json: Data(Self.profileJSON.utf8), source: "test", fields: runtime.configuration.fields)
+        _ = try await runtime.listJob(try runtime.client(profile: profile, endpoint: "http://ota.test/soap"), city: "Paris").run()
+        let list = try #require(try await runtime.storage.allLists().first)
+        #expect(
+            try await runtime.storage.hotels(in: list, limit: nil).map { $0[extension: "cityCode"] }
+                == Array(repeating: .text("PAR"), count: 3))
+        await runtime.close()
     }
 }

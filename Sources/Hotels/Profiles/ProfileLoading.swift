@@ -10,9 +10,10 @@ extension ServiceProfile {
     public static var fileKeys: [String] { ProfileDocument.CodingKeys.allCases.map(\.rawValue) }
 
     /// A built-in profile by name, or a profile file by path.
-    public static func named(_ nameOrPath: String) throws(ProfileError) -> ServiceProfile {
+    /// - Parameter fields: the fields its `fields` may map (``init(json:source:fields:)``).
+    public static func named(_ nameOrPath: String, fields: HotelFieldTable = .standard) throws(ProfileError) -> ServiceProfile {
         if let json = BuiltInProfiles.all[nameOrPath] {
-            return try ServiceProfile(json: Data(json.utf8), source: nameOrPath)
+            return try ServiceProfile(json: Data(json.utf8), source: nameOrPath, fields: fields)
         }
         guard nameOrPath.contains("/") || nameOrPath.hasSuffix(".json") else {
             throw ProfileError(
@@ -27,7 +28,7 @@ extension ServiceProfile {
             throw ProfileError(
                 kind: .unreadable, source: nameOrPath, key: nil, reason: "cannot read the file (\(error.localizedDescription))")
         }
-        return try ServiceProfile(json: data, source: nameOrPath)
+        return try ServiceProfile(json: data, source: nameOrPath, fields: fields)
     }
 
     /// Reads and checks a profile; every mistake is refused with its key.
