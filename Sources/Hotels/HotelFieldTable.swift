@@ -88,6 +88,10 @@ extension HotelFieldSpec {
         for letter in letters {
             snakeCase += ("A"..."Z").contains(letter) ? "_" + String(letter).lowercased() : String(letter)
         }
+        // PostgreSQL cuts a longer name to 63 bytes, and two keys could then name one column.
+        guard snakeCase.utf8.count <= 63 else {
+            throw HotelFieldTableError("“\(key)” is too long a name for a column (\(snakeCase), over 63 characters)")
+        }
         guard !PostgresKeywords.reserved.contains(snakeCase) else {
             throw HotelFieldTableError("“\(key)” is a word SQL reserves (\(snakeCase)); choose another key")
         }

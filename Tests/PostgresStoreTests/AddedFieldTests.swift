@@ -83,6 +83,7 @@ struct AddedFieldTests {
         for (key, words) in [
             ("code", "already a field"), ("position", "already a field or a column"), ("listId", "already a field or a column"),
             ("CityCode", "must start with a lower-case letter"), ("city code", "only ASCII letters and digits"), ("order", "reserves"),
+            (String(repeating: "aB", count: 24), "too long a name for a column"),
         ] {
             #expect {
                 try HotelFieldTable.standard.adding(.added(key, type: .text))
