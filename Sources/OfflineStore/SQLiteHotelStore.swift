@@ -30,8 +30,7 @@ public final class SQLiteHotelStore: ListStorage, ImageIndex {
         return base.appendingPathComponent("hotelkit")
     }
 
-    /// A store on `writer`, migrated to the current schema.
-    /// - Parameter fields: the fields it keeps; a column missing for one is added in place.
+    /// A store on `writer`, migrated to the current schema, keeping `fields`: a column missing for one is added in place.
     public init(writer: any DatabaseWriter, fields: HotelFieldTable = .standard) throws(StoreError) {
         self.writer = writer
         path = writer.path
@@ -58,7 +57,7 @@ public final class SQLiteHotelStore: ListStorage, ImageIndex {
     /// Opens (or creates) `folder/hotels.sqlite`. A file that is not a
     /// database, is damaged, or was written by a newer HotelKit is moved
     /// aside, never deleted, and a new one is made; ``warnings`` says so.
-    /// - Parameter fields: the fields it keeps; a column missing for one is added in place.
+    /// It keeps `fields`: a column missing for one is added in place.
     public init(folder: URL = SQLiteHotelStore.defaultFolder, fields: HotelFieldTable = .standard) throws(StoreError) {
         let file = folder.appendingPathComponent("hotels.sqlite")
         path = file.path

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import Hotels
 
-/// The load-more statement (``PostgresHotelStore/appendAtOnceSQL``) kept in a
+/// The load-more statement (``PostgresHotelStore/appendAtOnceSQL(table:columnList:selectList:)``) kept in a
 /// PL/pgSQL function, so that each connection plans it once. Sent as a
 /// statement, it was parsed and planned on every page: about 0.5 ms, which
 /// put the fetch into PostgreSQL 19% behind 19ca83b's function (session 31).

@@ -49,7 +49,7 @@ public final class PostgresDatabase: Sendable {
     let connectTimeout: Int
     /// The URL's `call_timeout`: how long one call may take, in seconds.
     let callTimeout: Int
-    /// The pool's run: cancelled, it closes every connection. It starts at ``open(_:logger:)``, not as a
+    /// The pool's run: cancelled, it closes every connection. It starts at ``open(_:fields:logger:)``, not as a
     /// service of a group: the schema is read and migrated, and one-shot commands run, with no group.
     private let running: Task<Void, Never>
 
@@ -80,8 +80,7 @@ public final class PostgresDatabase: Sendable {
 
     deinit { running.cancel() }
 
-    /// Connects, migrates, and opens the pool.
-    /// - Parameter fields: the fields the store keeps; a column missing for one is added in place.
+    /// Connects, migrates, and opens the pool. The store keeps `fields`: a column missing for one is added in place.
     public static func open(
         _ location: PostgresLocation, fields: HotelFieldTable = .standard, logger: Logger = Logger(label: "hotelkit.store")
     ) async throws(StoreError) -> PostgresDatabase {
@@ -121,7 +120,7 @@ public final class PostgresDatabase: Sendable {
 
     /// Runs the pool, started at once on this thread up to its first wait, so
     /// that it counts as running before anyone asks it for a connection. A
-    /// plain `Task` could start after the warming lease in ``open(_:logger:)``,
+    /// plain `Task` could start after the warming lease in ``open(_:fields:logger:)``,
     /// and postgres-nio then warns that `PostgresClient.run()` hasn't been
     /// called yet: in CI's logs, and a user's.
     static func running(_ client: PostgresClient) -> Task<Void, Never> {

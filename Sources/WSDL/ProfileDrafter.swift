@@ -7,7 +7,7 @@ import SOAP
 public struct ProfileDraft: Sendable {
     /// The profile file's text, in the format of the Hotels documentation's *Service Profiles* article.
     public var json: String
-    /// The same, loaded and checked by ``/Hotels/ServiceProfile/init(json:source:)``.
+    /// The same, loaded and checked by ``/Hotels/ServiceProfile/init(json:source:fields:)``.
     public var profile: ServiceProfile
     /// The endpoint the WSDL gives the operation's port, if any.
     public var endpoint: String?

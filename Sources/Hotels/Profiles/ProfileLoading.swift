@@ -10,7 +10,7 @@ extension ServiceProfile {
     public static var fileKeys: [String] { ProfileDocument.CodingKeys.allCases.map(\.rawValue) }
 
     /// A built-in profile by name, or a profile file by path.
-    /// - Parameter fields: the fields its `fields` may map (``init(json:source:fields:)``).
+    /// `fields` are the fields its `fields` may map (``init(json:source:fields:)``).
     public static func named(_ nameOrPath: String, fields: HotelFieldTable = .standard) throws(ProfileError) -> ServiceProfile {
         if let json = BuiltInProfiles.all[nameOrPath] {
             return try ServiceProfile(json: Data(json.utf8), source: nameOrPath, fields: fields)
@@ -32,7 +32,7 @@ extension ServiceProfile {
     }
 
     /// Reads and checks a profile; every mistake is refused with its key.
-    /// - Parameter fields: the fields its `fields` may map: the built-in ones, and any added to them.
+    /// `fields` are the fields the profile's `fields` may map: the built-in ones, and any added to them.
     public init(json: Data, source: String, fields: HotelFieldTable = .standard) throws(ProfileError) {
         let document: ProfileDocument
         do {
