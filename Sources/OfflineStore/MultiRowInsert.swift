@@ -16,7 +16,7 @@ struct MultiRowInsert {
     let columns: Int
     /// After the rows: an `ON CONFLICT` clause, or nothing.
     var tail = ""
-    /// The statement of `rowsPerStatement` rows, when the caller keeps one made already.
+    /// The statement of `rowsPerStatement` rows, without ``tail``, when the caller keeps one made already.
     var full: String?
     /// A store's added fields, for rows of hotels (``SQLiteBinder/bind(_:position:)``).
     var added: ArraySlice<HotelFieldSpec> = []
@@ -34,7 +34,7 @@ struct MultiRowInsert {
         var inserted = 0
         for start in stride(from: 0, to: count, by: perStatement) {
             let rows = min(perStatement, count - start)
-            let sql = (rows == Self.rowsPerStatement ? full : nil) ?? Self.sql(head: head, columns: columns, rows: rows) + tail
+            let sql = ((rows == Self.rowsPerStatement ? full : nil) ?? Self.sql(head: head, columns: columns, rows: rows)) + tail
             let statement = try db.cachedStatement(sql: sql)
             // Resets the statement and clears its bindings; execute() then runs what is bound below.
             statement.setUncheckedArguments(StatementArguments())

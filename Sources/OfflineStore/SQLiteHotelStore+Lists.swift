@@ -239,7 +239,7 @@ extension SQLiteHotelStore {
         func insert(_ count: Int, _ db: Database, bindRow: (_ index: Int, inout SQLiteBinder) throws -> Void) throws -> Int {
             let tail = skipsCodesInList ? " ON CONFLICT (listId, code) DO NOTHING" : ""
             let insert = MultiRowInsert(
-                head: columns.insertHead, columns: columns.perRow, tail: tail, full: columns.fullInsert + tail,
+                head: columns.insertHead, columns: columns.perRow, tail: tail, full: columns.fullInsert,
                 added: columns.table.extensions)
             return try insert.insert(count, db) { index, binder in
                 try binder.bind(listId)
