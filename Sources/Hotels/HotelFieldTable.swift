@@ -28,6 +28,12 @@ public struct HotelFieldTable: Sendable, Equatable {
 
     public var jsonKeys: [String] { fields.map(\.jsonKey) }
 
+    /// What a hotel read with this table holds before its values are read: `.null` for each added field, in
+    /// order; nil when the table adds none. A hotel so read holds a value for each of them (``Hotel/extensions``).
+    public var blankExtensions: [HotelExtensionValue]? {
+        extensions.isEmpty ? nil : extensions.map { HotelExtensionValue(key: $0.jsonKey, value: .null) }
+    }
+
     /// The added field with this JSON key.
     public func addedField(_ key: String) -> HotelFieldSpec? {
         extensions.first { $0.jsonKey == key }

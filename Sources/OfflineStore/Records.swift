@@ -44,21 +44,20 @@ public struct HotelRecord: Sendable, Equatable, FetchableRecord, PersistableReco
 /// then `.null`, so the hotel holds a value for each of the table's.
 struct HotelRowDecoder {
     private let fields: HotelFieldTable
+    private let blankExtensions: [HotelExtensionValue]?
     /// Each field's column index in the row, or nil.
     private let indexes: [Int?]
 
     init(columns: [String], fields: HotelFieldTable) {
         self.fields = fields
+        blankExtensions = fields.blankExtensions
         indexes = fields.fields.map { spec in columns.firstIndex { $0.caseInsensitiveCompare(spec.column) == .orderedSame } }
     }
 
     func hotel(_ row: Row) -> Hotel {
-        var hotel = Hotel(code: "")
+        var hotel = Hotel(code: "", extensions: blankExtensions)
         for (spec, index) in zip(fields.fields, indexes) {
-            guard let index else {
-                if spec.field == nil { spec.assign(&hotel, .null) }
-                continue
-            }
+            guard let index else { continue }
             spec.assign(&hotel, Self.value(row, index, spec.type))
         }
         return hotel

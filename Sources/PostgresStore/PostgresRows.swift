@@ -227,19 +227,20 @@ struct NullableArray<Element: PostgresArrayEncodable & PostgresNonThrowingEncoda
 /// so the hotel holds a value for each of the table's.
 struct HotelRowDecoder {
     private let table: HotelFieldTable
+    private let blankExtensions: [HotelExtensionValue]?
     /// For each cell of a row, the field it is (an index into the table), or nil.
     private var fields: [Int?]?
 
     init(_ table: HotelFieldTable) {
         self.table = table
+        blankExtensions = table.blankExtensions
     }
 
     mutating func hotel(_ row: PostgresRow) throws -> Hotel {
         let specs = table.fields
         let fields = self.fields ?? row.map { cell in specs.firstIndex { $0.postgresColumn == cell.columnName } }
         self.fields = fields
-        var hotel = Hotel(code: "")
-        if !table.extensions.isEmpty { hotel.extensions = table.extensions.map { HotelExtensionValue(key: $0.jsonKey, value: .null) } }
+        var hotel = Hotel(code: "", extensions: blankExtensions)
         for (cell, field) in zip(row, fields) {
             guard let field else { continue }
             let spec = specs[field]

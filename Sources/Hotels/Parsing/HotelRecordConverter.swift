@@ -189,8 +189,7 @@ struct HotelRecordConverter {
             let value: HotelFieldSpec.Value? =
                 switch spec.type {
                 case .text, .references: .text(String(decoding: bytes, as: UTF8.self))
-                case .real:
-                    (Self.decimal(bytes) ?? Double(String(decoding: bytes, as: UTF8.self))).flatMap { $0.isFinite ? .real($0) : nil }
+                case .real: Self.number(bytes).flatMap { $0.isFinite ? .real($0) : nil }
                 case .integer: Self.integer(bytes).map(HotelFieldSpec.Value.integer)
                 }
             if value == nil, warnings.admits(slot: RecordExtractor.builtInSlots + index) {
@@ -239,8 +238,14 @@ struct HotelRecordConverter {
     /// more digits) goes through `Double.init`.
     @inline(__always)  // twice per record: no call frame
     private func coordinate(_ bytes: UnsafeBufferPointer<UInt8>, limit: Double) -> Double? {
-        guard let raw = HotelRecordConverter.decimal(bytes) ?? Double(String(decoding: bytes, as: UTF8.self)) else { return nil }
+        guard let raw = HotelRecordConverter.number(bytes) else { return nil }
         return HotelRecordConverter.degrees(raw, scale: coordinateScale, limit: limit)
+    }
+
+    /// A number as text: a plain decimal read from the bytes, anything else (an exponent, more digits) by `Double.init`.
+    @inline(__always)  // for each coordinate of every record: no call frame
+    static func number(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        decimal(bytes) ?? Double(String(decoding: bytes, as: UTF8.self))
     }
 
     /// The largest magnitude of a coordinate field, in degrees; nil for other fields.
