@@ -27,7 +27,13 @@ extension SQLiteHotelStore {
                     verdict TEXT NOT NULL, decidedAt REAL NOT NULL,
                     PRIMARY KEY (firstProfile, firstEndpoint, firstCode, secondProfile, secondEndpoint, secondCode));
                 CREATE TABLE IF NOT EXISTS retired_property_ids (id TEXT PRIMARY KEY NOT NULL, successor TEXT, retiredAt REAL NOT NULL);
+                CREATE TABLE IF NOT EXISTS match_scopes (scope TEXT PRIMARY KEY NOT NULL, matchedAt REAL NOT NULL);
                 """)
+        // Each row's digest, so that a run writes only the rows it changes (ScopeMatch.changes). A row of an
+        // older HotelKit has none, and is written again by the next run.
+        for table in ["properties", "match_reviews"] where try !db.columns(in: table).contains(where: { $0.name == "digest" }) {
+            try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN digest INTEGER")
+        }
         // A logo's perceptual hash, kept with its index entries (the 64 bits as SQLite's signed integer).
         if try db.tableExists("images"), try !db.columns(in: "images").contains(where: { $0.name == "perceptualHash" }) {
             try db.execute(sql: "ALTER TABLE images ADD COLUMN perceptualHash INTEGER")
@@ -62,55 +68,90 @@ extension SQLiteHotelStore {
         try writer.read { db in try String.fetchAll(db, sql: "SELECT DISTINCT scope FROM properties ORDER BY scope") }
     }
 
-    public func replaceProperties(_ match: ScopeMatch) throws {
+    @discardableResult
+    public func replaceProperties(_ match: ScopeMatch) throws -> CatalogueChanges {
         let reviews = try ReviewPair.json(match.reviews)
-        try writer.write { db in
-            // Members by their own scope too, not only by the cascade: a file whose members outlived their property
-            // (deleted by a tool that runs SQLite without foreign keys) would otherwise refuse every later run.
-            try db.execute(sql: "DELETE FROM property_members WHERE scope = ?", arguments: [match.scope])
-            try db.execute(sql: "DELETE FROM properties WHERE scope = ?", arguments: [match.scope])
-            try db.execute(sql: "DELETE FROM match_reviews WHERE scope = ?", arguments: [match.scope])
-            let properties = MultiRowInsert(
-                head:
-                    "INSERT INTO properties (id, scope, name, city, latitude, longitude, confidence, suppliers, createdAt, matchedAt) VALUES ",
-                columns: 10)
-            try properties.insert(match.properties.count, db) { index, binder in
-                let property = match.properties[index]
-                try binder.bind(property.id)
-                try binder.bind(match.scope)
-                try binder.bind(property.name)
-                try binder.bind(property.city)
-                try binder.bind(property.latitude)
-                try binder.bind(property.longitude)
-                try binder.bind(property.confidence.rawValue)
-                try binder.bind(Int64(property.supplierCount))
-                try binder.bind(property.createdAt.timeIntervalSince1970)
-                try binder.bind(match.matchedAt.timeIntervalSince1970)
-            }
-            // Each member as (its property, its place among the property's members).
-            let members = match.memberKeys.enumerated().flatMap { property, keys in keys.indices.map { (property, $0) } }
-            let insertMembers = MultiRowInsert(
-                head: "INSERT INTO property_members (propertyId, scope, profile, endpoint, code, listId, name) VALUES ", columns: 7)
-            try insertMembers.insert(members.count, db) { index, binder in
-                let (property, member) = members[index]
-                let key = match.memberKeys[property][member]
-                try binder.bind(match.properties[property].id)
-                try binder.bind(match.scope)
-                try binder.bind(key.supplier.profile)
-                try binder.bind(key.supplier.endpoint)
-                try binder.bind(key.code)
-                try binder.bind(match.properties[property].members[member].list)
-                try binder.bind(match.properties[property].members[member].name)
-            }
+        let reviewDigests = ScopeMatch.reviewDigests(reviews)
+        return try writer.write { db in
+            let stored = try Row.fetchAll(db, sql: "SELECT id, digest FROM properties WHERE scope = ?", arguments: [match.scope])
+                .map { row -> (id: String, digest: UInt64?) in (row["id"], (row["digest"] as Int64?).map { UInt64(bitPattern: $0) }) }
+            let storedReviews = try Int64.fetchAll(
+                db, sql: "SELECT digest FROM match_reviews WHERE scope = ? AND digest IS NOT NULL", arguments: [match.scope])
+            let changes = match.changes(
+                storedProperties: stored, storedReviews: storedReviews.map { UInt64(bitPattern: $0) }, reviewDigests: reviewDigests)
+            try delete(changes, of: match.scope, db)
+            try insertProperties(changes.insertedProperties, of: match, db)
             for retired in match.retired {
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO retired_property_ids (id, successor, retiredAt) VALUES (?, ?, ?)",
                     arguments: [retired.id, retired.successor, match.matchedAt.timeIntervalSince1970])
             }
-            let insertReview = try db.makeStatement(sql: "INSERT INTO match_reviews (scope, score, pair) VALUES (?, ?, ?)")
-            for (review, json) in zip(match.reviews, reviews) {
-                try insertReview.execute(arguments: [match.scope, review.score, json])
+            let insertReview = try db.makeStatement(sql: "INSERT INTO match_reviews (scope, score, pair, digest) VALUES (?, ?, ?, ?)")
+            for index in changes.insertedReviews {
+                try insertReview.execute(
+                    arguments: [match.scope, match.reviews[index].score, reviews[index], Int64(bitPattern: reviewDigests[index])])
             }
+            if match.properties.isEmpty {
+                try db.execute(sql: "DELETE FROM match_scopes WHERE scope = ?", arguments: [match.scope])
+            } else {
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO match_scopes (scope, matchedAt) VALUES (?, ?)",
+                    arguments: [match.scope, match.matchedAt.timeIntervalSince1970])
+            }
+            return changes
+        }
+    }
+
+    /// The stored rows a run does not keep: properties with their members, and pairs to review.
+    private func delete(_ changes: CatalogueChanges, of scope: String, _ db: Database) throws {
+        let deleteMembers = try db.makeStatement(sql: "DELETE FROM property_members WHERE propertyId = ?")
+        let deleteProperty = try db.makeStatement(sql: "DELETE FROM properties WHERE id = ?")
+        for id in changes.deletedProperties {
+            // Members by their property too, not only by the cascade: a file whose foreign keys a tool turned off keeps them.
+            try deleteMembers.execute(arguments: [id])
+            try deleteProperty.execute(arguments: [id])
+        }
+        try db.execute(sql: "DELETE FROM match_reviews WHERE scope = ? AND digest IS NULL", arguments: [scope])
+        let deleteReview = try db.makeStatement(sql: "DELETE FROM match_reviews WHERE scope = ? AND digest = ?")
+        for digest in changes.deletedReviews { try deleteReview.execute(arguments: [scope, Int64(bitPattern: digest)]) }
+    }
+
+    /// The run's properties at `indices`, with their members.
+    private func insertProperties(_ indices: [Int], of match: ScopeMatch, _ db: Database) throws {
+        let properties = MultiRowInsert(
+            head: "INSERT INTO properties (id, scope, name, city, latitude, longitude, confidence, suppliers, createdAt, matchedAt, digest)"
+                + " VALUES ",
+            columns: 11)
+        try properties.insert(indices.count, db) { row, binder in
+            let index = indices[row]
+            let property = match.properties[index]
+            try binder.bind(property.id)
+            try binder.bind(match.scope)
+            try binder.bind(property.name)
+            try binder.bind(property.city)
+            try binder.bind(property.latitude)
+            try binder.bind(property.longitude)
+            try binder.bind(property.confidence.rawValue)
+            try binder.bind(Int64(property.supplierCount))
+            try binder.bind(property.createdAt.timeIntervalSince1970)
+            try binder.bind(match.matchedAt.timeIntervalSince1970)
+            try binder.bind(Int64(bitPattern: match.propertyDigests[index]))
+        }
+        // Each member as (its property, its place among the property's members).
+        let members = indices.flatMap { property in match.memberKeys[property].indices.map { (property, $0) } }
+        // OR REPLACE: a member row that outlived its property in a file whose foreign keys a tool turned off gives way.
+        let insertMembers = MultiRowInsert(
+            head: "INSERT OR REPLACE INTO property_members (propertyId, scope, profile, endpoint, code, listId, name) VALUES ", columns: 7)
+        try insertMembers.insert(members.count, db) { index, binder in
+            let (property, member) = members[index]
+            let key = match.memberKeys[property][member]
+            try binder.bind(match.properties[property].id)
+            try binder.bind(match.scope)
+            try binder.bind(key.supplier.profile)
+            try binder.bind(key.supplier.endpoint)
+            try binder.bind(key.code)
+            try binder.bind(match.properties[property].members[member].list)
+            try binder.bind(match.properties[property].members[member].name)
         }
     }
 
@@ -139,7 +180,8 @@ extension SQLiteHotelStore {
                     db,
                     sql: """
                         SELECT p.* FROM properties p JOIN property_members m ON m.propertyId = p.id
-                        WHERE m.profile = ? AND m.endpoint = ? AND m.code = ? ORDER BY p.matchedAt DESC LIMIT 1
+                        LEFT JOIN match_scopes s ON s.scope = p.scope
+                        WHERE m.profile = ? AND m.endpoint = ? AND m.code = ? ORDER BY coalesce(s.matchedAt, p.matchedAt) DESC LIMIT 1
                         """, arguments: [key.supplier.profile, key.supplier.endpoint, key.code]), db
             ).first
         }
@@ -155,7 +197,7 @@ extension SQLiteHotelStore {
     public func reviewPairs(scope: String?) throws -> [ReviewPair] {
         try writer.read { db in
             try String.fetchAll(
-                db, sql: "SELECT pair FROM match_reviews WHERE ?1 IS NULL OR scope = ?1 ORDER BY score DESC, scope, rowid",
+                db, sql: "SELECT pair FROM match_reviews WHERE ?1 IS NULL OR scope = ?1 ORDER BY score DESC, scope, digest",
                 arguments: [scope]
             )
             .map { try JSONDecoder().decode(ReviewPair.self, from: Data($0.utf8)) }

@@ -4,7 +4,7 @@ import Matching
 import OfflineStore
 import PostgresNIO
 
-/// The catalogue in the shared store (schema version 9): properties, their
+/// The catalogue in the shared store (schema versions 9 and 12): properties, their
 /// members, the pairs to review, decisions and retired ids.
 extension PostgresHotelStore {
     public func propertyIdentities(scope: String) async throws -> [PropertyIdentity] {
@@ -42,45 +42,34 @@ extension PostgresHotelStore {
     }
 
     /// Rows go as `jsonb` arrays, a few thousand a statement: one round trip
-    /// for many rows, as `Rows` sends a page of hotels.
-    public func replaceProperties(_ match: ScopeMatch) async throws {
-        let matchedAt = match.matchedAt.timeIntervalSince1970
-        var properties: [[String: JSONValue]] = []
-        var members: [[String: JSONValue]] = []
-        for (property, keys) in zip(match.properties, match.memberKeys) {
-            properties.append([
-                "id": .text(property.id), "scope": .text(match.scope), "name": .optionalText(property.name),
-                "city": .optionalText(property.city),
-                "latitude": .optionalNumber(property.latitude), "longitude": .optionalNumber(property.longitude),
-                "confidence": .text(property.confidence.rawValue), "suppliers": .integer(Int64(property.supplierCount)),
-                "created_at": .number(property.createdAt.timeIntervalSince1970), "matched_at": .number(matchedAt),
-            ])
-            for (member, key) in zip(property.members, keys) {
-                members.append([
-                    "property_id": .text(property.id), "scope": .text(match.scope), "profile": .text(key.supplier.profile),
-                    "endpoint": .text(key.supplier.endpoint), "code": .text(key.code), "list_id": .integer(member.list),
-                    "name": .optionalText(member.name),
-                ])
+    /// for many rows, as `Rows` sends a page of hotels. Two runs of one scope
+    /// write one after the other: each holds the scope's lock from reading its digests to committing.
+    @discardableResult
+    public func replaceProperties(_ match: ScopeMatch) async throws -> CatalogueChanges {
+        let reviews = try ReviewPair.json(match.reviews)
+        let reviewDigests = ScopeMatch.reviewDigests(reviews)
+        let (scope, matchedAt) = (match.scope, match.matchedAt.timeIntervalSince1970)
+        return try await database.writing { [logger] connection in
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(hashtextextended(\("hotelkit catalogue " + scope), 0))", logger: logger)
+            var stored: [(id: String, digest: UInt64?)] = []
+            for try await (id, digest) in try await connection.query(
+                "SELECT id, digest FROM properties WHERE scope = \(scope)", logger: logger
+            ).decode((String, Int64?).self) {
+                stored.append((id, digest.map { UInt64(bitPattern: $0) }))
             }
-        }
-        let propertyChunks = try Self.jsonChunks(properties)
-        let memberChunks = try Self.jsonChunks(members)
-        let reviews = Array(zip(match.reviews.map(\.score), try ReviewPair.json(match.reviews)))
-        let scope = match.scope
-        try await database.writing { [logger] connection in
-            try await connection.query("DELETE FROM properties WHERE scope = \(scope)", logger: logger)
-            try await connection.query("DELETE FROM match_reviews WHERE scope = \(scope)", logger: logger)
-            for chunk in propertyChunks {
-                try await connection.query(
-                    "INSERT INTO properties SELECT * FROM jsonb_populate_recordset(NULL::properties, \(chunk)::jsonb)",
-                    logger: logger)
+            var storedReviews: [UInt64] = []
+            for try await digest in try await connection.query(
+                "SELECT digest FROM match_reviews WHERE scope = \(scope) AND digest IS NOT NULL", logger: logger
+            ).decode(Int64.self) {
+                storedReviews.append(UInt64(bitPattern: digest))
             }
-            for chunk in memberChunks {
-                try await connection.query(
-                    """
-                    INSERT INTO property_members SELECT * FROM jsonb_populate_recordset(NULL::property_members, \(chunk)::jsonb)
-                    """, logger: logger)
-            }
+            let changes = match.changes(storedProperties: stored, storedReviews: storedReviews, reviewDigests: reviewDigests)
+            try await connection.query("DELETE FROM properties WHERE id = ANY(\(changes.deletedProperties))", logger: logger)
+            let deletedReviews = changes.deletedReviews.map { Int64(bitPattern: $0) }
+            try await connection.query(
+                "DELETE FROM match_reviews WHERE scope = \(scope) AND (digest IS NULL OR digest = ANY(\(deletedReviews)))", logger: logger)
+            try await Self.insertProperties(changes.insertedProperties, of: match, connection, logger: logger)
             for retired in match.retired {
                 try await connection.query(
                     """
@@ -88,10 +77,58 @@ extension PostgresHotelStore {
                     ON CONFLICT (id) DO UPDATE SET successor = EXCLUDED.successor, retired_at = EXCLUDED.retired_at
                     """, logger: logger)
             }
-            for (score, pair) in reviews {
+            for index in changes.insertedReviews {
+                let (score, digest) = (match.reviews[index].score, Int64(bitPattern: reviewDigests[index]))
                 try await connection.query(
-                    "INSERT INTO match_reviews (scope, score, pair) VALUES (\(scope), \(score), \(pair))", logger: logger)
+                    "INSERT INTO match_reviews (scope, score, pair, digest) VALUES (\(scope), \(score), \(reviews[index]), \(digest))",
+                    logger: logger)
             }
+            if match.properties.isEmpty {
+                try await connection.query("DELETE FROM match_scopes WHERE scope = \(scope)", logger: logger)
+            } else {
+                try await connection.query(
+                    """
+                    INSERT INTO match_scopes (scope, matched_at) VALUES (\(scope), \(matchedAt))
+                    ON CONFLICT (scope) DO UPDATE SET matched_at = EXCLUDED.matched_at
+                    """, logger: logger)
+            }
+            return changes
+        }
+    }
+
+    /// The run's properties at `indices`, with their members.
+    private static func insertProperties(_ indices: [Int], of match: ScopeMatch, _ connection: PostgresConnection, logger: Logger)
+        async throws
+    {
+        var properties: [[String: JSONValue]] = []
+        var members: [[String: JSONValue]] = []
+        for index in indices {
+            let property = match.properties[index]
+            properties.append([
+                "id": .text(property.id), "scope": .text(match.scope), "name": .optionalText(property.name),
+                "city": .optionalText(property.city),
+                "latitude": .optionalNumber(property.latitude), "longitude": .optionalNumber(property.longitude),
+                "confidence": .text(property.confidence.rawValue), "suppliers": .integer(Int64(property.supplierCount)),
+                "created_at": .number(property.createdAt.timeIntervalSince1970),
+                "matched_at": .number(match.matchedAt.timeIntervalSince1970),
+                "digest": .integer(Int64(bitPattern: match.propertyDigests[index])),
+            ])
+            for (member, key) in zip(property.members, match.memberKeys[index]) {
+                members.append([
+                    "property_id": .text(property.id), "scope": .text(match.scope), "profile": .text(key.supplier.profile),
+                    "endpoint": .text(key.supplier.endpoint), "code": .text(key.code), "list_id": .integer(member.list),
+                    "name": .optionalText(member.name),
+                ])
+            }
+        }
+        for chunk in try jsonChunks(properties) {
+            try await connection.query(
+                "INSERT INTO properties SELECT * FROM jsonb_populate_recordset(NULL::properties, \(chunk)::jsonb)", logger: logger)
+        }
+        for chunk in try jsonChunks(members) {
+            try await connection.query(
+                "INSERT INTO property_members SELECT * FROM jsonb_populate_recordset(NULL::property_members, \(chunk)::jsonb)",
+                logger: logger)
         }
     }
 
@@ -124,9 +161,9 @@ extension PostgresHotelStore {
             let rows = try await connection.query(
                 """
                 SELECT p.id, p.scope, p.name, p.city, p.latitude, p.longitude, p.confidence, p.created_at
-                FROM properties p JOIN property_members m ON m.property_id = p.id
+                FROM properties p JOIN property_members m ON m.property_id = p.id LEFT JOIN match_scopes s ON s.scope = p.scope
                 WHERE m.profile = \(key.supplier.profile) AND m.endpoint = \(key.supplier.endpoint) AND m.code = \(key.code)
-                ORDER BY p.matched_at DESC LIMIT 1
+                ORDER BY coalesce(s.matched_at, p.matched_at) DESC LIMIT 1
                 """, logger: logger)
             return try await Self.properties(rows, connection, logger: logger).first
         }
@@ -145,7 +182,7 @@ extension PostgresHotelStore {
             var pairs: [String] = []
             let rows = try await connection.query(
                 """
-                SELECT pair FROM match_reviews WHERE \(scope)::text IS NULL OR scope = \(scope) ORDER BY score DESC, scope, ctid
+                SELECT pair FROM match_reviews WHERE \(scope)::text IS NULL OR scope = \(scope) ORDER BY score DESC, scope, digest
                 """, logger: logger)
             for try await pair in rows.decode(String.self) { pairs.append(pair) }
             return pairs

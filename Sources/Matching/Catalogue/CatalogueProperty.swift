@@ -84,11 +84,13 @@ public struct ReviewPair: Sendable, Hashable, Codable {
 }
 
 extension ReviewPair {
-    /// Each pair as the JSON both stores keep, in order, encoded over the cores: a large city has tens of
+    /// Each pair as the JSON both stores keep (the same text for the same pair), in order, encoded over the cores: a large city has tens of
     /// thousands, and an explanation's JSON takes about 50 µs to encode.
     public static func json(_ reviews: [ReviewPair]) throws -> [String] {
         let encoded = ParallelChunks.map(reviews.count, chunkSize: 1_024) { range -> [Result<String, any Error>] in
             let encoder = JSONEncoder()
+            // Sorted: a keyed container's order is otherwise a dictionary's, new each time, and the digest of the same pair would differ.
+            encoder.outputFormatting = .sortedKeys
             return reviews[range].map { review in Result { String(decoding: try encoder.encode(review), as: UTF8.self) } }
         }
         return try encoded.map { try $0.get() }
@@ -104,29 +106,6 @@ public struct RetiredPropertyID: Sendable, Hashable, Codable {
     public init(id: String, successor: String?) {
         self.id = id
         self.successor = successor
-    }
-}
-
-/// What one run made of one scope: stored in place of the scope's last run, in one transaction.
-public struct ScopeMatch: Sendable {
-    public var scope: String
-    public var properties: [CatalogueProperty]
-    /// Each property's members as record keys, in the same order as ``properties``: what identities follow.
-    public var memberKeys: [[RecordKey]]
-    public var retired: [RetiredPropertyID]
-    public var reviews: [ReviewPair]
-    public var matchedAt: Date
-
-    public init(
-        scope: String, properties: [CatalogueProperty], memberKeys: [[RecordKey]], retired: [RetiredPropertyID],
-        reviews: [ReviewPair], matchedAt: Date
-    ) {
-        self.scope = scope
-        self.properties = properties
-        self.memberKeys = memberKeys
-        self.retired = retired
-        self.reviews = reviews
-        self.matchedAt = matchedAt
     }
 }
 

@@ -113,20 +113,10 @@ public struct PropertyIdentities: Sendable {
         let seed = [scope, first?.supplier.profile ?? "", first?.supplier.endpoint ?? "", first?.code ?? ""].joined(separator: "\u{1F}")
         var attempt = 0
         while true {
-            let hash = fnv1a(seed + "\u{1F}\(attempt)")
+            let hash = StableHash.of(seed + "\u{1F}\(attempt)")
             let id = "P" + String(format: "%012llX", hash & 0xFFFF_FFFF_FFFF)
             if !used.contains(id) { return id }
             attempt += 1
         }
-    }
-
-    /// FNV-1a, 64 bits: stable across processes, unlike `Hasher`.
-    private static func fnv1a(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        return hash
     }
 }

@@ -14,8 +14,12 @@ public protocol PropertyStorage: Sendable {
     func propertyScopes() async throws -> [String]
 
     /// Replaces the scope's properties, members and review pairs with the
-    /// run's, and retires its retired ids, in one transaction.
-    func replaceProperties(_ match: ScopeMatch) async throws
+    /// run's, and retires its retired ids, in one transaction. Only rows that
+    /// differ are written (``ScopeMatch/changes(storedProperties:storedReviews:reviewDigests:)``),
+    /// found against the rows stored when the transaction runs.
+    /// - Returns: the rows deleted and inserted.
+    @discardableResult
+    func replaceProperties(_ match: ScopeMatch) async throws -> CatalogueChanges
 
     /// Stored properties, in id order.
     func properties(_ query: PropertyQuery) async throws -> [CatalogueProperty]

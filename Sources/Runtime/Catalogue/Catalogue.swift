@@ -94,8 +94,11 @@ public struct Catalogue: Sendable {
         let hashed = if let logos { try await hashLogos(of: &records, through: logos) } else { LogoHashing.Outcome?.none }
         let previous = try await storage.propertyIdentities(scope: scope)
         let outcome = matched(consume records, scope: scope, decisions: decisions, previous: previous, taken: taken)
-        try await storage.replaceProperties(outcome.match)
+        let changes = try await storage.replaceProperties(outcome.match)
         var summary = outcome.summary
+        summary.propertiesWritten = changes.insertedProperties.count
+        summary.propertiesDeleted = changes.deletedProperties.count
+        summary.reviewPairsWritten = changes.insertedReviews.count
         if let hashed {
             summary.logosHashed = hashed.hashes.count
             summary.logosFailed = hashed.failed
@@ -257,6 +260,11 @@ public struct CatalogueSummary: Sendable, Equatable, Codable, CustomStringConver
     public var scopes = 0
     /// Pairs of records blocking left to score: the work a run did, which grows with the records, not their square.
     public var candidatePairs = 0
+    /// Rows the store wrote and deleted: only those that differ from what was stored (``/Matching/ScopeMatch``).
+    /// A property whose fields or members changed is deleted and written again.
+    public var propertiesWritten = 0
+    public var propertiesDeleted = 0
+    public var reviewPairsWritten = 0
     /// With `--logos`: logos loaded and hashed, and those that could not be had or decoded (the first, why).
     public var logosHashed = 0
     public var logosFailed = 0
@@ -291,6 +299,9 @@ public struct CatalogueSummary: Sendable, Equatable, Codable, CustomStringConver
         reviewPairs += other.reviewPairs
         scopes += other.scopes
         candidatePairs += other.candidatePairs
+        propertiesWritten += other.propertiesWritten
+        propertiesDeleted += other.propertiesDeleted
+        reviewPairsWritten += other.reviewPairsWritten
         logosHashed += other.logosHashed
         logosFailed += other.logosFailed
         firstLogoFailure = firstLogoFailure ?? other.firstLogoFailure
@@ -298,6 +309,7 @@ public struct CatalogueSummary: Sendable, Equatable, Codable, CustomStringConver
 
     private enum CodingKeys: String, CodingKey {
         case records, suppliers, properties, multiSupplierProperties, strict, medium, low, reviewPairs, scopes, candidatePairs
+        case propertiesWritten, propertiesDeleted, reviewPairsWritten
         case logosHashed, logosFailed, firstLogoFailure
     }
 

@@ -1,0 +1,102 @@
+import Foundation
+import Hotels
+import Matching
+import OfflineStore
+import Runtime
+import TestSupport
+import Testing
+
+/// A run writes only the catalogue's rows that changed, on both stores, and
+/// leaves what a write of every row would.
+@Suite("Writing only what a run changed, on both backends")
+struct CatalogueWriteTests {
+    @Test(
+        "a run over an unchanged city writes nothing; a refresh writes only the properties it changed",
+        arguments: Backend.allCases)
+    func onlyChangedRows(_ backend: Backend) async throws {
+        let (store, sample, catalogue) = try await CatalogueStoreTests.sampleCatalogue(backend)
+        let first = try await catalogue.match()
+        #expect(first.propertiesWritten == 10 && first.propertiesDeleted == 0 && first.reviewPairsWritten == first.reviewPairs)
+        let again = try await catalogue.match()
+        #expect(again.propertiesWritten == 0 && again.propertiesDeleted == 0 && again.reviewPairsWritten == 0)
+
+        let zeta = Hotel(code: "ZETA", name: "Hôtel Zéta Batignolles", address: "12 Rue des Dames", latitude: 48.8842, longitude: 2.3217)
+        try await sample.refetch(into: store, dropping: ["MC-PAR-CE", "PARMC", "PU-MTP", "4410"], newcomer: zeta)
+        let refreshed = try await catalogue.match()
+        // Zéta is new, the Marriott lost two members and the Pullman is gone: at least those, and not every property.
+        #expect(refreshed.propertiesWritten >= 2 && refreshed.propertiesWritten < refreshed.properties)
+        #expect(refreshed.propertiesDeleted >= 2 && refreshed.propertiesDeleted < 10)
+    }
+
+    @Test(
+        "rows changed, gone, moved and new: the store then holds what a new store given only the second run holds",
+        arguments: Backend.allCases)
+    func storeAfterChanges(_ backend: Backend) async throws {
+        let (source, _, catalogue) = try await CatalogueStoreTests.sampleCatalogue(backend)
+        _ = try await catalogue.match()
+        let properties = try await source.properties(PropertyQuery())
+        let reviews = try await source.reviewPairs(scope: nil)
+        try #require(properties.count == 10 && properties[2].members.count > 1 && reviews.count > 1)
+        let before = Self.scopeMatch(properties, reviews: reviews)
+
+        var changed = properties
+        changed[1].name = "Renamed"
+        // One member moves from the third property to the fourth; the first is gone; one is new.
+        changed[3].members.append(changed[2].members.removeLast())
+        changed[3].members.sort { ($0.profile, $0.endpoint, $0.code) < ($1.profile, $1.endpoint, $1.code) }
+        changed.removeFirst()
+        changed.append(
+            CatalogueProperty(
+                id: "PNEW", scope: "paris", name: "New", city: "Paris", latitude: nil, longitude: nil, confidence: .medium,
+                members: [
+                    CatalogueMember(list: 1, profile: "supplier9", endpoint: "https://supplier9.example/soap", code: "N1", name: "New")
+                ],
+                createdAt: Date(timeIntervalSince1970: 1_000)))
+        var changedReviews = reviews
+        changedReviews[0].score -= 1
+        changedReviews.removeLast()
+        let after = Self.scopeMatch(changed, reviews: changedReviews)
+
+        let store = try await backend.makeStore()
+        let written = try await store.replaceProperties(before)
+        #expect(
+            written.insertedProperties.count == 10 && written.deletedProperties.isEmpty && written.insertedReviews.count == reviews.count)
+        let changes = try await store.replaceProperties(after)
+        #expect(Set(changes.deletedProperties) == Set(properties[0...3].map(\.id)))
+        #expect(Set(changes.insertedProperties.map { changed[$0].id }) == Set(properties[1...3].map(\.id) + ["PNEW"]))
+        #expect(changes.insertedReviews == [0] && changes.deletedReviews.count == 2)
+
+        let fresh = try await backend.makeStore()
+        try await fresh.replaceProperties(after)
+        let held = try await store.properties(PropertyQuery())
+        #expect(held == changed.sorted { $0.id < $1.id })
+        #expect(held == (try await fresh.properties(PropertyQuery())))
+        #expect(try await store.reviewPairs(scope: nil) == (try await fresh.reviewPairs(scope: nil)))
+        #expect(Set(try await store.reviewPairs(scope: nil)) == Set(changedReviews))
+        let again = try await store.replaceProperties(after)
+        #expect(again == CatalogueChanges(deletedProperties: [], insertedProperties: [], deletedReviews: [], insertedReviews: []))
+    }
+
+    @Test(
+        "a record listed in two cities belongs to the property of the city matched last, even when that run wrote no row",
+        arguments: Backend.allCases)
+    func cityMatchedLast(_ backend: Backend) async throws {
+        let (store, _, _) = try await CatalogueStoreTests.sampleCatalogue(backend, cities: ["Paris", "Lyon"])
+        func catalogue(at seconds: Double) -> Catalogue { Catalogue(storage: store, now: { Date(timeIntervalSince1970: seconds) }) }
+        let key = RecordKey(profile: "supplier3", endpoint: "https://supplier3.example/soap", code: "77812")
+        _ = try await catalogue(at: 1_000).match(cities: ["Paris"])
+        _ = try await catalogue(at: 2_000).match(cities: ["Lyon"])
+        #expect(try await store.property(holding: key)?.scope == "lyon")
+        let unchanged = try await catalogue(at: 3_000).match(cities: ["Paris"])
+        #expect(unchanged.propertiesWritten == 0 && unchanged.propertiesDeleted == 0)
+        #expect(try await store.property(holding: key)?.scope == "paris")
+    }
+
+    /// A run that would store these properties and pairs, as read back from a store.
+    static func scopeMatch(_ properties: [CatalogueProperty], reviews: [ReviewPair]) -> ScopeMatch {
+        ScopeMatch(
+            scope: "paris", properties: properties,
+            memberKeys: properties.map { $0.members.map { RecordKey(profile: $0.profile, endpoint: $0.endpoint, code: $0.code) } },
+            retired: [], reviews: reviews, matchedAt: Date(timeIntervalSince1970: 2_000))
+    }
+}
