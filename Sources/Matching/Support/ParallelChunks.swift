@@ -6,10 +6,10 @@ import Synchronization
 /// Independent work over a range of indices, spread over the cores in
 /// chunks, with the results in index order: the same output as one loop,
 /// whatever the number of cores.
-enum ParallelChunks {
+package enum ParallelChunks {
     /// `transform` of each chunk of `0..<count`, concatenated in order.
     /// - Parameter chunkSize: indices per chunk; small enough that the cores finish together.
-    static func map<T: Sendable>(
+    package static func map<T: Sendable>(
         _ count: Int, chunkSize: Int, cores: Int = ProcessInfo.processInfo.activeProcessorCount,
         _ transform: @Sendable (Range<Int>) -> [T]
     ) -> [T] {

@@ -90,9 +90,11 @@ public struct Catalogue: Sendable {
         _ scope: String, lists: [CachedList], decisions: [PairDecision], taken: Set<String>,
         hashingLogos logos: SupplierLogos? = nil
     ) async throws -> (summary: CatalogueSummary, ids: [String]) {
+        // The last run's ids are read beside the records, on the other core: for a large city each takes a second or so.
+        async let previousIdentities = storage.propertyIdentities(scope: scope)
         var records = try await records(of: lists)
         let hashed = if let logos { try await hashLogos(of: &records, through: logos) } else { LogoHashing.Outcome?.none }
-        let previous = try await storage.propertyIdentities(scope: scope)
+        let previous = try await previousIdentities
         let outcome = matched(consume records, scope: scope, decisions: decisions, previous: previous, taken: taken)
         let changes = try await storage.replaceProperties(outcome.match)
         var summary = outcome.summary
@@ -124,8 +126,10 @@ public struct Catalogue: Sendable {
         let memberKeys = match.properties.map(\.members)
         let identities = PropertyIdentities(assigning: memberKeys, scope: scope, previous: previous, taken: taken, now: date)
         let builder = PropertyBuilder(prepared: prepared)
-        let properties = match.properties.indices.map { index in
-            builder.property(match.properties[index], id: identities.ids[index], scope: scope, createdAt: identities.createdAt[index])
+        let properties = ParallelChunks.map(match.properties.count, chunkSize: 4_096) { range in
+            range.map { index in
+                builder.property(match.properties[index], id: identities.ids[index], scope: scope, createdAt: identities.createdAt[index])
+            }
         }
         let reviews = match.reviewPairs.map { explanation in
             ReviewPair(
