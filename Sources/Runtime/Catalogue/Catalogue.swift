@@ -90,11 +90,9 @@ public struct Catalogue: Sendable {
         _ scope: String, lists: [CachedList], decisions: [PairDecision], taken: Set<String>,
         hashingLogos logos: SupplierLogos? = nil
     ) async throws -> (summary: CatalogueSummary, ids: [String]) {
-        // The last run's ids are read beside the records, on the other core: for a large city each takes a second or so.
-        async let previousIdentities = storage.propertyIdentities(scope: scope)
         var records = try await records(of: lists)
         let hashed = if let logos { try await hashLogos(of: &records, through: logos) } else { LogoHashing.Outcome?.none }
-        let previous = try await previousIdentities
+        let previous = try await storage.propertyIdentities(scope: scope)
         let outcome = matched(consume records, scope: scope, decisions: decisions, previous: previous, taken: taken)
         let changes = try await storage.replaceProperties(outcome.match)
         var summary = outcome.summary
