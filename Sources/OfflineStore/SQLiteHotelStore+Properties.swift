@@ -31,8 +31,11 @@ extension SQLiteHotelStore {
                 """)
         // Each row's digest, so that a run writes only the rows it changes (ScopeMatch.changes). A row of an
         // older HotelKit has none, and is written again by the next run.
-        for table in ["properties", "match_reviews"] where try !db.columns(in: table).contains(where: { $0.name == "digest" }) {
-            try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN digest INTEGER")
+        for (table, column, type) in [
+            ("properties", "digest", "INTEGER"), ("match_reviews", "digest", "INTEGER"), ("match_reviews", "pairOrder", "TEXT"),
+        ]
+        where try !db.columns(in: table).contains(where: { $0.name == column }) {
+            try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(column) \(type)")
         }
         // A logo's perceptual hash, kept with its index entries (the 64 bits as SQLite's signed integer).
         if try db.tableExists("images"), try !db.columns(in: "images").contains(where: { $0.name == "perceptualHash" }) {
@@ -86,10 +89,12 @@ extension SQLiteHotelStore {
                     sql: "INSERT OR REPLACE INTO retired_property_ids (id, successor, retiredAt) VALUES (?, ?, ?)",
                     arguments: [retired.id, retired.successor, match.matchedAt.timeIntervalSince1970])
             }
-            let insertReview = try db.makeStatement(sql: "INSERT INTO match_reviews (scope, score, pair, digest) VALUES (?, ?, ?, ?)")
+            let insertReview = try db.makeStatement(
+                sql: "INSERT INTO match_reviews (scope, score, pair, digest, pairOrder) VALUES (?, ?, ?, ?, ?)")
             for index in changes.insertedReviews {
+                let review = match.reviews[index]
                 try insertReview.execute(
-                    arguments: [match.scope, match.reviews[index].score, reviews[index], Int64(bitPattern: reviewDigests[index])])
+                    arguments: [match.scope, review.score, reviews[index], Int64(bitPattern: reviewDigests[index]), review.orderKey])
             }
             if match.properties.isEmpty {
                 try db.execute(sql: "DELETE FROM match_scopes WHERE scope = ?", arguments: [match.scope])
@@ -197,7 +202,7 @@ extension SQLiteHotelStore {
     public func reviewPairs(scope: String?) throws -> [ReviewPair] {
         try writer.read { db in
             try String.fetchAll(
-                db, sql: "SELECT pair FROM match_reviews WHERE ?1 IS NULL OR scope = ?1 ORDER BY score DESC, scope, digest",
+                db, sql: "SELECT pair FROM match_reviews WHERE ?1 IS NULL OR scope = ?1 ORDER BY score DESC, scope, pairOrder",
                 arguments: [scope]
             )
             .map { try JSONDecoder().decode(ReviewPair.self, from: Data($0.utf8)) }

@@ -78,10 +78,12 @@ extension PostgresHotelStore {
                     """, logger: logger)
             }
             for index in changes.insertedReviews {
-                let (score, digest) = (match.reviews[index].score, Int64(bitPattern: reviewDigests[index]))
+                let (review, digest) = (match.reviews[index], Int64(bitPattern: reviewDigests[index]))
                 try await connection.query(
-                    "INSERT INTO match_reviews (scope, score, pair, digest) VALUES (\(scope), \(score), \(reviews[index]), \(digest))",
-                    logger: logger)
+                    """
+                    INSERT INTO match_reviews (scope, score, pair, digest, pair_order)
+                    VALUES (\(scope), \(review.score), \(reviews[index]), \(digest), \(review.orderKey))
+                    """, logger: logger)
             }
             if match.properties.isEmpty {
                 try await connection.query("DELETE FROM match_scopes WHERE scope = \(scope)", logger: logger)
@@ -182,7 +184,7 @@ extension PostgresHotelStore {
             var pairs: [String] = []
             let rows = try await connection.query(
                 """
-                SELECT pair FROM match_reviews WHERE \(scope)::text IS NULL OR scope = \(scope) ORDER BY score DESC, scope, digest
+                SELECT pair FROM match_reviews WHERE \(scope)::text IS NULL OR scope = \(scope) ORDER BY score DESC, scope, pair_order COLLATE "C"
                 """, logger: logger)
             for try await pair in rows.decode(String.self) { pairs.append(pair) }
             return pairs

@@ -340,12 +340,13 @@ extension PostgresSchema {
                 "DROP FUNCTION IF EXISTS hotelkit_append_page(text, text, text, text, jsonb, int8, int8, text, boolean, float8, int8)"
             ]),
         // A run writes only the catalogue's rows it changes, known by their digests (ScopeMatch.changes); a
-        // scope's time of matching is its own row, as an unchanged property's row is no longer written.
+        // scope's time of matching is its own row, as an unchanged property's row is no longer written; and pairs
+        // to review of one score are listed in pair order (ReviewPair.orderKey), whichever run wrote each.
         Migration(
             version: 12, name: "the catalogue's digests, and each scope's time of matching",
             statements: [
                 "ALTER TABLE properties ADD COLUMN IF NOT EXISTS digest bigint",
-                "ALTER TABLE match_reviews ADD COLUMN IF NOT EXISTS digest bigint",
+                "ALTER TABLE match_reviews ADD COLUMN IF NOT EXISTS digest bigint, ADD COLUMN IF NOT EXISTS pair_order text",
                 "CREATE TABLE IF NOT EXISTS match_scopes (scope text PRIMARY KEY, matched_at double precision NOT NULL)",
             ]),
     ]

@@ -92,6 +92,23 @@ struct CatalogueWriteTests {
         #expect(try await store.property(holding: key)?.scope == "paris")
     }
 
+    @Test("pairs to review of one score are listed in pair order, whichever run wrote each", arguments: Backend.allCases)
+    func reviewPairOrder(_ backend: Backend) async throws {
+        let (source, _, catalogue) = try await CatalogueStoreTests.sampleCatalogue(backend)
+        _ = try await catalogue.match()
+        let properties = try await source.properties(PropertyQuery())
+        var reviews = try await source.reviewPairs(scope: nil)
+        try #require(reviews.count >= 3)
+        for index in reviews.indices { reviews[index].score = 1 }
+        let inPairOrder = reviews.sorted { $0.explanation.pair < $1.explanation.pair }
+        let store = try await backend.makeStore()
+        // The last pair written by one run, the others by the next.
+        try await store.replaceProperties(Self.scopeMatch(properties, reviews: [inPairOrder[inPairOrder.count - 1]]))
+        let changes = try await store.replaceProperties(Self.scopeMatch(properties, reviews: inPairOrder.reversed()))
+        #expect(changes.insertedReviews.count == inPairOrder.count - 1)
+        #expect(try await store.reviewPairs(scope: nil) == inPairOrder)
+    }
+
     /// A run that would store these properties and pairs, as read back from a store.
     static func scopeMatch(_ properties: [CatalogueProperty], reviews: [ReviewPair]) -> ScopeMatch {
         ScopeMatch(

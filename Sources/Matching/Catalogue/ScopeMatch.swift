@@ -101,3 +101,15 @@ public struct CatalogueChanges: Sendable, Hashable {
         self.insertedReviews = insertedReviews
     }
 }
+
+extension ReviewPair {
+    /// The pair's keys as one text whose byte order is the pair's order (``RecordPair``'s `<`), as shown: how both
+    /// stores list pairs of one score, whichever run wrote each. A field ends with U+001F, below any character of a key.
+    public var orderKey: String {
+        let (first, second) = (explanation.pair.first, explanation.pair.second)
+        return [
+            first.supplier.profile, first.supplier.endpoint, first.code, second.supplier.profile, second.supplier.endpoint, second.code,
+        ]
+        .map { $0 + "\u{1F}" }.joined()
+    }
+}
