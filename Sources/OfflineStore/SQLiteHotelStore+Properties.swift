@@ -78,8 +78,10 @@ extension SQLiteHotelStore {
         return try writer.write { db in
             let stored = try Row.fetchAll(db, sql: "SELECT id, digest FROM properties WHERE scope = ?", arguments: [match.scope])
                 .map { row -> (id: String, digest: UInt64?) in (row["id"], (row["digest"] as Int64?).map { UInt64(bitPattern: $0) }) }
+            // A pair stored without a digest or an order key (an older HotelKit's) is deleted and written again.
             let storedReviews = try Int64.fetchAll(
-                db, sql: "SELECT digest FROM match_reviews WHERE scope = ? AND digest IS NOT NULL", arguments: [match.scope])
+                db, sql: "SELECT digest FROM match_reviews WHERE scope = ? AND digest IS NOT NULL AND pairOrder IS NOT NULL",
+                arguments: [match.scope])
             let changes = match.changes(
                 storedProperties: stored, storedReviews: storedReviews.map { UInt64(bitPattern: $0) }, reviewDigests: reviewDigests)
             try delete(changes, of: match.scope, db)
@@ -116,7 +118,7 @@ extension SQLiteHotelStore {
             try deleteMembers.execute(arguments: [id])
             try deleteProperty.execute(arguments: [id])
         }
-        try db.execute(sql: "DELETE FROM match_reviews WHERE scope = ? AND digest IS NULL", arguments: [scope])
+        try db.execute(sql: "DELETE FROM match_reviews WHERE scope = ? AND (digest IS NULL OR pairOrder IS NULL)", arguments: [scope])
         let deleteReview = try db.makeStatement(sql: "DELETE FROM match_reviews WHERE scope = ? AND digest = ?")
         for digest in changes.deletedReviews { try deleteReview.execute(arguments: [scope, Int64(bitPattern: digest)]) }
     }

@@ -58,9 +58,10 @@ extension PostgresHotelStore {
             ).decode((String, Int64?).self) {
                 stored.append((id, digest.map { UInt64(bitPattern: $0) }))
             }
+            // A pair stored without a digest or an order key (an older HotelKit's) is deleted and written again.
             var storedReviews: [UInt64] = []
             for try await digest in try await connection.query(
-                "SELECT digest FROM match_reviews WHERE scope = \(scope) AND digest IS NOT NULL", logger: logger
+                "SELECT digest FROM match_reviews WHERE scope = \(scope) AND digest IS NOT NULL AND pair_order IS NOT NULL", logger: logger
             ).decode(Int64.self) {
                 storedReviews.append(UInt64(bitPattern: digest))
             }
@@ -68,7 +69,8 @@ extension PostgresHotelStore {
             try await connection.query("DELETE FROM properties WHERE id = ANY(\(changes.deletedProperties))", logger: logger)
             let deletedReviews = changes.deletedReviews.map { Int64(bitPattern: $0) }
             try await connection.query(
-                "DELETE FROM match_reviews WHERE scope = \(scope) AND (digest IS NULL OR digest = ANY(\(deletedReviews)))", logger: logger)
+                "DELETE FROM match_reviews WHERE scope = \(scope) AND (digest IS NULL OR pair_order IS NULL OR digest = ANY(\(deletedReviews)))",
+                logger: logger)
             try await Self.insertProperties(changes.insertedProperties, of: match, connection, logger: logger)
             for retired in match.retired {
                 try await connection.query(

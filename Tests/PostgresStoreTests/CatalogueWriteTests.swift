@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Hotels
 import Matching
 import OfflineStore
@@ -107,6 +108,24 @@ struct CatalogueWriteTests {
         let changes = try await store.replaceProperties(Self.scopeMatch(properties, reviews: inPairOrder.reversed()))
         #expect(changes.insertedReviews.count == inPairOrder.count - 1)
         #expect(try await store.reviewPairs(scope: nil) == inPairOrder)
+    }
+
+    @Test("a SQLite file whose catalogue an older HotelKit wrote, without digests or order keys, has every such row written again")
+    func olderRows() async throws {
+        let store = try SQLiteHotelStore(
+            folder: FileManager.default.temporaryDirectory.appendingPathComponent("older-rows-\(UUID().uuidString)"))
+        try await CatalogueStoreTests.Sample().store(into: store)
+        let catalogue = Catalogue(storage: store)
+        let first = try await catalogue.match()
+        let expected = try store.reviewPairs(scope: nil)
+        try await store.writer.write { db in
+            try db.execute(sql: "UPDATE properties SET digest = NULL WHERE rowid % 2 = 0")
+            try db.execute(sql: "UPDATE match_reviews SET pairOrder = NULL WHERE rowid % 2 = 0")
+        }
+        let again = try await catalogue.match()
+        #expect(again.propertiesWritten == first.properties / 2 && again.propertiesWritten == again.propertiesDeleted)
+        #expect(again.reviewPairsWritten == first.reviewPairs / 2)
+        #expect(try store.reviewPairs(scope: nil) == expected)
     }
 
     /// A run that would store these properties and pairs, as read back from a store.

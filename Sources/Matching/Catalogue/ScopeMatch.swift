@@ -65,7 +65,7 @@ public struct ScopeMatch: Sendable {
     /// The rows to delete and to insert so that the store holds this run's scope.
     /// - Parameters:
     ///   - storedProperties: the scope's stored properties' ids and digests (nil for a row stored without one).
-    ///   - storedReviews: the digests of the scope's stored pairs to review (rows without one are deleted whatever the run).
+    ///   - storedReviews: the digests of the scope's stored pairs to review (a store deletes rows stored without one, whatever the run).
     ///   - reviewDigests: ``reviewDigests(_:)`` of this run's pairs.
     public func changes(storedProperties: [(id: String, digest: UInt64?)], storedReviews: [UInt64], reviewDigests: [UInt64])
         -> CatalogueChanges
