@@ -33,6 +33,12 @@ struct CatalogueStoreTests {
             }
         }
 
+        /// A hotel new to every supplier's list, and the codes gone from them (two of the Marriott's five, both of the Pullman's):
+        /// the refresh both ``CatalogueStoreTests/refresh(_:)`` and `CatalogueWriteTests` make.
+        static let newcomer = Hotel(
+            code: "ZETA", name: "Hôtel Zéta Batignolles", address: "12 Rue des Dames", latitude: 48.8842, longitude: 2.3217)
+        static let dropped: Set<String> = ["MC-PAR-CE", "PARMC", "PU-MTP", "4410"]
+
         /// Fetched again without the `dropped` codes: a first page of `newcomer` alone, sharing no row,
         /// replaces each list, and the rest follow as a load-more page, as a service that reordered its list would make it.
         func refetch(into store: any HotelStorage, dropping dropped: Set<String>, newcomer: Hotel) async throws {
@@ -113,8 +119,7 @@ struct CatalogueStoreTests {
         let marriott = try #require(before.first { $0.members.contains { $0.code == "MC-PAR-CE" } })
         let pullman = try #require(before.first { $0.members.contains { $0.code == "PU-MTP" } })
         // Every supplier's list fetched again without two Marriott records and both Pullman ones, and with a new hotel.
-        let zeta = Hotel(code: "ZETA", name: "Hôtel Zéta Batignolles", address: "12 Rue des Dames", latitude: 48.8842, longitude: 2.3217)
-        try await sample.refetch(into: store, dropping: ["MC-PAR-CE", "PARMC", "PU-MTP", "4410"], newcomer: zeta)
+        try await sample.refetch(into: store, dropping: Sample.dropped, newcomer: Sample.newcomer)
         _ = try await catalogue.match()
         let after = try await store.properties(PropertyQuery())
         #expect(try await catalogue.property(id: marriott.id).members.count == 3)

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Hotels
 import Matching
 import OfflineStore
 import Runtime
@@ -21,8 +20,8 @@ struct CatalogueWriteTests {
         let again = try await catalogue.match()
         #expect(again.propertiesWritten == 0 && again.propertiesDeleted == 0 && again.reviewPairsWritten == 0)
 
-        let zeta = Hotel(code: "ZETA", name: "Hôtel Zéta Batignolles", address: "12 Rue des Dames", latitude: 48.8842, longitude: 2.3217)
-        try await sample.refetch(into: store, dropping: ["MC-PAR-CE", "PARMC", "PU-MTP", "4410"], newcomer: zeta)
+        try await sample.refetch(
+            into: store, dropping: CatalogueStoreTests.Sample.dropped, newcomer: CatalogueStoreTests.Sample.newcomer)
         let refreshed = try await catalogue.match()
         // Zéta is new, the Marriott lost two members and the Pullman is gone: at least those, and not every property.
         #expect(refreshed.propertiesWritten >= 2 && refreshed.propertiesWritten < refreshed.properties)
