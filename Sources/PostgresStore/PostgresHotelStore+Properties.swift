@@ -79,12 +79,15 @@ extension PostgresHotelStore {
                     ON CONFLICT (id) DO UPDATE SET successor = EXCLUDED.successor, retired_at = EXCLUDED.retired_at
                     """, logger: logger)
             }
-            for index in changes.insertedReviews {
-                let (review, digest) = (match.reviews[index], Int64(bitPattern: reviewDigests[index]))
+            // A few thousand pairs a statement, as arrays: a city has tens of thousands, and a round trip each took seconds.
+            for start in stride(from: 0, to: changes.insertedReviews.count, by: 2_000) {
+                let chunk = changes.insertedReviews[start..<min(changes.insertedReviews.count, start + 2_000)]
+                let (scores, pairs) = (chunk.map { match.reviews[$0].score }, chunk.map { reviews[$0] })
+                let (digests, orders) = (chunk.map { Int64(bitPattern: reviewDigests[$0]) }, chunk.map { match.reviews[$0].orderKey })
                 try await connection.query(
                     """
                     INSERT INTO match_reviews (scope, score, pair, digest, pair_order)
-                    VALUES (\(scope), \(review.score), \(reviews[index]), \(digest), \(review.orderKey))
+                    SELECT \(scope), * FROM unnest(\(scores)::float8[], \(pairs)::text[], \(digests)::bigint[], \(orders)::text[])
                     """, logger: logger)
             }
             if match.properties.isEmpty {

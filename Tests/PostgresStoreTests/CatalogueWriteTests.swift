@@ -109,6 +109,23 @@ struct CatalogueWriteTests {
         #expect(try await store.reviewPairs(scope: nil) == inPairOrder)
     }
 
+    @Test("thousands of pairs to review, more than one statement takes, are all stored, best score first", arguments: Backend.allCases)
+    func manyReviews(_ backend: Backend) async throws {
+        let (source, _, catalogue) = try await CatalogueStoreTests.sampleCatalogue(backend)
+        _ = try await catalogue.match()
+        let properties = try await source.properties(PropertyQuery())
+        let sample = try #require(try await source.reviewPairs(scope: nil).first)
+        let reviews = (0..<4_100).map { index in
+            var review = sample
+            review.score = Double(4_100 - index)
+            return review
+        }
+        let store = try await backend.makeStore()
+        let changes = try await store.replaceProperties(Self.scopeMatch(properties, reviews: reviews))
+        #expect(changes.insertedReviews.count == 4_100)
+        #expect(try await store.reviewPairs(scope: nil) == reviews)
+    }
+
     @Test("a SQLite file whose catalogue an older HotelKit wrote, without digests or order keys, has every such row written again")
     func olderRows() async throws {
         let store = try SQLiteHotelStore(
