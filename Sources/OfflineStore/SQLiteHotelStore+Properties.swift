@@ -37,6 +37,8 @@ extension SQLiteHotelStore {
         where try !db.columns(in: table).contains(where: { $0.name == column }) {
             try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(column) \(type)")
         }
+        // A pair to review is deleted by its digest: without the index, each delete reads every pair of its city.
+        try db.execute(sql: "CREATE INDEX IF NOT EXISTS match_reviews_by_digest ON match_reviews (scope, digest)")
         // A logo's perceptual hash, kept with its index entries (the 64 bits as SQLite's signed integer).
         if try db.tableExists("images"), try !db.columns(in: "images").contains(where: { $0.name == "perceptualHash" }) {
             try db.execute(sql: "ALTER TABLE images ADD COLUMN perceptualHash INTEGER")
