@@ -144,6 +144,16 @@ struct CatalogueWriteTests {
         #expect(try store.reviewPairs(scope: nil) == expected)
     }
 
+    @Test("SQLite finds a pair to review to delete through an index, not by reading every pair of its city")
+    func reviewDeleteIndexed() async throws {
+        let store = try SQLiteHotelStore.inMemory()
+        let plan = try await store.writer.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN DELETE FROM match_reviews WHERE scope = 'paris' AND digest = 1")
+                .map { $0["detail"] as String? ?? "" }
+        }
+        #expect(plan.contains { $0.contains("USING INDEX match_reviews_by_digest (scope=? AND digest=?)") })
+    }
+
     /// A run that would store these properties and pairs, as read back from a store.
     static func scopeMatch(_ properties: [CatalogueProperty], reviews: [ReviewPair]) -> ScopeMatch {
         ScopeMatch(
