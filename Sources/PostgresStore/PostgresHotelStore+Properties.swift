@@ -79,7 +79,7 @@ extension PostgresHotelStore {
                     ON CONFLICT (id) DO UPDATE SET successor = EXCLUDED.successor, retired_at = EXCLUDED.retired_at
                     """, logger: logger)
             }
-            // A few thousand pairs a statement, as arrays: a city has tens of thousands, and a round trip each took seconds.
+            // A few thousand pairs a statement, as arrays: a city has tens of thousands, each a round trip when sent alone.
             for start in stride(from: 0, to: changes.insertedReviews.count, by: 2_000) {
                 let chunk = changes.insertedReviews[start..<min(changes.insertedReviews.count, start + 2_000)]
                 let (scores, pairs) = (chunk.map { match.reviews[$0].score }, chunk.map { reviews[$0] })
