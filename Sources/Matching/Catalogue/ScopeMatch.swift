@@ -45,6 +45,7 @@ public struct ScopeMatch: Sendable {
                 hash.add(property.longitude)
                 hash.add(property.confidence.rawValue)
                 hash.add(property.createdAt.timeIntervalSince1970)
+                hash.add(Int64(property.members.count))
                 for (member, key) in zip(property.members, memberKeys[index]) {
                     hash.add(key.supplier.profile)
                     hash.add(key.supplier.endpoint)
@@ -66,7 +67,7 @@ public struct ScopeMatch: Sendable {
     /// - Parameters:
     ///   - storedProperties: the scope's stored properties' ids and digests (nil for a row stored without one).
     ///   - storedReviews: the digests of the scope's stored pairs to review (a store deletes rows stored without one, whatever the run).
-    ///   - reviewDigests: ``reviewDigests(_:)`` of this run's pairs.
+    ///   - reviewDigests: ``reviewDigests(_:)`` of this run's pairs, each pair once (a run explains each pair once).
     public func changes(storedProperties: [(id: String, digest: UInt64?)], storedReviews: [UInt64], reviewDigests: [UInt64])
         -> CatalogueChanges
     {
