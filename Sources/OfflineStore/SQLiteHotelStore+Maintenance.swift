@@ -106,7 +106,9 @@ extension SQLiteHotelStore {
     public func clear() throws {
         try writer.write { db in
             try db.execute(
-                sql: "DELETE FROM hotels; DELETE FROM lists; DELETE FROM images; DELETE FROM properties; DELETE FROM match_reviews")
+                sql:
+                    "DELETE FROM hotels; DELETE FROM lists; DELETE FROM images; DELETE FROM properties; DELETE FROM match_reviews; DELETE FROM match_scopes"
+            )
         }
     }
 

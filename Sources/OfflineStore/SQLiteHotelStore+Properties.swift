@@ -127,6 +127,9 @@ extension SQLiteHotelStore {
 
     /// The run's properties at `indices`, with their members.
     private func insertProperties(_ indices: [Int], of match: ScopeMatch, _ db: Database) throws {
+        // Member rows that outlived a property of the same id (a tool ran without foreign keys) would join it.
+        let deleteMembers = try db.makeStatement(sql: "DELETE FROM property_members WHERE propertyId = ?")
+        for index in indices { try deleteMembers.execute(arguments: [match.properties[index].id]) }
         let properties = MultiRowInsert(
             head: "INSERT INTO properties (id, scope, name, city, latitude, longitude, confidence, suppliers, createdAt, matchedAt, digest)"
                 + " VALUES ",
@@ -190,7 +193,7 @@ extension SQLiteHotelStore {
                     sql: """
                         SELECT p.* FROM properties p JOIN property_members m ON m.propertyId = p.id
                         LEFT JOIN match_scopes s ON s.scope = p.scope
-                        WHERE m.profile = ? AND m.endpoint = ? AND m.code = ? ORDER BY coalesce(s.matchedAt, p.matchedAt) DESC LIMIT 1
+                        WHERE m.profile = ? AND m.endpoint = ? AND m.code = ? ORDER BY max(p.matchedAt, coalesce(s.matchedAt, p.matchedAt)) DESC LIMIT 1
                         """, arguments: [key.supplier.profile, key.supplier.endpoint, key.code]), db
             ).first
         }

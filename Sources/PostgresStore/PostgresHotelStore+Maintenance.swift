@@ -32,6 +32,7 @@ extension PostgresHotelStore {
             try await connection.query("DELETE FROM images", logger: logger)
             try await connection.query("DELETE FROM properties", logger: logger)
             try await connection.query("DELETE FROM match_reviews", logger: logger)
+            try await connection.query("DELETE FROM match_scopes", logger: logger)
         }
     }
 }

@@ -170,7 +170,7 @@ extension PostgresHotelStore {
                 SELECT p.id, p.scope, p.name, p.city, p.latitude, p.longitude, p.confidence, p.created_at
                 FROM properties p JOIN property_members m ON m.property_id = p.id LEFT JOIN match_scopes s ON s.scope = p.scope
                 WHERE m.profile = \(key.supplier.profile) AND m.endpoint = \(key.supplier.endpoint) AND m.code = \(key.code)
-                ORDER BY coalesce(s.matched_at, p.matched_at) DESC LIMIT 1
+                ORDER BY greatest(s.matched_at, p.matched_at) DESC LIMIT 1
                 """, logger: logger)
             return try await Self.properties(rows, connection, logger: logger).first
         }
