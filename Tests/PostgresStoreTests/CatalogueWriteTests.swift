@@ -144,6 +144,35 @@ struct CatalogueWriteTests {
         #expect(try store.reviewPairs(scope: nil) == expected)
     }
 
+    @Test(
+        "SQLite: member rows that outlived their property (foreign keys turned off by a tool) do not join a new property of the same id; a city an older HotelKit matched last still counts as matched last"
+    )
+    func leftoversOfOtherWriters() async throws {
+        let store = try SQLiteHotelStore(
+            folder: FileManager.default.temporaryDirectory.appendingPathComponent("leftovers-\(UUID().uuidString)"))
+        try await CatalogueStoreTests.Sample().store(into: store)
+        _ = try await Catalogue(storage: store).match()
+        var properties = try store.properties(PropertyQuery())
+        let index = try #require(properties.firstIndex { $0.members.count > 2 })
+        let orphaned = properties[index].id
+        try await store.writer.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+            try db.execute(sql: "DELETE FROM properties WHERE id = ?", arguments: [orphaned])
+            try db.execute(sql: "PRAGMA foreign_keys = ON")
+        }
+        properties[index].members.removeLast()
+        try store.replaceProperties(Self.scopeMatch(properties, reviews: []))
+        #expect(try store.property(id: properties[index].id)?.members == properties[index].members)
+
+        // An older HotelKit writes the rows' time of matching and not the city's.
+        let key = RecordKey(profile: "supplier3", endpoint: "https://supplier3.example/soap", code: "77812")
+        try await CatalogueStoreTests.Sample().store(into: store, city: "Lyon")
+        _ = try await Catalogue(storage: store, now: { Date(timeIntervalSince1970: 1_000) }).match(cities: ["Paris"])
+        _ = try await Catalogue(storage: store, now: { Date(timeIntervalSince1970: 2_000) }).match(cities: ["Lyon"])
+        try await store.writer.write { db in try db.execute(sql: "UPDATE properties SET matchedAt = 3000 WHERE scope = 'paris'") }
+        #expect(try store.property(holding: key)?.scope == "paris")
+    }
+
     @Test("SQLite finds a pair to review to delete through an index, not by reading every pair of its city")
     func reviewDeleteIndexed() async throws {
         let store = try SQLiteHotelStore.inMemory()
@@ -152,6 +181,17 @@ struct CatalogueWriteTests {
                 .map { $0["detail"] as String? ?? "" }
         }
         #expect(plan.contains { $0.contains("USING INDEX match_reviews_by_digest (scope=? AND digest=?)") })
+    }
+
+    @Test("a property's digest is the same in every process and on every machine: a fixed property's is a known number")
+    func stableDigest() {
+        let property = CatalogueProperty(
+            id: "P000000000001", scope: "paris", name: "Hôtel Zéta", city: "Paris", latitude: 48.8842, longitude: nil,
+            confidence: .strict,
+            members: [CatalogueMember(list: 3, profile: "supplier1", endpoint: "https://supplier1.example/soap", code: "Z1", name: nil)],
+            createdAt: Date(timeIntervalSince1970: 1_700_000_000))
+        // FNV-1a of StableHash's encoding of these fields, as a few lines of Python compute it too.
+        #expect(Self.scopeMatch([property], reviews: []).propertyDigests == [1_551_572_787_896_246_202])
     }
 
     /// A run that would store these properties and pairs, as read back from a store.
