@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Matching
 import OfflineStore
+import PostgresStore
 import Runtime
 import TestSupport
 import Testing
@@ -126,22 +127,37 @@ struct CatalogueWriteTests {
         #expect(try await store.reviewPairs(scope: nil) == reviews)
     }
 
-    @Test("a SQLite file whose catalogue an older HotelKit wrote, without digests or order keys, has every such row written again")
-    func olderRows() async throws {
-        let store = try SQLiteHotelStore(
-            folder: FileManager.default.temporaryDirectory.appendingPathComponent("older-rows-\(UUID().uuidString)"))
-        try await CatalogueStoreTests.Sample().store(into: store)
-        let catalogue = Catalogue(storage: store)
+    @Test(
+        "a catalogue an older HotelKit wrote (SQLite), or one from before schema 12 (PostgreSQL), without digests or order keys: every such row is written again",
+        arguments: Backend.allCases)
+    func olderRows(_ backend: Backend) async throws {
+        let (store, _, catalogue) = try await CatalogueStoreTests.sampleCatalogue(backend)
         let first = try await catalogue.match()
-        let expected = try store.reviewPairs(scope: nil)
-        try await store.writer.write { db in
-            try db.execute(sql: "UPDATE properties SET digest = NULL WHERE rowid % 2 = 0")
-            try db.execute(sql: "UPDATE match_reviews SET pairOrder = NULL WHERE rowid % 2 = 0")
-        }
+        let expected = try await store.reviewPairs(scope: nil)
+        try await Self.forgetHalf(in: store)
         let again = try await catalogue.match()
         #expect(again.propertiesWritten == first.properties / 2 && again.propertiesWritten == again.propertiesDeleted)
         #expect(again.reviewPairsWritten == first.reviewPairs / 2)
-        #expect(try store.reviewPairs(scope: nil) == expected)
+        #expect(try await store.reviewPairs(scope: nil) == expected)
+    }
+
+    /// Half of the catalogue's properties without a digest, and half of its pairs to review without an order key.
+    static func forgetHalf(in store: any HotelStorage) async throws {
+        if let sqlite = store as? SQLiteHotelStore {
+            try await sqlite.writer.write { db in
+                try db.execute(sql: "UPDATE properties SET digest = NULL WHERE rowid % 2 = 0")
+                try db.execute(sql: "UPDATE match_reviews SET pairOrder = NULL WHERE rowid % 2 = 0")
+            }
+        } else if let postgres = store as? PostgresHotelStore {
+            _ = try await TestPostgres.shared().psql(
+                """
+                UPDATE properties SET digest = NULL WHERE id IN (SELECT id FROM properties ORDER BY id LIMIT (SELECT count(*) / 2 FROM properties));
+                UPDATE match_reviews SET pair_order = NULL
+                WHERE ctid IN (SELECT ctid FROM match_reviews LIMIT (SELECT count(*) / 2 FROM match_reviews));
+                """, database: TestPostgres.database(in: postgres.database.location))
+        } else {
+            Issue.record("no store of either backend: \(type(of: store))")
+        }
     }
 
     @Test(
