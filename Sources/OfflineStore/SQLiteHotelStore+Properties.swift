@@ -86,7 +86,7 @@ extension SQLiteHotelStore {
                 arguments: [match.scope])
             let changes = match.changes(
                 storedProperties: stored, storedReviews: storedReviews.map { UInt64(bitPattern: $0) }, reviewDigests: reviewDigests)
-            try delete(changes, of: match.scope, db)
+            try delete(changes, of: match, db)
             try insertProperties(changes.insertedProperties, of: match, db)
             for retired in match.retired {
                 try db.execute(
@@ -112,13 +112,15 @@ extension SQLiteHotelStore {
     }
 
     /// The stored rows a run does not keep: properties with their members, and pairs to review.
-    private func delete(_ changes: CatalogueChanges, of scope: String, _ db: Database) throws {
-        let deleteMembers = try db.makeStatement(sql: "DELETE FROM property_members WHERE propertyId = ?")
+    private func delete(_ changes: CatalogueChanges, of match: ScopeMatch, _ db: Database) throws {
+        let scope = match.scope
         let deleteProperty = try db.makeStatement(sql: "DELETE FROM properties WHERE id = ?")
-        for id in changes.deletedProperties {
-            // Members by their property too, not only by the cascade: a file whose foreign keys a tool turned off keeps them.
+        for id in changes.deletedProperties { try deleteProperty.execute(arguments: [id]) }
+        // Members by their property's id, not only by the cascade, for every id the run deletes or writes: in a file
+        // whose foreign keys a tool turned off, members outlive their property and would join a new one of its id.
+        let deleteMembers = try db.makeStatement(sql: "DELETE FROM property_members WHERE propertyId = ?")
+        for id in Set(changes.deletedProperties + changes.insertedProperties.map { match.properties[$0].id }) {
             try deleteMembers.execute(arguments: [id])
-            try deleteProperty.execute(arguments: [id])
         }
         try db.execute(sql: "DELETE FROM match_reviews WHERE scope = ? AND (digest IS NULL OR pairOrder IS NULL)", arguments: [scope])
         let deleteReview = try db.makeStatement(sql: "DELETE FROM match_reviews WHERE scope = ? AND digest = ?")
@@ -127,9 +129,6 @@ extension SQLiteHotelStore {
 
     /// The run's properties at `indices`, with their members.
     private func insertProperties(_ indices: [Int], of match: ScopeMatch, _ db: Database) throws {
-        // Member rows that outlived a property of the same id (a tool ran without foreign keys) would join it.
-        let deleteMembers = try db.makeStatement(sql: "DELETE FROM property_members WHERE propertyId = ?")
-        for index in indices { try deleteMembers.execute(arguments: [match.properties[index].id]) }
         let properties = MultiRowInsert(
             head: "INSERT INTO properties (id, scope, name, city, latitude, longitude, confidence, suppliers, createdAt, matchedAt, digest)"
                 + " VALUES ",
