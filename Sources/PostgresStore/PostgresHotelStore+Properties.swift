@@ -50,8 +50,10 @@ extension PostgresHotelStore {
         let reviewDigests = ScopeMatch.reviewDigests(reviews)
         let (scope, matchedAt) = (match.scope, match.matchedAt.timeIntervalSince1970)
         return try await database.writing { [logger] connection in
-            try await connection.query(
+            // The lock's row is read: a wait that ends at lock_timeout says so with it, or the next statement would fail instead.
+            for try await _ in try await connection.query(
                 "SELECT pg_advisory_xact_lock(hashtextextended(\("hotelkit catalogue " + scope), 0))", logger: logger)
+            {}
             var stored: [(id: String, digest: UInt64?)] = []
             for try await (id, digest) in try await connection.query(
                 "SELECT id, digest FROM properties WHERE scope = \(scope)", logger: logger
