@@ -210,6 +210,27 @@ struct CatalogueWriteTests {
         #expect(Self.scopeMatch([property], reviews: []).propertyDigests == [1_551_572_787_896_246_202])
     }
 
+    @Test(
+        "PostgreSQL: a write of a city whose lock another writer holds gives up at lock_timeout, then writes once the lock is let go",
+        // Hangs are what it catches; a sanitized build on a loaded machine takes its time.
+        .timeLimit(.minutes(10)))
+    func heldScopeLock() async throws {
+        let server = try await TestPostgres.shared()
+        let url = try await server.makeDatabase() + "&lock_timeout=1"
+        let database = TestPostgres.database(in: url)
+        let store = PostgresHotelStore(database: try await PostgresDatabase.open(try PostgresLocation(url: url)))
+        let session = try await server.holdTransaction(
+            "SELECT pg_advisory_xact_lock(hashtextextended('hotelkit catalogue paris', 0))", database: database)
+        await #expect {
+            try await store.replaceProperties(Self.scopeMatch([], reviews: []))
+        } throws: { error in
+            (error as? StoreError)?.kind == .server && (error as? StoreError)?.reason.contains("55P03") == true
+        }
+        try await server.endHeldTransaction(session, database: database)
+        #expect(try await store.replaceProperties(Self.scopeMatch([], reviews: [])).insertedProperties.isEmpty)
+        await store.database.close()
+    }
+
     /// A run that would store these properties and pairs, as read back from a store.
     static func scopeMatch(_ properties: [CatalogueProperty], reviews: [ReviewPair]) -> ScopeMatch {
         ScopeMatch(
