@@ -183,7 +183,9 @@ let package = Package(
         // One hotel, one property: which records of several suppliers' lists are one hotel. Normalises, learns
         // name frequencies, blocks, scores pairs with explanations, clusters, keeps ids stable; the stores keep
         // the catalogue (PropertyStorage) and Runtime's Catalogue runs it over a store.
-        .target(name: "Matching", dependencies: ["CMalloc", "Failures", "Hotels", "Locking"]),
+        .target(
+            name: "Matching",
+            dependencies: ["CMalloc", "Failures", "Hotels", "Locking", .product(name: "Crypto", package: "swift-crypto")]),
         // Issue 47's test data: a world of true hotels across cities, and five suppliers' records of it with the truth
         // (`hotels serve --supplier N`, and the matching tests' synthetic city).
         .target(name: "SupplierWorlds", dependencies: ["Hotels", "Seeding"]),

@@ -1,0 +1,120 @@
+import Crypto
+import Foundation
+
+/// What a scope's match is made from: its records as matching reads them,
+/// people's decisions about pairs of them, the configuration and the
+/// revision of the rules.
+///
+/// A run's result depends on these and on the last run's ids alone. So a
+/// scope whose fingerprint its last run stored (``MatchStamp``), over the
+/// rows that run stored, would be matched into what is stored, and need not
+/// be matched again. It is a SHA-256: supplier data cannot make two inputs
+/// share one and leave a changed city unmatched.
+public struct ScopeFingerprint: Sendable, Hashable, CustomStringConvertible {
+    /// Raised by any change to matching that makes other properties, tiers or
+    /// pairs to review from the same records, so that every scope is matched
+    /// again once by the new HotelKit.
+    static let revision: Int64 = 1
+
+    /// The digest, as 64 hexadecimal digits.
+    public let description: String
+
+    /// - Parameter records: the scope's records in the order read; another order is another fingerprint (the
+    ///   scope is then matched again, with the same result).
+    public init(records: [MatchRecord], decisions: [PairDecision], configuration: MatchConfiguration) {
+        var sha = SHA256()
+        var bytes = FingerprintBytes()
+        bytes.add(Self.revision)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        // A configuration always encodes: its values are numbers and flags.
+        bytes.add((try? encoder.encode(configuration)).map { String(decoding: $0, as: UTF8.self) })
+        bytes.add(Int64(records.count))
+        for record in records {
+            bytes.add(record)
+            if bytes.count >= 1 << 16 { bytes.flush(into: &sha) }
+        }
+        let keys = Set(records.map(\.key))
+        let relevant = decisions.filter { keys.contains($0.pair.first) && keys.contains($0.pair.second) }
+        bytes.add(Int64(relevant.count))
+        for decision in relevant.sorted(by: { $0.pair < $1.pair }) {
+            for key in [decision.pair.first, decision.pair.second] { bytes.add(key) }
+            bytes.add(decision.verdict.rawValue)
+        }
+        bytes.flush(into: &sha)
+        description = sha.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// A scope's last run's fingerprint and the summary it gave (the run's own JSON), stored with its rows.
+public struct MatchStamp: Sendable, Hashable {
+    public var fingerprint: String
+    public var summary: String
+
+    public init(fingerprint: String, summary: String) {
+        self.fingerprint = fingerprint
+        self.summary = summary
+    }
+}
+
+/// Values as bytes in a form no two sequences share (as ``StableHash`` adds them), gathered before they are hashed.
+private struct FingerprintBytes {
+    private var buffer: [UInt8] = []
+
+    var count: Int { buffer.count }
+
+    mutating func flush(into sha: inout SHA256) {
+        sha.update(data: buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    mutating func add(_ number: Int64) {
+        withUnsafeBytes(of: number.littleEndian) { buffer.append(contentsOf: $0) }
+    }
+
+    mutating func add(_ text: String?) {
+        guard let text else { return buffer.append(0) }
+        buffer.append(1)
+        add(Int64(text.utf8.count))
+        buffer.append(contentsOf: text.utf8)
+    }
+
+    mutating func add(_ number: Double?) {
+        guard let number else { return buffer.append(0) }
+        buffer.append(1)
+        add(Int64(bitPattern: number.bitPattern))
+    }
+
+    mutating func add(_ hash: UInt64?) {
+        guard let hash else { return buffer.append(0) }
+        buffer.append(1)
+        add(Int64(bitPattern: hash))
+    }
+
+    mutating func add(_ key: RecordKey) {
+        add(key.supplier.profile)
+        add(key.supplier.endpoint)
+        add(key.code)
+    }
+
+    /// Every field matching reads, and what a property shows of a member.
+    mutating func add(_ record: MatchRecord) {
+        add(record.source.listID)
+        add(record.source.profile)
+        add(record.source.endpoint)
+        add(record.source.listCity)
+        let hotel = record.hotel
+        for text in [hotel.code, hotel.name, hotel.address, hotel.phone, hotel.chainCode, hotel.postalCode, hotel.city, hotel.countryCode] {
+            add(text)
+        }
+        for number in [hotel.latitude, hotel.longitude, hotel.rating] { add(number) }
+        let references = (hotel.references ?? [:]).sorted { $0.key < $1.key }
+        add(hotel.references == nil ? nil : "references")
+        add(Int64(references.count))
+        for (catalogue, code) in references {
+            add(catalogue)
+            add(code)
+        }
+        add(record.logoHash)
+    }
+}
