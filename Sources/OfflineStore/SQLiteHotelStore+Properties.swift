@@ -33,6 +33,8 @@ extension SQLiteHotelStore {
         // older HotelKit has none, and is written again by the next run.
         for (table, column, type) in [
             ("properties", "digest", "INTEGER"), ("match_reviews", "digest", "INTEGER"), ("match_reviews", "pairOrder", "TEXT"),
+            // The last run's stamp, and how many properties it stored (MatchStamp).
+            ("match_scopes", "fingerprint", "TEXT"), ("match_scopes", "summary", "TEXT"), ("match_scopes", "properties", "INTEGER"),
         ]
         where try !db.columns(in: table).contains(where: { $0.name == column }) {
             try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(column) \(type)")
@@ -66,6 +68,20 @@ extension SQLiteHotelStore {
     public func takenPropertyIDs() throws -> Set<String> {
         try writer.read { db in
             Set(try String.fetchAll(db, sql: "SELECT id FROM properties UNION ALL SELECT id FROM retired_property_ids"))
+        }
+    }
+
+    public func summaryIfUnchanged(scope: String, fingerprint: String, at date: Date) throws -> String? {
+        try writer.write { db in
+            try String.fetchOne(
+                db,
+                sql: """
+                    UPDATE match_scopes SET matchedAt = ?
+                    WHERE scope = ? AND fingerprint = ? AND summary IS NOT NULL
+                    AND properties = (SELECT count(*) FROM properties p WHERE p.scope = match_scopes.scope)
+                    AND NOT EXISTS (SELECT 1 FROM properties p WHERE p.scope = match_scopes.scope AND p.digest IS NULL)
+                    RETURNING summary
+                    """, arguments: [date.timeIntervalSince1970, scope, fingerprint])
         }
     }
 
@@ -104,8 +120,11 @@ extension SQLiteHotelStore {
                 try db.execute(sql: "DELETE FROM match_scopes WHERE scope = ?", arguments: [match.scope])
             } else {
                 try db.execute(
-                    sql: "INSERT OR REPLACE INTO match_scopes (scope, matchedAt) VALUES (?, ?)",
-                    arguments: [match.scope, match.matchedAt.timeIntervalSince1970])
+                    sql: "INSERT OR REPLACE INTO match_scopes (scope, matchedAt, fingerprint, summary, properties) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [
+                        match.scope, match.matchedAt.timeIntervalSince1970, match.stamp?.fingerprint, match.stamp?.summary,
+                        match.properties.count,
+                    ])
             }
             return changes
         }

@@ -31,6 +31,24 @@ extension PostgresHotelStore {
         }
     }
 
+    public func summaryIfUnchanged(scope: String, fingerprint: String, at date: Date) async throws -> String? {
+        let matchedAt = date.timeIntervalSince1970
+        return try await database.writing { [logger] connection in
+            // One statement: a writer of the scope that commits first changes the fingerprint it compares.
+            let rows = try await connection.query(
+                """
+                UPDATE match_scopes s SET matched_at = \(matchedAt)
+                WHERE s.scope = \(scope) AND s.fingerprint = \(fingerprint) AND s.summary IS NOT NULL
+                AND s.properties = (SELECT count(*) FROM properties p WHERE p.scope = s.scope)
+                AND NOT EXISTS (SELECT 1 FROM properties p WHERE p.scope = s.scope AND p.digest IS NULL)
+                RETURNING s.summary
+                """, logger: logger)
+            var summary: String?
+            for try await stored in rows.decode(String.self) { summary = stored }
+            return summary
+        }
+    }
+
     public func propertyScopes() async throws -> [String] {
         try await database.reading { [logger] connection in
             var scopes: [String] = []
@@ -97,8 +115,10 @@ extension PostgresHotelStore {
             } else {
                 try await connection.query(
                     """
-                    INSERT INTO match_scopes (scope, matched_at) VALUES (\(scope), \(matchedAt))
-                    ON CONFLICT (scope) DO UPDATE SET matched_at = EXCLUDED.matched_at
+                    INSERT INTO match_scopes (scope, matched_at, fingerprint, summary, properties)
+                    VALUES (\(scope), \(matchedAt), \(match.stamp?.fingerprint), \(match.stamp?.summary), \(match.properties.count))
+                    ON CONFLICT (scope) DO UPDATE SET matched_at = EXCLUDED.matched_at, fingerprint = EXCLUDED.fingerprint,
+                    summary = EXCLUDED.summary, properties = EXCLUDED.properties
                     """, logger: logger)
             }
             return changes

@@ -349,5 +349,15 @@ extension PostgresSchema {
                 "ALTER TABLE match_reviews ADD COLUMN IF NOT EXISTS digest bigint, ADD COLUMN IF NOT EXISTS pair_order text",
                 "CREATE TABLE IF NOT EXISTS match_scopes (scope text PRIMARY KEY, matched_at double precision NOT NULL)",
             ]),
+        // A scope whose input is what its last run was made from is not matched again (ScopeFingerprint): the run's
+        // fingerprint and summary, and how many properties it stored, so that rows changed since are noticed.
+        Migration(
+            version: 13, name: "each scope's last run's stamp",
+            statements: [
+                """
+                ALTER TABLE match_scopes ADD COLUMN IF NOT EXISTS fingerprint text, ADD COLUMN IF NOT EXISTS summary text,
+                ADD COLUMN IF NOT EXISTS properties integer
+                """
+            ]),
     ]
 }

@@ -18,10 +18,12 @@ public struct ScopeMatch: Sendable {
     /// Each property's digest, in the order of ``properties``: its fields, when its id was first given, and its
     /// members as the store keeps them (key, list and name). Not when it was matched, which changes every run.
     public let propertyDigests: [UInt64]
+    /// What the run was made from and what it said, stored with the rows; nil: the next run matches the scope whatever its input.
+    public let stamp: MatchStamp?
 
     public init(
         scope: String, properties: [CatalogueProperty], memberKeys: [[RecordKey]], retired: [RetiredPropertyID],
-        reviews: [ReviewPair], matchedAt: Date
+        reviews: [ReviewPair], matchedAt: Date, stamp: MatchStamp? = nil
     ) {
         self.scope = scope
         self.properties = properties
@@ -29,6 +31,7 @@ public struct ScopeMatch: Sendable {
         self.retired = retired
         self.reviews = reviews
         self.matchedAt = matchedAt
+        self.stamp = stamp
         propertyDigests = Self.digests(properties, memberKeys: memberKeys, scope: scope)
     }
 
