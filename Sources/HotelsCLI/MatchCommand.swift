@@ -29,15 +29,17 @@ struct MatchCommand: AsyncParsableCommand {
         @Option(help: "Only the lists of this city (repeatable); the other cities' properties stay as they are.") var city: [String] = []
         @Flag(help: "First fetch every logo the records name that has no perceptual hash yet (the caches first), and hash it.")
         var logos = false
+        @Flag(help: "Match every city again, even one whose lists, decisions and settings are as its last match found them.")
+        var full = false
         @Flag(help: "Print the summary as JSON.") var json = false
 
         func run() async throws {
             let runtime = try await cacheOptions.runtime()
-            let cities = city
+            let (cities, full) = (city, full)
             let pipeline = logos ? runtime.originalLogos : nil
             let progress = ProgressLine(total: 0, label: "cities", quiet: json)
             let summary = try await interruptible(closing: runtime, context: "match") {
-                try await runtime.catalogue.match(cities: cities, logos: pipeline) { _, _ in progress.advance() }
+                try await runtime.catalogue.match(cities: cities, logos: pipeline, full: full) { _, _ in progress.advance() }
             }
             progress.finish()
             if let failure = summary.firstLogoFailure, !json {

@@ -35,10 +35,12 @@ public struct Catalogue: Sendable {
     /// - Parameter logos: First loads, through these pipelines, every logo the records name that has no hash yet, and
     ///   hashes it (`hotels match --logos`): pipelines with no filter (``HotelRuntime/originalLogos``), so the hash is of
     ///   the picture the supplier sent, each reaching only what its list's service may. Nil: the hashes already stored count.
+    /// - Parameter full: Matches every scope, even one whose input is what its last run was made from
+    ///   (``/Matching/ScopeFingerprint``), which is otherwise left as it is, with the same result.
     /// - Parameter progress: called after each scope, with the scopes done and their number.
-    public func match(cities: [String] = [], logos: SupplierLogos? = nil, progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws
-        -> CatalogueSummary
-    {
+    public func match(
+        cities: [String] = [], logos: SupplierLogos? = nil, full: Bool = false, progress: @Sendable (Int, Int) -> Void = { _, _ in }
+    ) async throws -> CatalogueSummary {
         let wanted = Set(cities.map { MatchSource.scope(ofCity: $0, listID: 0) })
         let scopes = try await listsByScope().filter { wanted.isEmpty || wanted.contains($0.key) }
         guard !scopes.isEmpty else {
@@ -56,8 +58,7 @@ public struct Catalogue: Sendable {
         var taken = try await storage.takenPropertyIDs()
         for (done, scope) in order.enumerated() {
             let (scopeSummary, ids) = try await matchScope(
-                scope, lists: scopes[scope] ?? [], decisions: decisions, taken: taken,
-                hashingLogos: logos)
+                scope, lists: scopes[scope] ?? [], decisions: decisions, taken: taken, hashingLogos: logos, full: full)
             summary.add(scopeSummary)
             taken.formUnion(ids)
             progress(done + 1, order.count)
@@ -73,7 +74,8 @@ public struct Catalogue: Sendable {
         return try await matchScope(scope, lists: try await lists(inScope: scope))
     }
 
-    /// Matches one scope's lists and stores the result in place of its last run's.
+    /// Matches one scope's lists and stores the result in place of its last run's; a scope whose input is what its
+    /// last run was made from is left as it is.
     @discardableResult
     public func matchScope(_ scope: String, lists: [CachedList]) async throws -> CatalogueSummary {
         try await matchScope(scope, lists: lists, decisions: try await storage.decisions(), taken: try await storage.takenPropertyIDs())
@@ -86,33 +88,46 @@ public struct Catalogue: Sendable {
     }
 
     /// One scope matched with `decisions`, its new ids never one of `taken`; returns its summary and the ids it gave.
+    /// Unless `full`, a scope whose input is what its last run was made from is left as it is, its summary the stamp's.
     private func matchScope(
         _ scope: String, lists: [CachedList], decisions: [PairDecision], taken: Set<String>,
-        hashingLogos logos: SupplierLogos? = nil
+        hashingLogos logos: SupplierLogos? = nil, full: Bool = false
     ) async throws -> (summary: CatalogueSummary, ids: [String]) {
         var records = try await records(of: lists)
         let hashed = if let logos { try await hashLogos(of: &records, through: logos) } else { LogoHashing.Outcome?.none }
-        let previous = try await storage.propertyIdentities(scope: scope)
-        let outcome = matched(consume records, scope: scope, decisions: decisions, previous: previous, taken: taken)
-        let changes = try await storage.replaceProperties(outcome.match)
-        var summary = outcome.summary
-        summary.propertiesWritten = changes.insertedProperties.count
-        summary.propertiesDeleted = changes.deletedProperties.count
-        summary.reviewPairsWritten = changes.insertedReviews.count
+        let fingerprint = ScopeFingerprint(records: records, decisions: decisions, configuration: matcher.configuration)
+        var summary: CatalogueSummary
+        var ids: [String] = []
+        if !full, let stamped = try await storage.summaryIfUnchanged(scope: scope, fingerprint: fingerprint.description, at: now()),
+            let unchanged = CatalogueSummary(unchangedSince: stamped)
+        {
+            summary = unchanged
+        } else {
+            let previous = try await storage.propertyIdentities(scope: scope)
+            let outcome = try matched(
+                consume records, scope: scope, fingerprint: fingerprint, decisions: decisions, previous: previous, taken: taken)
+            let changes = try await storage.replaceProperties(outcome.match)
+            summary = outcome.summary
+            summary.propertiesWritten = changes.insertedProperties.count
+            summary.propertiesDeleted = changes.deletedProperties.count
+            summary.reviewPairsWritten = changes.insertedReviews.count
+            ids = outcome.ids
+        }
         if let hashed {
             summary.logosHashed = hashed.hashes.count
             summary.logosFailed = hashed.failed
             summary.firstLogoFailure = hashed.firstFailure
         }
-        return (summary, outcome.ids)
+        return (summary, ids)
     }
 
     /// A scope's records matched into what the store keeps. Synchronous, so that
     /// the records, their prepared forms and the scored pairs are gone before the
     /// store writes: at a million records they are most of the run's memory.
     private func matched(
-        _ records: consuming [MatchRecord], scope: String, decisions: [PairDecision], previous: [PropertyIdentity], taken: Set<String>
-    ) -> (match: ScopeMatch, summary: CatalogueSummary, ids: [String]) {
+        _ records: consuming [MatchRecord], scope: String, fingerprint: ScopeFingerprint, decisions: [PairDecision],
+        previous: [PropertyIdentity], taken: Set<String>
+    ) throws -> (match: ScopeMatch, summary: CatalogueSummary, ids: [String]) {
         let prepared = matcher.prepare(records)
         // Only the properties, the pairs to review and the blocking's count outlive the match: its scored pairs go here.
         let match = {
@@ -138,7 +153,8 @@ public struct Catalogue: Sendable {
             records: prepared.records, properties: properties, reviews: reviews.count,
             candidatePairs: match.candidatePairs)
         let stored = ScopeMatch(
-            scope: scope, properties: properties, memberKeys: memberKeys, retired: identities.retired, reviews: reviews, matchedAt: date)
+            scope: scope, properties: properties, memberKeys: memberKeys, retired: identities.retired, reviews: reviews, matchedAt: date,
+            stamp: MatchStamp(fingerprint: fingerprint.description, summary: try summary.stamped()))
         return (stored, summary, identities.ids)
     }
 
@@ -244,97 +260,6 @@ public struct Catalogue: Sendable {
             }
         }
         return records
-    }
-}
-
-/// What a run made: records, suppliers, properties and pairs to review.
-public struct CatalogueSummary: Sendable, Equatable, Codable, CustomStringConvertible {
-    public var records = 0
-    public var suppliers = 0
-    public var properties = 0
-    /// Properties listed by 2 or more suppliers.
-    public var multiSupplierProperties = 0
-    /// Properties by confidence tier.
-    public var strict = 0
-    public var medium = 0
-    public var low = 0
-    public var reviewPairs = 0
-    public var scopes = 0
-    /// Pairs of records blocking left to score: the work a run did, which grows with the records, not their square.
-    public var candidatePairs = 0
-    /// Rows the store wrote and deleted: only those that differ from what was stored (``/Matching/ScopeMatch``).
-    /// A property whose fields or members changed is deleted and written again.
-    public var propertiesWritten = 0
-    public var propertiesDeleted = 0
-    public var reviewPairsWritten = 0
-    /// With `--logos`: logos loaded and hashed, and those that could not be had or decoded (the first, why).
-    public var logosHashed = 0
-    public var logosFailed = 0
-    public var firstLogoFailure: String?
-    private var supplierKeys: Set<SupplierKey> = []
-
-    public init() {}
-
-    init(records: [PreparedRecord], properties: [CatalogueProperty], reviews: Int, candidatePairs: Int) {
-        self.records = records.count
-        self.candidatePairs = candidatePairs
-        supplierKeys = Set(records.map(\.source.supplier))
-        suppliers = supplierKeys.count
-        self.properties = properties.count
-        multiSupplierProperties = properties.count(where: { $0.supplierCount >= 2 })
-        strict = properties.count(where: { $0.confidence == .strict })
-        medium = properties.count(where: { $0.confidence == .medium })
-        low = properties.count(where: { $0.confidence == .low })
-        reviewPairs = reviews
-        scopes = 1
-    }
-
-    mutating func add(_ other: CatalogueSummary) {
-        records += other.records
-        supplierKeys.formUnion(other.supplierKeys)
-        suppliers = supplierKeys.count
-        properties += other.properties
-        multiSupplierProperties += other.multiSupplierProperties
-        strict += other.strict
-        medium += other.medium
-        low += other.low
-        reviewPairs += other.reviewPairs
-        scopes += other.scopes
-        candidatePairs += other.candidatePairs
-        propertiesWritten += other.propertiesWritten
-        propertiesDeleted += other.propertiesDeleted
-        reviewPairsWritten += other.reviewPairsWritten
-        logosHashed += other.logosHashed
-        logosFailed += other.logosFailed
-        firstLogoFailure = firstLogoFailure ?? other.firstLogoFailure
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case records, suppliers, properties, multiSupplierProperties, strict, medium, low, reviewPairs, scopes, candidatePairs
-        case propertiesWritten, propertiesDeleted, reviewPairsWritten
-        case logosHashed, logosFailed, firstLogoFailure
-    }
-
-    /// "12,480 records from 5 suppliers → 3,210 properties (2,874 with 2 or more suppliers); 41 pairs to review".
-    public var description: String {
-        "\(grouped(records)) record\(records == 1 ? "" : "s") from \(grouped(suppliers)) supplier\(suppliers == 1 ? "" : "s")"
-            + " → \(grouped(properties)) propert\(properties == 1 ? "y" : "ies")"
-            + " (\(grouped(multiSupplierProperties)) with 2 or more suppliers); "
-            + "\(grouped(reviewPairs)) pair\(reviewPairs == 1 ? "" : "s") to review"
-            + (logosHashed + logosFailed == 0
-                ? ""
-                : "; \(grouped(logosHashed)) logo\(logosHashed == 1 ? "" : "s") hashed"
-                    + (logosFailed == 0 ? "" : ", \(grouped(logosFailed)) could not be had"))
-    }
-
-    private func grouped(_ number: Int) -> String {
-        let digits = String(number)
-        var result = ""
-        for (index, digit) in digits.enumerated() {
-            if index > 0 && (digits.count - index) % 3 == 0 { result += "," }
-            result.append(digit)
-        }
-        return result
     }
 }
 

@@ -1,0 +1,98 @@
+import Foundation
+import GRDB
+import Matching
+import OfflineStore
+import PostgresStore
+import Runtime
+import TestSupport
+import Testing
+
+/// A city whose lists, decisions and settings are what its last run was made
+/// from is left as it is, on both stores; anything else is matched again.
+@Suite("A city matched again only when its input changed, on both backends")
+struct UnchangedScopeTests {
+    @Test(
+        "a second run leaves both cities as they are, with their counts; a refresh matches its city alone; full matches all to the same",
+        arguments: Backend.allCases)
+    func unchangedCities(_ backend: Backend) async throws {
+        let (store, sample, catalogue) = try await CatalogueStoreTests.sampleCatalogue(backend, cities: ["Paris", "Lyon"])
+        let first = try await catalogue.match()
+        #expect(first.scopes == 2 && first.scopesUnchanged == 0 && first.propertiesWritten == first.properties)
+        let again = try await catalogue.match()
+        var expected = first
+        (expected.propertiesWritten, expected.reviewPairsWritten, expected.scopesUnchanged) = (0, 0, 2)
+        #expect(again == expected)
+        #expect(again.description.hasSuffix("pairs to review; 2 cities unchanged since the last match"))
+
+        try await sample.refetch(
+            into: store, dropping: CatalogueStoreTests.Sample.dropped, newcomer: CatalogueStoreTests.Sample.newcomer)
+        let refreshed = try await catalogue.match()
+        #expect(refreshed.scopes == 2 && refreshed.scopesUnchanged == 1 && refreshed.suppliers == first.suppliers)
+        #expect(refreshed.propertiesWritten > 0)
+        let held = try await store.properties(PropertyQuery())
+        let full = try await catalogue.match(full: true)
+        #expect(full.scopesUnchanged == 0 && full.properties == refreshed.properties)
+        #expect(full.propertiesWritten == 0 && full.propertiesDeleted == 0 && full.reviewPairsWritten == 0)
+        #expect(try await store.properties(PropertyQuery()) == held)
+        await CatalogueWriteTests.close(store)
+    }
+
+    @Test(
+        "a decision about two of the city's records, or another configuration, matches it again; a decision about other records does not",
+        arguments: Backend.allCases)
+    func otherInput(_ backend: Backend) async throws {
+        let (store, _, catalogue) = try await CatalogueStoreTests.sampleCatalogue(backend)
+        _ = try await catalogue.match()
+        let property = try #require(try await store.properties(PropertyQuery()).first { $0.members.count > 1 })
+        let (a, b) = (property.members[0], property.members[1])
+        let (keyA, keyB) = (
+            RecordKey(profile: a.profile, endpoint: a.endpoint, code: a.code),
+            RecordKey(profile: b.profile, endpoint: b.endpoint, code: b.code)
+        )
+        let elsewhere = RecordKey(profile: "supplier9", endpoint: "https://supplier9.example/soap", code: "NONE")
+        try await store.recordDecision(try #require(PairDecision(keyA, elsewhere, .different)), at: Date())
+        #expect(try await catalogue.match().scopesUnchanged == 1)
+
+        try await store.recordDecision(try #require(PairDecision(keyA, keyB, .different)), at: Date())
+        #expect(try await catalogue.match().scopesUnchanged == 0)
+        #expect(try await store.property(holding: keyA)?.id != store.property(holding: keyB)?.id)
+        #expect(try await catalogue.match().scopesUnchanged == 1)
+
+        var configuration = MatchConfiguration.default
+        configuration.thresholds.reviewAtLeast += 0.5
+        #expect(try await Catalogue(storage: store, configuration: configuration).match().scopesUnchanged == 0)
+        await CatalogueWriteTests.close(store)
+    }
+
+    @Test(
+        "rows changed since the last run (a property deleted by hand, rows of an older HotelKit) match the city again, and make it whole",
+        arguments: Backend.allCases)
+    func rowsChangedSince(_ backend: Backend) async throws {
+        let (store, _, catalogue) = try await CatalogueStoreTests.sampleCatalogue(backend)
+        let first = try await catalogue.match()
+        let held = try await store.properties(PropertyQuery())
+        try await Self.deleteOneProperty(held[0].id, in: store)
+        let mended = try await catalogue.match()
+        #expect(mended.scopesUnchanged == 0 && mended.propertiesWritten == 1)
+        let after = try await store.properties(PropertyQuery())
+        #expect(CatalogueStoreTests.groups(after) == CatalogueStoreTests.groups(held))
+
+        try await CatalogueWriteTests.forgetHalf(in: store)
+        let rewritten = try await catalogue.match()
+        #expect(rewritten.scopesUnchanged == 0 && rewritten.propertiesWritten == first.properties / 2)
+        #expect(try await catalogue.match().scopesUnchanged == 1)
+        await CatalogueWriteTests.close(store)
+    }
+
+    /// A property and its members gone, as a person's SQL would leave the store.
+    static func deleteOneProperty(_ id: String, in store: any HotelStorage) async throws {
+        if let sqlite = store as? SQLiteHotelStore {
+            try await sqlite.writer.write { db in try db.execute(sql: "DELETE FROM properties WHERE id = ?", arguments: [id]) }
+        } else if let postgres = store as? PostgresHotelStore {
+            _ = try await TestPostgres.shared().psql(
+                "DELETE FROM properties WHERE id = '\(id)'", database: TestPostgres.database(in: postgres.database.location))
+        } else {
+            Issue.record("no store of either backend: \(type(of: store))")
+        }
+    }
+}
