@@ -9,7 +9,7 @@ import Testing
 
 /// The catalogue on both stores: `hotels match` over the lists, stable ids,
 /// decisions, the review pairs, and bad references.
-@Suite("The catalogue, on both backends")
+@Suite("The catalogue, on both backends", .closingStores)
 struct CatalogueStoreTests {
     /// `Samples/Matching/paris.jsonl`: five suppliers' records of Paris hotels, each with the hotel it really is.
     struct Sample {

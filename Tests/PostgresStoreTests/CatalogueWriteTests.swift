@@ -9,7 +9,7 @@ import Testing
 
 /// A run writes only the catalogue's rows that changed, on both stores, and
 /// leaves what a write of every row would.
-@Suite("Writing only what a run changed, on both backends")
+@Suite("Writing only what a run changed, on both backends", .closingStores)
 struct CatalogueWriteTests {
     @Test(
         "a run over an unchanged city writes nothing; a refresh writes only the properties it changed",
@@ -27,7 +27,6 @@ struct CatalogueWriteTests {
         // Zéta is new, the Marriott lost two members and the Pullman is gone: at least those, and not every property.
         #expect(refreshed.propertiesWritten >= 2 && refreshed.propertiesWritten < refreshed.properties)
         #expect(refreshed.propertiesDeleted >= 2 && refreshed.propertiesDeleted < 10)
-        await Self.close(store)
     }
 
     @Test(
@@ -77,7 +76,6 @@ struct CatalogueWriteTests {
         #expect(Set(try await store.reviewPairs(scope: nil)) == Set(changedReviews))
         let again = try await store.replaceProperties(after)
         #expect(again == CatalogueChanges(deletedProperties: [], insertedProperties: [], deletedReviews: [], insertedReviews: []))
-        await Self.close(source, store, fresh)
     }
 
     @Test(
@@ -93,7 +91,6 @@ struct CatalogueWriteTests {
         let unchanged = try await catalogue(at: 3_000).match(cities: ["Paris"])
         #expect(unchanged.propertiesWritten == 0 && unchanged.propertiesDeleted == 0)
         #expect(try await store.property(holding: key)?.scope == "paris")
-        await Self.close(store)
     }
 
     @Test("pairs to review of one score are listed in pair order, whichever run wrote each", arguments: Backend.allCases)
@@ -111,7 +108,6 @@ struct CatalogueWriteTests {
         let changes = try await store.replaceProperties(Self.scopeMatch(properties, reviews: inPairOrder.reversed()))
         #expect(changes.insertedReviews.count == inPairOrder.count - 1)
         #expect(try await store.reviewPairs(scope: nil) == inPairOrder)
-        await Self.close(source, store)
     }
 
     @Test("thousands of pairs to review, more than one statement takes, are all stored, best score first", arguments: Backend.allCases)
@@ -129,7 +125,6 @@ struct CatalogueWriteTests {
         let changes = try await store.replaceProperties(Self.scopeMatch(properties, reviews: reviews))
         #expect(changes.insertedReviews.count == 4_100)
         #expect(try await store.reviewPairs(scope: nil) == reviews)
-        await Self.close(source, store)
     }
 
     @Test(
@@ -144,7 +139,6 @@ struct CatalogueWriteTests {
         #expect(again.propertiesWritten == first.properties / 2 && again.propertiesWritten == again.propertiesDeleted)
         #expect(again.reviewPairsWritten == first.reviewPairs / 2)
         #expect(try await store.reviewPairs(scope: nil) == expected)
-        await Self.close(store)
     }
 
     /// Half of the catalogue's properties without a digest, and half of its pairs to review without an order key.
@@ -238,10 +232,6 @@ struct CatalogueWriteTests {
     }
 
     /// Lets go of PostgreSQL stores' connections: the tests' server is shared, and idle pools add up to its limit.
-    static func close(_ stores: any HotelStorage...) async {
-        for store in stores { await (store as? PostgresHotelStore)?.database.close() }
-    }
-
     /// A run that would store these properties and pairs, as read back from a store.
     static func scopeMatch(_ properties: [CatalogueProperty], reviews: [ReviewPair]) -> ScopeMatch {
         ScopeMatch(

@@ -9,7 +9,7 @@ import TestSupport
 import Testing
 
 /// `hotels match --logos` in the library: what it says of a logo it could not have.
-@Suite("Matching with logos")
+@Suite("Matching with logos", .closingStores)
 struct LogoHashingTests {
     @Test("a logo that cannot be had is counted and shown without its query (a supplier may sign its logo URLs), and the match goes on")
     func failureShownWithoutSecrets() async throws {

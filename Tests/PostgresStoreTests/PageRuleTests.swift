@@ -11,7 +11,7 @@ import Testing
 /// the planner, applied to a plain model of the list, and to both stores:
 /// after every page, the rows, their positions, the count, the checkpoint and
 /// what the call returned must be the same.
-@Suite("PagePlan is the rule both stores follow")
+@Suite("PagePlan is the rule both stores follow", .closingStores)
 struct PageRuleTests {
     /// A list as the planner says it is.
     struct ModelList {

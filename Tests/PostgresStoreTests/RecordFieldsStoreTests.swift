@@ -10,7 +10,7 @@ import Testing
 /// load-more fast path, the general path and a merge; the table, both stores'
 /// live columns and the JSON keys the same; and stores made by the release
 /// before the fields migrating in place with nothing lost.
-@Suite("The record's fields in both stores")
+@Suite("The record's fields in both stores", .closingStores)
 struct RecordFieldsStoreTests {
     let key = ListKey(profile: "sample", endpoint: "http://127.0.0.1:1/soap", city: "Paris")
     let checkpoint = Pager.Checkpoint(pagesReceived: 1, nextPage: 0, nextCursor: "100", usedCursors: ["100"], end: nil)

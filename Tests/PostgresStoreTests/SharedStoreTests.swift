@@ -19,14 +19,52 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
             return try SQLiteHotelStore(
                 folder: FileManager.default.temporaryDirectory.appendingPathComponent("shared-store-\(UUID().uuidString)"))
         case .postgres:
-            return PostgresHotelStore(
-                database: try await PostgresDatabase.open(try PostgresLocation(url: try await TestPostgres.shared().makeDatabase())))
+            let database = try await PostgresDatabase.open(try PostgresLocation(url: try await TestPostgres.shared().makeDatabase()))
+            await ClosingStores.opened?.add(database)
+            return PostgresHotelStore(database: database)
         }
     }
 }
 
+/// Closes the PostgreSQL stores each test made with ``Backend/makeStore()`` once it ends, passed or failed.
+/// Each is a pool on the tests' one server: left open, their idle connections fill its 200.
+struct ClosingStores: SuiteTrait, TestTrait, TestScoping {
+    /// The databases the running test opened.
+    actor Opened {
+        private var databases: [PostgresDatabase] = []
+
+        func add(_ database: PostgresDatabase) { databases.append(database) }
+
+        func closeAll() async {
+            for database in databases { await database.close() }
+            databases = []
+        }
+    }
+
+    @TaskLocal static var opened: Opened?
+
+    var isRecursive: Bool { true }
+
+    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        guard testCase != nil else { return try await function() }
+        let opened = Opened()
+        do {
+            try await Self.$opened.withValue(opened) { try await function() }
+        } catch {
+            await opened.closeAll()
+            throw error
+        }
+        await opened.closeAll()
+    }
+}
+
+extension Trait where Self == ClosingStores {
+    /// Closes the PostgreSQL stores each test makes (``ClosingStores``).
+    static var closingStores: Self { ClosingStores() }
+}
+
 /// The store's meaning, asserted the same on SQLite and PostgreSQL.
-@Suite("A store, on both backends")
+@Suite("A store, on both backends", .closingStores)
 struct SharedStoreTests {
     let key = ListKey(profile: "sample", endpoint: "http://127.0.0.1:1/soap", city: "Shanghai")
     let checkpoint = Pager.Checkpoint(pagesReceived: 1, nextPage: 0, nextCursor: "100", usedCursors: ["100"], end: nil)
@@ -34,6 +72,22 @@ struct SharedStoreTests {
     func codes(_ store: any HotelStorage) async throws -> [String] {
         guard let list = try await store.cachedList(key) else { return [] }
         return try await store.hotels(in: list, limit: nil).map(\.code)
+    }
+
+    @Test("a PostgreSQL store a test makes is closed when the test ends: its calls fail after")
+    func storesClosedAfterTest() async throws {
+        actor Made {
+            var store: (any HotelStorage)?
+            func keep(_ store: any HotelStorage) { self.store = store }
+        }
+        let made = Made()
+        try await ClosingStores().provideScope(for: try #require(Test.current), testCase: Test.Case.current) {
+            let store = try await Backend.postgres.makeStore()
+            #expect(try await store.allLists().isEmpty)
+            await made.keep(store)
+        }
+        let store = try #require(await made.store)
+        await #expect(throws: (any Error).self) { try await store.allLists() }
     }
 
     @Test("a first page into an empty store: every row inserted, in order, with its checkpoint", arguments: Backend.allCases)

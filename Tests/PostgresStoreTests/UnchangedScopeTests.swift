@@ -9,7 +9,7 @@ import Testing
 
 /// A city whose lists, decisions and settings are what its last run was made
 /// from is left as it is, on both stores; anything else is matched again.
-@Suite("A city matched again only when its input changed, on both backends")
+@Suite("A city matched again only when its input changed, on both backends", .closingStores)
 struct UnchangedScopeTests {
     @Test(
         "a second run leaves both cities as they are, with their counts; a refresh matches its city alone; full matches all to the same",
@@ -34,7 +34,6 @@ struct UnchangedScopeTests {
         #expect(full.scopesUnchanged == 0 && full.properties == refreshed.properties)
         #expect(full.propertiesWritten == 0 && full.propertiesDeleted == 0 && full.reviewPairsWritten == 0)
         #expect(try await store.properties(PropertyQuery()) == held)
-        await CatalogueWriteTests.close(store)
     }
 
     @Test(
@@ -61,7 +60,6 @@ struct UnchangedScopeTests {
         var configuration = MatchConfiguration.default
         configuration.thresholds.reviewAtLeast += 0.5
         #expect(try await Catalogue(storage: store, configuration: configuration).match().scopesUnchanged == 0)
-        await CatalogueWriteTests.close(store)
     }
 
     @Test(
@@ -81,7 +79,6 @@ struct UnchangedScopeTests {
         let rewritten = try await catalogue.match()
         #expect(rewritten.scopesUnchanged == 0 && rewritten.propertiesWritten == first.properties / 2)
         #expect(try await catalogue.match().scopesUnchanged == 1)
-        await CatalogueWriteTests.close(store)
     }
 
     /// A property and its members gone, as a person's SQL would leave the store.
