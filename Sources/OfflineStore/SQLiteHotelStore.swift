@@ -98,9 +98,14 @@ public final class SQLiteHotelStore: ListStorage, ImageIndex {
         configuration.busyMode = .timeout(30)
         // In WAL mode, NORMAL loses no committed transaction when a process dies
         // (only, at worst, the last ones on power loss) and never corrupts the file.
-        // A 64 MiB page cache (SQLite's default is 2 MiB): a match run writes hundreds of thousands of rows
-        // into indexes keyed by text, whose pages a small cache reads back from disk again and again.
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536") }
+        // The writer's page cache is 64 MiB (SQLite's default is 2 MiB): a match run writes hundreds of thousands of rows
+        // into indexes keyed by text, whose pages a small cache reads back from disk again and again. Readers keep the
+        // default: they read lists front to back, which the system's file cache serves, and a match's records read
+        // through several of them would otherwise stay resident, 64 MiB each, while it matches.
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -65536") }
+        }
         let pool: DatabasePool
         do {
             pool = try openWaiting(file.path, configuration)

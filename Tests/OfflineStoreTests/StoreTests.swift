@@ -77,6 +77,13 @@ struct StoreTests {
         #expect(try store.hotels(in: #require(try store.cachedList(key))).first { $0.code == "A6" }?.name == "Renamed again")
     }
 
+    @Test("The writer keeps a 64 MiB page cache; readers keep SQLite's 2 MiB, so a match's records read through them do not stay resident")
+    func pageCaches() async throws {
+        let store = try SQLiteHotelStore(folder: temporaryFolder("page-caches"))
+        #expect(try await store.writer.write { db in try Int.fetchOne(db, sql: "PRAGMA cache_size") } == -65536)
+        #expect(try await store.writer.read { db in try Int.fetchOne(db, sql: "PRAGMA cache_size") } == -2000)
+    }
+
     @Test("A file that is not a database is moved aside, kept, and a new store starts")
     func corruptFile() throws {
         let folder = temporaryFolder("corrupt")
