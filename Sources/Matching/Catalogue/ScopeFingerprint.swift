@@ -57,38 +57,19 @@ public struct MatchStamp: Sendable, Hashable {
     }
 }
 
-/// Values as bytes in a form no two sequences share (as ``StableHash`` adds them), gathered before they are hashed.
-private struct FingerprintBytes {
+/// Values as ``UnambiguousBytes``, gathered before they are hashed.
+private struct FingerprintBytes: UnambiguousBytes {
     private var buffer: [UInt8] = []
 
     var count: Int { buffer.count }
 
+    mutating func append<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
+        buffer.append(contentsOf: bytes)
+    }
+
     mutating func flush(into sha: inout SHA256) {
         sha.update(data: buffer)
         buffer.removeAll(keepingCapacity: true)
-    }
-
-    mutating func add(_ number: Int64) {
-        withUnsafeBytes(of: number.littleEndian) { buffer.append(contentsOf: $0) }
-    }
-
-    mutating func add(_ text: String?) {
-        guard let text else { return buffer.append(0) }
-        buffer.append(1)
-        add(Int64(text.utf8.count))
-        buffer.append(contentsOf: text.utf8)
-    }
-
-    mutating func add(_ number: Double?) {
-        guard let number else { return buffer.append(0) }
-        buffer.append(1)
-        add(Int64(bitPattern: number.bitPattern))
-    }
-
-    mutating func add(_ hash: UInt64?) {
-        guard let hash else { return buffer.append(0) }
-        buffer.append(1)
-        add(Int64(bitPattern: hash))
     }
 
     mutating func add(_ key: RecordKey) {
