@@ -73,10 +73,15 @@ struct ScopeFingerprintTests {
         #expect(fingerprint(both, [decision, other]) == fingerprint(both, [other, decision]))
     }
 
-    @Test("another configuration changes it")
+    @Test("another configuration changes it, one with infinite or undefined numbers too")
     func configuration() {
         var configuration = MatchConfiguration.default
         configuration.thresholds.reviewAtLeast += 0.5
-        #expect(fingerprint(records, [], configuration) != fingerprint(records))
+        var infinite = MatchConfiguration.default
+        infinite.thresholds.matchAtLeast = .infinity
+        var undefined = MatchConfiguration.default
+        undefined.thresholds.reviewAtLeast = .nan
+        let made = [.default, configuration, infinite, undefined].map { fingerprint(records, [], $0) }
+        #expect(Set(made).count == 4)
     }
 }

@@ -13,21 +13,24 @@ import Foundation
 public struct ScopeFingerprint: Sendable, Hashable, CustomStringConvertible {
     /// Raised by any change to matching that makes other properties, tiers or
     /// pairs to review from the same records, so that every scope is matched
-    /// again once by the new HotelKit.
+    /// again once by the new HotelKit. What it cannot see (a Foundation whose
+    /// text folding changed with the toolchain) needs `hotels match --full`.
     static let revision: Int64 = 1
 
     /// The digest, as 64 hexadecimal digits.
     public let description: String
 
-    /// - Parameter records: the scope's records in the order read; another order is another fingerprint (the
-    ///   scope is then matched again, with the same result).
+    /// The fingerprint of a scope's records, in the order read (another order is another fingerprint, and the scope
+    /// is then matched again, with the same result), the decisions about pairs of them (others are left out), and the
+    /// configuration.
     public init(records: [MatchRecord], decisions: [PairDecision], configuration: MatchConfiguration) {
         var sha = SHA256()
         var bytes = FingerprintBytes()
         bytes.add(Self.revision)
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        // A configuration always encodes: its values are numbers and flags.
+        // A configuration's values are numbers and flags: with infinities and NaN spelled out, it always encodes.
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
         bytes.add((try? encoder.encode(configuration)).map { String(decoding: $0, as: UTF8.self) })
         bytes.add(Int64(records.count))
         for record in records {
