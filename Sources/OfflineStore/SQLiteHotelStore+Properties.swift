@@ -33,8 +33,9 @@ extension SQLiteHotelStore {
         // older HotelKit has none, and is written again by the next run.
         for (table, column, type) in [
             ("properties", "digest", "INTEGER"), ("match_reviews", "digest", "INTEGER"), ("match_reviews", "pairOrder", "TEXT"),
-            // The last run's stamp, and how many properties it stored (MatchStamp).
+            // The last run's stamp, and how many properties and pairs to review it stored (MatchStamp).
             ("match_scopes", "fingerprint", "TEXT"), ("match_scopes", "summary", "TEXT"), ("match_scopes", "properties", "INTEGER"),
+            ("match_scopes", "reviews", "INTEGER"),
         ]
         where try !db.columns(in: table).contains(where: { $0.name == column }) {
             try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(column) \(type)")
@@ -73,15 +74,19 @@ extension SQLiteHotelStore {
 
     public func summaryIfUnchanged(scope: String, fingerprint: String, at date: Date) throws -> String? {
         try writer.write { db in
-            try String.fetchOne(
-                db,
+            // An older HotelKit's INSERT OR REPLACE of the row clears the stamp; a person's edits change the counts.
+            try db.execute(
                 sql: """
                     UPDATE match_scopes SET matchedAt = ?
                     WHERE scope = ? AND fingerprint = ? AND summary IS NOT NULL
                     AND properties = (SELECT count(*) FROM properties p WHERE p.scope = match_scopes.scope)
+                    AND reviews = (SELECT count(*) FROM match_reviews r WHERE r.scope = match_scopes.scope)
                     AND NOT EXISTS (SELECT 1 FROM properties p WHERE p.scope = match_scopes.scope AND p.digest IS NULL)
-                    RETURNING summary
+                    AND NOT EXISTS (
+                        SELECT 1 FROM match_reviews r WHERE r.scope = match_scopes.scope AND (r.digest IS NULL OR r.pairOrder IS NULL))
                     """, arguments: [date.timeIntervalSince1970, scope, fingerprint])
+            guard db.changesCount > 0 else { return nil }
+            return try String.fetchOne(db, sql: "SELECT summary FROM match_scopes WHERE scope = ?", arguments: [scope])
         }
     }
 
@@ -120,10 +125,13 @@ extension SQLiteHotelStore {
                 try db.execute(sql: "DELETE FROM match_scopes WHERE scope = ?", arguments: [match.scope])
             } else {
                 try db.execute(
-                    sql: "INSERT OR REPLACE INTO match_scopes (scope, matchedAt, fingerprint, summary, properties) VALUES (?, ?, ?, ?, ?)",
+                    sql: """
+                        INSERT OR REPLACE INTO match_scopes (scope, matchedAt, fingerprint, summary, properties, reviews)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """,
                     arguments: [
                         match.scope, match.matchedAt.timeIntervalSince1970, match.stamp?.fingerprint, match.stamp?.summary,
-                        match.properties.count,
+                        match.properties.count, match.reviews.count,
                     ])
             }
             return changes

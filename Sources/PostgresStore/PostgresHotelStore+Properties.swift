@@ -34,13 +34,16 @@ extension PostgresHotelStore {
     public func summaryIfUnchanged(scope: String, fingerprint: String, at date: Date) async throws -> String? {
         let matchedAt = date.timeIntervalSince1970
         return try await database.writing { [logger] connection in
-            // One statement: a writer of the scope that commits first changes the fingerprint it compares.
+            // One statement: a writer of the scope that commits first changes what it compares. A process of an older
+            // HotelKit still running sets matched_at alone, which then differs from stamped_at.
             let rows = try await connection.query(
                 """
-                UPDATE match_scopes s SET matched_at = \(matchedAt)
-                WHERE s.scope = \(scope) AND s.fingerprint = \(fingerprint) AND s.summary IS NOT NULL
+                UPDATE match_scopes s SET matched_at = \(matchedAt), stamped_at = \(matchedAt)
+                WHERE s.scope = \(scope) AND s.fingerprint = \(fingerprint) AND s.summary IS NOT NULL AND s.stamped_at = s.matched_at
                 AND s.properties = (SELECT count(*) FROM properties p WHERE p.scope = s.scope)
+                AND s.reviews = (SELECT count(*) FROM match_reviews r WHERE r.scope = s.scope)
                 AND NOT EXISTS (SELECT 1 FROM properties p WHERE p.scope = s.scope AND p.digest IS NULL)
+                AND NOT EXISTS (SELECT 1 FROM match_reviews r WHERE r.scope = s.scope AND (r.digest IS NULL OR r.pair_order IS NULL))
                 RETURNING s.summary
                 """, logger: logger)
             var summary: String?
@@ -115,10 +118,13 @@ extension PostgresHotelStore {
             } else {
                 try await connection.query(
                     """
-                    INSERT INTO match_scopes (scope, matched_at, fingerprint, summary, properties)
-                    VALUES (\(scope), \(matchedAt), \(match.stamp?.fingerprint), \(match.stamp?.summary), \(match.properties.count))
-                    ON CONFLICT (scope) DO UPDATE SET matched_at = EXCLUDED.matched_at, fingerprint = EXCLUDED.fingerprint,
-                    summary = EXCLUDED.summary, properties = EXCLUDED.properties
+                    INSERT INTO match_scopes (scope, matched_at, stamped_at, fingerprint, summary, properties, reviews)
+                    VALUES (
+                        \(scope), \(matchedAt), \(matchedAt), \(match.stamp?.fingerprint), \(match.stamp?.summary), \(match.properties.count),
+                        \(match.reviews.count))
+                    ON CONFLICT (scope) DO UPDATE SET matched_at = EXCLUDED.matched_at, stamped_at = EXCLUDED.stamped_at,
+                    fingerprint = EXCLUDED.fingerprint, summary = EXCLUDED.summary, properties = EXCLUDED.properties,
+                    reviews = EXCLUDED.reviews
                     """, logger: logger)
             }
             return changes

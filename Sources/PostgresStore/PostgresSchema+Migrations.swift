@@ -350,13 +350,15 @@ extension PostgresSchema {
                 "CREATE TABLE IF NOT EXISTS match_scopes (scope text PRIMARY KEY, matched_at double precision NOT NULL)",
             ]),
         // A scope whose input is what its last run was made from is not matched again (ScopeFingerprint): the run's
-        // fingerprint and summary, and how many properties it stored, so that rows changed since are noticed.
+        // fingerprint and summary, how many properties and pairs to review it stored, so that rows changed
+        // since are noticed, and when it stamped them, which an older HotelKit's write (matched_at alone) leaves behind.
         Migration(
             version: 13, name: "each scope's last run's stamp",
             statements: [
                 """
-                ALTER TABLE match_scopes ADD COLUMN IF NOT EXISTS fingerprint text, ADD COLUMN IF NOT EXISTS summary text,
-                ADD COLUMN IF NOT EXISTS properties integer
+                ALTER TABLE match_scopes ADD COLUMN IF NOT EXISTS stamped_at double precision,
+                ADD COLUMN IF NOT EXISTS fingerprint text, ADD COLUMN IF NOT EXISTS summary text,
+                ADD COLUMN IF NOT EXISTS properties integer, ADD COLUMN IF NOT EXISTS reviews integer
                 """
             ]),
     ]

@@ -63,17 +63,23 @@ struct UnchangedScopeTests {
     }
 
     @Test(
-        "rows changed since the last run (a property deleted by hand, rows of an older HotelKit) match the city again, and make it whole",
+        "rows changed since the last run (a property or a pair to review deleted by hand; rows of an older HotelKit) match the city again, and make it whole",
         arguments: Backend.allCases)
     func rowsChangedSince(_ backend: Backend) async throws {
         let (store, _, catalogue) = try await CatalogueStoreTests.sampleCatalogue(backend)
         let first = try await catalogue.match()
         let held = try await store.properties(PropertyQuery())
-        try await Self.deleteOneProperty(held[0].id, in: store)
-        let mended = try await catalogue.match()
-        #expect(mended.scopesUnchanged == 0 && mended.propertiesWritten == 1)
-        let after = try await store.properties(PropertyQuery())
-        #expect(CatalogueStoreTests.groups(after) == CatalogueStoreTests.groups(held))
+        let reviews = try await store.reviewPairs(scope: nil)
+        for edit in [
+            "DELETE FROM properties WHERE id = '\(held[0].id)'",
+            "DELETE FROM match_reviews WHERE digest = (SELECT min(digest) FROM match_reviews)",
+        ] {
+            try await Self.execute(edit, in: store)
+            let mended = try await catalogue.match()
+            #expect(mended.scopesUnchanged == 0 && mended.propertiesWritten + mended.reviewPairsWritten == 1, "after \(edit)")
+            #expect(CatalogueStoreTests.groups(try await store.properties(PropertyQuery())) == CatalogueStoreTests.groups(held))
+            #expect(try await store.reviewPairs(scope: nil) == reviews)
+        }
 
         try await CatalogueWriteTests.forgetHalf(in: store)
         let rewritten = try await catalogue.match()
@@ -81,13 +87,21 @@ struct UnchangedScopeTests {
         #expect(try await catalogue.match().scopesUnchanged == 1)
     }
 
-    /// A property and its members gone, as a person's SQL would leave the store.
-    static func deleteOneProperty(_ id: String, in store: any HotelStorage) async throws {
+    @Test("PostgreSQL: a process of an older HotelKit that wrote the city after this one (its time of matching alone) matches it again")
+    func olderWriterSince() async throws {
+        let (store, _, catalogue) = try await CatalogueStoreTests.sampleCatalogue(.postgres)
+        _ = try await catalogue.match()
+        try await Self.execute("UPDATE match_scopes SET matched_at = matched_at + 1", in: store)
+        #expect(try await catalogue.match().scopesUnchanged == 0)
+        #expect(try await catalogue.match().scopesUnchanged == 1)
+    }
+
+    /// A statement run on the store's file or database, as a person's SQL would.
+    static func execute(_ sql: String, in store: any HotelStorage) async throws {
         if let sqlite = store as? SQLiteHotelStore {
-            try await sqlite.writer.write { db in try db.execute(sql: "DELETE FROM properties WHERE id = ?", arguments: [id]) }
+            try await sqlite.writer.write { db in try db.execute(sql: sql) }
         } else if let postgres = store as? PostgresHotelStore {
-            _ = try await TestPostgres.shared().psql(
-                "DELETE FROM properties WHERE id = '\(id)'", database: TestPostgres.database(in: postgres.database.location))
+            _ = try await TestPostgres.shared().psql(sql, database: TestPostgres.database(in: postgres.database.location))
         } else {
             Issue.record("no store of either backend: \(type(of: store))")
         }

@@ -10,9 +10,10 @@ public protocol PropertyStorage: Sendable {
     /// Every id in use or retired: a new property never takes one.
     func takenPropertyIDs() async throws -> Set<String>
 
-    /// When the scope's last run was made from `fingerprint`, and the scope's stored properties are all that run's (as
-    /// many as it wrote, each with its digest): marks the scope matched at `date`, as a run that writes no row does,
-    /// and returns the summary the run stored (``MatchStamp``). Nil otherwise: the scope is to be matched.
+    /// When the scope's last run was made from `fingerprint`, and the scope's stored rows are still that run's (as
+    /// many properties and pairs to review as it wrote, each with its digest, and no other writer since):
+    /// marks the scope matched at `date`, as a run that writes no row does, and returns the summary the run stored
+    /// (``MatchStamp``). Nil otherwise: the scope is to be matched.
     func summaryIfUnchanged(scope: String, fingerprint: String, at date: Date) async throws -> String?
 
     /// Every scope that has stored properties.
