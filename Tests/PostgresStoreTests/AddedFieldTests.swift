@@ -11,7 +11,7 @@ import Testing
 /// table entry (`cityCode`, OpenTravel's `@HotelCityCode`, which the built-in
 /// fields have no place for) and the profile that maps it. The parse, the
 /// JSON and both stores then carry it with nothing else written.
-@Suite("A field added outside the library")
+@Suite("A field added outside the library", .closingStores)
 struct AddedFieldTests {
     static let fields: HotelFieldTable = {
         do { return try HotelFieldTable.standard.adding(.added("cityCode", type: .text)) } catch { preconditionFailure("\(error)") }
@@ -103,7 +103,7 @@ struct AddedFieldTests {
             return (try SQLiteHotelStore(folder: folder, fields: fields), nil)
         case .postgres:
             let url = try await TestPostgres.shared().makeDatabase()
-            return (PostgresHotelStore(database: try await PostgresDatabase.open(try PostgresLocation(url: url), fields: fields)), url)
+            return (PostgresHotelStore(database: try await ClosingStores.open(url, fields: fields)), url)
         }
     }
 
@@ -165,7 +165,7 @@ struct AddedFieldTests {
         let url = backend == .postgres ? try await TestPostgres.shared().makeDatabase() : nil
         func open(_ fields: HotelFieldTable) async throws -> any HotelStorage {
             guard let url else { return try SQLiteHotelStore(folder: folder, fields: fields) }
-            return PostgresHotelStore(database: try await PostgresDatabase.open(try PostgresLocation(url: url), fields: fields))
+            return PostgresHotelStore(database: try await ClosingStores.open(url, fields: fields))
         }
         let before = try await open(.standard)
         _ = try await before.mergeFirstPage([Hotel(code: "A", name: "Kept", addtime: 2)], into: key, checkpoint: checkpoint, now: Date())

@@ -231,7 +231,6 @@ struct CatalogueWriteTests {
         await store.database.close()
     }
 
-    /// Lets go of PostgreSQL stores' connections: the tests' server is shared, and idle pools add up to its limit.
     /// A run that would store these properties and pairs, as read back from a store.
     static func scopeMatch(_ properties: [CatalogueProperty], reviews: [ReviewPair]) -> ScopeMatch {
         ScopeMatch(

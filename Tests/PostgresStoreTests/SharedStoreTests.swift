@@ -19,14 +19,13 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
             return try SQLiteHotelStore(
                 folder: FileManager.default.temporaryDirectory.appendingPathComponent("shared-store-\(UUID().uuidString)"))
         case .postgres:
-            let database = try await PostgresDatabase.open(try PostgresLocation(url: try await TestPostgres.shared().makeDatabase()))
-            await ClosingStores.opened?.add(database)
-            return PostgresHotelStore(database: database)
+            return PostgresHotelStore(database: try await ClosingStores.open(try await TestPostgres.shared().makeDatabase()))
         }
     }
 }
 
-/// Closes the PostgreSQL stores each test made with ``Backend/makeStore()`` once it ends, passed or failed.
+/// Closes the PostgreSQL databases each test opened through ``open(_:fields:)`` (as ``Backend/makeStore()`` does)
+/// once it ends, passed or failed.
 /// Each is a pool on the tests' one server: left open, their idle connections fill its 200.
 struct ClosingStores: SuiteTrait, TestTrait, TestScoping {
     /// The databases the running test opened.
@@ -42,6 +41,13 @@ struct ClosingStores: SuiteTrait, TestTrait, TestScoping {
     }
 
     @TaskLocal static var opened: Opened?
+
+    /// A database of the tests' server, closed when the running test ends.
+    static func open(_ url: String, fields: HotelFieldTable = .standard) async throws -> PostgresDatabase {
+        let database = try await PostgresDatabase.open(try PostgresLocation(url: url), fields: fields)
+        await opened?.add(database)
+        return database
+    }
 
     var isRecursive: Bool { true }
 
