@@ -6,12 +6,12 @@ import Testing
 
 /// What keeps the fleet unattended, at the queue: schedules, the rescuer
 /// that waits on nothing, retry of the dead, pause, the leader, workers gone.
-@Suite("The job queue unattended")
+@Suite("The job queue unattended", .closingStores)
 struct FleetQueueTests {
     func makeQueue(_ parameters: String = "") async throws -> (JobQueue<TestKind>, database: String) {
         let url = try await TestPostgres.shared().makeDatabase() + parameters
         return (
-            JobQueue<TestKind>(database: try await PostgresDatabase.open(try PostgresLocation(url: url))), TestPostgres.database(in: url)
+            JobQueue<TestKind>(database: try await ClosingStores.open(url)), TestPostgres.database(in: url)
         )
     }
 

@@ -14,7 +14,7 @@ enum TestKind: String, JobQueueKind {
 }
 
 /// The job queue's state changes, each against a real PostgreSQL.
-@Suite("The job queue")
+@Suite("The job queue", .closingStores)
 struct JobQueueTests {
     let key = ListKey(profile: "sample", endpoint: "http://127.0.0.1:1/soap", city: "Paris")
     let checkpoint = Pager.Checkpoint(pagesReceived: 1, nextPage: 2, nextCursor: nil, usedCursors: [], end: nil)
@@ -23,7 +23,7 @@ struct JobQueueTests {
     func makeQueue() async throws -> (JobQueue<TestKind>, database: String) {
         let url = try await TestPostgres.shared().makeDatabase()
         return (
-            JobQueue<TestKind>(database: try await PostgresDatabase.open(try PostgresLocation(url: url))), TestPostgres.database(in: url)
+            JobQueue<TestKind>(database: try await ClosingStores.open(url)), TestPostgres.database(in: url)
         )
     }
 

@@ -7,7 +7,7 @@ import Testing
 @testable import PostgresStore
 
 /// The load-more page goes through the function made from the field table, which each connection plans once.
-@Suite struct LoadMoreFunctionTests {
+@Suite(.closingStores) struct LoadMoreFunctionTests {
     let key = ListKey(profile: "sample", endpoint: "http://127.0.0.1:1/soap", city: "Paris")
     let checkpoint = Pager.Checkpoint(pagesReceived: 1, nextPage: 0, nextCursor: "100", usedCursors: ["100"], end: nil)
 
@@ -18,7 +18,7 @@ import Testing
         let server = try await TestPostgres.shared()
         let url = try await server.makeDatabase()
         let database = TestPostgres.database(in: url)
-        let store = PostgresHotelStore(database: try await PostgresDatabase.open(try PostgresLocation(url: url)))
+        let store = PostgresHotelStore(database: try await ClosingStores.open(url))
         #expect(
             try await server.psql(
                 "SELECT count(*) FROM pg_proc WHERE proname = '\(HotelStatements.standard.loadMore.name)'", database: database
@@ -39,7 +39,7 @@ import Testing
         #expect(try await store.hotels(in: list, limit: nil).map(\.code) == ["A", "B", "C", "D", "X"])
         await store.database.close()
 
-        let reopened = PostgresHotelStore(database: try await PostgresDatabase.open(try PostgresLocation(url: url)))
+        let reopened = PostgresHotelStore(database: try await ClosingStores.open(url))
         #expect(try await reopened.appendAtOnce([Hotel(code: "E")], to: key, checkpoint: checkpoint, now: Date(), lease: nil) == 1)
         await reopened.database.close()
     }

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// What only the shared store has: its URL, its migrations, its failures, and processes sharing it.
-@Suite("The shared PostgreSQL store")
+@Suite("The shared PostgreSQL store", .closingStores)
 struct PostgresStoreTests {
     let key = ListKey(profile: "sample", endpoint: "http://127.0.0.1:1/soap", city: "Shanghai")
     let checkpoint = Pager.Checkpoint(pagesReceived: 1, nextPage: 0, nextCursor: "100", usedCursors: ["100"], end: nil)
@@ -77,7 +77,7 @@ struct PostgresStoreTests {
         let url = try await server.makeDatabase()
         let stores = try await withThrowingTaskGroup(of: [String].self) { group in
             for _ in 0..<10 {
-                group.addTask { try await PostgresDatabase.open(try PostgresLocation(url: url)).appliedMigrations.map(\.name) }
+                group.addTask { try await ClosingStores.open(url).appliedMigrations.map(\.name) }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -94,7 +94,7 @@ struct PostgresStoreTests {
         let server = try await TestPostgres.shared()
         let url = try await server.makeDatabase()
         let database = TestPostgres.database(in: url)
-        try await PostgresHotelStore(database: try await PostgresDatabase.open(try PostgresLocation(url: url))).mergeFirstPage(
+        try await PostgresHotelStore(database: try await ClosingStores.open(url)).mergeFirstPage(
             hotels([("A", 2), ("B", 1)]), into: key,
             checkpoint: checkpoint, now: Date())
         // As version 1 left it: the per-row foreign key, no job tables, no hotelkit_refuse.
@@ -103,7 +103,7 @@ struct PostgresStoreTests {
             ALTER TABLE hotels ADD CONSTRAINT hotels_list_id_fkey FOREIGN KEY (list_id) REFERENCES lists (id) ON DELETE CASCADE;
             DROP TABLE jobs, workers, schedules, paused_kinds, leader; DROP FUNCTION hotelkit_refuse; DELETE FROM hotelkit_schema WHERE version > 1
             """, database: database)
-        let store = PostgresHotelStore(database: try await PostgresDatabase.open(try PostgresLocation(url: url)))
+        let store = PostgresHotelStore(database: try await ClosingStores.open(url))
         #expect(store.database.appliedMigrations.map(\.version) == Array(2...PostgresSchema.latestVersion))
         let list = try #require(try await store.cachedList(key))
         #expect(try await store.hotels(in: list, limit: nil).map(\.code) == ["A", "B"])
@@ -117,11 +117,11 @@ struct PostgresStoreTests {
         let server = try await TestPostgres.shared()
         let url = try await server.makeDatabase()
         let database = TestPostgres.database(in: url)
-        let store = PostgresHotelStore(database: try await PostgresDatabase.open(try PostgresLocation(url: url)))
+        let store = PostgresHotelStore(database: try await ClosingStores.open(url))
         try await store.mergeFirstPage(hotels([("A", 1)]), into: key, checkpoint: checkpoint, now: Date())
         try await server.psql("INSERT INTO hotelkit_schema (version, name) VALUES (999, 'from the future')", database: database)
         await #expect {
-            try await PostgresDatabase.open(try PostgresLocation(url: url))
+            try await ClosingStores.open(url)
         } throws: { error in
             (error as? StoreError)?.kind == .newerSchema && "\(error)".contains("999")
         }
@@ -167,7 +167,7 @@ struct PostgresStoreTests {
     func refusedStatement() async throws {
         let server = try await TestPostgres.shared()
         let url = try await server.makeDatabase()
-        let store = PostgresHotelStore(database: try await PostgresDatabase.open(try PostgresLocation(url: url)))
+        let store = PostgresHotelStore(database: try await ClosingStores.open(url))
         try await server.psql("ALTER TABLE lists DROP COLUMN hotel_count", database: TestPostgres.database(in: url))
         await #expect { try await store.cachedList(key) } throws: { error in
             (error as? StoreError)?.kind == .server && "\(error)".contains("SQLSTATE 42703")
@@ -188,7 +188,7 @@ struct PostgresStoreTests {
     func droppedConnection() async throws {
         let server = try await TestPostgres.shared()
         let url = try await server.makeDatabase()
-        let store = PostgresHotelStore(database: try await PostgresDatabase.open(try PostgresLocation(url: url)))
+        let store = PostgresHotelStore(database: try await ClosingStores.open(url))
         try await store.mergeFirstPage(hotels([("A", 3)]), into: key, checkpoint: checkpoint, now: Date())
         try await server.psql(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
@@ -243,7 +243,7 @@ struct PostgresStoreTests {
         // The URL's deadline for every call, a caller's tighter one for the call that meets the frozen connection:
         // the call after it, on a new connection, may take a loaded machine's time.
         let url = server.url(database: database, port: proxy.port) + "&pool_size=1&call_timeout=30"
-        let queue = JobQueue<TestKind>(database: try await PostgresDatabase.open(try PostgresLocation(url: url)))
+        let queue = JobQueue<TestKind>(database: try await ClosingStores.open(url))
         try await queue.enqueue([NewJob(kind: .list, arguments: "{}", uniqueKey: "Paris")])
         // The pool's one connection stops answering, and is never closed: without a deadline of the client's own, the call waits for ever.
         proxy.freeze()
@@ -267,7 +267,7 @@ struct PostgresStoreTests {
         let server = try await TestPostgres.shared()
         let url = try await server.makeDatabase() + "&lock_timeout=1"
         let database = TestPostgres.database(in: url)
-        let queue = JobQueue<TestKind>(database: try await PostgresDatabase.open(try PostgresLocation(url: url)))
+        let queue = JobQueue<TestKind>(database: try await ClosingStores.open(url))
         try await queue.enqueue([NewJob(kind: .list, arguments: "{}", uniqueKey: "Paris")])
         let session = try await server.holdTransaction("SELECT 1 FROM jobs FOR UPDATE", database: database)
         await #expect {

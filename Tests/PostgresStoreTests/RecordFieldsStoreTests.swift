@@ -78,9 +78,9 @@ struct RecordFieldsStoreTests {
     func missingFieldColumnAdded() async throws {
         let server = try await TestPostgres.shared()
         let url = try await server.makeDatabase()
-        try await PostgresDatabase.open(try PostgresLocation(url: url)).close()
+        try await ClosingStores.open(url).close()
         try await server.psql("ALTER TABLE hotels DROP COLUMN refs, DROP COLUMN chain_code", database: TestPostgres.database(in: url))
-        let store = PostgresHotelStore(database: try await PostgresDatabase.open(try PostgresLocation(url: url)))
+        let store = PostgresHotelStore(database: try await ClosingStores.open(url))
         defer { Task { await store.database.close() } }
         #expect(store.database.appliedMigrations.isEmpty)
         _ = try await store.mergeFirstPage([Self.full("A", addtime: 2)], into: key, checkpoint: checkpoint, now: Date())
@@ -97,7 +97,7 @@ struct RecordFieldsStoreTests {
             sqliteColumns == ["listId"] + Array(HotelFields.all.prefix(7).map(\.column)) + ["position"]
                 + HotelFields.all.dropFirst(7).map(\.column))
         let url = try await TestPostgres.shared().makeDatabase()
-        let postgres = PostgresHotelStore(database: try await PostgresDatabase.open(try PostgresLocation(url: url)))
+        let postgres = PostgresHotelStore(database: try await ClosingStores.open(url))
         defer { Task { await postgres.database.close() } }
         let live = try await TestPostgres.shared().psql(
             """
@@ -146,7 +146,7 @@ struct RecordFieldsStoreTests {
         let database = TestPostgres.database(in: url)
         try await server.psql(file: Samples.url("Stores/postgres-v7.sql"), database: database)
         let before = try await server.psql("SELECT count(*) FROM hotels", database: database)
-        let store = PostgresHotelStore(database: try await PostgresDatabase.open(try PostgresLocation(url: url)))
+        let store = PostgresHotelStore(database: try await ClosingStores.open(url))
         defer { Task { await store.database.close() } }
         #expect(store.database.appliedMigrations.map(\.version) == Array(8...PostgresSchema.latestVersion))
         #expect(try await server.psql("SELECT count(*) FROM hotels", database: database) == before)
