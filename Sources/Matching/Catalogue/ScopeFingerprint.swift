@@ -37,8 +37,10 @@ public struct ScopeFingerprint: Sendable, Hashable, CustomStringConvertible {
             bytes.add(record)
             if bytes.count >= 1 << 16 { bytes.flush(into: &sha) }
         }
-        let keys = Set(records.map(\.key))
-        let relevant = decisions.filter { keys.contains($0.pair.first) && keys.contains($0.pair.second) }
+        // The decided records the scope holds, found through the few decided keys: not a set of a city's keys.
+        let decided = Set(decisions.flatMap { [$0.pair.first, $0.pair.second] })
+        let held = decided.isEmpty ? [] : Set(records.lazy.map(\.key).filter(decided.contains))
+        let relevant = decisions.filter { held.contains($0.pair.first) && held.contains($0.pair.second) }
         bytes.add(Int64(relevant.count))
         for decision in relevant.sorted(by: { $0.pair < $1.pair }) {
             for key in [decision.pair.first, decision.pair.second] { bytes.add(key) }
