@@ -249,15 +249,42 @@ public struct Catalogue: Sendable {
         Dictionary(grouping: try await storage.allLists(), by: \.matchScope)
     }
 
-    /// The lists' rows as records, read a batch at a time, with their logos' stored hashes.
+    /// The lists' rows as records, with their logos' stored hashes, in list order. Lists are read a few at a time,
+    /// each on its own connection: reading and decoding rows is most of the time of a run whose cities have not changed.
     private func records(of lists: [CachedList]) async throws -> [MatchRecord] {
         let hashes = try await storage.logoHashes(lists: lists.map(\.id))
-        var records: [MatchRecord] = []
-        for list in lists.sorted(by: { $0.id < $1.id }) {
-            let source = MatchSource(listID: list.id, profile: list.key.profile, endpoint: list.key.endpoint, listCity: list.key.city)
-            try await storage.forEachBatch(in: list, batchSize: 10_000) { batch in
-                records += batch.map { MatchRecord(hotel: $0, source: source, logoHash: $0.logoURL.flatMap { hashes[$0] }) }
+        let ordered = lists.sorted { $0.id < $1.id }
+        var parts = [[MatchRecord]](repeating: [], count: ordered.count)
+        try await withThrowingTaskGroup(of: (Int, [MatchRecord]).self) { group in
+            var next = 0
+            func readNext() {
+                guard next < ordered.count else { return }
+                let (index, list) = (next, ordered[next])
+                next += 1
+                group.addTask { (index, try await self.records(of: list, logoHashes: hashes)) }
             }
+            for _ in 0..<min(4, ProcessInfo.processInfo.activeProcessorCount) { readNext() }
+            while let (index, part) = try await group.next() {
+                parts[index] = part
+                readNext()
+            }
+        }
+        var records: [MatchRecord] = []
+        records.reserveCapacity(parts.reduce(0) { $0 + $1.count })
+        for index in parts.indices {
+            records += parts[index]
+            parts[index] = []
+        }
+        return records
+    }
+
+    /// One list's rows as records, read a batch at a time.
+    private func records(of list: CachedList, logoHashes hashes: [String: UInt64]) async throws -> [MatchRecord] {
+        let source = MatchSource(listID: list.id, profile: list.key.profile, endpoint: list.key.endpoint, listCity: list.key.city)
+        var records: [MatchRecord] = []
+        records.reserveCapacity(list.count)
+        try await storage.forEachBatch(in: list, batchSize: 10_000) { batch in
+            records += batch.map { MatchRecord(hotel: $0, source: source, logoHash: $0.logoURL.flatMap { hashes[$0] }) }
         }
         return records
     }
