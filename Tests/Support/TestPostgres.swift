@@ -55,11 +55,16 @@ public final class TestPostgres: Sendable {
             "pg_ctl",
             [
                 "-D", data.path, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "60", "-o",
-                "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", "start",
+                "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=\(Self.maxConnections)",
+                "start",
             ])
     }
 
     var data: URL { folder.appendingPathComponent("data") }
+
+    /// Every suite starts at once, and each test's store and `hotels` process opens a pool of up to 10: a fresh
+    /// clone's run of session 35 met "too many clients" at 200, with each test's pools closed when it ends.
+    static let maxConnections = 500
 
     /// A new, empty database; its URL, password included.
     public func makeDatabase() async throws -> String {
