@@ -13,9 +13,11 @@ import Foundation
 public struct ScopeFingerprint: Sendable, Hashable, CustomStringConvertible {
     /// Raised by any change to matching that makes other properties, tiers or
     /// pairs to review from the same records, so that every scope is matched
-    /// again once by the new HotelKit. What it cannot see (a Foundation whose
-    /// text folding changed with the toolchain) needs `hotels match --full`.
-    static let revision: Int64 = 1
+    /// again once by the new HotelKit (a test, `RulesRevisionTests`, pins
+    /// what matching makes of a fixed world to each revision). What it cannot
+    /// see (a Foundation whose text folding changed with the toolchain) needs
+    /// `hotels match --full`.
+    public static let revision: Int64 = 1
 
     /// The digest, as 64 hexadecimal digits.
     public let description: String
