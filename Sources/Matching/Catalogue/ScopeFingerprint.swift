@@ -79,12 +79,6 @@ private struct FingerprintBytes: UnambiguousBytes {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    mutating func add(_ key: RecordKey) {
-        add(key.supplier.profile)
-        add(key.supplier.endpoint)
-        add(key.code)
-    }
-
     /// Every field matching reads, and what a property shows of a member.
     mutating func add(_ record: MatchRecord) {
         add(record.source.listID)

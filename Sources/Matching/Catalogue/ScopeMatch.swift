@@ -50,9 +50,7 @@ public struct ScopeMatch: Sendable {
                 hash.add(property.createdAt.timeIntervalSince1970)
                 hash.add(Int64(property.members.count))
                 for (member, key) in zip(property.members, memberKeys[index]) {
-                    hash.add(key.supplier.profile)
-                    hash.add(key.supplier.endpoint)
-                    hash.add(key.code)
+                    hash.add(key)
                     hash.add(member.list)
                     hash.add(member.name)
                 }

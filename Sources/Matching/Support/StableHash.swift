@@ -53,4 +53,11 @@ extension UnambiguousBytes {
     mutating func add(_ number: Int64) {
         withUnsafeBytes(of: number.littleEndian) { append($0) }
     }
+
+    /// A record's key: its supplier's profile and endpoint, then its code.
+    mutating func add(_ key: RecordKey) {
+        add(key.supplier.profile)
+        add(key.supplier.endpoint)
+        add(key.code)
+    }
 }
