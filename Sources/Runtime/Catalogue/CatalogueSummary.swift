@@ -108,8 +108,7 @@ extension CatalogueSummary {
 
     /// The summary as the scope's stamp keeps it (``/Matching/MatchStamp``): what the run found, not what it wrote.
     func stamped() throws -> String {
-        var counts = CatalogueSummary()
-        counts.add(self)
+        var counts = self
         (counts.propertiesWritten, counts.propertiesDeleted, counts.reviewPairsWritten) = (0, 0, 0)
         (counts.logosHashed, counts.logosFailed, counts.firstLogoFailure) = (0, 0, nil)
         let encoder = JSONEncoder()
