@@ -143,18 +143,24 @@ struct CatalogueWriteTests {
 
     /// Half of the catalogue's properties without a digest, and half of its pairs to review without an order key.
     static func forgetHalf(in store: any HotelStorage) async throws {
-        if let sqlite = store as? SQLiteHotelStore {
-            try await sqlite.writer.write { db in
-                try db.execute(sql: "UPDATE properties SET digest = NULL WHERE rowid % 2 = 0")
-                try db.execute(sql: "UPDATE match_reviews SET pairOrder = NULL WHERE rowid % 2 = 0")
-            }
-        } else if let postgres = store as? PostgresHotelStore {
-            _ = try await TestPostgres.shared().psql(
-                """
+        try await execute(
+            """
+            UPDATE properties SET digest = NULL WHERE rowid % 2 = 0;
+            UPDATE match_reviews SET pairOrder = NULL WHERE rowid % 2 = 0;
+            """,
+            postgres: """
                 UPDATE properties SET digest = NULL WHERE id IN (SELECT id FROM properties ORDER BY id LIMIT (SELECT count(*) / 2 FROM properties));
                 UPDATE match_reviews SET pair_order = NULL
                 WHERE ctid IN (SELECT ctid FROM match_reviews LIMIT (SELECT count(*) / 2 FROM match_reviews));
-                """, database: TestPostgres.database(in: postgres.database.location))
+                """, in: store)
+    }
+
+    /// Statements run on the store's file or database, as a person's SQL would: `postgres`, when given, on PostgreSQL.
+    static func execute(_ sql: String, postgres: String? = nil, in store: any HotelStorage) async throws {
+        if let sqlite = store as? SQLiteHotelStore {
+            try await sqlite.writer.write { db in try db.execute(sql: sql) }
+        } else if let database = store as? PostgresHotelStore {
+            _ = try await TestPostgres.shared().psql(postgres ?? sql, database: TestPostgres.database(in: database.database.location))
         } else {
             Issue.record("no store of either backend: \(type(of: store))")
         }

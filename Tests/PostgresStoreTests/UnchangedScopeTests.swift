@@ -74,7 +74,7 @@ struct UnchangedScopeTests {
             "DELETE FROM properties WHERE id = '\(held[0].id)'",
             "DELETE FROM match_reviews WHERE digest = (SELECT min(digest) FROM match_reviews)",
         ] {
-            try await Self.execute(edit, in: store)
+            try await CatalogueWriteTests.execute(edit, in: store)
             let mended = try await catalogue.match()
             #expect(mended.scopesUnchanged == 0 && mended.propertiesWritten + mended.reviewPairsWritten == 1, "after \(edit)")
             #expect(CatalogueStoreTests.groups(try await store.properties(PropertyQuery())) == CatalogueStoreTests.groups(held))
@@ -91,19 +91,8 @@ struct UnchangedScopeTests {
     func olderWriterSince() async throws {
         let (store, _, catalogue) = try await CatalogueStoreTests.sampleCatalogue(.postgres)
         _ = try await catalogue.match()
-        try await Self.execute("UPDATE match_scopes SET matched_at = matched_at + 1", in: store)
+        try await CatalogueWriteTests.execute("UPDATE match_scopes SET matched_at = matched_at + 1", in: store)
         #expect(try await catalogue.match().scopesUnchanged == 0)
         #expect(try await catalogue.match().scopesUnchanged == 1)
-    }
-
-    /// A statement run on the store's file or database, as a person's SQL would.
-    static func execute(_ sql: String, in store: any HotelStorage) async throws {
-        if let sqlite = store as? SQLiteHotelStore {
-            try await sqlite.writer.write { db in try db.execute(sql: sql) }
-        } else if let postgres = store as? PostgresHotelStore {
-            _ = try await TestPostgres.shared().psql(sql, database: TestPostgres.database(in: postgres.database.location))
-        } else {
-            Issue.record("no store of either backend: \(type(of: store))")
-        }
     }
 }
