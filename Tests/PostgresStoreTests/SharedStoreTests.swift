@@ -26,7 +26,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
 /// Closes the PostgreSQL databases each test opened through ``open(_:fields:)`` (as ``Backend/makeStore()`` does)
 /// once it ends, passed or failed.
-/// Each is a pool on the tests' one server: left open, their idle connections fill its 200.
+/// Each is a pool on the tests' one server: left open, their idle connections fill its ``TestPostgres/maxConnections``.
 struct ClosingStores: SuiteTrait, TestTrait, TestScoping {
     /// The databases the running test opened.
     actor Opened {
