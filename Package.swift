@@ -221,6 +221,8 @@ let package = Package(
             name: "TestSupport",
             dependencies: ["HTTP", "Hotels", "Locking", "Logos", logging, .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/Support"),
+        // What tests on the tests' PostgreSQL share; apart from TestSupport, so that other suites do not compile against PostgresNIO.
+        .target(name: "PostgresTestSupport", dependencies: ["Hotels", "PostgresStore", "TestSupport"], path: "Tests/PostgresSupport"),
         .testTarget(name: "SOAPTests", dependencies: ["SOAP", "Seeding", "TestSupport"]),
         .testTarget(name: "NetworkTests", dependencies: ["HTTP", "Locking", "SOAP", "Hotels", "TestSupport", "hotels"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport", "hotels"]),
@@ -246,7 +248,7 @@ let package = Package(
             name: "PostgresStoreTests",
             dependencies: [
                 "PostgresStore", "OfflineStore", "Hotels", "Imaging", "Logos", "Matching", "Runtime", "Seeding",
-                "TestSupport", "hotels",
+                "PostgresTestSupport", "TestSupport", "hotels",
             ]),
         // The worker loop on fakes and a real server; the hotels worker processes against hotels serve.
         .testTarget(
@@ -262,7 +264,8 @@ let package = Package(
         .testTarget(
             name: "WorkersTests",
             dependencies: [
-                "Workers", "PostgresStore", "OfflineStore", "Hotels", "HTTP", "Locking", "Runtime", "TestSupport", "hotels",
+                "Workers", "PostgresStore", "OfflineStore", "Hotels", "HTTP", "Locking", "Runtime", "PostgresTestSupport", "TestSupport",
+                "hotels",
                 serviceLifecycle,
             ]),
         .testTarget(

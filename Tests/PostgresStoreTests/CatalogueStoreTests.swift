@@ -3,6 +3,7 @@ import GRDB
 import Hotels
 import Matching
 import OfflineStore
+import PostgresTestSupport
 import Runtime
 import TestSupport
 import Testing

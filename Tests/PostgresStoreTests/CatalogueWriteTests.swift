@@ -3,6 +3,7 @@ import GRDB
 import Matching
 import OfflineStore
 import PostgresStore
+import PostgresTestSupport
 import Runtime
 import TestSupport
 import Testing
@@ -224,7 +225,7 @@ struct CatalogueWriteTests {
         let server = try await TestPostgres.shared()
         let url = try await server.makeDatabase() + "&lock_timeout=1"
         let database = TestPostgres.database(in: url)
-        let store = PostgresHotelStore(database: try await PostgresDatabase.open(try PostgresLocation(url: url)))
+        let store = PostgresHotelStore(database: try await ClosingStores.open(url))
         let session = try await server.holdTransaction(
             "SELECT pg_advisory_xact_lock(hashtextextended('hotelkit catalogue paris', 0))", database: database)
         await #expect {

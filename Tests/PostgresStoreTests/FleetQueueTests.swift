@@ -1,6 +1,7 @@
 import Foundation
 import OfflineStore
 import PostgresStore
+import PostgresTestSupport
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import Hotels
 import OfflineStore
 import PostgresNIO
+import PostgresTestSupport
 import TestSupport
 import Testing
 

@@ -4,6 +4,7 @@ import Imaging
 import Logos
 import OfflineStore
 import PostgresStore
+import PostgresTestSupport
 import Runtime
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import Hotels
 import OfflineStore
+import PostgresTestSupport
 import Seeding
 import Testing
 

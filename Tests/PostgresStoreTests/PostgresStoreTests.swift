@@ -2,6 +2,7 @@ import Foundation
 import Hotels
 import OfflineStore
 import PostgresStore
+import PostgresTestSupport
 import TestSupport
 import Testing
 
@@ -211,11 +212,10 @@ struct PostgresStoreTests {
         // row missed it with AddressSanitizer and a CI rehearsal on 2 cores): tried until it opens, within the time limit.
         var opened: PostgresHotelStore?
         for _ in 0..<100 where opened == nil {
-            opened = try? await PostgresHotelStore(database: PostgresDatabase.open(try PostgresLocation(url: url + "&connect_timeout=1")))
+            opened = try? await PostgresHotelStore(database: ClosingStores.open(url + "&connect_timeout=1"))
         }
         let quick = try #require(opened)
-        let patient = PostgresHotelStore(
-            database: try await PostgresDatabase.open(try PostgresLocation(url: url + "&connect_timeout=3600")))
+        let patient = PostgresHotelStore(database: try await ClosingStores.open(url + "&connect_timeout=3600"))
         try await patient.mergeFirstPage(hotels([("A", 3)]), into: key, checkpoint: checkpoint, now: Date())
         try await server.psql("ALTER DATABASE \(database) WITH ALLOW_CONNECTIONS false", database: "postgres")
         try await server.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)'", database: "postgres")

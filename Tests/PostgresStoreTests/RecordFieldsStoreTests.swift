@@ -3,6 +3,7 @@ import GRDB
 import Hotels
 import OfflineStore
 import PostgresStore
+import PostgresTestSupport
 import TestSupport
 import Testing
 

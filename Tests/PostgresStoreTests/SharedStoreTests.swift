@@ -3,6 +3,7 @@ import Hotels
 import Imaging
 import OfflineStore
 import PostgresStore
+import PostgresTestSupport
 import TestSupport
 import Testing
 
@@ -22,51 +23,6 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
             return PostgresHotelStore(database: try await ClosingStores.open(try await TestPostgres.shared().makeDatabase()))
         }
     }
-}
-
-/// Closes the PostgreSQL databases each test opened through ``open(_:fields:)`` (as ``Backend/makeStore()`` does)
-/// once it ends, passed or failed.
-/// Each is a pool on the tests' one server: left open, their idle connections fill its ``TestPostgres/maxConnections``.
-struct ClosingStores: SuiteTrait, TestTrait, TestScoping {
-    /// The databases the running test opened.
-    actor Opened {
-        private var databases: [PostgresDatabase] = []
-
-        func add(_ database: PostgresDatabase) { databases.append(database) }
-
-        func closeAll() async {
-            for database in databases { await database.close() }
-            databases = []
-        }
-    }
-
-    @TaskLocal static var opened: Opened?
-
-    /// A database of the tests' server, closed when the running test ends.
-    static func open(_ url: String, fields: HotelFieldTable = .standard) async throws -> PostgresDatabase {
-        let database = try await PostgresDatabase.open(try PostgresLocation(url: url), fields: fields)
-        await opened?.add(database)
-        return database
-    }
-
-    var isRecursive: Bool { true }
-
-    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
-        guard testCase != nil else { return try await function() }
-        let opened = Opened()
-        do {
-            try await Self.$opened.withValue(opened) { try await function() }
-        } catch {
-            await opened.closeAll()
-            throw error
-        }
-        await opened.closeAll()
-    }
-}
-
-extension Trait where Self == ClosingStores {
-    /// Closes the PostgreSQL stores each test makes (``ClosingStores``).
-    static var closingStores: Self { ClosingStores() }
 }
 
 /// The store's meaning, asserted the same on SQLite and PostgreSQL.

@@ -4,6 +4,7 @@ import Hotels
 import Locking
 import OfflineStore
 import PostgresStore
+import PostgresTestSupport
 import Runtime
 import TestSupport
 import Testing
@@ -14,7 +15,7 @@ import Workers
 ///
 /// The time limits only stop a hang: under ThreadSanitizer, beside the browser
 /// tests, one was seen to wait over two minutes for its database and workers.
-@Suite("A fleet unattended", .serialized)
+@Suite("A fleet unattended", .serialized, .closingStores)
 struct FleetWorkerTests {
     let server: TestPostgres
 
@@ -66,7 +67,7 @@ struct FleetWorkerTests {
         let proxy = try FreezingProxy(targetPort: server.port)
         let url = server.url(database: database, port: proxy.port) + "&pool_size=1&call_timeout=60"
         do {
-            return (JobQueue<JobKind>(database: try await PostgresDatabase.open(try PostgresLocation(url: url))), proxy, database)
+            return (JobQueue<JobKind>(database: try await ClosingStores.open(url)), proxy, database)
         } catch {
             proxy.close()
             throw error

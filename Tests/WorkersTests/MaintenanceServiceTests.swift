@@ -2,13 +2,14 @@ import Foundation
 import Locking
 import Logging
 import PostgresStore
+import PostgresTestSupport
 import TestSupport
 import Testing
 import Workers
 
 /// Each of the leader's maintenance services on its own, against a real
 /// PostgreSQL; and ``Maintenance``, which runs them, going on past one that fails.
-@Suite("The leader's maintenance services")
+@Suite("The leader's maintenance services", .closingStores)
 struct MaintenanceServiceTests {
     /// What a service reported.
     final class Reports: Sendable {

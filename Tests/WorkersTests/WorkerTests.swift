@@ -1,6 +1,7 @@
 import Foundation
 import Locking
 import PostgresStore
+import PostgresTestSupport
 import TestSupport
 import Testing
 import Workers
@@ -31,7 +32,7 @@ func untilCancelled() async throws {
 /// A queue on a new database of the test server, with the database's name for psql.
 func makeQueue() async throws -> (JobQueue<JobKind>, database: String) {
     let url = try await TestPostgres.shared().makeDatabase()
-    return (JobQueue<JobKind>(database: try await PostgresDatabase.open(try PostgresLocation(url: url))), TestPostgres.database(in: url))
+    return (JobQueue<JobKind>(database: try await ClosingStores.open(url)), TestPostgres.database(in: url))
 }
 
 /// Waits for `condition`, at most `seconds`; the test fails if it never holds.
@@ -47,7 +48,7 @@ func eventually(_ what: Comment, seconds: Double = 60, _ condition: () async thr
 }
 
 /// The worker loop against a real PostgreSQL, with fake runs.
-@Suite("A worker", .serialized)
+@Suite("A worker", .serialized, .closingStores)
 struct WorkerTests {
     func jobs(_ count: Int, maxAttempts: Int = 5) -> [NewJob<JobKind>] {
         (0..<count).map { NewJob(kind: .list, arguments: #"{"n":\#($0)}"#, uniqueKey: "job \($0)", maxAttempts: maxAttempts) }
@@ -202,7 +203,7 @@ struct WorkerTests {
         let server = try await TestPostgres.shared()
         let url = try await server.makeDatabase() + "&connect_timeout=2"
         let database = TestPostgres.database(in: url)
-        let queue = JobQueue<JobKind>(database: try await PostgresDatabase.open(try PostgresLocation(url: url)))
+        let queue = JobQueue<JobKind>(database: try await ClosingStores.open(url))
         try await queue.enqueue(jobs(1))
         let stopped = PosixMutex(0)
         let attempts = PosixMutex(0)
