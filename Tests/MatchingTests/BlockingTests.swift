@@ -38,4 +38,18 @@ import Testing
         #expect(candidates.proposedBy[.phone] == 1)
         #expect(candidates.proposedBy[.reference] == 1)
     }
+
+    @Test("a token with a doubled letter counts once towards its typo key's cap: thirty tokens of one key still meet their typos")
+    func doubledLetterCountsOnceTowardsTheTypoCap() throws {
+        // Thirty tokens that are "kwzrtq" and a letter more; "kwzrtqq" gives the key "kwzrtq" whichever q it drops.
+        let names = "abcdefghijklmnoprstuvwxy".map { "Kwzrtq\($0)" } + "abcde".map { "Kwzrt\($0)q" } + ["Kwzrtqq"]
+        #expect(names.count == MatchConfiguration.default.blocking.maxSharedKeyRecords)
+        // 300 m apart in a row: too far to meet as near records, near enough to meet through a token one typo away.
+        let records = names.indices.map { index in
+            Fixtures.record(index % 4 + 1, "T\(index)", name: names[index], at: (48.9, 2.3 + 0.004 * Double(index)))
+        }
+        let prepared = Matcher().prepare(records)
+        let pairs = Set(prepared.pairs(of: prepared.candidates()))
+        #expect(pairs.contains(try #require(RecordPair(records[0].key, records[1].key))))
+    }
 }

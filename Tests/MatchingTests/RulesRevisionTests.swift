@@ -6,8 +6,9 @@ import Testing
 /// makes other properties, tiers or scores must raise ``ScopeFingerprint/revision``: stores then match every city
 /// once more. This test notices such a change on a fixed world.
 @Suite struct RulesRevisionTests {
-    /// What matching makes of the fixed world, by revision.
-    static let pinned: [Int64: UInt64] = [1: 17_228_514_233_690_937_216]
+    /// What matching makes of the fixed world, by revision. Revision 2 counts a token with a doubled letter once
+    /// towards its typo key's cap, which the fixed world does not reach: its digest is revision 1's.
+    static let pinned: [Int64: UInt64] = [1: 17_228_514_233_690_937_216, 2: 17_228_514_233_690_937_216]
 
     @Test("what matching makes of a fixed world is the digest pinned for this revision of the rules")
     func rulesPinnedToTheRevision() {

@@ -182,12 +182,14 @@ struct CandidateBlocker {
     /// one typo apart (``TokenSimilarity/shortestTypoWord``), the token
     /// without each one of its characters: two tokens one substitution,
     /// insertion, deletion or exchange apart share one of these keys.
-    /// (Tokens with a digit never agree by a typo, and get none.)
+    /// (Tokens with a digit never agree by a typo, and get none.) Each key
+    /// once: without either s of "grasse" is one key, and a key's tokens
+    /// are counted against a cap.
     private static func typoKeys(_ token: String) -> [String] {
         let characters = Array(token.unicodeScalars)
         guard characters.count >= TokenSimilarity.shortestTypoWord.longer else { return [token] }
         var keys = [token]
-        for removed in characters.indices {
+        for removed in characters.indices where removed == 0 || characters[removed] != characters[removed - 1] {
             var key = String.UnicodeScalarView()
             key.append(contentsOf: characters[..<removed])
             key.append(contentsOf: characters[(removed + 1)...])
@@ -196,8 +198,7 @@ struct CandidateBlocker {
         return keys
     }
 
-    /// Keys for each pair of the name's three rarest tokens (fewest records, then alphabetical).
-    /// Each pair of the record's three rarest tokens, the lower id first.
+    /// Each pair of the record's three rarest tokens (fewest records, then alphabetical), the lower id first.
     private func tokenPairKeys(_ tokens: [TokenID], statistics: TokenStatistics) -> [(TokenID, TokenID)] {
         guard tokens.count > 1 else { return [] }
         let rarest = tokens.sorted { a, b in
