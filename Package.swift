@@ -222,7 +222,7 @@ let package = Package(
             dependencies: ["HTTP", "Hotels", "Locking", "Logos", logging, .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/Support"),
         // What tests on the tests' PostgreSQL share; apart from TestSupport, so that other suites do not compile against PostgresNIO.
-        .target(name: "PostgresTestSupport", dependencies: ["Hotels", "PostgresStore", "TestSupport"], path: "Tests/PostgresSupport"),
+        .target(name: "PostgresTestSupport", dependencies: ["Hotels", "PostgresStore"], path: "Tests/PostgresSupport"),
         .testTarget(name: "SOAPTests", dependencies: ["SOAP", "Seeding", "TestSupport"]),
         .testTarget(name: "NetworkTests", dependencies: ["HTTP", "Locking", "SOAP", "Hotels", "TestSupport", "hotels"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport", "hotels"]),

@@ -1,10 +1,9 @@
 import Hotels
 import PostgresStore
-import TestSupport
 import Testing
 
 /// Closes the PostgreSQL databases each test opened through ``open(_:fields:)`` once it ends, passed or failed.
-/// Each is a pool on the tests' one server: left open, their idle connections fill its ``TestPostgres/maxConnections``.
+/// Each is a pool on the tests' one server: left open, their idle connections fill its connections (`TestPostgres.maxConnections`).
 public struct ClosingStores: SuiteTrait, TestTrait, TestScoping {
     /// The databases the running test opened.
     actor Opened {
