@@ -137,20 +137,13 @@ extension DashboardTests {
         let refused = try await HotelsProcess.run(["dashboard", "--cache", folder.path, "--port", "0", "--token-file", tokenFile.path])
         #expect(refused.status == 78 && refused.stderr.contains("chmod 600") && !refused.stderr.contains(Self.token), "\(refused.stderr)")
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: tokenFile.path)
-        let port = try TestPostgres.freePort()
-        let child = Locked<ChildProcess?>(nil)
-        async let finished = HotelsProcess.run(
+        let dashboard = try HotelsProcess.start(
             [
-                "dashboard", "--cache", folder.path, "--port", String(port), "--token-file", tokenFile.path,
+                "dashboard", "--cache", folder.path, "--port", "0", "--token-file", tokenFile.path,
                 "--allowed-host", "hotels.example.org",
-            ]
-        ) { running in child.withLock { $0 = running } }
+            ])
+        let (base, port) = try await dashboard.dashboardAddress()
         let transport = HTTPTransport.patient()
-        let base = "http://127.0.0.1:\(port)"
-        // Listening once a request is answered at all.
-        while (try? await transport.data(for: HTTP.HTTPRequest(url: base + "/login"))) == nil {
-            try await Task.sleep(for: .milliseconds(50))
-        }
         var answers: [Int] = []
         for bearer in ["wrong-token-of-some-length", Self.token] {
             answers.append(
@@ -169,8 +162,8 @@ extension DashboardTests {
                 """)
             cookies.append(response.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie:") }.map(String.init) ?? "")
         }
-        child.value?.signal(SIGTERM)
-        let run = try await finished
+        dashboard.child.signal(SIGTERM)
+        let run = try await dashboard.finish()
         #expect(
             cookies.count == 2 && cookies[0].hasSuffix("; Secure") && !cookies[1].contains("Secure") && !cookies[1].isEmpty, "\(cookies)")
         #expect(answers == [401, 200])
@@ -184,16 +177,10 @@ extension DashboardTests {
     )
     func hostAndOrigin() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dashboard-host-\(UUID().uuidString)")
-        let port = try TestPostgres.freePort()
-        let child = Locked<ChildProcess?>(nil)
-        async let finished = HotelsProcess.run(
-            ["dashboard", "--cache", folder.path, "--port", String(port), "--allowed-host", "Hotels.Example.org"]
-        ) { running in child.withLock { $0 = running } }
+        let dashboard = try HotelsProcess.start(
+            ["dashboard", "--cache", folder.path, "--port", "0", "--allowed-host", "Hotels.Example.org"])
+        let (base, port) = try await dashboard.dashboardAddress()
         let transport = HTTPTransport.patient()
-        let base = "http://127.0.0.1:\(port)"
-        while (try? await transport.data(for: HTTP.HTTPRequest(url: base + "/lists"))) == nil {
-            try await Task.sleep(for: .milliseconds(50))
-        }
         func status(
             _ path: String, host: String? = nil, method: HTTP.HTTPRequest.Method = .get, headers: [(String, String)] = [],
             body: String? = nil
@@ -221,8 +208,8 @@ extension DashboardTests {
         let nullOrigin = try await status(
             "/review", method: .post, headers: form + [("Origin", "null"), ("Sec-Fetch-Site", "same-origin")], body: "csrf=x")
         let queue = try await status("/queue")
-        child.value?.signal(SIGTERM)
-        let run = try await finished
+        dashboard.child.signal(SIGTERM)
+        let run = try await dashboard.finish()
         #expect(run.status == 0, "\(run.stderr)")
         #expect(
             answers == [

@@ -106,7 +106,7 @@ struct DashboardBrowserTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dashboard-fleet-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let dashboard = try HotelsProcess.start(["dashboard", "--store", url, "--port", "0", "--access-log"])
-        let base = try await Self.address(of: dashboard)
+        let base = try await dashboard.dashboardAddress().base
         let jobs = try await HotelsProcess.run(["jobs", "--store", url, "--json"])
         let config: [String: Any] = [
             "base": base, "list": "/lists/\(list.id)", "accessLog": dashboard.errors.path, "hostileName": DashboardTests.hostile,
@@ -187,21 +187,4 @@ struct DashboardBrowserTests {
         #expect(run.status == 0, "\(run.stderr)")
         return try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run.stderr)")
     }
-
-    /// The address a started `hotels dashboard --port 0` printed, once it has.
-    static func address(of dashboard: HotelsProcess.Running) async throws -> String {
-        while true {
-            let printed = String(decoding: try Data(contentsOf: dashboard.output), as: UTF8.self)
-            if let match = printed.firstMatch(of: /dashboard on (http:\/\/[0-9.]+:[0-9]+)\//) { return String(match.1) }
-            guard !dashboard.child.hasEnded else {
-                throw DashboardEnded(stderr: String(decoding: try Data(contentsOf: dashboard.errors), as: UTF8.self))
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-    }
-}
-
-struct DashboardEnded: Error, CustomStringConvertible {
-    var stderr: String
-    var description: String { "hotels dashboard ended before it listened: \(stderr)" }
 }
