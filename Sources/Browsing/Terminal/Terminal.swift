@@ -59,7 +59,8 @@ public final class Terminal: TerminalQuerying, @unchecked Sendable {
     /// A resize or a resume that came before a handler was attached; ``start(on:handler:)`` delivers it.
     private var pendingResize = false
     private var pendingResume = false
-    private var wakePipe: (read: Int32, write: Int32)?
+    /// The write end of the reader's wake pipe: closing it wakes the reader (its poll sees the hang-up).
+    private var wakeWriter: Int32?
     private var readerDone: DispatchSemaphore?
 
     /// Every catchable signal whose default action ends the process. SIGPIPE
@@ -204,7 +205,7 @@ public final class Terminal: TerminalQuerying, @unchecked Sendable {
 
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { return }
-        wakePipe = (fds[0], fds[1])
+        wakeWriter = fds[1]
         let done = DispatchSemaphore(value: 0)
         readerDone = done
         let input = self.input
@@ -217,6 +218,10 @@ public final class Terminal: TerminalQuerying, @unchecked Sendable {
                 self.leaveScreen()
                 self.lock.unlock()
             }
+            // The reader closes its end itself: `stop` waits for it a second at most, and a descriptor
+            // closed under a thread still polling it could be reused by anything the process opens next
+            // (and nothing is written to the pipe, which could raise SIGPIPE once this end is closed).
+            close(wake)
             done.signal()
         }
         thread.name = "Terminal.input"
@@ -228,19 +233,16 @@ public final class Terminal: TerminalQuerying, @unchecked Sendable {
     /// terminal (and, with no handler, exits).
     public func stop() {
         lock.lock()
-        let pipe = wakePipe
+        let writer = wakeWriter
         let done = readerDone
-        wakePipe = nil
+        wakeWriter = nil
         readerDone = nil
         handler = nil
         started = false
         lock.unlock()
-        if let pipe {
-            var byte: UInt8 = 1
-            _ = systemWrite(pipe.write, &byte, 1)
+        if let writer {
+            close(writer)
             _ = done?.wait(timeout: .now() + .seconds(1))
-            close(pipe.read)
-            close(pipe.write)
         }
     }
 
