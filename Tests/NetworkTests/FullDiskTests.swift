@@ -14,9 +14,7 @@ struct FullDiskTests {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = arguments
-            let child = try ChildProcess(starting: process)
-            await child.ended()
-            return process.terminationStatus
+            return try await ChildProcess(starting: process).ended().status
         }
         let mounted = try await run(["mount", "-t", "tmpfs", "-o", "size=\(kibibytes)k", "tmpfs", mountPoint.path])
         try #require(mounted == 0, "mount needs root: the tests run as root, as they do to start PostgreSQL as a user of their own")

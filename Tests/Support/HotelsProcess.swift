@@ -82,14 +82,14 @@ public struct HotelsProcess {
                 child.signal(SIGKILL)
             }
             DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(timeLimit), execute: watchdog)
-            await child.ended()
+            let end = await child.ended()
             watchdog.cancel()
             var stderr = String(decoding: try Data(contentsOf: errors), as: UTF8.self)
             if killed.withLock({ $0 }) {
                 stderr += "\n[test harness] killed after \(timeLimit) s\n"
             }
             return HotelsProcess(
-                status: child.terminationStatus, stdout: String(decoding: try Data(contentsOf: output), as: UTF8.self), stderr: stderr)
+                status: end.status, stdout: String(decoding: try Data(contentsOf: output), as: UTF8.self), stderr: stderr)
         }
     }
 }
