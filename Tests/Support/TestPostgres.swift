@@ -37,27 +37,44 @@ public final class TestPostgres: Sendable {
         folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
             "hotelkit-pg-\(getpid())-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        port = try Self.freePort()
         let passwordFile = folder.appendingPathComponent("password")
         try Data(Self.password.utf8).write(to: passwordFile)
         if let runAs {
             try Self.run("/bin/chown", ["-R", runAs, folder.path])
         }
-        try runTool(
+        let data = folder.appendingPathComponent("data")
+        try Self.runTool(
             "initdb",
             [
                 "-D", data.path, "-U", Self.user, "--pwfile=\(passwordFile.path)", "--auth-local=trust",
                 "--auth-host=scram-sha-256", "--no-sync", "-E", "UTF8", "--locale=C",
-            ])
+            ], bin: bin, runAs: runAs)
         try? FileManager.default.removeItem(at: passwordFile)
-        try watchdog()
-        try runTool(
-            "pg_ctl",
-            [
-                "-D", data.path, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "60", "-o",
-                "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=\(Self.maxConnections)",
-                "start",
-            ])
+        try Self.watchdog(bin: bin, data: data, folder: folder, runAs: runAs)
+        port = try Self.start(bin: bin, data: data, folder: folder, runAs: runAs)
+    }
+
+    /// Starts the server on a free port and returns it. A port found free can be taken by another
+    /// process before the server binds it (a test's child server, under load): then another is tried.
+    private static func start(bin: URL, data: URL, folder: URL, runAs: String?) throws -> Int {
+        var attempt = 1
+        while true {
+            let port = try freePort()
+            do {
+                try runTool(
+                    "pg_ctl",
+                    [
+                        "-D", data.path, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "60", "-o",
+                        "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=\(maxConnections)",
+                        "start",
+                    ], bin: bin, runAs: runAs)
+                return port
+            } catch {
+                let log = (try? String(contentsOf: folder.appendingPathComponent("server.log"), encoding: .utf8)) ?? ""
+                guard log.contains("Address already in use"), attempt < 5 else { throw error }
+                attempt += 1
+            }
+        }
     }
 
     var data: URL { folder.appendingPathComponent("data") }
@@ -142,15 +159,20 @@ public final class TestPostgres: Sendable {
 
     @discardableResult
     func runTool(_ tool: String, _ arguments: [String]) throws -> String {
+        try Self.runTool(tool, arguments, bin: bin, runAs: runAs)
+    }
+
+    @discardableResult
+    private static func runTool(_ tool: String, _ arguments: [String], bin: URL, runAs: String?) throws -> String {
         let path = bin.appendingPathComponent(tool).path
         if let runAs {
-            return try Self.run("/usr/sbin/runuser", ["-u", runAs, "--", path] + arguments)
+            return try run("/usr/sbin/runuser", ["-u", runAs, "--", path] + arguments)
         }
-        return try Self.run(path, arguments)
+        return try run(path, arguments)
     }
 
     /// Stops the server and removes the folder once this process is gone, whatever ends it.
-    private func watchdog() throws {
+    private static func watchdog(bin: URL, data: URL, folder: URL, runAs: String?) throws {
         let script = """
             while [ -e /proc/\(getpid()) ]; do sleep 1; done
             "\(bin.appendingPathComponent("pg_ctl").path)" -D "\(data.path)" -m immediate stop >/dev/null 2>&1
@@ -158,7 +180,7 @@ public final class TestPostgres: Sendable {
             """
         // Not a Foundation Process: one released while it runs upsets how Foundation reaps the next ones.
         let arguments = (runAs.map { ["/usr/sbin/runuser", "-u", $0, "--", "/bin/sh"] } ?? ["/bin/sh"]) + ["-c", script]
-        _ = try Self.spawn(arguments, output: "/dev/null")
+        _ = try spawn(arguments, output: "/dev/null")
     }
 
     private static func binFolder() -> URL? {
