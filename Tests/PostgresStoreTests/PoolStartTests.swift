@@ -5,7 +5,8 @@ import Testing
 
 @testable import PostgresStore
 
-/// The pool runs before its first lease: postgres-nio warns of a lease that comes first.
+/// The pool runs before its first lease (postgres-nio warns of a lease that comes first), and a close waits for it
+/// to stop a call's time at most.
 @Suite struct PoolStartTests {
     @Test("a lease asked for right after the pool is started finds it running, twenty times: no warning that run() was not called")
     func leaseRightAfterStart() async throws {
@@ -24,5 +25,15 @@ import Testing
             await running.value
         }
         #expect(!recorder.messages.contains { $0.contains("run()") })
+    }
+
+    /// postgres-nio's pool stops once every task it runs has ended, and a query lost on a closing connection never
+    /// ends: a close that waited for it would never return (a rehearsal's test waited until the step's time ran out).
+    @Test("a close waits for the pool a call's time at most: a task that has not ended is left, one that ends is seen")
+    func closeWaitIsBounded() async {
+        let endless = Task { _ = try? await Task.sleep(for: .seconds(3600)) }
+        #expect(await PostgresDatabase.waited(for: endless, atMost: .milliseconds(20)) == false)
+        endless.cancel()
+        #expect(await PostgresDatabase.waited(for: endless, atMost: .seconds(3600)))
     }
 }
