@@ -57,6 +57,7 @@ public final class TestPostgres: Sendable {
     /// Starts the server on a free port and returns it. A port found free can be taken by another
     /// process before the server binds it (a test's child server, under load): then another is tried.
     private static func start(bin: URL, data: URL, folder: URL, runAs: String?) throws -> Int {
+        let log = folder.appendingPathComponent("server.log")
         var attempt = 1
         while true {
             let port = try freePort()
@@ -64,20 +65,18 @@ public final class TestPostgres: Sendable {
                 try runTool(
                     "pg_ctl",
                     [
-                        "-D", data.path, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "60", "-o",
+                        "-D", data.path, "-l", log.path, "-w", "-t", "60", "-o",
                         "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=\(maxConnections)",
                         "start",
                     ], bin: bin, runAs: runAs)
                 return port
             } catch {
-                let log = (try? String(contentsOf: folder.appendingPathComponent("server.log"), encoding: .utf8)) ?? ""
-                guard log.contains("Address already in use"), attempt < 5 else { throw error }
+                let said = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                guard said.contains("Address already in use"), attempt < 5 else { throw error }
                 attempt += 1
             }
         }
     }
-
-    var data: URL { folder.appendingPathComponent("data") }
 
     /// Every suite starts at once, and each test's store and `hotels` process opens a pool of up to 10: a fresh
     /// clone's run of session 35 met "too many clients" at 200, with each test's pools closed when it ends.
