@@ -16,7 +16,10 @@ public struct PreparedRecords: Sendable {
     /// supplier and code, from another list) came first, by list id.
     public let duplicates: [MatchRecord]
     let scorer: PairScorer
-    private let index: [RecordKey: Int]
+    /// Each token's tokens one typo away, as blocking pairs them (``CandidateBlocker/typoNeighbours(_:)``).
+    let typos: [[TokenID]]
+    /// Each key's position in ``records``.
+    let index: [RecordKey: Int]
 
     /// Takes the records over (`consuming`): at a million records, a second array of them is a tenth of the run's memory.
     init(_ input: consuming [MatchRecord], configuration: MatchConfiguration) {
@@ -54,6 +57,7 @@ public struct PreparedRecords: Sendable {
             identityKeys: normalised.map(Self.identityKeys),
             configuration: configuration.frequencies)
         self.statistics = statistics
+        typos = CandidateBlocker(configuration: configuration.blocking).typoNeighbours(statistics)
         scorer = PairScorer(
             records: normalised, nameTokens: nameTokens, statistics: statistics, model: configuration.model,
             distinctiveBits: configuration.frequencies.distinctiveBits)
@@ -82,10 +86,19 @@ public struct PreparedRecords: Sendable {
         index[key].map { (records[$0], normalised[$0]) }
     }
 
-    /// The blocking stage's pairs.
-    public func candidates() -> CandidatePairs {
-        CandidateBlocker(configuration: configuration.blocking).candidates(
-            normalised, nameTokens: scorer.nameTokens, statistics: statistics)
+    /// The blocking stage's pairs; with `focus`, only those with a record in it.
+    public func candidates() -> CandidatePairs { candidates(focus: nil) }
+
+    /// `grid`: ``gridNeighbours``, when the caller has them already.
+    func candidates(focus: Focus?, grid: GridNeighbours? = nil) -> CandidatePairs {
+        blocker.candidates(normalised, nameTokens: scorer.nameTokens, statistics: statistics, grid: grid ?? gridNeighbours, focus: focus)
+    }
+
+    var blocker: CandidateBlocker { CandidateBlocker(configuration: configuration.blocking) }
+
+    /// The grid's neighbours of every record, as blocking finds them.
+    var gridNeighbours: GridNeighbours {
+        GridNeighbours(normalised, nameTokens: scorer.nameTokens, typos: typos, configuration: configuration.blocking)
     }
 
     /// The candidate pairs as record keys, in order.
@@ -125,8 +138,19 @@ public struct PreparedRecords: Sendable {
 
     /// The clustering stage over scored pairs (those below the review threshold may be left out).
     public func cluster(_ pairs: [ScoredPair], decisions: [PairDecision] = []) -> Clustering {
+        cluster(sortedKeys: keys, index: index, pairs: pairs, decisions: decisions)
+    }
+
+    /// The clustering stage over some of the records, in key order, and their pairs.
+    func cluster(keys: [RecordKey], pairs: [ScoredPair], decisions: [PairDecision]) -> Clustering {
+        cluster(
+            sortedKeys: keys, index: Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) }), pairs: pairs,
+            decisions: decisions)
+    }
+
+    private func cluster(sortedKeys: [RecordKey], index: [RecordKey: Int], pairs: [ScoredPair], decisions: [PairDecision]) -> Clustering {
         PropertyClusterer(configuration: configuration.clustering, thresholds: configuration.thresholds)
-            .cluster(sortedKeys: keys, index: index, pairs: pairs, decisions: decisions) { pair in
+            .cluster(sortedKeys: sortedKeys, index: index, pairs: pairs, decisions: decisions) { pair in
                 // The clusterer asks only for pairs of its own records.
                 score(pair) ?? ScoredPair(pair: pair, score: 0, decision: .noMatch, identifierAgrees: false)
             }

@@ -36,13 +36,33 @@ struct GridCell: Hashable, Sendable {
         return cells
     }
 
+    /// The cells of every point whose ``neighbourhood(of:cellMetres:)`` may hold `point`'s cell: the rows
+    /// around it, and in each the columns that reach it (rows do not line up, so a row may give four).
+    static func reach(of point: GeoPoint, cellMetres: Double) -> [GridCell] {
+        let rowDegrees = rowDegrees(cellMetres)
+        let cell = GridCell(point, cellMetres: cellMetres)
+        let columnDegrees = columnDegrees(row: cell.row, rowDegrees: rowDegrees)
+        // A point whose neighbourhood holds the cell is in these longitudes: its column in the cell's row is one away at most.
+        let (west, east) = (Double(cell.column - 1) * columnDegrees, Double(cell.column + 2) * columnDegrees)
+        var cells: [GridCell] = []
+        for row in (cell.row - 1)...(cell.row + 1) {
+            for column in Self.column(west, row: row, rowDegrees: rowDegrees)...Self.column(east, row: row, rowDegrees: rowDegrees) {
+                cells.append(GridCell(row: row, column: column))
+            }
+        }
+        return cells
+    }
+
     private static func rowDegrees(_ cellMetres: Double) -> Double {
         max(1, cellMetres) / (GeoPoint.earthRadiusMetres * Double.pi / 180)
     }
 
     private static func column(_ longitude: Double, row: Int, rowDegrees: Double) -> Int {
+        Int((longitude / columnDegrees(row: row, rowDegrees: rowDegrees)).rounded(.down))
+    }
+
+    private static func columnDegrees(row: Int, rowDegrees: Double) -> Double {
         let latitude = min(89.9, abs((Double(row) + 0.5) * rowDegrees))
-        let columnDegrees = rowDegrees / max(0.001, cos(latitude * Double.pi / 180))
-        return Int((longitude / columnDegrees).rounded(.down))
+        return rowDegrees / max(0.001, cos(latitude * Double.pi / 180))
     }
 }

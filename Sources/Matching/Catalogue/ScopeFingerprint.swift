@@ -17,7 +17,7 @@ public struct ScopeFingerprint: Sendable, Hashable, CustomStringConvertible {
     /// what matching makes of a fixed world to each revision). What it cannot
     /// see (a Foundation whose text folding changed with the toolchain) needs
     /// `hotels match --full`.
-    public static let revision: Int64 = 2
+    public static let revision: Int64 = 3
 
     /// The digest, as 64 hexadecimal digits.
     public let description: String

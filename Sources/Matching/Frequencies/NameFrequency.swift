@@ -2,7 +2,7 @@ import Locking
 
 extension TokenStatistics {
     /// How common a name made of some tokens is.
-    struct NameFrequency: Sendable {
+    struct NameFrequency: Sendable, Equatable {
         /// The rarity of the records whose names have every token, cut in
         /// proportion when those records are at many places.
         var bits: Double

@@ -97,7 +97,21 @@ public struct TokenStatistics: Sendable {
     }
 
     static func rarityBits(records: Int, of total: Int, configuration: FrequencyConfiguration) -> Double {
-        max(0, log2((Double(total) + configuration.priorRecords) / Double(records + 1)))
+        max(0, populationBits(total, configuration: configuration) - stepped(log2(Double(records + 1))))
+    }
+
+    /// log₂ of the records seen (with the prior), down to a step of ``countStep`` bits.
+    static func populationBits(_ total: Int, configuration: FrequencyConfiguration) -> Double {
+        stepped(log2(Double(total) + configuration.priorRecords))
+    }
+
+    /// Counts are weighed in steps of an eighth of a bit (about 9 % more or fewer records), a change no
+    /// weight of the model is precise to: a city's weights then stay as they are while a refresh adds or
+    /// removes a few records, and only the records that changed and their neighbours need matching again.
+    static let countStep = 0.125
+
+    private static func stepped(_ bits: Double) -> Double {
+        (bits / countStep).rounded(.down) * countStep
     }
 
     static func spreadFactor(places: Int, configuration: FrequencyConfiguration) -> Double {
@@ -118,6 +132,15 @@ public struct TokenStatistics: Sendable {
         }
         return leaders.count
     }
+
+    /// A token's number here; nil for a token no name has.
+    func id(of token: String) -> TokenID? { ids[token] }
+
+    /// The records whose names have a token, in index order.
+    func holders(of token: String) -> [Int] { ids[token].map { holders[Int($0)] } ?? [] }
+
+    /// log₂ of the records seen, as rarity reckons it (``populationBits(_:configuration:)``).
+    var populationBits: Double { Self.populationBits(recordCount, configuration: configuration) }
 
     /// What the records taught about a token; nil for a token no name has.
     public func summary(for token: String) -> TokenSummary? {

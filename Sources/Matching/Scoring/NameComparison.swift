@@ -60,7 +60,7 @@ struct NameComparison: Sendable {
             let (a, b) = (Int(token), Int(second[j]))
             // The misspelt form is rarer than the right one; the right one's weight is the honest one.
             agree(
-                statistics.records[a] >= statistics.records[b] ? token : second[j],
+                statistics.rarity[a] <= statistics.rarity[b] ? token : second[j],
                 bits: min(statistics.agreement[a], statistics.agreement[b]), rarity: statistics.rarity[a] + statistics.rarity[b])
         }
         joinWords(first, &matchedFirst, second, &matchedSecond, statistics: statistics, agree: agree)
