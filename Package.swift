@@ -248,7 +248,7 @@ let package = Package(
         .testTarget(
             name: "PostgresStoreTests",
             dependencies: [
-                "PostgresStore", "OfflineStore", "Hotels", "Imaging", "Logos", "Matching", "Runtime", "Seeding",
+                "PostgresStore", "OfflineStore", "Hotels", "Imaging", "Logos", "Matching", "Runtime", "Seeding", "SupplierWorlds",
                 "PostgresTestSupport", "TestSupport", "hotels",
             ]),
         // The worker loop on fakes and a real server; the hotels worker processes against hotels serve.

@@ -148,11 +148,17 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "The address --metrics-port listens on.") var metricsHost = "127.0.0.1"
     @Flag(help: "Exit 0 once no job is left to claim and none runs (a batch run); jobs scheduled later are left.") var drain = false
     @Flag(help: "Print each job's outcome on stderr.") var verbose = false
+    @Option(
+        help: ArgumentHelp(
+            "Records of cities' last matches kept in memory, so that a city's next match job here matches again only the records that changed and their neighbours (0: none; cities under 50,000 records are always matched in full).",
+            valueName: "records"))
+    var matchMemory = 250_000
 
     func validate() throws {
         guard concurrency > 0 else { throw ValidationError("--concurrency must be at least 1") }
         if let metricsPort, !(1...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be a port, 1 to 65535") }
         guard lease.value >= 1 else { throw ValidationError("--lease must be at least 1s") }
+        guard matchMemory >= 0 else { throw ValidationError("--match-memory must be 0 or more records") }
         guard !(try parsedKinds()).isEmpty else { throw ValidationError("--kinds names no kind") }
     }
 
@@ -166,6 +172,7 @@ struct WorkerCommand: AsyncParsableCommand {
     func run() async throws {
         let runtime = try await storeOptions.runtime { configuration in
             try configuration.read(credentials: credentials, context: "--credentials")
+            if matchMemory > 0 { configuration.matchMemory = MatchMemory(recordLimit: matchMemory) }
             configuration.logoFolder = (cache.map { URL(fileURLWithPath: $0) } ?? SQLiteHotelStore.defaultFolder).appendingPathComponent(
                 "images")
         }

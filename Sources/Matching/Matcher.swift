@@ -40,6 +40,9 @@ public struct MatchResult: Sendable {
     public var blocking: BlockingReport
     /// Keys given more than once; the record of the lowest list id was used.
     public var duplicateKeys: [RecordKey]
+    /// Matched again from a previous run (``PreparedRecords/rematch(since:decisions:)``): the records whose pairs
+    /// were found and scored again, the others' kept. Nil for a full match.
+    public var recordsMatchedAgain: Int? = nil
 
     /// Every record in exactly one property, in order of their first member.
     public var properties: [Property] { clustering.properties }

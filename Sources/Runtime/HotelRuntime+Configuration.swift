@@ -34,6 +34,9 @@ extension HotelRuntime {
         /// The fields the store keeps and a worker's profiles may map: the built-in ones, and any added
         /// (``/Hotels/HotelFieldTable/adding(_:)``). Profiles loaded elsewhere take the same table.
         public var fields: HotelFieldTable
+        /// Cities' last matches kept in memory, so that a city's next match in this process matches again only what
+        /// changed: for a process that matches cities again and again (a worker). Nil (the default) keeps none.
+        public var matchMemory: MatchMemory?
 
         public init(
             store: StoreLocation = .folder(SQLiteHotelStore.defaultFolder), logoFolder: URL? = nil,

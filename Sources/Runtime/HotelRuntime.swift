@@ -68,7 +68,7 @@ public final class HotelRuntime: Sendable {
     public var storage: any HotelStorage { store.storage }
 
     /// Matching through the runtime's store: properties, reviews and decisions.
-    public var catalogue: Catalogue { Catalogue(storage: storage) }
+    public var catalogue: Catalogue { Catalogue(storage: storage, memory: configuration.matchMemory) }
 
     /// The shared store, when the runtime's store is one: what workers and their jobs need (a job queue
     /// takes its ``/PostgresStore/PostgresHotelStore/database``, so the two share one pool).

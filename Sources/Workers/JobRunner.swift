@@ -156,7 +156,8 @@ public final class HotelJobRunner: JobRunner {
             if let readAt, !lists.contains(where: { $0.fetchedAt >= readAt }) { return }
             readAt = Date()
             do {
-                try await runtime.catalogue.matchScope(arguments.scope, lists: lists)
+                let summary = try await runtime.catalogue.matchScope(arguments.scope, lists: lists)
+                runtime.configuration.logger.info("matched \(arguments.scope): \(summary)")
             } catch {
                 throw JobFailure(error)
             }

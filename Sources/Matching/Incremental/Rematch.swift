@@ -55,7 +55,8 @@ extension PreparedRecords {
         }
         blocking.pairsPerRecord = records.isEmpty ? 0 : 2 * Double(blocking.candidatePairs) / Double(records.count)
         return MatchResult(
-            clustering: clustering, scoredPairs: scored, reviewPairs: reviews, blocking: blocking, duplicateKeys: duplicates.map(\.key))
+            clustering: clustering, scoredPairs: scored, reviewPairs: reviews, blocking: blocking, duplicateKeys: duplicates.map(\.key),
+            recordsMatchedAgain: region.focus.records.count)
     }
 
     /// A pair's place in the order of candidate pairs: by its records' positions.

@@ -23,10 +23,17 @@ public struct Catalogue: Sendable {
     public let matcher: Matcher
     /// The clock of ids' creation and decisions.
     public let now: @Sendable () -> Date
+    /// The cities' last runs, when this process matches a city more than once (a worker): a city kept there is matched
+    /// again only where its records changed. Nil: every city is matched in full.
+    public let memory: MatchMemory?
 
-    public init(storage: any HotelStorage, configuration: MatchConfiguration = .default, now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        storage: any HotelStorage, configuration: MatchConfiguration = .default, memory: MatchMemory? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.storage = storage
         matcher = Matcher(configuration: configuration)
+        self.memory = memory
         self.now = now
     }
 
@@ -129,10 +136,15 @@ public struct Catalogue: Sendable {
         previous: [PropertyIdentity], taken: Set<String>
     ) throws -> (match: ScopeMatch, summary: CatalogueSummary, ids: [String]) {
         let prepared = matcher.prepare(records)
-        // Only the properties, the pairs to review and the blocking's count outlive the match: its scored pairs go here.
+        // Only the properties, the pairs to review and the blocking's counts outlive the match, unless the memory keeps it.
         let match = {
-            let result = prepared.match(decisions: decisions)
-            return (properties: result.properties, reviewPairs: result.reviewPairs, candidatePairs: result.blocking.candidatePairs)
+            let previous = memory?.previous(of: scope)
+            let result = previous.flatMap { prepared.rematch(since: $0, decisions: decisions) } ?? prepared.match(decisions: decisions)
+            memory?.keep(PreviousMatch(prepared: prepared, result: result, decisions: decisions), of: scope)
+            return (
+                properties: result.properties, reviewPairs: result.reviewPairs, candidatePairs: result.blocking.candidatePairs,
+                matchedAgain: result.recordsMatchedAgain
+            )
         }()
         FreedMemory.returnToSystem()
         let date = now()
@@ -149,12 +161,13 @@ public struct Catalogue: Sendable {
                 scope: scope, first: builder.member(explanation.pair.first), second: builder.member(explanation.pair.second),
                 score: explanation.score, explanation: explanation.mappingEndpoints(builder.shown))
         }
-        let summary = CatalogueSummary(
+        var summary = CatalogueSummary(
             records: prepared.records, properties: properties, reviews: reviews.count,
             candidatePairs: match.candidatePairs)
         let stored = ScopeMatch(
             scope: scope, properties: properties, memberKeys: memberKeys, retired: identities.retired, reviews: reviews, matchedAt: date,
             stamp: MatchStamp(fingerprint: fingerprint.description, summary: try summary.stamped()))
+        summary.recordsMatchedAgain = match.matchedAgain
         return (stored, summary, identities.ids)
     }
 

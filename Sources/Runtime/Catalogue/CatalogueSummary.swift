@@ -28,6 +28,9 @@ public struct CatalogueSummary: Sendable, Equatable, Codable, CustomStringConver
     public var logosHashed = 0
     public var logosFailed = 0
     public var firstLogoFailure: String?
+    /// Cities matched again from their last run kept in memory (``MatchMemory``): the records whose pairs were found and
+    /// scored again, the others' kept. Nil when every city was matched in full, or left as it was.
+    public var recordsMatchedAgain: Int?
     private var supplierKeys: Set<SupplierKey> = []
 
     public init() {}
@@ -65,12 +68,13 @@ public struct CatalogueSummary: Sendable, Equatable, Codable, CustomStringConver
         logosHashed += other.logosHashed
         logosFailed += other.logosFailed
         firstLogoFailure = firstLogoFailure ?? other.firstLogoFailure
+        if let again = other.recordsMatchedAgain { recordsMatchedAgain = (recordsMatchedAgain ?? 0) + again }
     }
 
     private enum CodingKeys: String, CodingKey {
         case records, suppliers, properties, multiSupplierProperties, strict, medium, low, reviewPairs, scopes, candidatePairs
         case propertiesWritten, propertiesDeleted, reviewPairsWritten, scopesUnchanged
-        case logosHashed, logosFailed, firstLogoFailure
+        case logosHashed, logosFailed, firstLogoFailure, recordsMatchedAgain
     }
 
     /// "12,480 records from 5 suppliers → 3,210 properties (2,874 with 2 or more suppliers); 41 pairs to review".
@@ -81,6 +85,7 @@ public struct CatalogueSummary: Sendable, Equatable, Codable, CustomStringConver
             + "\(grouped(reviewPairs)) pair\(reviewPairs == 1 ? "" : "s") to review"
             + (scopesUnchanged == 0
                 ? "" : "; \(grouped(scopesUnchanged)) cit\(scopesUnchanged == 1 ? "y" : "ies") unchanged since the last match")
+            + (recordsMatchedAgain.map { "; \(grouped($0)) record\($0 == 1 ? "" : "s") matched again, the others' pairs kept" } ?? "")
             + (logosHashed + logosFailed == 0
                 ? ""
                 : "; \(grouped(logosHashed)) logo\(logosHashed == 1 ? "" : "s") hashed"
