@@ -179,28 +179,22 @@ private struct PairScore {
 
 /// Union–find over record indices, each group knowing its members.
 private struct Groups {
-    private var parent: [Int]
+    private var roots: UnionFind
     private var members: [[Int]]
 
     init(count: Int) {
-        parent = Array(0..<count)
+        roots = UnionFind(count: count)
         members = (0..<count).map { [$0] }
     }
 
-    mutating func group(of index: Int) -> Int {
-        var root = index
-        while parent[root] != root { root = parent[root] }
-        var node = index
-        while parent[node] != root { (node, parent[node]) = (parent[node], root) }
-        return root
-    }
+    mutating func group(of index: Int) -> Int { roots.root(of: index) }
 
     func members(_ group: Int) -> [Int] { members[group] }
 
     /// Joins two roots; the larger group absorbs the smaller (the lower root on a tie). Returns the new root.
     mutating func join(_ a: Int, _ b: Int) -> Int {
         let (keep, absorb) = members[a].count > members[b].count || (members[a].count == members[b].count && a < b) ? (a, b) : (b, a)
-        parent[absorb] = keep
+        roots.attach(absorb, to: keep)
         members[keep] += members[absorb]
         members[absorb] = []
         return keep
@@ -208,6 +202,6 @@ private struct Groups {
 
     /// Every group's root and members.
     mutating func all() -> [(Int, [Int])] {
-        parent.indices.compactMap { index in group(of: index) == index ? (index, members[index]) : nil }
+        members.indices.compactMap { index in group(of: index) == index ? (index, members[index]) : nil }
     }
 }

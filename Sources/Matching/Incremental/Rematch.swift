@@ -67,7 +67,7 @@ extension PreparedRecords {
     /// The previous properties whose records no pair, decision or record change reaches, and the records that
     /// one does reach clustered again: the clusterer treats each connected group of pairs on its own.
     private func recluster(_ scored: [ScoredPair], decisions: [PairDecision], previous: Clustering, seeds: [RecordKey]) -> Clustering {
-        var components = Components(count: records.count)
+        var components = UnionFind(count: records.count)
         for pair in scored {
             if let a = index[pair.pair.first], let b = index[pair.pair.second] { components.join(a, b) }
         }
@@ -120,25 +120,5 @@ extension PreparedRecords {
         merged.append(contentsOf: first[i...])
         merged.append(contentsOf: second[j...])
         return merged
-    }
-}
-
-/// Union–find over record indices, for connected groups of pairs.
-private struct Components {
-    private var parent: [Int]
-
-    init(count: Int) { parent = Array(0..<count) }
-
-    mutating func root(of index: Int) -> Int {
-        var root = index
-        while parent[root] != root { root = parent[root] }
-        var node = index
-        while parent[node] != root { (node, parent[node]) = (parent[node], root) }
-        return root
-    }
-
-    mutating func join(_ a: Int, _ b: Int) {
-        let (rootA, rootB) = (root(of: a), root(of: b))
-        if rootA != rootB { parent[max(rootA, rootB)] = min(rootA, rootB) }
     }
 }
