@@ -217,7 +217,6 @@ let package = Package(
         .executableTarget(name: "ParseResponse", dependencies: ["Hotels"], path: "Examples/ParseResponse"),
         .executableTarget(name: "Thumbnail", dependencies: ["Logos", "Imaging"], path: "Examples/Thumbnail"),
 
-        .executableTarget(name: "RematchScratch", dependencies: ["Matching", "SupplierWorlds"], path: "Scratch/RematchScratch"),
         .target(
             name: "TestSupport",
             dependencies: ["HTTP", "Hotels", "Locking", "Logos", logging, .product(name: "Crypto", package: "swift-crypto")],

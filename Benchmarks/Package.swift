@@ -75,6 +75,15 @@ let package = Package(
             dependencies: [.product(name: "Browsing", package: "HotelKit"), .product(name: "Imaging", package: "HotelKit")],
             path: "Sources/BrowseFrames"
         ),
+        // scripts/compare match: a city matched again from its last run kept in memory, beside a full match, in process.
+        .executableTarget(
+            name: "rematch-store",
+            dependencies: [
+                .product(name: "Matching", package: "HotelKit"), .product(name: "OfflineStore", package: "HotelKit"),
+                .product(name: "Runtime", package: "HotelKit"), .product(name: "Hotels", package: "HotelKit"),
+            ],
+            path: "Sources/RematchStore"
+        ),
         // A peer for scripts/compare: FoundationXML's XMLParser building the same records.
         .executableTarget(name: "foundation-xml-baseline", path: "Sources/FoundationXMLBaseline"),
     ],

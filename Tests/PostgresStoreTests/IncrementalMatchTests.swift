@@ -97,6 +97,19 @@ struct IncrementalMatchTests {
         #expect(try await catalogue.match().recordsMatchedAgain != nil)
     }
 
+    @Test("a runtime's catalogue (a worker's match jobs) keeps its cities in the memory its configuration gives")
+    func runtimeMemory() async throws {
+        let store = try await Backend.sqlite.makeStore()
+        try await Self.store(into: store)
+        var configuration = HotelRuntime.Configuration(store: .inMemory)
+        configuration.matchMemory = MatchMemory(recordLimit: 10_000, smallestCity: 0)
+        let runtime = HotelRuntime(storage: store, configuration: configuration)
+        _ = try await runtime.catalogue.match()
+        try await Self.store(into: store, edit: Self.refresh)
+        #expect(try await runtime.catalogue.match().recordsMatchedAgain != nil)
+        #expect(try await HotelRuntime(storage: store).catalogue.match(full: true).recordsMatchedAgain == nil)
+    }
+
     @Test("the memory keeps cities up to its records, forgetting the one used longest ago, and none smaller than its smallest")
     func memoryLimits() throws {
         let matcher = Matcher()

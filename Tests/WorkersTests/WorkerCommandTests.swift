@@ -155,6 +155,8 @@ struct WorkerCommandTests {
         #expect(try await HotelsProcess.run(["jobs", "prune", "--older-than", "0s", "--store", url]).stdout == "1 jobs pruned\n")
         let usage = try await HotelsProcess.run(["jobs", "retry", "--store", url])
         #expect(usage.status == 64)
+        let memory = try await HotelsProcess.run(["worker", "--match-memory=-1", "--store", url])
+        #expect(memory.status == 64 && memory.stderr.contains("--match-memory must be 0 or more records"), "\(memory.stderr)")
     }
 
     @Test("a worker whose --metrics-port is taken stops, exits 69 and says to choose a free port; the worker serving it goes on")
