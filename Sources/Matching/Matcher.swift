@@ -18,8 +18,16 @@ public struct Matcher: Sendable {
     }
 
     /// Normalises the records and learns their term frequencies, for blocking, scoring and explaining.
-    public func prepare(_ records: consuming [MatchRecord]) -> PreparedRecords {
-        PreparedRecords(records, configuration: configuration)
+    /// - Parameters:
+    ///   - records: the records of one scope, in any order.
+    ///   - previous: an earlier run prepared with `keepingInputs`: a record it held with the same fields and position
+    ///     keeps its normalised fields, when the identifiers too many records share are the same (else each record is
+    ///     normalised again). The result is the same either way.
+    ///   - keepingInputs: keeps the records as given, so that a later run may reuse this one (about a third more memory).
+    public func prepare(_ records: consuming [MatchRecord], reusing previous: PreparedRecords? = nil, keepingInputs: Bool = false)
+        -> PreparedRecords
+    {
+        PreparedRecords(records, configuration: configuration, reusing: previous, keepingInputs: keepingInputs)
     }
 
     /// Every stage: properties, the pairs in the review band, and what blocking did.

@@ -20,9 +20,22 @@ public struct PreparedRecords: Sendable {
     let typos: [[TokenID]]
     /// Each key's position in ``records``.
     let index: [RecordKey: Int]
+    /// The phones, catalogue codes and logos too many records carry, as normalisation found them.
+    let shared: SharedIdentifiers
+    /// The records as given, in the order of ``records``: kept only when asked, so that a later run may take over the
+    /// normalised fields of those that did not change.
+    let inputs: [MatchRecord]?
+    /// Records whose normalised fields were taken over from a previous run's (``Matcher/prepare(_:reusing:keepingInputs:)``).
+    public let reusedRecords: Int
 
     /// Takes the records over (`consuming`): at a million records, a second array of them is a tenth of the run's memory.
-    init(_ input: consuming [MatchRecord], configuration: MatchConfiguration) {
+    /// - Parameters:
+    ///   - previous: a run of the same configuration whose records, when unchanged, keep their normalised fields.
+    ///   - keepingInputs: keeps the records as given (``inputs``), for a later run to reuse this one.
+    init(
+        _ input: consuming [MatchRecord], configuration: MatchConfiguration, reusing previous: PreparedRecords? = nil,
+        keepingInputs: Bool = false
+    ) {
         // What an earlier match in this process freed, before this one's records are kept.
         FreedMemory.returnToSystem()
         self.configuration = configuration
@@ -45,9 +58,13 @@ public struct PreparedRecords: Sendable {
         self.duplicates = duplicates
         index = Dictionary(uniqueKeysWithValues: kept.enumerated().map { ($1.key, $0) })
 
-        let normalised = RecordNormaliser(configuration: configuration.normalisation).normalise(kept)
+        let (normalised, shared, reused) = RecordNormaliser(configuration: configuration.normalisation).normalise(
+            kept, reusing: previous?.configuration == configuration ? previous : nil)
         self.normalised = normalised
+        self.shared = shared
+        reusedRecords = reused
         records = kept.map(PreparedRecord.init)
+        inputs = keepingInputs ? kept : nil
         kept = []
         FreedMemory.returnToSystem()
         let (statistics, nameTokens) = TokenStatistics.learn(

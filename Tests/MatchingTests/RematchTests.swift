@@ -46,11 +46,40 @@ import Testing
     func sameAsFull(_ seed: UInt64) throws {
         let world = SyntheticWorld(hotels: 400, suppliers: 4, seed: 100 + seed)
         let matcher = Matcher()
-        let before = matcher.prepare(world.records)
+        let before = matcher.prepare(world.records, keepingInputs: true)
         let previous = PreviousMatch(prepared: before, result: before.match(), decisions: [])
-        let after = matcher.prepare(Self.refreshed(world.records, seed: seed, changes: 5 + Int(seed) * 3))
+        let refreshed = Self.refreshed(world.records, seed: seed, changes: 5 + Int(seed) * 3)
+        let after = matcher.prepare(refreshed, reusing: before)
+        Self.expectReused(after, from: refreshed, matcher: matcher)
         let incremental = try #require(after.rematch(since: previous, decisions: []))
         Self.expectSame(incremental, after.match())
+    }
+
+    /// `after` took most records' normalised fields over, and holds what preparing its records afresh makes.
+    static func expectReused(_ after: PreparedRecords, from records: [MatchRecord], matcher: Matcher) {
+        let fresh = matcher.prepare(records)
+        #expect(after.reusedRecords > after.records.count / 2 && after.reusedRecords < after.records.count)
+        #expect(fresh.reusedRecords == 0)
+        // Compared apart: a failure would print every record.
+        let same = after.normalised == fresh.normalised
+        #expect(same)
+    }
+
+    @Test("normalised fields are taken over only while the phones, codes and logos too many records share stay the same")
+    func reuseNeedsTheSameSharedIdentifiers() throws {
+        let world = SyntheticWorld(hotels: 100, suppliers: 4, seed: 303)
+        // Eight records with one switchboard: at the cap, so each keeps it; a ninth makes it a shared one, dropped from all.
+        let switchboard = (0..<9).map { Fixtures.record($0 % 4 + 1, "S\($0)", name: "Sorrel \($0)", phone: "+33 1 44 55 66 77") }
+        let matcher = Matcher()
+        let before = matcher.prepare(world.records + switchboard.prefix(8), keepingInputs: true)
+        #expect(before.normalised.filter { $0.phone?.digits.hasSuffix("144556677") == true }.count == 8)
+        let shared = matcher.prepare(world.records + switchboard, reusing: before)
+        #expect(shared.reusedRecords == 0)
+        let same = shared.normalised == matcher.prepare(world.records + switchboard).normalised
+        #expect(same)
+        #expect(!shared.normalised.contains { $0.phone?.digits.hasSuffix("144556677") == true })
+        let renamed = world.records + switchboard.prefix(7) + [Fixtures.record(4, "S7", name: "Sorrel Annex", phone: "+33 1 44 55 66 77")]
+        Self.expectReused(matcher.prepare(renamed, reusing: before), from: renamed, matcher: matcher)
     }
 
     @Test(
@@ -59,9 +88,11 @@ import Testing
     func sameAsFullWhenCrowded(_ seed: UInt64) throws {
         let world = SyntheticWorld(hotels: 700, suppliers: 4, seed: 200 + seed, radiusMetres: 600)
         let matcher = Matcher()
-        let before = matcher.prepare(world.records)
+        let before = matcher.prepare(world.records, keepingInputs: true)
         let previous = PreviousMatch(prepared: before, result: before.match(), decisions: [])
-        let after = matcher.prepare(Self.refreshed(world.records, seed: seed, changes: 12))
+        let refreshed = Self.refreshed(world.records, seed: seed, changes: 12)
+        let after = matcher.prepare(refreshed, reusing: before)
+        Self.expectReused(after, from: refreshed, matcher: matcher)
         let incremental = try #require(after.rematch(since: previous, decisions: []))
         Self.expectSame(incremental, after.match())
     }

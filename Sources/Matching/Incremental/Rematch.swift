@@ -16,7 +16,7 @@ extension PreparedRecords {
     /// changed since `previous` and their neighbours; the rest of the previous result stands.
     ///
     /// Nil when a change reaches every pair: the configuration or the decisions changed, or the scope
-    /// grew or shrank past a step of its weights (``TokenStatistics/populationStep``).
+    /// grew or shrank past a step of its weights (an eighth of a bit: about 9 % more or fewer records).
     public func rematch(since previous: PreviousMatch, decisions: [PairDecision]) -> MatchResult? {
         let old = previous.prepared
         guard configuration == old.configuration, Set(decisions) == Set(previous.decisions),

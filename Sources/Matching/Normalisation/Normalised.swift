@@ -27,56 +27,38 @@ public struct Normalised: Sendable, Hashable {
 struct RecordNormaliser {
     let configuration: NormalisationConfiguration
 
-    func normalise(_ records: [MatchRecord]) -> [Normalised] {
+    /// Every record's fields as compared, in order, and the identifiers too many of them carry. With `previous`, a
+    /// record that it held with the same fields and the same cleaned position keeps its normalised fields, when the
+    /// shared identifiers are the same too: a record's normalised fields depend on these alone.
+    func normalise(_ records: [MatchRecord], reusing previous: PreparedRecords? = nil) -> (
+        normalised: [Normalised], shared: SharedIdentifiers, reused: Int
+    ) {
         let cityKeys = records.map(\.source.scope)
         let positions = PositionCleaner(configuration: configuration).clean(records, cityKeys: cityKeys)
-        var normalised = ParallelChunks.map(records.count, chunkSize: 4_096) { range in
+        let shared = SharedIdentifiers(records, configuration: configuration)
+        // Each record's place in `previous`, when it kept its fields and position and nothing shared changed.
+        let reusedFrom: [Int?] =
+            if let previous, let inputs = previous.inputs, previous.configuration.normalisation == configuration, previous.shared == shared
+            {
+                ParallelChunks.map(records.count, chunkSize: 16_384) { range in
+                    range.map { index -> Int? in
+                        guard let before = previous.index[records[index].key], inputs[before] == records[index],
+                            previous.normalised[before].position == positions[index].position,
+                            previous.normalised[before].positionNote == positions[index].note
+                        else { return nil }
+                        return before
+                    }
+                }
+            } else { [] }
+        let normalised = ParallelChunks.map(records.count, chunkSize: 4_096) { range in
             range.map { index in
-                normalise(records[index], cityKey: cityKeys[index], position: positions[index])
+                if let previous, !reusedFrom.isEmpty, let before = reusedFrom[index] { return previous.normalised[before] }
+                var fields = normalise(records[index], cityKey: cityKeys[index], position: positions[index])
+                shared.apply(to: &fields)
+                return fields
             }
         }
-        dropSharedIdentifiers(&normalised)
-        markBrandLogos(&normalised)
-        return normalised
-    }
-
-    /// A supplier that shows one picture for two or more of its hotels is
-    /// showing a chain's logo (or a placeholder): the same picture on two
-    /// records then says they share a brand, not that they are one hotel.
-    /// So is a picture more records carry than ``NormalisationConfiguration/sharedIdentifierRecords``.
-    private func markBrandLogos(_ records: inout [Normalised]) {
-        struct SupplierLogo: Hashable {
-            let supplier: SupplierKey
-            let hash: UInt64
-        }
-        var bySupplier: [SupplierLogo: Int] = [:]
-        var everywhere: [UInt64: Int] = [:]
-        for record in records {
-            guard let logo = record.logo else { continue }
-            bySupplier[SupplierLogo(supplier: record.supplier, hash: logo.hash), default: 0] += 1
-            everywhere[logo.hash, default: 0] += 1
-        }
-        let brands = Set(bySupplier.filter { $0.value >= 2 }.map(\.key.hash))
-            .union(everywhere.filter { $0.value > configuration.sharedIdentifierRecords }.keys)
-        guard !brands.isEmpty else { return }
-        for index in records.indices {
-            if let hash = records[index].logo?.hash, brands.contains(hash) { records[index].logo?.isBrand = true }
-        }
-    }
-
-    /// Phones and catalogue codes that too many records carry to be any one hotel's.
-    private func dropSharedIdentifiers(_ records: inout [Normalised]) {
-        let limit = configuration.sharedIdentifierRecords
-        var phones: [String: Int] = [:]
-        var references: [String: Int] = [:]
-        for record in records {
-            if let phone = record.phone { phones[Self.phoneKey(phone), default: 0] += 1 }
-            for reference in record.references { references["\(reference.key) \(reference.value)", default: 0] += 1 }
-        }
-        for index in records.indices {
-            if let phone = records[index].phone, phones[Self.phoneKey(phone), default: 0] > limit { records[index].phone = nil }
-            records[index].references = records[index].references.filter { references["\($0.key) \($0.value)", default: 0] <= limit }
-        }
+        return (normalised, shared, reusedFrom.count { $0 != nil })
     }
 
     /// The digits phones are compared by, as far as blocking and counting need: the last 8.

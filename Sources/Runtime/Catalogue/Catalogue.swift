@@ -135,11 +135,11 @@ public struct Catalogue: Sendable {
         _ records: consuming [MatchRecord], scope: String, fingerprint: ScopeFingerprint, decisions: [PairDecision],
         previous: [PropertyIdentity], taken: Set<String>
     ) throws -> (match: ScopeMatch, summary: CatalogueSummary, ids: [String]) {
-        let prepared = matcher.prepare(records)
+        let lastRun = memory?.previous(of: scope)
+        let prepared = matcher.prepare(records, reusing: lastRun?.prepared, keepingInputs: memory != nil)
         // Only the properties, the pairs to review and the blocking's counts outlive the match, unless the memory keeps it.
         let match = {
-            let previous = memory?.previous(of: scope)
-            let result = previous.flatMap { prepared.rematch(since: $0, decisions: decisions) } ?? prepared.match(decisions: decisions)
+            let result = lastRun.flatMap { prepared.rematch(since: $0, decisions: decisions) } ?? prepared.match(decisions: decisions)
             memory?.keep(PreviousMatch(prepared: prepared, result: result, decisions: decisions), of: scope)
             return (
                 properties: result.properties, reviewPairs: result.reviewPairs, candidatePairs: result.blocking.candidatePairs,
