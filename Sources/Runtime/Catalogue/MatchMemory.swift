@@ -7,7 +7,8 @@ import Matching
 ///
 /// The result of matching again depends on the previous run's records and result alone, never on what the
 /// store holds, so a kept run stays usable whoever matched the city since. It is kept in memory only: a
-/// run's prepared records and scored pairs are most of a match's memory. So the memory holds at most
+/// run's prepared records, the records as given and its scored pairs (about 2 KB a record) are most of a match's
+/// memory. So the memory holds at most
 /// ``recordLimit`` records, forgetting the cities used longest ago, and keeps no city smaller than
 /// ``smallestCity``: matching again costs a few passes over the city's indexes, more than a small city's full match.
 /// A process that matches each city once (`hotels match`, `hotels fetch`) has none.
