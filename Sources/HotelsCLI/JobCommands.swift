@@ -150,7 +150,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Flag(help: "Print each job's outcome on stderr.") var verbose = false
     @Option(
         help: ArgumentHelp(
-            "Records of cities' last matches kept in memory, so that a city's next match job here matches again only the records that changed and their neighbours (0: none; cities under 50,000 records are always matched in full).",
+            "Records of cities' last matches kept in memory, so that a city's next match job here matches again only the records that changed and their neighbours (0: none; cities under \(MatchMemory.defaultSmallestCity.formatted()) records are always matched in full).",
             valueName: "records"))
     var matchMemory = 250_000
 

@@ -30,7 +30,7 @@ public struct PreparedRecords: Sendable {
 
     /// Takes the records over (`consuming`): at a million records, a second array of them is a tenth of the run's memory.
     /// - Parameters:
-    ///   - previous: a run of the same configuration whose records, when unchanged, keep their normalised fields.
+    ///   - previous: a run whose records, when unchanged, keep their normalised fields (``RecordNormaliser/normalise(_:reusing:)``).
     ///   - keepingInputs: keeps the records as given (``inputs``), for a later run to reuse this one.
     init(
         _ input: consuming [MatchRecord], configuration: MatchConfiguration, reusing previous: PreparedRecords? = nil,
@@ -59,7 +59,7 @@ public struct PreparedRecords: Sendable {
         index = Dictionary(uniqueKeysWithValues: kept.enumerated().map { ($1.key, $0) })
 
         let (normalised, shared, reused) = RecordNormaliser(configuration: configuration.normalisation).normalise(
-            kept, reusing: previous?.configuration == configuration ? previous : nil)
+            kept, reusing: previous)
         self.normalised = normalised
         self.shared = shared
         reusedRecords = reused
@@ -103,10 +103,11 @@ public struct PreparedRecords: Sendable {
         index[key].map { (records[$0], normalised[$0]) }
     }
 
-    /// The blocking stage's pairs; with `focus`, only those with a record in it.
+    /// The blocking stage's pairs.
     public func candidates() -> CandidatePairs { candidates(focus: nil) }
 
-    /// `grid`: ``gridNeighbours``, when the caller has them already.
+    /// The blocking stage's pairs; with `focus`, only those with a record in it. `grid`: ``gridNeighbours``, when the
+    /// caller has them already.
     func candidates(focus: Focus?, grid: GridNeighbours? = nil) -> CandidatePairs {
         blocker.candidates(normalised, nameTokens: scorer.nameTokens, statistics: statistics, grid: grid ?? gridNeighbours, focus: focus)
     }

@@ -101,14 +101,14 @@ struct CandidateBlocker {
     }
 
     /// One city's name tokens, as a blocking key: one token, or two.
-    struct CityTokens: Hashable {
+    private struct CityTokens: Hashable {
         let city: Int32
         let first: TokenID
         let second: TokenID
     }
 
     /// Each record's city as a number, the same for the same ``Normalised/cityKey``.
-    static func cityNumbers(_ records: [Normalised]) -> [Int32] {
+    private static func cityNumbers(_ records: [Normalised]) -> [Int32] {
         var numbers: [String: Int32] = [:]
         return records.map { record in
             if let known = numbers[record.cityKey] { return known }
@@ -202,7 +202,7 @@ struct CandidateBlocker {
     }
 
     /// Each record's keys of the token pair rule, in its city.
-    func tokenPairKeys(_ nameTokens: [[TokenID]], cities: [Int32], statistics: TokenStatistics) -> [[CityTokens]] {
+    private func tokenPairKeys(_ nameTokens: [[TokenID]], cities: [Int32], statistics: TokenStatistics) -> [[CityTokens]] {
         nameTokens.indices.map { index in
             tokenPairKeys(nameTokens[index], statistics: statistics).map { CityTokens(city: cities[index], first: $0.0, second: $0.1) }
         }
@@ -263,20 +263,13 @@ struct CandidateBlocker {
     }
 
     private func sharedKeyPairs<Key: Hashable>(_ keys: [[Key]], focus: Focus?) -> [UInt64] {
-        var pairs: [UInt64] = []
-        for group in Self.groups(keys).values where group.count <= configuration.maxSharedKeyRecords {
-            addAllPairs(group, to: &pairs, focus: focus)
-        }
-        return Self.sortedUnique(pairs)
-    }
-
-    /// The records of each key, in index order.
-    static func groups<Key: Hashable>(_ keys: [[Key]]) -> [Key: [Int]] {
         var groups: [Key: [Int]] = [:]
         for (index, recordKeys) in keys.enumerated() {
             for key in recordKeys { groups[key, default: []].append(index) }
         }
-        return groups
+        var pairs: [UInt64] = []
+        for group in groups.values where group.count <= configuration.maxSharedKeyRecords { addAllPairs(group, to: &pairs, focus: focus) }
+        return Self.sortedUnique(pairs)
     }
 
     private func addAllPairs(_ group: [Int], to pairs: inout [UInt64], focus: Focus?) {
@@ -306,8 +299,6 @@ struct Focus: Sendable {
         self.records = marked.indices.filter { marked[$0] }
         self.marked = marked
     }
-
-    func contains(_ record: Int) -> Bool { marked[record] }
 
     /// Whether a pair has a record in the focus.
     func holds(_ a: Int, _ b: Int) -> Bool { marked[a] || marked[b] }
@@ -414,9 +405,6 @@ struct GridNeighbours {
             }
         }.sorted()
     }
-
-    /// Whether a record has more neighbours than it proposes.
-    func isCrowded(_ index: Int) -> Bool { all(of: index).count > configuration.maxNeighbours }
 
     /// The neighbours a record proposes: in a dense block, the nearest only.
     func proposals(of index: Int) -> [Int] { proposals(of: index, among: all(of: index)) }

@@ -15,6 +15,8 @@ import Matching
 public final class MatchMemory: Sendable {
     public let recordLimit: Int
     public let smallestCity: Int
+    /// Below this many records, a city's full match costs less than matching it again (BENCHMARKS.md, session 38).
+    public static let defaultSmallestCity = 50_000
     private let state = PosixMutex(State())
 
     private struct State {
@@ -25,7 +27,7 @@ public final class MatchMemory: Sendable {
     /// - Parameters:
     ///   - recordLimit: the records of every city kept, together.
     ///   - smallestCity: the fewest records a city kept has.
-    public init(recordLimit: Int, smallestCity: Int = 50_000) {
+    public init(recordLimit: Int, smallestCity: Int = MatchMemory.defaultSmallestCity) {
         self.recordLimit = recordLimit
         self.smallestCity = smallestCity
     }
